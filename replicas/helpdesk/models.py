@@ -1,0 +1,221 @@
+"""The helpdesk schema: one SQLModel table class per table.
+
+These classes are the schema (DDL is compiled from their metadata in seed.py);
+routes read and write rows with plain sqlite3 and return dicts. Timestamps are
+ISO strings 'YYYY-MM-DDTHH:MM:SSZ'; money is integer minor units with an ISO
+currency code; JSON columns (tags, items, actions) hold JSON text.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import registry
+from sqlmodel import Field, SQLModel
+
+
+class HelpdeskModel(SQLModel, registry=registry()):
+    """Base of helpdesk tables: its own metadata, so other replicas' tables never mix in."""
+
+
+class Organization(HelpdeskModel, table=True):
+    __tablename__ = "organizations"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    domain: str | None = None
+    created_at: str
+    notes: str = ""
+
+
+class Group(HelpdeskModel, table=True):
+    __tablename__ = "groups"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    description: str = ""
+
+
+class Agent(HelpdeskModel, table=True):
+    __tablename__ = "agents"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    email: str = Field(unique=True)
+    role: str  # agent | lead | manager
+    group_id: int = Field(foreign_key="groups.id")
+    active: bool = True
+    created_at: str
+
+
+class Customer(HelpdeskModel, table=True):
+    __tablename__ = "customers"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    email: str = Field(index=True)
+    phone: str | None = None
+    tier: str  # standard | silver | gold | platinum
+    organization_id: int | None = Field(default=None, foreign_key="organizations.id")
+    locale: str
+    email_verified: bool = True
+    two_factor_enabled: bool = False
+    pending_email: str | None = None
+    notes: str = ""
+    created_at: str
+    updated_at: str
+    # Imported from the legacy system (Desk.com) with its raw, inconsistent date text.
+    legacy_id: str | None = None
+    legacy_created: str | None = None
+
+
+class Ticket(HelpdeskModel, table=True):
+    __tablename__ = "tickets"
+
+    id: int | None = Field(default=None, primary_key=True)
+    subject: str
+    description: str
+    status: str = Field(index=True)  # new | open | pending | on-hold | solved | closed
+    priority: str  # low | normal | high | urgent
+    type: str  # question | incident | problem | task
+    channel: str  # email | chat | phone | web
+    tags: str = "[]"  # JSON array of strings
+    requester_id: int = Field(foreign_key="customers.id", index=True)
+    assignee_id: int | None = Field(default=None, foreign_key="agents.id", index=True)
+    group_id: int | None = Field(default=None, foreign_key="groups.id")
+    organization_id: int | None = Field(default=None, foreign_key="organizations.id")
+    order_id: int | None = Field(default=None, foreign_key="orders.id")
+    merged_into_id: int | None = Field(default=None, foreign_key="tickets.id")
+    sla_due_at: str | None = None
+    created_at: str
+    updated_at: str
+    solved_at: str | None = None
+    legacy_id: str | None = None
+    legacy_created: str | None = None
+
+
+class Comment(HelpdeskModel, table=True):
+    __tablename__ = "comments"
+
+    id: int | None = Field(default=None, primary_key=True)
+    ticket_id: int = Field(foreign_key="tickets.id", index=True)
+    author_type: str  # customer | agent | system
+    author_id: int | None = None  # customers.id or agents.id by author_type; None for system
+    body: str
+    public: bool = True
+    created_at: str
+
+
+class Macro(HelpdeskModel, table=True):
+    __tablename__ = "macros"
+
+    id: int | None = Field(default=None, primary_key=True)
+    title: str
+    description: str
+    actions: str  # JSON object: status, priority, type, group_id, add_tags, remove_tags, comment
+    active: bool = True
+    updated_at: str
+
+
+class Order(HelpdeskModel, table=True):
+    __tablename__ = "orders"
+
+    id: int | None = Field(default=None, primary_key=True)
+    number: str = Field(unique=True)
+    customer_id: int = Field(foreign_key="customers.id", index=True)
+    currency: str
+    total: int
+    status: str  # placed | fulfilled | cancelled | returned
+    items: str  # JSON array of {sku, name, quantity, unit_price}
+    placed_at: str
+    fulfilled_at: str | None = None
+    cancelled_at: str | None = None
+
+
+class Charge(HelpdeskModel, table=True):
+    __tablename__ = "charges"
+
+    id: int | None = Field(default=None, primary_key=True)
+    order_id: int = Field(foreign_key="orders.id", index=True)
+    amount: int
+    currency: str
+    status: str  # captured | failed | refunded | partially_refunded
+    captured_at: str | None = None
+    created_at: str
+    processor_reference: str
+    failure_reason: str | None = None
+
+
+class Approval(HelpdeskModel, table=True):
+    __tablename__ = "approvals"
+
+    id: int | None = Field(default=None, primary_key=True)
+    subject_type: str  # refund
+    charge_id: int | None = Field(default=None, foreign_key="charges.id")
+    ticket_id: int | None = Field(default=None, foreign_key="tickets.id")
+    amount: int
+    currency: str
+    reason: str
+    requested_by: int = Field(foreign_key="agents.id")
+    approver_id: int = Field(foreign_key="agents.id")
+    status: str  # approved | denied
+    decision_note: str
+    created_at: str
+    decided_at: str
+
+
+class Refund(HelpdeskModel, table=True):
+    __tablename__ = "refunds"
+
+    id: int | None = Field(default=None, primary_key=True)
+    charge_id: int = Field(foreign_key="charges.id", index=True)
+    amount: int
+    currency: str
+    kind: str  # full | partial | prorated
+    reason: str
+    used_days: int | None = None
+    total_days: int | None = None
+    approval_id: int | None = Field(default=None, foreign_key="approvals.id")
+    ticket_id: int | None = Field(default=None, foreign_key="tickets.id")
+    created_by: int = Field(foreign_key="agents.id")
+    created_at: str
+
+
+class AccountAction(HelpdeskModel, table=True):
+    __tablename__ = "account_actions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    customer_id: int = Field(foreign_key="customers.id", index=True)
+    kind: str  # password_reset | 2fa_reset | email_change
+    status: str  # pending | completed | cancelled
+    verification_required: bool
+    verification_method: str | None = None
+    new_email: str | None = None
+    # Stored, never returned by the API: the customer receives it at new_email.
+    verification_code: str | None = None
+    requested_by: int | None = Field(default=None, foreign_key="agents.id")
+    created_at: str
+    completed_at: str | None = None
+
+
+class SatisfactionRating(HelpdeskModel, table=True):
+    __tablename__ = "satisfaction_ratings"
+
+    id: int | None = Field(default=None, primary_key=True)
+    ticket_id: int = Field(foreign_key="tickets.id", index=True)
+    score: str  # good | bad
+    comment: str = ""
+    created_at: str
+
+
+class Article(HelpdeskModel, table=True):
+    __tablename__ = "articles"
+
+    id: int | None = Field(default=None, primary_key=True)
+    title: str
+    body: str
+    category: str
+    locale: str = "en-US"
+    created_at: str
+    updated_at: str
+
+
+METADATA = HelpdeskModel.metadata

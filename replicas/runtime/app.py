@@ -1,0 +1,26 @@
+"""The factory every replica app is assembled by."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from workgym.runtime import errors
+from workgym.runtime.settings import Settings
+
+from . import internal
+from .spec import ReplicaSpec
+from .store import EpisodeStore
+
+
+def create_replica_app(spec: ReplicaSpec, settings: Settings) -> FastAPI:
+    app = FastAPI(
+        title=spec.title, description=spec.description, version=spec.data_version,
+        openapi_tags=spec.openapi_tags or None,
+    )
+    app.state.settings = settings
+    app.state.store = EpisodeStore(spec, settings)
+    app.include_router(spec.router)
+    app.include_router(internal.health, include_in_schema=False)
+    app.include_router(internal.router, include_in_schema=False)
+    errors.install(app)
+    return app

@@ -1,0 +1,37 @@
+"""One episode's private world inside a replica instance."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+# Virtual time advances by this much per agent request: the world's clock is a
+# function of the step index, never of wall time.
+STEP_DURATION = timedelta(minutes=1)
+
+
+@dataclass
+class Episode:
+    id: str
+    db: sqlite3.Connection
+    seed: int
+    clock_start: datetime
+    snapshot_key: str
+    # The prepared snapshot this episode started from (shared, never copied).
+    initial: bytes
+    vars: dict[str, Any]
+    # Task-specific world behaviour, e.g. {"customer": {...}} for scripted replies.
+    script: dict[str, Any]
+    expires_at: float
+    step: int = 0
+    # Free-form per-episode memory of the app (e.g. which scripted replies were sent).
+    memory: dict[str, Any] = field(default_factory=dict)
+    # Serialises requests of this episode: a write's transaction spans awaits.
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+
+    def now(self) -> datetime:
+        """The episode's virtual clock at the current step."""
+        return self.clock_start + self.step * STEP_DURATION

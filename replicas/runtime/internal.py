@@ -1,0 +1,76 @@
+"""The replica's internal /_env routes: episode lifecycle and state snapshots.
+
+Only the gym API and the reward engine call these, with the internal
+credential; the proxy never forwards an agent's request here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from workgym.runtime.internal import INTERNAL_PREFIX, require_internal
+
+from .store import EpisodeStore
+
+
+def _internal(request: Request) -> None:
+    require_internal(request.headers, request.app.state.settings.internal_secret)
+
+
+def _store(request: Request) -> EpisodeStore:
+    return request.app.state.store  # type: ignore[no-any-return]
+
+
+class EpisodeCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    episode_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    seed: int = Field(ge=0, le=2**31 - 1)
+    setup: list[dict[str, Any]] = Field(default_factory=list)
+    script: dict[str, Any] = Field(default_factory=dict)
+    ttl_s: float = Field(3600, gt=0)
+
+
+class EpisodeCreated(BaseModel):
+    episode_id: str
+    snapshot_key: str
+    vars: dict[str, Any]
+
+
+health = APIRouter(prefix=INTERNAL_PREFIX)
+router = APIRouter(prefix=INTERNAL_PREFIX, dependencies=[Depends(_internal)])
+
+
+@health.get("/health")
+async def get_health(request: Request) -> dict[str, Any]:
+    store = _store(request)
+    return {"status": "ok", "app": store.spec.name, "episodes": len(store)}
+
+
+@router.post("/episodes", status_code=201)
+async def create_episode(body: EpisodeCreate, request: Request) -> EpisodeCreated:
+    episode = _store(request).create(
+        body.episode_id, seed=body.seed, setup=body.setup, script=body.script, ttl_s=body.ttl_s
+    )
+    return EpisodeCreated(
+        episode_id=episode.id, snapshot_key=episode.snapshot_key, vars=episode.vars
+    )
+
+
+@router.get("/episodes/{episode_id}/state/{which}")
+async def get_state(
+    episode_id: str, which: Literal["initial", "final"], request: Request
+) -> Response:
+    episode = _store(request).get(episode_id)
+    async with episode.lock:
+        data = episode.initial if which == "initial" else episode.db.serialize()
+    return Response(data, media_type="application/vnd.sqlite3")
+
+
+@router.delete("/episodes/{episode_id}", status_code=204)
+async def delete_episode(episode_id: str, request: Request) -> Response:
+    _store(request).delete(episode_id)
+    return Response(status_code=204)

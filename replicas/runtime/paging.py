@@ -1,0 +1,74 @@
+"""Offset pagination every replica list route shares: query params, page model, helper.
+
+    @router.get("/tickets", response_model=Page[Ticket])
+    async def list_tickets(episode: EpisodeDep, limit: Limit = 25, offset: Offset = 0):
+        return page(episode.db, "tickets", where, params, order_by="id", limit=limit, offset=offset)
+
+``where`` is a list of SQL conditions written in code (never user strings) whose
+``?`` placeholders are bound from ``params``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Generic, TypeVar
+
+from fastapi import Query
+from pydantic import BaseModel, ConfigDict, Field
+
+T = TypeVar("T")
+
+DEFAULT_LIMIT = 25
+MAX_LIMIT = 100
+
+Limit = Annotated[
+    int,
+    Query(ge=1, le=MAX_LIMIT, description=f"Page size: at most {MAX_LIMIT} items per page."),
+]
+Offset = Annotated[
+    int,
+    Query(ge=0, le=1_000_000, description="Number of matching items to skip (0 = first page)."),
+]
+
+
+class Page(BaseModel, Generic[T]):
+    """One page of a list: the items plus what is needed to fetch the next one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    data: list[T] = Field(description="The items of this page, in the list's order.")
+    total: int = Field(description="How many items match the filters, across all pages.")
+    limit: int = Field(description="The page size that was applied.")
+    offset: int = Field(description="How many matching items were skipped before this page.")
+
+
+def like_pattern(text: str) -> str:
+    """A LIKE pattern for a case-insensitive substring search (use with ESCAPE '\\')."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def page(
+    db: sqlite3.Connection,
+    table: str,
+    where: Sequence[str],
+    params: Sequence[Any],
+    *,
+    order_by: str,
+    limit: int,
+    offset: int,
+    columns: str = "*",
+    convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Count and fetch one page; ``table``, ``where``, ``order_by``, ``columns`` are code."""
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    total = db.execute(f"SELECT count(*) AS n FROM {table}{clause}", tuple(params)).fetchone()
+    items = db.execute(
+        f"SELECT {columns} FROM {table}{clause} ORDER BY {order_by} LIMIT ? OFFSET ?",
+        (*params, limit, offset),
+    ).fetchall()
+    if convert is not None:
+        items = [convert(item) for item in items]
+    count = total["n"] if isinstance(total, dict) else total[0]
+    return {"data": items, "total": count, "limit": limit, "offset": offset}

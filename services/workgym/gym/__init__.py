@@ -1,0 +1,1 @@
+"""The gym API: episodes, tasks and scoring entry."""

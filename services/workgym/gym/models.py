@@ -1,0 +1,45 @@
+"""Request and response bodies of the gym API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class EpisodeCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task: str = Field(description="Task id, e.g. 'helpdesk/refund-standard'.", max_length=200)
+    seed: int = Field(0, ge=0, le=2**31 - 1, description="World seed; same seed, same world.")
+
+
+class EpisodeCreated(BaseModel):
+    id: str = Field(description="Episode id.")
+    token: str = Field(description="Bearer token scoping every request to this episode.")
+    task: str
+    seed: int
+    instruction: str = Field(description="What the agent is asked to do.")
+    apps: dict[str, str] = Field(description="App name -> base URL (through the proxy).")
+    tools: list[dict[str, Any]] = Field(description="OpenAI function-calling tool schemas.")
+    max_steps: int = Field(description="Requests the agent may make.")
+    expires_at: str = Field(description="When an unfinished episode is reclaimed (UTC).")
+
+
+class EpisodeView(BaseModel):
+    id: str
+    task: str
+    seed: int
+    status: str = Field(description="active, finishing or finished.")
+    steps: int = Field(description="Requests made so far.")
+    max_steps: int
+    apps: dict[str, str]
+    created_at: str
+    expires_at: str
+    report: dict[str, Any] | None = Field(None, description="Reward report once finished.")
+
+
+class FinishRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str | None = Field(None, max_length=20_000, description="The agent's final answer.")

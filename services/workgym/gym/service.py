@@ -1,0 +1,114 @@
+"""Episode lifecycle: create (place + reset), look up, finish (score), delete."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+
+from workgym_reward import score
+
+from ..registry import FINISHED, FINISHING, EpisodeRecord, Registry
+from ..runtime.errors import Conflict, NotFound
+from ..runtime.settings import Settings
+from ..tasks import Catalogue
+from ..tools import ToolCatalogue
+from .models import EpisodeCreate, EpisodeCreated, EpisodeView
+from .replica_client import ReplicaClient
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class EpisodeService:
+    def __init__(self, *, settings: Settings, registry: Registry, catalogue: Catalogue,
+                 replicas: ReplicaClient, instances: dict[str, str]) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.catalogue = catalogue
+        self.replicas = replicas
+        self.instances = instances
+        self._tools: dict[str, ToolCatalogue] = {}
+        self._openapi: dict[str, dict[str, Any]] = {}
+
+    def instance(self, app: str) -> str:
+        """Where an app's episodes are placed (one instance per app for now)."""
+        try:
+            return self.instances[app]
+        except KeyError:
+            raise NotFound(f"no app '{app}'", code="app_not_found", field="app") from None
+
+    async def openapi(self, app: str) -> dict[str, Any]:
+        document = self._openapi.get(app)
+        if document is None:
+            document = await self.replicas.openapi(self.instance(app))
+            self._openapi[app] = document
+        return document
+
+    async def tools(self, app: str) -> ToolCatalogue:
+        catalogue = self._tools.get(app)
+        if catalogue is None:
+            catalogue = ToolCatalogue.from_openapi(app, await self.openapi(app))
+            self._tools[app] = catalogue
+        return catalogue
+
+    @staticmethod
+    def public_apps(record_apps: dict[str, str], base_url: str) -> dict[str, str]:
+        return {app: f"{base_url}/apps/{app}" for app in record_apps}
+
+    async def create(self, body: EpisodeCreate, base_url: str) -> EpisodeCreated:
+        task = self.catalogue.get(body.task)
+        instance = self.instance(task.app)
+        episode_id, token = self.registry.new_identity()
+        ttl = self.settings.episode_ttl_s
+        created = await self.replicas.create_episode(
+            instance, episode_id=episode_id, seed=body.seed, setup=task.setup,
+            script=task.script, ttl_s=ttl,
+        )
+        record = await self.registry.create(
+            episode_id=episode_id, token=token, task=task.id, seed=body.seed,
+            max_steps=task.max_steps, apps={task.app: instance}, vars=created["vars"], ttl_s=ttl,
+        )
+        return EpisodeCreated(
+            id=episode_id, token=token, task=task.id, seed=body.seed,
+            instruction=task.instruction, apps=self.public_apps(record.apps, base_url),
+            tools=(await self.tools(task.app)).schemas(), max_steps=record.max_steps,
+            expires_at=_iso(record.expires_at),
+        )
+
+    def view(self, record: EpisodeRecord, base_url: str) -> EpisodeView:
+        return EpisodeView(
+            id=record.id, task=record.task, seed=record.seed, status=record.status,
+            steps=record.steps, max_steps=record.max_steps,
+            apps=self.public_apps(record.apps, base_url),
+            created_at=_iso(record.created_at), expires_at=_iso(record.expires_at),
+            report=record.report,
+        )
+
+    async def finish(self, record: EpisodeRecord, answer: str | None) -> dict[str, Any]:
+        previous = await self.registry.claim_finish(record.id)
+        if previous == FINISHED:
+            return (await self.registry.get(record.id)).report or {}
+        if previous == FINISHING:
+            raise Conflict("this episode is already being finished", code="finish_in_progress")
+        task = self.catalogue.get(record.task)
+        instance = record.apps[task.app]
+        trajectory = await self.registry.trajectory(record.id)
+        initial = await self.replicas.state(instance, record.id, "initial")
+        final = await self.replicas.state(instance, record.id, "final")
+        report = await anyio.to_thread.run_sync(lambda: score(
+            verifier=task.verifier, initial=initial, final=final, trajectory=trajectory,
+            answer=answer, vars=record.vars, reference_steps=task.reference_steps,
+        ))
+        result = {"episode_id": record.id, "task": record.task, "seed": record.seed,
+                  **report.model_dump()}
+        await self.registry.store_report(record.id, result, self.settings.episode_ttl_s)
+        await self.replicas.delete_episode(instance, record.id)
+        return result
+
+    async def delete(self, record: EpisodeRecord) -> None:
+        for instance in record.apps.values():
+            await self.replicas.delete_episode(instance, record.id)
+        await self.registry.delete(record.id)

@@ -1,0 +1,1 @@
+"""Shared runtime of every WorkGym service: settings, errors, Redis, JSON helpers."""

@@ -1,0 +1,153 @@
+"""The exception root of WorkGym and its single mapping to JSON responses.
+
+Every service raises subclasses of :class:`WorkGymError`; the HTTP status lives
+on the class (as in httpx's and Litestar's trees) and :func:`install` maps the
+whole tree, FastAPI's validation errors and malformed bodies to one JSON shape:
+
+    {"error": {"code": "...", "message": "...", "field": "...", "rule": "..."}}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+
+class WorkGymError(Exception):
+    """Root of every error a WorkGym service reports to a client."""
+
+    status_code = 400
+    code = "bad_request"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        field: str | None = None,
+        rule: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.field = field
+        self.rule = rule
+        self.headers = headers
+
+    def body(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.field is not None:
+            error["field"] = self.field
+        if self.rule is not None:
+            error["rule"] = self.rule
+        return {"error": error}
+
+    def response(self) -> Response:
+        return json_response(self.body(), status_code=self.status_code, headers=self.headers)
+
+
+class InvalidRequest(WorkGymError):
+    status_code = 422
+    code = "invalid_request"
+
+
+class Unauthorized(WorkGymError):
+    status_code = 401
+    code = "unauthorized"
+
+
+class Forbidden(WorkGymError):
+    status_code = 403
+    code = "forbidden"
+
+
+class NotFound(WorkGymError):
+    status_code = 404
+    code = "not_found"
+
+
+class Conflict(WorkGymError):
+    status_code = 409
+    code = "conflict"
+
+
+class Gone(WorkGymError):
+    status_code = 410
+    code = "gone"
+
+
+class PayloadTooLarge(WorkGymError):
+    status_code = 413
+    code = "payload_too_large"
+
+
+class RuleViolation(WorkGymError):
+    """A business rule of a replica refused the request (the rule names which)."""
+
+    status_code = 422
+    code = "rule_violation"
+
+
+class UpstreamError(WorkGymError):
+    status_code = 502
+    code = "upstream_error"
+
+
+def json_response(
+    content: Any, *, status_code: int = 200, headers: dict[str, str] | None = None
+) -> Response:
+    return Response(
+        orjson.dumps(content), status_code=status_code, headers=headers,
+        media_type="application/json",
+    )
+
+
+def _validation_error(exc: RequestValidationError) -> WorkGymError:
+    first = exc.errors()[0]
+    loc = [str(p) for p in first.get("loc", ())]
+    if loc and loc[0] in {"body", "query", "path", "header"}:
+        where, parts = loc[0], loc[1:]
+    else:
+        where, parts = "body", loc
+    field = ".".join(parts) or where
+    kind = first.get("type", "invalid")
+    if kind == "json_invalid":
+        return InvalidRequest(
+            f"request body is not valid JSON: {first.get('msg', '')}",
+            code="malformed_json", field="body", rule="json_invalid",
+        )
+    return InvalidRequest(
+        f"{where} field '{field}': {first.get('msg', 'invalid')}",
+        code="validation_error", field=field, rule=kind,
+    )
+
+
+def install(app: FastAPI) -> None:
+    """Map the WorkGym error tree and FastAPI's own errors to JSON, once per app."""
+
+    async def workgym_error(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, WorkGymError)
+        return exc.response()
+
+    async def validation_error(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return _validation_error(exc).response()
+
+    async def http_error(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return json_response(
+            {"error": {"code": code, "message": str(exc.detail)}},
+            status_code=exc.status_code, headers=getattr(exc, "headers", None),
+        )
+
+    app.add_exception_handler(WorkGymError, workgym_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)

@@ -1,0 +1,21 @@
+"""How services talk to replicas: headers the proxy adds and the internal credential."""
+
+from __future__ import annotations
+
+import hmac
+
+from starlette.datastructures import Headers
+
+from .errors import Forbidden
+
+INTERNAL_HEADER = "x-workgym-internal"
+EPISODE_HEADER = "x-workgym-episode"
+STEP_HEADER = "x-workgym-step"
+INTERNAL_PREFIX = "/_env"
+
+
+def require_internal(headers: Headers, secret: str) -> None:
+    """Refuse any caller that does not hold the internal credential."""
+    presented = headers.get(INTERNAL_HEADER, "")
+    if not hmac.compare_digest(presented.encode(), secret.encode()):
+        raise Forbidden("internal route: not reachable by agents", code="internal_only")

@@ -1,0 +1,25 @@
+"""One recorded agent request: what the proxy writes and the reward engine reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class TrajectoryStep(BaseModel):
+    index: int = Field(description="0-based position of the request in the episode.")
+    app: str = Field(description="Replica the request was addressed to, e.g. 'helpdesk'.")
+    method: str = Field(description="HTTP method, upper case.")
+    path: str = Field(description="Path inside the app, e.g. '/tickets/12/comments'.")
+    query: str = Field("", description="Raw query string, without '?'.")
+    request_body: Any = Field(None, description="Parsed JSON body, or None.")
+    status: int = Field(description="Status code the agent received.")
+    response_body: Any = Field(None, description="Parsed JSON response (None when cut).")
+    error_code: str | None = Field(None, description="error.code of an error response.")
+    duration_ms: float = Field(0.0, description="Wall time spent serving the request.")
+    fault: str | None = Field(None, description="Kind of fault injected on this step, if any.")
+
+    @property
+    def is_write(self) -> bool:
+        return self.method in {"POST", "PUT", "PATCH", "DELETE"}

@@ -1,0 +1,143 @@
+"""The Python SDK: one surface over an in-process server or a remote one.
+
+    env = workgym.make("helpdesk/refund-standard", seed=7)      # in-process, no ports
+    env = workgym.connect("http://localhost:8000", "helpdesk/refund-standard", seed=7)
+    obs = env.reset()
+    env.call("GET", "/tickets", params={"status": "open"})
+    env.call_tool("helpdesk_list_tickets", {"status": "open"})
+    report = env.finish(answer="...")
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import httpx
+
+from .local import BASE_URL, local_server
+from .runtime.settings import Settings
+from .tools import ToolCatalogue
+
+
+class Transport(Protocol):
+    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response: ...
+
+
+class WorkGymClientError(RuntimeError):
+    """The gym API refused an SDK call; carries the JSON error."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.status_code = response.status_code
+        try:
+            self.error = response.json().get("error", {})
+        except ValueError:
+            self.error = {"message": response.text}
+        super().__init__(f"{response.status_code} {self.error.get('code', '')}: "
+                         f"{self.error.get('message', '')}")
+
+
+@dataclass(frozen=True)
+class Observation:
+    episode_id: str
+    task: str
+    seed: int
+    instruction: str
+    tools: list[dict[str, Any]]
+    apps: dict[str, str]
+    max_steps: int
+    token: str
+
+
+class Env:
+    def __init__(self, transport: Transport, base_url: str, task: str, seed: int = 0) -> None:
+        self._http = transport
+        self.base_url = base_url.rstrip("/")
+        self.task = task
+        self.seed = seed
+        self.observation: Observation | None = None
+        self._tools: dict[str, ToolCatalogue] = {}
+
+    def _gym(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        response = self._http.request(method, f"{self.base_url}{path}", **kwargs)
+        if response.status_code >= 400:
+            raise WorkGymClientError(response)
+        return response
+
+    @property
+    def _obs(self) -> Observation:
+        if self.observation is None:
+            raise RuntimeError("no episode yet: call env.reset() first")
+        return self.observation
+
+    def _auth(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self._obs.token}"}
+
+    def reset(self, seed: int | None = None) -> Observation:
+        """Start a fresh episode (dropping an unfinished previous one)."""
+        if self.observation is not None:
+            self.close()
+        if seed is not None:
+            self.seed = seed
+        body = self._gym("POST", "/v1/episodes", json={"task": self.task, "seed": self.seed}).json()
+        self.observation = Observation(
+            episode_id=body["id"], task=body["task"], seed=body["seed"],
+            instruction=body["instruction"], tools=body["tools"], apps=body["apps"],
+            max_steps=body["max_steps"], token=body["token"],
+        )
+        return self.observation
+
+    def call(self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None,
+             app: str | None = None) -> httpx.Response:
+        """One request to an app of the episode, through the proxy (counts as a step)."""
+        apps = self._obs.apps
+        base = apps[app] if app else next(iter(apps.values()))
+        return self._http.request(method.upper(), base + path, json=json, params=params,
+                                  headers=self._auth())
+
+    def _catalogue(self, app: str) -> ToolCatalogue:
+        catalogue = self._tools.get(app)
+        if catalogue is None:
+            document = self._gym("GET", f"/v1/apps/{app}/openapi.json").json()
+            catalogue = self._tools[app] = ToolCatalogue.from_openapi(app, document)
+        return catalogue
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Run one tool call; returns ``{"status": int, "body": JSON}`` for the model."""
+        app = next((a for a in self._obs.apps if name.startswith(f"{a}_")), None)
+        if app is None:
+            raise ValueError(f"tool {name!r} belongs to no app of this episode")
+        method, path, params, body = self._catalogue(app).get(name).request(arguments)
+        response = self.call(method, path, json=body, params=params or None, app=app)
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = response.text
+        return {"status": response.status_code, "body": payload}
+
+    def state(self) -> dict[str, Any]:
+        return self._gym("GET", f"/v1/episodes/{self._obs.episode_id}",
+                         headers=self._auth()).json()  # type: ignore[no-any-return]
+
+    def finish(self, answer: str | None = None) -> dict[str, Any]:
+        """End the episode and return its reward report."""
+        return self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/finish",
+                         json={"answer": answer}, headers=self._auth()).json()  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Drop the current episode if it is still held (finished ones are kept)."""
+        if self.observation is None:
+            return
+        if self.state()["status"] == "active":
+            self._gym("DELETE", f"/v1/episodes/{self._obs.episode_id}", headers=self._auth())
+        self.observation = None
+
+
+def make(task: str, seed: int = 0, settings: Settings | None = None) -> Env:
+    """An environment served in this process (ASGI transport, no ports)."""
+    return Env(local_server(settings), BASE_URL, task, seed)
+
+
+def connect(base_url: str, task: str, seed: int = 0, timeout: float = 60.0) -> Env:
+    """An environment served by a WorkGym server at ``base_url``."""
+    return Env(httpx.Client(timeout=timeout), base_url, task, seed)

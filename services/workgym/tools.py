@@ -1,0 +1,128 @@
+"""Tool schemas derived from a replica's OpenAPI document, never written by hand.
+
+One OpenAI function-calling tool per operation, named ``<app>_<operation_id>``;
+its parameters merge the operation's path, query and JSON-body parameters.
+The same catalogue turns a tool call back into an HTTP request.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from .runtime.errors import InvalidRequest, NotFound
+
+_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def _inline(schema: Any, components: dict[str, Any], seen: tuple[str, ...] = ()) -> Any:
+    """Replace every ``$ref`` by its target: function schemas must be self-contained."""
+    if isinstance(schema, dict):
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            name = ref.rsplit("/", 1)[-1]
+            if name in seen:  # recursive model: stop at an open object
+                return {"type": "object"}
+            target = _inline(components[name], components, (*seen, name))
+            extra = {k: v for k, v in schema.items() if k != "$ref"}
+            return {**target, **extra}
+        return {k: _inline(v, components, seen) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_inline(v, components, seen) for v in schema]
+    return schema
+
+
+@dataclass(frozen=True)
+class Operation:
+    app: str
+    name: str
+    method: str
+    path: str
+    path_params: tuple[str, ...]
+    query_params: tuple[str, ...]
+    body_params: tuple[str, ...]
+    schema: dict[str, Any]
+
+    def request(self, arguments: dict[str, Any]) -> tuple[str, str, dict[str, Any], Any]:
+        """(method, path, query params, JSON body) for a tool call's arguments."""
+        known = {*self.path_params, *self.query_params, *self.body_params}
+        unknown = sorted(set(arguments) - known)
+        if unknown:
+            raise InvalidRequest(
+                f"tool {self.name} has no argument '{unknown[0]}'",
+                field=unknown[0], rule="unknown_argument",
+            )
+        path = self.path
+        for name in self.path_params:
+            if name not in arguments:
+                raise InvalidRequest(
+                    f"tool {self.name} needs argument '{name}'", field=name, rule="required"
+                )
+            path = path.replace("{" + name + "}", str(arguments[name]))
+        params = {k: arguments[k] for k in self.query_params if k in arguments}
+        body = {k: arguments[k] for k in self.body_params if k in arguments}
+        return self.method, path, params, (body if self.body_params else None)
+
+
+def _operation(app: str, path: str, method: str, op: dict[str, Any], components: dict[str, Any]
+               ) -> Operation:
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    kinds: dict[str, list[str]] = {"path": [], "query": [], "body": []}
+    for param in op.get("parameters", []):
+        if param["in"] not in ("path", "query"):
+            continue
+        schema = _inline(param.get("schema", {}), components)
+        if "description" in param:
+            schema["description"] = param["description"]
+        properties[param["name"]] = schema
+        kinds[param["in"]].append(param["name"])
+        if param.get("required"):
+            required.append(param["name"])
+    body = op.get("requestBody", {}).get("content", {}).get("application/json")
+    if body is not None:
+        schema = _inline(body["schema"], components)
+        for name, prop in schema.get("properties", {}).items():
+            properties[name] = prop
+            kinds["body"].append(name)
+        required.extend(schema.get("required", []))
+    parameters = {"type": "object", "properties": properties, "required": required,
+                  "additionalProperties": False}
+    name = f"{app}_{op['operationId']}"
+    description = " ".join(filter(None, [op.get("summary"), op.get("description")]))
+    return Operation(
+        app=app, name=name, method=method.upper(), path=path,
+        path_params=tuple(kinds["path"]), query_params=tuple(kinds["query"]),
+        body_params=tuple(kinds["body"]),
+        schema={"type": "function",
+                "function": {"name": name, "description": description[:1024],
+                             "parameters": parameters}},
+    )
+
+
+class ToolCatalogue:
+    def __init__(self, operations: list[Operation]) -> None:
+        self._ops = {op.name: op for op in operations}
+
+    @classmethod
+    def from_openapi(cls, app: str, document: dict[str, Any]) -> ToolCatalogue:
+        document = copy.deepcopy(document)
+        components = document.get("components", {}).get("schemas", {})
+        return cls([
+            _operation(app, path, method, op, components)
+            for path, item in document.get("paths", {}).items()
+            for method, op in item.items() if method in _METHODS
+        ])
+
+    def merged(self, other: ToolCatalogue) -> ToolCatalogue:
+        return ToolCatalogue([*self._ops.values(), *other._ops.values()])
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [op.schema for op in self._ops.values()]
+
+    def get(self, name: str) -> Operation:
+        op = self._ops.get(name)
+        if op is None:
+            raise NotFound(f"no tool named '{name}'", code="tool_not_found", field="name")
+        return op
