@@ -1,0 +1,30 @@
+"""The Zendesk-like helpdesk replica: tickets, customers, orders, refunds, help center.
+
+Exports :data:`SPEC`; see README.md for entities, rules, API and the data's mess.
+"""
+
+from __future__ import annotations
+
+from replicas.runtime.spec import ReplicaSpec
+
+from . import customer, seed
+from .routes import TAGS, router
+
+SPEC = ReplicaSpec(
+    name="helpdesk",
+    title="Helpdesk",
+    description=(
+        "A Zendesk-like support desk: tickets and their conversations, customers and their "
+        "accounts, orders, charges, refunds with manager approvals, and a help center that "
+        "states the policies. You act as agent 1, 'AI Agent'. Money amounts are integers in "
+        "the currency's minor unit (JPY has none). Errors are JSON "
+        '{"error": {code, message, field, rule}}.'
+    ),
+    data_version="1",
+    router=router,
+    seed=seed.seed,
+    after_write=customer.after_write,
+    openapi_tags=TAGS,
+)
+
+__all__ = ["SPEC"]

@@ -23,7 +23,7 @@ class Organization(HelpdeskModel, table=True):
     name: str
     domain: str | None = None
     created_at: str
-    notes: str = ""
+    notes: str = Field(default="", sa_column_kwargs={"server_default": ""})
 
 
 class Group(HelpdeskModel, table=True):
@@ -31,7 +31,7 @@ class Group(HelpdeskModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True)
-    description: str = ""
+    description: str = Field(default="", sa_column_kwargs={"server_default": ""})
 
 
 class Agent(HelpdeskModel, table=True):
@@ -42,7 +42,7 @@ class Agent(HelpdeskModel, table=True):
     email: str = Field(unique=True)
     role: str  # agent | lead | manager
     group_id: int = Field(foreign_key="groups.id")
-    active: bool = True
+    active: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
     created_at: str
 
 
@@ -56,10 +56,10 @@ class Customer(HelpdeskModel, table=True):
     tier: str  # standard | silver | gold | platinum
     organization_id: int | None = Field(default=None, foreign_key="organizations.id")
     locale: str
-    email_verified: bool = True
-    two_factor_enabled: bool = False
+    email_verified: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
+    two_factor_enabled: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
     pending_email: str | None = None
-    notes: str = ""
+    notes: str = Field(default="", sa_column_kwargs={"server_default": ""})
     created_at: str
     updated_at: str
     # Imported from the legacy system (Desk.com) with its raw, inconsistent date text.
@@ -77,7 +77,7 @@ class Ticket(HelpdeskModel, table=True):
     priority: str  # low | normal | high | urgent
     type: str  # question | incident | problem | task
     channel: str  # email | chat | phone | web
-    tags: str = "[]"  # JSON array of strings
+    tags: str = Field(default="[]", sa_column_kwargs={"server_default": "[]"})  # JSON array
     requester_id: int = Field(foreign_key="customers.id", index=True)
     assignee_id: int | None = Field(default=None, foreign_key="agents.id", index=True)
     group_id: int | None = Field(default=None, foreign_key="groups.id")
@@ -100,7 +100,7 @@ class Comment(HelpdeskModel, table=True):
     author_type: str  # customer | agent | system
     author_id: int | None = None  # customers.id or agents.id by author_type; None for system
     body: str
-    public: bool = True
+    public: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
     created_at: str
 
 
@@ -111,7 +111,7 @@ class Macro(HelpdeskModel, table=True):
     title: str
     description: str
     actions: str  # JSON object: status, priority, type, group_id, add_tags, remove_tags, comment
-    active: bool = True
+    active: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
     updated_at: str
 
 
@@ -124,7 +124,8 @@ class Order(HelpdeskModel, table=True):
     currency: str
     total: int
     status: str  # placed | fulfilled | cancelled | returned
-    items: str  # JSON array of {sku, name, quantity, unit_price}
+    # JSON array of {sku, name, quantity, unit_price}
+    items: str = Field(default="[]", sa_column_kwargs={"server_default": "[]"})
     placed_at: str
     fulfilled_at: str | None = None
     cancelled_at: str | None = None
@@ -202,7 +203,7 @@ class SatisfactionRating(HelpdeskModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     ticket_id: int = Field(foreign_key="tickets.id", index=True)
     score: str  # good | bad
-    comment: str = ""
+    comment: str = Field(default="", sa_column_kwargs={"server_default": ""})
     created_at: str
 
 
@@ -213,7 +214,7 @@ class Article(HelpdeskModel, table=True):
     title: str
     body: str
     category: str
-    locale: str = "en-US"
+    locale: str = Field(default="en-US", sa_column_kwargs={"server_default": "en-US"})
     created_at: str
     updated_at: str
 

@@ -1,0 +1,103 @@
+"""The scripted customer: answers an agent's public replies on one ticket.
+
+A task's ``script`` may hold::
+
+    customer:
+      ticket: $ticket.id            # a bound row reference or a literal id
+      replies:
+        - when_any: ["order number", "order #"]   # case-insensitive substrings
+          reply: "Sure — it's order A-10423."
+        - when_any: [""]                          # "" matches any public reply
+          reply: "Thanks!"
+
+After every successful write, each new public agent comment on that ticket gets
+the first not-yet-used reply whose ``when_any`` matches, posted as a public
+comment by the ticket's requester one (virtual) minute later; a pending ticket
+goes back to open. Used replies and the last comment seen live in
+``episode.memory``; everything is a function of the episode's writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import timedelta
+from typing import Any
+
+from workgym.runtime.refs import resolve
+
+from replicas.runtime import db as sql
+from replicas.runtime.clock import iso
+from replicas.runtime.episode import Episode
+
+from .rules import parse_iso
+
+_MEMORY = "helpdesk.customer"
+
+
+def _initial_last_comment_id(episode: Episode) -> int:
+    """The highest comment id of the episode's starting state (seed + task setup)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(episode.initial)
+        row = conn.execute("SELECT coalesce(max(id), 0) FROM comments").fetchone()
+        return int(row[0])
+    finally:
+        conn.close()
+
+
+def after_write(episode: Episode) -> None:
+    spec = episode.script.get("customer")
+    if not spec:
+        return
+    state: dict[str, Any] = episode.memory.setdefault(_MEMORY, {})
+    if "last_seen" not in state:
+        state["last_seen"] = _initial_last_comment_id(episode)
+        state["used"] = []
+    ticket_id = int(resolve(spec["ticket"], episode.vars))
+    replies: list[dict[str, Any]] = spec.get("replies", [])
+    db = episode.db
+    new = sql.rows(db, "SELECT * FROM comments WHERE id > ? ORDER BY id", (state["last_seen"],))
+    if not new:
+        return
+    state["last_seen"] = new[-1]["id"]
+    for comment in new:
+        if (
+            comment["ticket_id"] != ticket_id
+            or comment["author_type"] != "agent"
+            or not comment["public"]
+        ):
+            continue
+        text = comment["body"].lower()
+        for index, reply in enumerate(replies):
+            if index in state["used"]:
+                continue
+            if any(needle.lower() in text for needle in reply.get("when_any", [""])):
+                state["used"].append(index)
+                _post_reply(db, ticket_id, reply["reply"], parse_iso(comment["created_at"]))
+                break
+    latest = sql.one(db, "SELECT coalesce(max(id), 0) AS n FROM comments")
+    assert latest is not None
+    state["last_seen"] = max(state["last_seen"], latest["n"])
+
+
+def _post_reply(db: sqlite3.Connection, ticket_id: int, body: str, after: Any) -> None:
+    ticket = sql.one(db, "SELECT * FROM tickets WHERE id = ?", (ticket_id,))
+    if ticket is None or ticket["status"] == "closed":
+        return
+    stamp = iso(after + timedelta(minutes=1))
+    sql.insert(
+        db,
+        "comments",
+        {
+            "ticket_id": ticket_id,
+            "author_type": "customer",
+            "author_id": ticket["requester_id"],
+            "body": body,
+            "public": True,
+            "created_at": stamp,
+        },
+    )
+    values: dict[str, Any] = {"updated_at": stamp}
+    if ticket["status"] == "pending":
+        values["status"] = "open"
+    sql.update(db, "tickets", ticket_id, values)

@@ -1,0 +1,30 @@
+"""What every helpdesk route module shares: path/query aliases and the JSON reply."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Query
+from starlette.responses import Response
+from workgym.runtime.errors import json_response
+
+from replicas.runtime.paging import like_pattern
+
+from ..schemas import ERROR_RESPONSES
+
+__all__ = ["ERROR_RESPONSES", "MAX_ID", "Q", "like_pattern", "ok"]
+
+
+# Largest id a path parameter accepts (SQLite integers are 64-bit; ids stay far below).
+MAX_ID = 2**31 - 1
+
+
+Q = Annotated[
+    str | None,
+    Query(min_length=1, max_length=200, description="Case-insensitive substring search."),
+]
+
+
+def ok(content: Any, status_code: int = 200) -> Response:
+    """Serialise with orjson (the response_model documents the shape)."""
+    return json_response(content, status_code=status_code)

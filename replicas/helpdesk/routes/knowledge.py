@@ -1,0 +1,102 @@
+"""Help-center articles and macros."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from starlette.responses import Response
+
+from replicas.runtime.deps import EpisodeDep
+from replicas.runtime.paging import Limit, Offset, Page, page
+
+from .. import rules, schemas
+from ..schemas import ArticleOut, MacroOut
+from ._common import ERROR_RESPONSES, MAX_ID, Q, like_pattern, ok
+
+router = APIRouter(tags=["knowledge"], responses=ERROR_RESPONSES)
+
+ArticleId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the article.")]
+MacroId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the macro.")]
+
+
+@router.get(
+    "/articles",
+    operation_id="list_articles",
+    summary="List and search help articles",
+    response_model=Page[ArticleOut],
+)
+async def list_articles(
+    episode: EpisodeDep,
+    limit: Limit = 25,
+    offset: Offset = 0,
+    category: Annotated[
+        str | None, Query(max_length=80, description="Only this category (exact).")
+    ] = None,
+    q: Q = None,
+) -> Response:
+    """Help-center articles, where policies (refund windows, verification) are stated.
+    `q` searches title and body. Check updated_at: older articles may be superseded."""
+    where: list[str] = []
+    params: list[Any] = []
+    if category is not None:
+        where.append("category = ?")
+        params.append(category)
+    if q is not None:
+        where.append("(title LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\')")
+        params += [like_pattern(q)] * 2
+    return ok(
+        page(episode.db, "articles", where, params, order_by="id", limit=limit, offset=offset)
+    )
+
+
+@router.get(
+    "/articles/{article_id}",
+    operation_id="get_article",
+    summary="Get an article",
+    response_model=ArticleOut,
+)
+async def get_article(article_id: ArticleId, episode: EpisodeDep) -> Response:
+    """One help-center article with its full text."""
+    return ok(rules.get_row(episode.db, "articles", article_id))
+
+
+@router.get(
+    "/macros", operation_id="list_macros", summary="List macros", response_model=Page[MacroOut]
+)
+async def list_macros(
+    episode: EpisodeDep,
+    limit: Limit = 25,
+    offset: Offset = 0,
+    active: Annotated[bool | None, Query(description="Only active (true) or inactive.")] = None,
+    q: Q = None,
+) -> Response:
+    """Canned responses and actions agents apply to tickets (see apply_macro)."""
+    where: list[str] = []
+    params: list[Any] = []
+    if active is not None:
+        where.append("active = ?")
+        params.append(int(active))
+    if q is not None:
+        where.append("(title LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')")
+        params += [like_pattern(q)] * 2
+    return ok(
+        page(
+            episode.db,
+            "macros",
+            where,
+            params,
+            order_by="id",
+            limit=limit,
+            offset=offset,
+            convert=schemas.macro,
+        )
+    )
+
+
+@router.get(
+    "/macros/{macro_id}", operation_id="get_macro", summary="Get a macro", response_model=MacroOut
+)
+async def get_macro(macro_id: MacroId, episode: EpisodeDep) -> Response:
+    """One macro and the actions it performs."""
+    return ok(schemas.macro(rules.get_row(episode.db, "macros", macro_id)))

@@ -1,0 +1,85 @@
+"""Support agents and groups."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query
+from starlette.responses import Response
+
+from replicas.runtime.deps import EpisodeDep
+from replicas.runtime.paging import Limit, Offset, Page, page
+
+from .. import rules, schemas
+from ..schemas import AgentOut, GroupOut
+from ._common import ERROR_RESPONSES, MAX_ID, Q, like_pattern, ok
+
+router = APIRouter(tags=["team"], responses=ERROR_RESPONSES)
+
+AgentId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the agent.")]
+GroupId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the group.")]
+
+
+@router.get(
+    "/agents",
+    operation_id="list_agents",
+    summary="List support agents",
+    response_model=Page[AgentOut],
+)
+async def list_agents(
+    episode: EpisodeDep,
+    limit: Limit = 25,
+    offset: Offset = 0,
+    group_id: Annotated[int | None, Query(ge=1, description="Only members of this group.")] = None,
+    role: Annotated[
+        Literal["agent", "lead", "manager"] | None, Query(description="Only this role.")
+    ] = None,
+    active: Annotated[bool | None, Query(description="Only active (true) or deactivated.")] = None,
+    q: Q = None,
+) -> Response:
+    """Support staff. Agent 1 'AI Agent' is the identity this API acts as."""
+    where: list[str] = []
+    params: list[Any] = []
+    for column, value in (("group_id", group_id), ("role", role), ("active", active)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(int(value) if isinstance(value, bool) else value)
+    if q is not None:
+        where.append("(name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')")
+        params += [like_pattern(q)] * 2
+    return ok(
+        page(
+            episode.db,
+            "agents",
+            where,
+            params,
+            order_by="id",
+            limit=limit,
+            offset=offset,
+            convert=schemas.agent,
+        )
+    )
+
+
+@router.get(
+    "/agents/{agent_id}", operation_id="get_agent", summary="Get an agent", response_model=AgentOut
+)
+async def get_agent(agent_id: AgentId, episode: EpisodeDep) -> Response:
+    """One support agent, with role and group."""
+    return ok(schemas.agent(rules.get_row(episode.db, "agents", agent_id)))
+
+
+@router.get(
+    "/groups", operation_id="list_groups", summary="List groups", response_model=Page[GroupOut]
+)
+async def list_groups(episode: EpisodeDep, limit: Limit = 25, offset: Offset = 0) -> Response:
+    """Agent groups tickets are routed to (Support, Billing, Tier 2, Trust & Safety)."""
+    return ok(page(episode.db, "groups", [], [], order_by="id", limit=limit, offset=offset))
+
+
+@router.get(
+    "/groups/{group_id}", operation_id="get_group", summary="Get a group", response_model=GroupOut
+)
+async def get_group(group_id: GroupId, episode: EpisodeDep) -> Response:
+    """One group."""
+    return ok(rules.get_row(episode.db, "groups", group_id))

@@ -1,0 +1,448 @@
+"""Request and response models of the helpdesk API, and row -> response converters.
+
+Request models forbid unknown fields (422 naming the field). Routes return
+orjson responses built from the converters below; the response models are the
+documented contract (tests validate real responses against them).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+MONEY = "in the currency's minor unit (cents, pence); JPY has none, so 1 = ¥1"
+TS = "ISO 8601 UTC timestamp 'YYYY-MM-DDTHH:MM:SSZ'"
+
+TicketStatus = Literal["new", "open", "pending", "on-hold", "solved", "closed"]
+Priority = Literal["low", "normal", "high", "urgent"]
+TicketType = Literal["question", "incident", "problem", "task"]
+Channel = Literal["email", "chat", "phone", "web"]
+Tier = Literal["standard", "silver", "gold", "platinum"]
+Currency = Literal["USD", "EUR", "GBP", "JPY"]
+OrderStatus = Literal["placed", "fulfilled", "cancelled", "returned"]
+ChargeStatus = Literal["captured", "failed", "refunded", "partially_refunded"]
+RefundKind = Literal["full", "partial", "prorated"]
+ActionKind = Literal["password_reset", "2fa_reset", "email_change"]
+ActionStatus = Literal["pending", "completed", "cancelled"]
+Tag = str
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorDetail(_Out):
+    code: str = Field(description="Machine-readable error code, e.g. 'refund_exceeds_captured'.")
+    message: str = Field(description="What was refused and why, in plain words.")
+    field: str | None = Field(None, description="The request field the error is about, if any.")
+    rule: str | None = Field(None, description="The business or validation rule that refused.")
+
+
+class ErrorBody(_Out):
+    error: ErrorDetail = Field(description="The error.")
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorBody, "description": "A referenced record does not exist."},
+    409: {"model": ErrorBody, "description": "The request conflicts with the current state."},
+    422: {
+        "model": ErrorBody,
+        "description": "Invalid request or a business rule refused it (see error.code).",
+    },
+}
+
+# ---------------------------------------------------------------------------
+# Responses
+# ---------------------------------------------------------------------------
+
+
+class OrganizationOut(_Out):
+    id: int = Field(description="Organization id.")
+    name: str = Field(description="Organization (company) name.")
+    domain: str | None = Field(description="Email domain of the organization's people, if known.")
+    created_at: str = Field(description=f"When the organization was created; {TS}.")
+    notes: str = Field(description="Free-text notes by support staff.")
+
+
+class GroupOut(_Out):
+    id: int = Field(description="Group id.")
+    name: str = Field(description="Group name, e.g. 'Support', 'Billing', 'Tier 2'.")
+    description: str = Field(description="What the group handles.")
+
+
+class AgentOut(_Out):
+    id: int = Field(description="Agent id. Agent 1 'AI Agent' is you: the API acts as agent 1.")
+    name: str = Field(description="Agent's full name.")
+    email: str = Field(description="Agent's work email.")
+    role: Literal["agent", "lead", "manager"] = Field(
+        description="Role; managers decide refund approvals."
+    )
+    group_id: int = Field(description="The group the agent belongs to.")
+    active: bool = Field(description="False for deactivated agents (cannot be assigned).")
+    created_at: str = Field(description=f"When the agent joined; {TS}.")
+
+
+class CustomerOut(_Out):
+    id: int = Field(description="Customer id.")
+    name: str = Field(description="Customer's full name.")
+    email: str = Field(description="Email address on file (the verified login address).")
+    phone: str | None = Field(description="Phone number on file.")
+    tier: Tier = Field(description="Loyalty tier; sets the refund window (see articles).")
+    organization_id: int | None = Field(description="Organization the customer belongs to.")
+    locale: str = Field(description="Preferred locale, e.g. 'en-US', 'de-DE', 'ja-JP'.")
+    email_verified: bool = Field(description="Whether the email on file has been verified.")
+    two_factor_enabled: bool = Field(description="Whether two-factor authentication is on.")
+    pending_email: str | None = Field(
+        description="New email awaiting verification (see account actions), if any."
+    )
+    notes: str = Field(description="Free-text notes by support staff; may be outdated.")
+    created_at: str = Field(description=f"When the customer record was created; {TS}.")
+    updated_at: str = Field(description=f"Last change of the record; {TS}.")
+    legacy_id: str | None = Field(description="Id in the legacy helpdesk, for imported records.")
+    legacy_created: str | None = Field(
+        description="Creation date as the legacy system recorded it (raw text, mixed formats)."
+    )
+
+
+class TicketOut(_Out):
+    id: int = Field(description="Ticket id.")
+    subject: str = Field(description="Ticket subject line.")
+    description: str = Field(description="The requester's original message.")
+    status: TicketStatus = Field(description="Ticket status.")
+    priority: Priority = Field(description="Ticket priority.")
+    type: TicketType = Field(description="Ticket type.")
+    channel: Channel = Field(description="Channel the ticket came in through.")
+    tags: list[Tag] = Field(description="Tags, exactly as stored (case-sensitive).")
+    requester_id: int = Field(description="Customer who requested help.")
+    assignee_id: int | None = Field(description="Agent the ticket is assigned to, if any.")
+    group_id: int | None = Field(description="Group the ticket is routed to, if any.")
+    organization_id: int | None = Field(description="Requester's organization, if any.")
+    order_id: int | None = Field(description="Order the ticket is about, if linked.")
+    merged_into_id: int | None = Field(
+        description="Ticket this one was merged into (set on closed, merged tickets)."
+    )
+    sla_due_at: str | None = Field(
+        description=f"When the SLA target is due; breached if unsolved past it; {TS}."
+    )
+    created_at: str = Field(description=f"When the ticket was created; {TS}.")
+    updated_at: str = Field(description=f"Last change to the ticket; {TS}.")
+    solved_at: str | None = Field(description=f"When the ticket was last solved; {TS}.")
+    legacy_id: str | None = Field(description="Id in the legacy helpdesk, for imported tickets.")
+    legacy_created: str | None = Field(
+        description="Creation date as the legacy system recorded it (raw text, mixed formats)."
+    )
+
+
+class CommentOut(_Out):
+    id: int = Field(description="Comment id.")
+    ticket_id: int = Field(description="Ticket the comment belongs to.")
+    author_type: Literal["customer", "agent", "system"] = Field(
+        description="Who wrote it: the requester, an agent, or the system."
+    )
+    author_id: int | None = Field(
+        description="customers.id or agents.id by author_type; null for system comments."
+    )
+    body: str = Field(description="Comment text.")
+    public: bool = Field(description="True if visible to the requester; false for internal notes.")
+    created_at: str = Field(description=f"When it was written; {TS}.")
+
+
+class MacroComment(_Out):
+    body: str = Field(
+        description="Comment text; {{requester.first_name}} and {{ticket.id}} are filled in."
+    )
+    public: bool = Field(True, description="Public reply (true) or internal note (false).")
+
+
+class MacroActions(_Out):
+    status: TicketStatus | None = Field(None, description="Status the macro sets.")
+    priority: Priority | None = Field(None, description="Priority the macro sets.")
+    type: TicketType | None = Field(None, description="Type the macro sets.")
+    group_id: int | None = Field(None, description="Group the macro routes to.")
+    assignee_id: int | None = Field(
+        None, description="Assignee the macro sets (null in the JSON unassigns)."
+    )
+    add_tags: list[Tag] | None = Field(None, description="Tags the macro adds.")
+    remove_tags: list[Tag] | None = Field(None, description="Tags the macro removes.")
+    comment: MacroComment | None = Field(None, description="Comment the macro adds.")
+
+
+class MacroOut(_Out):
+    id: int = Field(description="Macro id.")
+    title: str = Field(description="Macro title.")
+    description: str = Field(description="What the macro is for.")
+    actions: MacroActions = Field(description="What applying the macro does to a ticket.")
+    active: bool = Field(description="Inactive macros cannot be applied.")
+    updated_at: str = Field(description=f"Last edit of the macro; {TS}.")
+
+
+class OrderItem(_Out):
+    sku: str = Field(description="Stock keeping unit.")
+    name: str = Field(description="Product name.")
+    quantity: int = Field(description="Units ordered.")
+    unit_price: int = Field(description=f"Price of one unit, {MONEY}.")
+
+
+class OrderOut(_Out):
+    id: int = Field(description="Order id.")
+    number: str = Field(description="Order number customers quote, e.g. 'A-10423'.")
+    customer_id: int = Field(description="Customer who placed the order.")
+    currency: Currency = Field(description="ISO 4217 currency of the order.")
+    total: int = Field(description=f"Order total, {MONEY}.")
+    status: OrderStatus = Field(description="Order status.")
+    items: list[OrderItem] = Field(description="Line items.")
+    placed_at: str = Field(description=f"When the order was placed; {TS}.")
+    fulfilled_at: str | None = Field(description=f"When it shipped, if it did; {TS}.")
+    cancelled_at: str | None = Field(description=f"When it was cancelled, if it was; {TS}.")
+
+
+class ChargeOut(_Out):
+    id: int = Field(description="Charge id.")
+    order_id: int = Field(description="Order the charge is for.")
+    amount: int = Field(description=f"Amount charged (captured unless failed), {MONEY}.")
+    currency: Currency = Field(description="ISO 4217 currency of the charge.")
+    status: ChargeStatus = Field(description="Charge status.")
+    captured_at: str | None = Field(description=f"When the money was captured; {TS}.")
+    created_at: str = Field(description=f"When the charge was attempted; {TS}.")
+    processor_reference: str = Field(description="Payment processor's reference, e.g. 'ch_…'.")
+    failure_reason: str | None = Field(description="Why a failed charge failed.")
+    amount_refunded: int = Field(description=f"Sum of refunds of this charge, {MONEY}.")
+    refundable_amount: int = Field(
+        description=f"Captured amount minus refunds: the most a refund can be, {MONEY}."
+    )
+
+
+class OrderDetailOut(OrderOut):
+    charges: list[ChargeOut] = Field(description="Every charge attempted for the order.")
+
+
+class RefundOut(_Out):
+    id: int = Field(description="Refund id.")
+    charge_id: int = Field(description="Charge refunded.")
+    amount: int = Field(description=f"Amount refunded, {MONEY}.")
+    currency: Currency = Field(description="ISO 4217 currency (always the charge's).")
+    kind: RefundKind = Field(description="full, partial or prorated.")
+    reason: str = Field(description="Why the refund was issued.")
+    used_days: int | None = Field(description="Prorated refunds: days of service used.")
+    total_days: int | None = Field(description="Prorated refunds: days in the service period.")
+    approval_id: int | None = Field(description="Manager approval covering the refund.")
+    ticket_id: int | None = Field(description="Ticket the refund was issued for.")
+    created_by: int = Field(description="Agent who issued it.")
+    created_at: str = Field(description=f"When it was issued; {TS}.")
+
+
+class ApprovalOut(_Out):
+    id: int = Field(description="Approval id; pass it as approval_id when refunding.")
+    subject_type: Literal["refund"] = Field(description="What is being approved.")
+    charge_id: int | None = Field(description="Charge the approval is limited to, if any.")
+    ticket_id: int | None = Field(description="Ticket the request came from, if any.")
+    amount: int = Field(description=f"Largest refund amount approved, {MONEY}.")
+    currency: Currency = Field(description="ISO 4217 currency of amount.")
+    reason: str = Field(description="Justification given by the requester.")
+    requested_by: int = Field(description="Agent who asked.")
+    approver_id: int = Field(description="Manager who decided.")
+    status: Literal["approved", "denied"] = Field(description="The manager's decision.")
+    decision_note: str = Field(description="Why the manager decided so.")
+    created_at: str = Field(description=f"When it was requested; {TS}.")
+    decided_at: str = Field(description=f"When it was decided; {TS}.")
+
+
+class AccountActionOut(_Out):
+    id: int = Field(description="Account action id.")
+    customer_id: int = Field(description="Customer whose account is affected.")
+    kind: ActionKind = Field(description="password_reset, 2fa_reset or email_change.")
+    status: ActionStatus = Field(
+        description="pending (awaiting verification), completed or cancelled (superseded)."
+    )
+    verification_required: bool = Field(description="Whether the action needs verification.")
+    verification_method: str | None = Field(description="How identity/ownership is verified.")
+    new_email: str | None = Field(description="Email changes: the requested new address.")
+    requested_by: int | None = Field(description="Agent who started it; null if self-service.")
+    created_at: str = Field(description=f"When it was requested; {TS}.")
+    completed_at: str | None = Field(description=f"When it completed; {TS}.")
+
+
+class SatisfactionRatingOut(_Out):
+    id: int = Field(description="Rating id.")
+    ticket_id: int = Field(description="Rated ticket.")
+    score: Literal["good", "bad"] = Field(description="The requester's rating.")
+    comment: str = Field(description="The requester's comment, possibly empty.")
+    created_at: str = Field(description=f"When it was given; {TS}.")
+
+
+class ArticleOut(_Out):
+    id: int = Field(description="Article id.")
+    title: str = Field(description="Article title.")
+    body: str = Field(description="Article text (policies are stated here).")
+    category: str = Field(description="Help-center category.")
+    locale: str = Field(description="Article language.")
+    created_at: str = Field(description=f"When it was published; {TS}.")
+    updated_at: str = Field(description=f"When it was last edited; {TS}.")
+
+
+# ---------------------------------------------------------------------------
+# Requests
+# ---------------------------------------------------------------------------
+
+TagIn = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^\S+$")]
+
+
+class TicketUpdate(_In):
+    """Only the fields you send change; send null to unassign assignee/group."""
+
+    status: TicketStatus | None = Field(
+        None, description="New status; must be allowed from the current one (state machine)."
+    )
+    priority: Priority | None = Field(None, description="New priority.")
+    type: TicketType | None = Field(None, description="New ticket type.")
+    assignee_id: int | None = Field(
+        None, ge=1, description="Agent to assign (null to unassign); must be in the group."
+    )
+    group_id: int | None = Field(None, ge=1, description="Group to route to (null to clear).")
+    add_tags: list[TagIn] | None = Field(
+        None, max_length=20, description="Tags to add (exact, case-sensitive, no spaces)."
+    )
+    remove_tags: list[TagIn] | None = Field(
+        None, max_length=20, description="Tags to remove (exact, case-sensitive match)."
+    )
+
+
+class CommentCreate(_In):
+    body: str = Field(min_length=1, max_length=10_000, description="Comment text.")
+    public: bool = Field(
+        True, description="True: public reply emailed to the requester; false: internal note."
+    )
+
+
+class MergeRequest(_In):
+    target_ticket_id: int = Field(
+        ge=1, description="Ticket to merge into; stays open and receives a system note."
+    )
+
+
+class CustomerUpdate(_In):
+    """Contact fields; email changes go through request_email_change."""
+
+    name: str | None = Field(None, min_length=1, max_length=120, description="Full name.")
+    phone: str | None = Field(
+        None,
+        max_length=32,
+        pattern=r"^\+?[0-9][0-9 ().-]{5,30}$",
+        description="Phone number, digits with optional +, spaces, dashes.",
+    )
+    locale: str | None = Field(
+        None, pattern=r"^[a-z]{2}-[A-Z]{2}$", description="Preferred locale such as 'en-US'."
+    )
+    notes: str | None = Field(
+        None, max_length=4000, description="Replaces the staff notes on the customer."
+    )
+    organization_id: int | None = Field(None, ge=1, description="Organization to link.")
+
+
+class EmailChangeRequest(_In):
+    new_email: str = Field(
+        max_length=254,
+        pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
+        description="The new address; a 6-digit code is sent to it.",
+    )
+
+
+class TwoFactorResetRequest(_In):
+    identity_verified: bool = Field(
+        description="Set true only after verifying the caller's identity by verification_method."
+    )
+    verification_method: Literal[
+        "security_questions", "id_document", "callback_phone_on_file", "verified_email_link"
+    ] = Field(description="How the customer's identity was verified.")
+
+
+class VerifyRequest(_In):
+    code: str = Field(pattern=r"^\d{6}$", description="The 6-digit code the customer received.")
+
+
+class RefundCreate(_In):
+    charge_id: int = Field(ge=1, description="Charge to refund (see list_charges).")
+    currency: Currency = Field(description="Must equal the charge's currency.")
+    kind: RefundKind = Field(
+        description="full: everything still refundable; partial: `amount`; prorated: "
+        "floor(charge amount * (total_days - used_days) / total_days)."
+    )
+    amount: int | None = Field(
+        None,
+        ge=1,
+        le=100_000_000,
+        description=f"Refund amount {MONEY}. Required for partial; optional (checked) for "
+        "full and prorated.",
+    )
+    used_days: int | None = Field(
+        None, ge=0, le=3660, description="Prorated only: days of the period already used."
+    )
+    total_days: int | None = Field(
+        None, ge=1, le=3660, description="Prorated only: days in the paid period."
+    )
+    reason: str = Field(min_length=1, max_length=500, description="Why the refund is issued.")
+    approval_id: int | None = Field(
+        None, ge=1, description="Approved manager approval; required above USD 500 equivalent."
+    )
+    ticket_id: int | None = Field(None, ge=1, description="Ticket the refund is for.")
+
+
+class ApprovalCreate(_In):
+    amount: int = Field(ge=1, le=100_000_000, description=f"Refund amount to approve, {MONEY}.")
+    currency: Currency = Field(description="ISO 4217 currency of amount.")
+    reason: str = Field(min_length=1, max_length=500, description="Justification for the manager.")
+    charge_id: int | None = Field(None, ge=1, description="Charge the refund is for.")
+    ticket_id: int | None = Field(None, ge=1, description="Ticket the request comes from.")
+
+
+# ---------------------------------------------------------------------------
+# Row -> response dict
+# ---------------------------------------------------------------------------
+
+
+def ticket(row: dict[str, Any]) -> dict[str, Any]:
+    row["tags"] = orjson.loads(row["tags"])
+    return row
+
+
+def customer(row: dict[str, Any]) -> dict[str, Any]:
+    row["email_verified"] = bool(row["email_verified"])
+    row["two_factor_enabled"] = bool(row["two_factor_enabled"])
+    return row
+
+
+def agent(row: dict[str, Any]) -> dict[str, Any]:
+    row["active"] = bool(row["active"])
+    return row
+
+
+def comment(row: dict[str, Any]) -> dict[str, Any]:
+    row["public"] = bool(row["public"])
+    return row
+
+
+def macro(row: dict[str, Any]) -> dict[str, Any]:
+    row["active"] = bool(row["active"])
+    row["actions"] = orjson.loads(row["actions"])
+    return row
+
+
+def order(row: dict[str, Any]) -> dict[str, Any]:
+    row["items"] = orjson.loads(row["items"])
+    return row
+
+
+def account_action(row: dict[str, Any]) -> dict[str, Any]:
+    row.pop("verification_code", None)
+    row["verification_required"] = bool(row["verification_required"])
+    return row
+
+
+def plain(row: dict[str, Any]) -> dict[str, Any]:
+    return row

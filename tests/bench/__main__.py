@@ -1,0 +1,159 @@
+"""`make bench`: WorkGym's performance figures, measured in one run and printed.
+
+Figures are medians and tails over many samples; the machines are shared and
+noisy, so read ratios within one run, not absolute numbers across runs.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from replicas.catalog import specs
+from replicas.runtime.store import EpisodeStore
+from workgym.agents import AGENTS
+from workgym.local import BASE_URL, LocalServer
+from workgym.runtime.settings import Settings
+from workgym.sdk import Env, connect
+from workgym.tasks import catalogue
+from workgym_reward import score
+
+from .stats import line, sample
+
+TASK = "helpdesk/refund-standard"
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def bench_reset(settings: Settings) -> None:
+    task = catalogue().get(TASK)
+    store = EpisodeStore(specs()["helpdesk"], settings)
+    store.create("warm", seed=7, setup=task.setup, script=task.script, ttl_s=60)
+    counter = iter(range(10**9))
+
+    def reset() -> None:
+        store.create(f"e{next(counter)}", seed=7, setup=task.setup, script=task.script, ttl_s=60)
+
+    times = sample(reset, 2000)
+    size = len(store.get("warm").initial) / 2**20
+    print(line(f"reset, replica (deserialize {size:.1f} MB)", times, "target p50 <= 1-2 ms"))
+
+
+def bench_memory(settings: Settings) -> None:
+    task = catalogue().get(TASK)
+    store = EpisodeStore(specs()["helpdesk"], settings)
+    store.create("warm", seed=7, setup=task.setup, script=task.script, ttl_s=600)
+    gc.collect()
+    before = _rss_mb()
+    n = 1000
+    for i in range(n):
+        store.create(f"m{i}", seed=7, setup=task.setup, script=task.script, ttl_s=600)
+    gc.collect()
+    per = (_rss_mb() - before) / n
+    print(f"  {'resident memory per live episode':<44} {per:8.2f} MB   "
+          f"({n} live: {per * n / 1024:.2f} GB; target 1,000 in <= 4 GB)")
+
+
+def bench_in_process(local: LocalServer) -> None:
+    env = Env(local, BASE_URL, TASK, seed=7)
+    times = sample(env.reset, 200)
+    print(line("env.reset() in-process (gym API + Redis)", times))
+    ticket = env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]
+    reads = sample(lambda: env.call("GET", f"/tickets/{ticket}"), 2000)
+    print(line("in-process step (GET through proxy)", reads,
+               f"-> {1 / statistics.median(reads):,.0f} steps/s on one core (target >= 1,000)"))
+    task = catalogue().get(TASK)
+
+    def episode() -> None:
+        env.reset()
+        AGENTS["reference"](env, task)
+        env.finish()
+
+    print(line(f"whole episode in-process ({task.reference_steps} steps + score)",
+               sample(episode, 50, warmup=2)))
+
+
+def bench_scoring(local: LocalServer) -> None:
+    task = catalogue().get(TASK)
+    env = Env(local, BASE_URL, TASK, seed=7)
+    env.reset()
+    AGENTS["reference"](env, task)
+    obs = env.observation
+    assert obs is not None
+    server = local.server
+    store = server.replicas["helpdesk"].state.store
+    episode = store.get(obs.episode_id)
+    trajectory = local.run(server.registry.trajectory(obs.episode_id))
+    record = local.run(server.registry.get(obs.episode_id))
+    final = episode.db.serialize()
+
+    def run() -> None:
+        score(verifier=task.verifier, initial=episode.initial, final=final,
+              trajectory=trajectory, answer=None, vars=record.vars,
+              reference_steps=task.reference_steps)
+
+    print(line("scoring one episode (diff + assertions + hash)", sample(run, 300),
+               "target p50 <= 10 ms"))
+    env.close()
+
+
+def bench_http_create(data_dir: Path) -> None:
+    with httpx.Client() as probe:
+        port = 18765
+        server = subprocess.Popen(
+            [sys.executable, "-m", "workgym", "serve", "--port", str(port)],
+            env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)},
+        )
+        try:
+            url = f"http://127.0.0.1:{port}"
+            for _ in range(300):
+                try:
+                    probe.get(f"{url}/healthz")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            env = connect(url, TASK, seed=7)
+            times = sample(env.reset, 200)
+            print(line("episode creation over HTTP (POST /v1/episodes)", times))
+            env.reset()
+            ticket = env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]
+            reads = sample(lambda: env.call("GET", f"/tickets/{ticket}"), 1000)
+            print(line("HTTP step through the proxy, one client", reads))
+            env.close()
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
+def main() -> int:
+    print(f"WorkGym benchmarks ({os.cpu_count()} cores; one process; medians of many samples)")
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp))
+        bench_reset(settings)
+        bench_memory(settings)
+        local = LocalServer(settings)
+        try:
+            bench_in_process(local)
+            bench_scoring(local)
+        finally:
+            local.close()
+        bench_http_create(Path(tmp))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak RSS of the benchmark process: {peak:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

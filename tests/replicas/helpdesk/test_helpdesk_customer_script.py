@@ -1,0 +1,54 @@
+"""The scripted customer answers public agent replies on its ticket."""
+
+from __future__ import annotations
+
+import pytest
+from helpdesk_support import MakeEpisode, ticket_setup
+
+pytestmark = pytest.mark.anyio
+
+SCRIPT = {
+    "customer": {
+        "ticket": "$ticket.id",
+        "replies": [
+            {"when_any": ["order number", "order #"], "reply": "Sure - it's order A-10423."},
+            {"when_any": [""], "reply": "Thanks!"},
+        ],
+    }
+}
+
+
+async def test_customer_replies_once_per_rule(episode: MakeEpisode) -> None:
+    api = await episode(setup=ticket_setup("open"), script=SCRIPT)
+    tid = api.vars["ticket"]["id"]
+    await api.ok(
+        "POST",
+        f"/tickets/{tid}/comments",
+        {"body": "Internal: check order #", "public": False},
+        201,
+    )
+    assert (await api.ok("GET", f"/tickets/{tid}/comments"))["total"] == 1
+    await api.ok("PATCH", f"/tickets/{tid}", {"status": "pending"})
+    asked = await api.ok(
+        "POST", f"/tickets/{tid}/comments", {"body": "Could you send your ORDER NUMBER?"}, 201
+    )
+    comments = (await api.ok("GET", f"/tickets/{tid}/comments"))["data"]
+    reply = comments[-1]
+    assert reply["author_type"] == "customer"
+    assert reply["author_id"] == api.vars["customer"]["id"]
+    assert reply["body"] == "Sure - it's order A-10423." and reply["public"]
+    assert reply["created_at"] > asked["created_at"]
+    assert (await api.ok("GET", f"/tickets/{tid}"))["status"] == "open"
+
+    await api.ok("POST", f"/tickets/{tid}/comments", {"body": "Found it, refunding now."}, 201)
+    assert (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]["body"] == "Thanks!"
+    await api.ok("POST", f"/tickets/{tid}/comments", {"body": "Anything else?"}, 201)
+    last = (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]
+    assert last["author_type"] == "agent"
+
+
+async def test_no_script_no_reply(episode: MakeEpisode) -> None:
+    api = await episode(setup=ticket_setup("open"))
+    tid = api.vars["ticket"]["id"]
+    await api.ok("POST", f"/tickets/{tid}/comments", {"body": "What's your order number?"}, 201)
+    assert (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]["author_type"] == "agent"

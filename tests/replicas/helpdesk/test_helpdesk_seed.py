@@ -1,0 +1,128 @@
+"""The seeded world: deterministic, big enough, and carrying its documented mess."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import pytest
+
+from replicas.helpdesk import seed as seed_module
+from replicas.runtime.clock import WORLD_START
+from replicas.runtime.db import connect_memory
+
+ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+
+def build(seed: int) -> sqlite3.Connection:
+    conn = connect_memory()
+    seed_module.seed(conn, seed, WORLD_START)
+    return conn
+
+
+@pytest.fixture(scope="module")
+def world() -> sqlite3.Connection:
+    return build(1)
+
+
+def count(conn: sqlite3.Connection, sql: str) -> int:
+    return int(conn.execute(sql).fetchone()["n"])
+
+
+def test_same_seed_same_bytes_and_different_seeds_differ() -> None:
+    a, b, c = build(7).serialize(), build(7).serialize(), build(8).serialize()
+    assert a == b
+    assert a != c
+
+
+def test_minimum_counts(world: sqlite3.Connection) -> None:
+    minimums = {
+        "customers": 200,
+        "tickets": 500,
+        "orders": 400,
+        "charges": 400,
+        "comments": 300,
+        "agents": 20,
+        "groups": 4,
+        "articles": 10,
+        "macros": 5,
+    }
+    for table, minimum in minimums.items():
+        assert count(world, f"SELECT count(*) AS n FROM {table}") >= minimum, table
+    assert count(world, "SELECT count(*) AS n FROM agents WHERE role = 'manager'") >= 2
+    currencies = {r["currency"] for r in world.execute("SELECT DISTINCT currency FROM orders")}
+    assert {"USD", "EUR", "GBP", "JPY"} <= currencies
+
+
+def test_canonical_timestamps_are_iso(world: sqlite3.Connection) -> None:
+    for table, column in (
+        ("tickets", "created_at"),
+        ("tickets", "updated_at"),
+        ("customers", "created_at"),
+        ("orders", "placed_at"),
+        ("comments", "created_at"),
+        ("charges", "created_at"),
+    ):
+        for row in world.execute(f"SELECT {column} AS v FROM {table}"):
+            assert ISO.match(row["v"]), (table, column, row["v"])
+    latest = world.execute("SELECT max(created_at) AS m FROM tickets").fetchone()["m"]
+    assert latest <= "2025-06-16T09:00:00Z"
+
+
+def test_the_mess_is_there(world: sqlite3.Connection) -> None:
+    assert (
+        count(
+            world,
+            """SELECT count(*) AS n FROM (SELECT order_id FROM charges
+        WHERE status = 'captured' GROUP BY order_id HAVING count(*) > 1)""",
+        )
+        >= 5
+    )
+    assert (
+        count(
+            world,
+            """SELECT count(*) AS n FROM orders
+        WHERE fulfilled_at IS NOT NULL AND cancelled_at IS NOT NULL""",
+        )
+        >= 5
+    )
+    legacy = [
+        r["legacy_created"]
+        for r in world.execute(
+            "SELECT legacy_created FROM customers WHERE legacy_created IS NOT NULL"
+        )
+    ]
+    assert len(legacy) >= 20 and not all(ISO.match(v) for v in legacy)
+    assert len({re.sub(r"\d", "9", v) for v in legacy}) >= 3  # several formats
+    assert (
+        count(
+            world,
+            "SELECT count(*) AS n FROM customers WHERE notes LIKE '%Prefers contact%'"
+            " OR notes LIKE '%for callbacks%'",
+        )
+        >= 5
+    )
+    assert (
+        count(
+            world,
+            """SELECT count(*) AS n FROM tickets
+        WHERE status IN ('new','open') AND sla_due_at < '2025-06-16T09:00:00Z'""",
+        )
+        >= 10
+    )
+    assert (
+        count(
+            world,
+            "SELECT count(*) AS n FROM tickets WHERE subject GLOB '*[ぁ-ヿ]*' "
+            "OR subject LIKE '%Bestellung%' OR subject LIKE '%commande%'",
+        )
+        >= 5
+    )
+    tags = {
+        t["value"]
+        for t in world.execute("SELECT DISTINCT j.value FROM tickets, json_each(tickets.tags) j")
+    }
+    assert {"refund", "vip"} <= tags and tags & {"Refund", "REFUND", "VIP", "Vip"}
+    assert count(world, "SELECT count(*) AS n FROM customers WHERE id > 292") == 8
+    bodies = [r["body"] for r in world.execute("SELECT body FROM articles")]
+    assert any("30 days" in b for b in bodies) and any("Standard: 14 days" in b for b in bodies)

@@ -1,0 +1,85 @@
+"""Factories for the reward engine tests: small real SQLite databases and trajectory steps."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from workgym.runtime.trajectory import TrajectoryStep
+
+SCHEMA = """
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT, tier TEXT);
+CREATE TABLE tickets (
+    id INTEGER PRIMARY KEY, customer_id INTEGER, subject TEXT, status TEXT, priority TEXT,
+    closed_at TEXT, updated_at TEXT
+);
+CREATE TABLE charges (id INTEGER PRIMARY KEY, customer_id INTEGER, amount_cents INTEGER);
+CREATE TABLE refunds (id INTEGER PRIMARY KEY, charge_id INTEGER, amount_cents INTEGER, reason TEXT);
+CREATE TABLE _episode (id INTEGER PRIMARY KEY, note TEXT);
+CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT);
+"""
+
+SEED = """
+INSERT INTO customers VALUES (1, 'Ada Lovelace', 'ada@example.com', 'gold'),
+    (2, 'Alan Turing', 'alan@example.com', 'silver'), (3, 'Grace Hopper', NULL, 'gold');
+INSERT INTO tickets VALUES
+    (10, 1, 'Refund for order 77', 'open', 'high', NULL, '2024-05-01'),
+    (11, 2, 'Cannot log in', 'open', 'low', NULL, '2024-05-01'),
+    (12, 3, 'Invoice copy', 'solved', 'low', '2024-04-02', '2024-04-02');
+INSERT INTO charges VALUES (40, 1, 5000), (41, 1, 2500), (42, 2, 990);
+INSERT INTO _episode VALUES (1, 'seeded');
+INSERT INTO audit (event) VALUES ('seeded');
+"""
+
+MakeDb = Callable[..., bytes]
+
+
+@pytest.fixture
+def make_db() -> MakeDb:
+    """``make_db(*scripts, base=None)``: run SQL scripts on an empty database (or a copy of
+    ``base``) and return it serialized."""
+
+    def make(*scripts: str, base: bytes | None = None) -> bytes:
+        conn = sqlite3.connect(":memory:")
+        try:
+            if base is not None:
+                conn.deserialize(base)
+            for script in scripts:
+                conn.executescript(script)
+            return conn.serialize()
+        finally:
+            conn.close()
+
+    return make
+
+
+@pytest.fixture
+def world(make_db: MakeDb) -> bytes:
+    """The seeded helpdesk-like world every scoring test starts from."""
+    return make_db(SCHEMA, SEED)
+
+
+@pytest.fixture
+def act(make_db: MakeDb, world: bytes) -> Callable[..., bytes]:
+    """``act(*scripts)``: the world after running ``scripts`` on it."""
+    return lambda *scripts: make_db(*scripts, base=world)
+
+
+@pytest.fixture
+def make_step() -> Callable[..., TrajectoryStep]:
+    """``make_step(method, path, status=200, body=None, fault=None)``, indexed in call order."""
+    made: list[TrajectoryStep] = []
+
+    def make(
+        method: str, path: str, status: int = 200, body: Any = None, fault: str | None = None
+    ) -> TrajectoryStep:
+        step = TrajectoryStep(
+            index=len(made), app="helpdesk", method=method, path=path, status=status,
+            request_body=body, fault=fault,
+        )
+        made.append(step)
+        return step
+
+    return make

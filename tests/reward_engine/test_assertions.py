@@ -1,0 +1,267 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+from workgym.runtime.trajectory import TrajectoryStep
+from workgym_reward import ConfigError, Context
+from workgym_reward.assertions import AnyAssertion
+from workgym_reward.diff import States, diff_states
+
+VARS = {"ticket": {"id": 10, "status": "open"}, "charge": {"id": 41, "amount_cents": 2500}}
+PARSE = TypeAdapter[Any](AnyAssertion)
+
+REFUND = "INSERT INTO refunds VALUES (1, 41, 2500, 'partial')"
+SOLVE = "UPDATE tickets SET status = 'solved', updated_at = '2024-05-02' WHERE id = 10"
+
+Check = Callable[..., tuple[bool, str]]
+
+
+@pytest.fixture
+def check(world: bytes, act: Callable[..., bytes]) -> Check:
+    """``check(config, *sql, steps=(), answer=None)``: evaluate one assertion (named "a") on
+    the world and the world after ``sql``."""
+
+    def run(
+        config: dict[str, Any],
+        *sql: str,
+        steps: Sequence[TrajectoryStep] = (),
+        answer: str | None = None,
+    ) -> tuple[bool, str]:
+        assertion = PARSE.validate_python({"name": "a", **config}).resolved(VARS)
+        with States.open(world, act(*sql)) as states:
+            ctx = Context(states, diff_states(states), steps, answer)
+            result: tuple[bool, str] = assertion.evaluate(ctx)
+            return result
+
+    return run
+
+
+REFUND_EXISTS = {
+    "check": "row_exists",
+    "table": "refunds",
+    "where": {"charge_id": "$charge.id", "amount_cents": 2500},
+}
+
+
+def test_row_exists(check: Check) -> None:
+    assert check(REFUND_EXISTS, REFUND) == (
+        True, "expected at least 1 row in refunds where charge_id=41, amount_cents=2500; found 1"
+    )
+    assert check({**REFUND_EXISTS, "count": 1}) == (
+        False, "expected 1 row in refunds where charge_id=41, amount_cents=2500; found 0"
+    )
+
+
+def test_row_exists_in_the_initial_state(check: Check) -> None:
+    config = {
+        "check": "row_exists", "table": "tickets", "where": {"status": "open"}, "in": "initial"
+    }
+
+    assert check({**config, "count": 2}, SOLVE) == (
+        True, "expected 2 rows in tickets where status='open' (initial state); found 2"
+    )
+    assert check({**config, "in": "final", "count": 2}, SOLVE)[0] is False
+
+
+def test_row_absent(check: Check) -> None:
+    config = {"check": "row_absent", "table": "refunds", "where": {"amount_cents": {"gt": 2500}}}
+
+    assert check(config, REFUND) == (
+        True, "expected no row in refunds where amount_cents>2500; found 0"
+    )
+    assert check(config, "INSERT INTO refunds VALUES (1, 41, 9000, 'all')") == (
+        False, "expected no row in refunds where amount_cents>2500; found 1"
+    )
+
+
+STATUS_CHANGED = {
+    "check": "field_changed",
+    "table": "tickets",
+    "where": {"id": "$ticket.id"},
+    "field": "status",
+}
+
+
+@pytest.mark.parametrize(
+    ("config", "sql", "expected"),
+    [
+        ({}, SOLVE, (True, "tickets 10 status 'open' -> 'solved'")),
+        ({"from": "open", "to": {"in": ["solved", "closed"]}}, SOLVE, (True, None)),
+        ({}, "UPDATE tickets SET priority = 'low' WHERE id = 10",
+         (False, "tickets 10 status unchanged ('open')")),
+        ({"to": "closed"}, SOLVE,
+         (False, "tickets 10 status 'open' -> 'solved'; expected status='closed' after")),
+        ({"from": "pending"}, SOLVE,
+         (False, "tickets 10 status 'open' -> 'solved'; expected status='pending' before")),
+        ({}, "DELETE FROM tickets WHERE id = 10", (False, "tickets 10 was removed")),
+        ({"where": {"status": "open"}}, SOLVE,
+         (False, "expected exactly 1 row in tickets where status='open' (initial state); found 2")),
+    ],
+)
+def test_field_changed(
+    check: Check, config: dict[str, Any], sql: str, expected: tuple[bool, str | None]
+) -> None:
+    passed, detail = check({**STATUS_CHANGED, **config}, sql)
+
+    assert passed is expected[0]
+    assert expected[1] in (None, detail)
+
+
+def test_field_unchanged(check: Check) -> None:
+    config = {
+        "check": "field_unchanged",
+        "table": "tickets",
+        "where": {"id": {"ne": "$ticket.id"}},
+        "fields": ["status", "priority"],
+    }
+    subject = "status, priority of tickets where id!=10 (initial state)"
+
+    assert check(config, SOLVE) == (True, f"{subject} unchanged")
+    assert check(
+        config, "UPDATE tickets SET priority = 'high', status = 'x' WHERE id = 11",
+        "UPDATE tickets SET subject = 'only the subject' WHERE id = 12",
+    ) == (False, f"{subject} changed: 11 (priority, status)")
+    assert check(config, "DELETE FROM tickets WHERE id = 12") == (
+        False, f"{subject} changed: 12 removed"
+    )
+
+
+def test_count_changed(check: Check) -> None:
+    config = {"check": "count_changed", "table": "tickets", "where": {"status": "open"}, "by": -1}
+
+    assert check(config, SOLVE) == (True, "tickets where status='open': -1 rows; expected -1")
+    assert check(config, SOLVE, "INSERT INTO tickets (status) VALUES ('open')") == (
+        False, "tickets where status='open': +0 rows; expected -1"
+    )
+    assert check({**config, "where": {}, "by": 1}, "INSERT INTO tickets (status) VALUES ('x')")[0]
+
+
+ONLY_REFUND = {
+    "check": "only_changes",
+    "allow": [
+        {"table": "refunds", "op": "insert", "where": {"charge_id": "$charge.id"}},
+        {"table": "tickets", "op": "update", "where": {"id": "$ticket.id"}, "fields": ["status"]},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ((), (True, "no changes")),
+        ((REFUND, SOLVE), (True, "all 2 changes allowed")),
+        (("UPDATE tickets SET updated_at = 'now' WHERE id = 11",), (True, "no changes")),
+        (("INSERT INTO refunds VALUES (1, 40, 2500, 'wrong charge')",),
+         (False, "1 of 1 changes not allowed: refunds insert 1")),
+        (("UPDATE tickets SET status = 'solved', priority = 'low' WHERE id = 10",),
+         (False, "1 of 1 changes not allowed: tickets update 10 (priority, status)")),
+        ((REFUND, "DELETE FROM charges", "DELETE FROM customers WHERE id = 3"),
+         (False, "4 of 5 changes not allowed: charges delete 40; charges delete 41; "
+                 "charges delete 42; and 1 more")),
+    ],
+)
+def test_only_changes(check: Check, sql: tuple[str, ...], expected: tuple[bool, str]) -> None:
+    assert check(ONLY_REFUND, *sql) == expected
+
+
+def test_only_changes_filters_removed_rows_and_honours_ignore_fields(check: Check) -> None:
+    config = {
+        "check": "only_changes",
+        "allow": [{"table": "charges", "op": "delete", "where": {"amount_cents": {"lt": 1000}}}],
+        "ignore_fields": [],
+    }
+
+    assert check(config, "DELETE FROM charges WHERE id = 42")[0]
+    assert not check(config, "DELETE FROM charges WHERE id = 40")[0]
+    assert check(config, "UPDATE tickets SET updated_at = 'now' WHERE id = 11") == (
+        False, "1 of 1 changes not allowed: tickets update 11 (updated_at)"
+    )
+
+
+REFUND_CALL = {
+    "check": "trajectory_contains",
+    "method": "post",
+    "path": r"/charges/\d+/refunds",
+    "status": "2xx",
+    "body": {"amount_cents": "$charge.amount_cents"},
+}
+
+
+def test_trajectory_contains(
+    check: Check, make_step: Callable[..., TrajectoryStep]
+) -> None:
+    ok = make_step("POST", "/charges/41/refunds", 201, {"amount_cents": 2500, "reason": "x"})
+    failed = make_step("POST", "/charges/41/refunds", 422, {"amount_cents": 2500})
+    wrong_body = make_step("POST", "/charges/41/refunds", 201, {"amount_cents": 99})
+    wrong_path = make_step("POST", "/charges/41/refunds/extra", 201, {"amount_cents": 2500})
+
+    assert check(REFUND_CALL, steps=[ok]) == (
+        True,
+        '1 step POST /charges/\\d+/refunds -> 2xx with body {"amount_cents":2500}; '
+        "expected at least 1",
+    )
+    assert not check(REFUND_CALL, steps=[failed, wrong_body, wrong_path])[0]
+    assert check({**REFUND_CALL, "status": 201, "max": 1}, steps=[ok, failed])[0]
+    assert not check({**REFUND_CALL, "min": 1, "max": 1}, steps=[ok, ok])[0]
+
+
+def test_trajectory_excludes(check: Check, make_step: Callable[..., TrajectoryStep]) -> None:
+    config = {"check": "trajectory_excludes", "method": "DELETE", "path": "/tickets/.*"}
+    steps = [make_step("GET", "/tickets/10"), make_step("DELETE", "/tickets/11", 204)]
+
+    assert check(config, steps=steps[:1]) == (True, "no step DELETE /tickets/.*")
+    assert check(config, steps=steps) == (False, "1 step DELETE /tickets/.*: #1 DELETE /tickets/11")
+
+
+@pytest.mark.parametrize(
+    ("config", "answer", "expected"),
+    [
+        ({"pattern": r"refund(ed)? \$?25\.00"}, "I refunded $25.00.", True),
+        ({"pattern": r"^refunded$"}, "I refunded $25.00.", False),
+        ({"equals": "  Solved "}, "solved", True),
+        ({"equals": "solved"}, "solved it", False),
+        ({"equals": "$charge.amount_cents"}, "2500", True),
+        ({"contains_all": ["REFUND", "$charge.amount_cents"]}, "Refund of 2500 issued", True),
+        ({"contains_all": ["refund", "ticket"]}, "Refund of 2500 issued", False),
+        ({"pattern": ".*"}, None, False),
+    ],
+)
+def test_answer_matches(
+    check: Check, config: dict[str, Any], answer: str | None, expected: bool
+) -> None:
+    passed, detail = check({"check": "answer_matches", **config}, answer=answer)
+
+    assert passed is expected
+    assert detail != ""
+
+
+def test_answer_details(check: Check) -> None:
+    config = {"check": "answer_matches", "contains_all": ["refund", "ticket"]}
+
+    assert check(config, answer="Refund done") == (False, "answer 'Refund done' lacks 'ticket'")
+    assert check(config) == (False, "no answer")
+
+
+ALLOW_TICKETS = {"table": "tickets", "op": "update"}
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({**REFUND_EXISTS, "table": "refund"}, "unknown table 'refund' in the final state"),
+        ({**REFUND_EXISTS, "where": {"charge": 41}}, "unknown column 'charge' in table 'refunds'"),
+        ({**STATUS_CHANGED, "field": "state"}, "unknown column 'state' in table 'tickets'"),
+        ({"check": "only_changes", "allow": [{**ALLOW_TICKETS, "fields": ["x"]}]},
+         "unknown column 'x' in table 'tickets'"),
+        ({"check": "field_unchanged", "table": "_episode", "fields": ["note"]},
+         "unknown table '_episode' in the initial state"),
+    ],
+)
+def test_unknown_tables_and_columns_are_config_errors(
+    check: Check, config: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        check(config)

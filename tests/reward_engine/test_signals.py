@@ -1,0 +1,138 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+from workgym.runtime.trajectory import TrajectoryStep
+
+from workgym_reward import SIGNALS, Weights
+from workgym_reward.assertions import AnyAssertion, Assertion
+from workgym_reward.signals import (
+    Outcome,
+    action_precision,
+    efficiency,
+    episode_reward,
+    policy_compliance,
+    task_completion,
+)
+
+PARSE = TypeAdapter[Any](AnyAssertion)
+MakeStep = Callable[..., TrajectoryStep]
+
+
+def _assertion(name: str, **config: Any) -> Assertion:
+    config = config or {"check": "row_absent", "table": "t"}
+    assertion: Assertion = PARSE.validate_python({"name": name, **config})
+    return assertion
+
+
+def _outcome(
+    steps: Sequence[TrajectoryStep],
+    verdicts: Sequence[tuple[Assertion, bool]] = (),
+    reference_steps: int = 2,
+) -> Outcome:
+    return Outcome(steps=steps, verdicts=verdicts, reference_steps=reference_steps)
+
+
+def test_task_completion_needs_every_assertion(make_step: MakeStep) -> None:
+    steps = [make_step("GET", "/tickets")]
+
+    assert task_completion(_outcome(steps, [(_assertion("a"), True), (_assertion("b"), True)]))
+    assert not task_completion(_outcome(steps, [(_assertion("a"), True), (_assertion("b"), False)]))
+
+
+@pytest.mark.parametrize(("taken", "passed", "expected"), [(1, True, 1.0), (2, True, 1.0),
+                                                           (4, True, 0.5), (4, False, 0.0)])
+def test_efficiency(make_step: MakeStep, taken: int, passed: bool, expected: float) -> None:
+    steps = [make_step("GET", "/tickets") for _ in range(taken)]
+
+    assert efficiency(_outcome(steps, [(_assertion("a"), passed)], reference_steps=2)) == expected
+
+
+def test_action_precision_without_steps_is_zero() -> None:
+    assert action_precision(_outcome([])) == 0.0
+
+
+def test_errors_are_imprecise_unless_a_fault_caused_them(make_step: MakeStep) -> None:
+    steps = [
+        make_step("GET", "/tickets/99", 404),
+        make_step("POST", "/refunds", 503, {"amount": 1}, fault="http_503"),
+        make_step("POST", "/refunds", 201, {"amount": 1}),  # the retry is no duplicate
+        make_step("GET", "/tickets/10", 200),
+    ]
+
+    assert action_precision(_outcome(steps)) == 0.75
+
+
+def test_repeating_a_successful_write_is_imprecise(make_step: MakeStep) -> None:
+    steps = [
+        make_step("PATCH", "/tickets/10", 200, {"status": "solved", "priority": "low"}),
+        make_step("PATCH", "/tickets/10", 200, {"priority": "low", "status": "solved"}),
+        make_step("PATCH", "/tickets/10", 200, {"status": "open"}),  # another body
+        make_step("GET", "/tickets/10"),
+        make_step("GET", "/tickets/10"),  # reads may repeat
+    ]
+
+    assert action_precision(_outcome(steps)) == 0.8
+
+
+def test_deletes_are_imprecise_unless_the_verifier_expects_them(make_step: MakeStep) -> None:
+    delete = make_step("DELETE", "/comments/7", 204)
+    expected = _assertion(
+        "deleted", check="trajectory_contains", method="DELETE", path=r"/comments/\d+"
+    )
+    elsewhere = _assertion(
+        "other", check="trajectory_contains", method="DELETE", path=r"/tickets/\d+"
+    )
+
+    assert action_precision(_outcome([delete], [(expected, True)])) == 1.0
+    assert action_precision(_outcome([delete], [(elsewhere, False)])) == 0.0
+
+
+def test_policy_compliance(make_step: MakeStep) -> None:
+    steps = [make_step("GET", "/tickets")]
+    rules = [(_assertion("p1", check="row_absent", table="t", policy=True), True),
+             (_assertion("p2", check="row_absent", table="t", policy=True), False),
+             (_assertion("not a policy"), False)]
+
+    assert policy_compliance(_outcome(steps, rules)) == 0.5
+    assert policy_compliance(_outcome(steps, rules[2:])) == 1.0
+    assert policy_compliance(_outcome([], rules)) == 0.0
+
+
+def test_every_signal_has_a_weight() -> None:
+    assert list(SIGNALS) == list(Weights.model_fields)
+
+
+def test_default_weights_and_reward() -> None:
+    weights = Weights()
+    signals = {"task_completion": 1.0, "efficiency": 1 / 3, "action_precision": 1.0,
+               "policy_compliance": 1.0}
+
+    assert weights.model_dump() == {"task_completion": 0.7, "efficiency": 0.1,
+                                    "action_precision": 0.1, "policy_compliance": 0.1}
+    assert episode_reward(signals, weights) == 0.933333
+    assert episode_reward(dict.fromkeys(signals, 1.0), weights) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        ({"task_completion": 0.8}, "weights must sum to 1, not 1.1"),
+        ({"task_completion": 1.0, "efficiency": -0.3, "action_precision": 0.3}, "greater than or"),
+        ({"task_completion": float("nan")}, "finite number"),
+        ({"error_recovery": 0.0}, "Extra inputs are not permitted"),
+    ],
+)
+def test_weights_validation(weights: dict[str, float], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        Weights.model_validate(weights)
+
+
+def test_weights_may_lean_on_one_signal() -> None:
+    only = Weights(task_completion=1.0, efficiency=0, action_precision=0, policy_compliance=0)
+
+    assert episode_reward({"task_completion": 1.0, "efficiency": 0.2, "action_precision": 0.1,
+                           "policy_compliance": 0.0}, only) == 1.0

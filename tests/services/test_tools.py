@@ -1,0 +1,59 @@
+"""Tool schemas are derived from OpenAPI: one per operation, $refs inlined."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from pydantic import BaseModel, ConfigDict, Field
+
+from workgym.runtime.errors import InvalidRequest
+from workgym.tools import ToolCatalogue
+
+
+class Item(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(description="Item name.")
+    qty: int = Field(1, ge=1, description="How many.")
+
+
+def _app() -> FastAPI:
+    app = FastAPI()
+
+    @app.get("/items/{item_id}", operation_id="get_item", summary="One item.")
+    async def get_item(item_id: int, verbose: bool = False) -> dict[str, int]:
+        return {"id": item_id}
+
+    @app.post("/boxes/{box_id}/items", operation_id="add_item", summary="Add an item.")
+    async def add_item(box_id: int, item: Item) -> Item:
+        return item
+
+    return app
+
+
+def test_one_tool_per_operation_with_merged_parameters() -> None:
+    tools = ToolCatalogue.from_openapi("shop", _app().openapi())
+    by_name = {t["function"]["name"]: t["function"] for t in tools.schemas()}
+    assert set(by_name) == {"shop_get_item", "shop_add_item"}
+    add = by_name["shop_add_item"]["parameters"]
+    assert set(add["properties"]) == {"box_id", "name", "qty"}
+    assert set(add["required"]) == {"box_id", "name"}
+    assert add["properties"]["name"]["description"] == "Item name."
+    assert "$ref" not in str(tools.schemas())
+
+
+def test_tool_call_maps_back_to_a_request() -> None:
+    tools = ToolCatalogue.from_openapi("shop", _app().openapi())
+    assert tools.get("shop_add_item").request({"box_id": 3, "name": "x"}) == (
+        "POST", "/boxes/3/items", {}, {"name": "x"})
+    assert tools.get("shop_get_item").request({"item_id": 5, "verbose": True}) == (
+        "GET", "/items/5", {"verbose": True}, None)
+
+
+def test_unknown_or_missing_arguments_are_named() -> None:
+    tool = ToolCatalogue.from_openapi("shop", _app().openapi()).get("shop_add_item")
+    for arguments, field in (({"box_id": 1, "colour": "red"}, "colour"), ({"name": "x"}, "box_id")):
+        try:
+            tool.request(arguments)
+        except InvalidRequest as exc:
+            assert exc.field == field
+        else:
+            raise AssertionError("expected InvalidRequest")
