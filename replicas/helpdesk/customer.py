@@ -15,6 +15,10 @@ the first not-yet-used reply whose ``when_any`` matches, posted as a public
 comment by the ticket's requester one (virtual) minute later; a pending ticket
 goes back to open. Used replies and the last comment seen live in
 ``episode.memory``; everything is a function of the episode's writes.
+
+A reply may contain ``{verification_code}``: the code of the requester's latest
+pending email change (what the customer received at the new address). Such a
+reply is only eligible while a pending email change exists.
 """
 
 from __future__ import annotations
@@ -23,15 +27,15 @@ import sqlite3
 from datetime import timedelta
 from typing import Any
 
-from workgym.runtime.refs import resolve
-
 from replicas.runtime import db as sql
 from replicas.runtime.clock import iso
 from replicas.runtime.episode import Episode
+from workgym.runtime.refs import resolve
 
 from .rules import parse_iso
 
 _MEMORY = "helpdesk.customer"
+_CODE = "{verification_code}"
 
 
 def _initial_last_comment_id(episode: Episode) -> int:
@@ -72,12 +76,31 @@ def after_write(episode: Episode) -> None:
             if index in state["used"]:
                 continue
             if any(needle.lower() in text for needle in reply.get("when_any", [""])):
+                body = _fill_code(db, ticket_id, reply["reply"])
+                if body is None:
+                    continue
                 state["used"].append(index)
-                _post_reply(db, ticket_id, reply["reply"], parse_iso(comment["created_at"]))
+                _post_reply(db, ticket_id, body, parse_iso(comment["created_at"]))
                 break
     latest = sql.one(db, "SELECT coalesce(max(id), 0) AS n FROM comments")
     assert latest is not None
     state["last_seen"] = max(state["last_seen"], latest["n"])
+
+
+def _fill_code(db: sqlite3.Connection, ticket_id: int, body: str) -> str | None:
+    """``body`` with ``{verification_code}`` filled in; None if there is no code to give."""
+    if _CODE not in body:
+        return body
+    action = sql.one(
+        db,
+        "SELECT a.verification_code FROM account_actions a JOIN tickets t "
+        "ON t.requester_id = a.customer_id WHERE t.id = ? AND a.kind = 'email_change' "
+        "AND a.status = 'pending' ORDER BY a.id DESC LIMIT 1",
+        (ticket_id,),
+    )
+    if action is None or action["verification_code"] is None:
+        return None
+    return body.replace(_CODE, action["verification_code"])
 
 
 def _post_reply(db: sqlite3.Connection, ticket_id: int, body: str, after: Any) -> None:

@@ -16,10 +16,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
-from workgym.runtime.errors import NotFound, RuleViolation
 
 from replicas.runtime import db as sql
 from replicas.runtime.clock import iso
+from workgym.runtime.errors import NotFound, RuleViolation
 
 # ---------------------------------------------------------------------------
 # Policy constants (also documented in README.md and the help-center articles)

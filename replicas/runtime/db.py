@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -19,12 +19,16 @@ def connect_memory() -> sqlite3.Connection:
     return conn
 
 
-def rows(db: sqlite3.Connection, sql: str, params: Iterable[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
+Params = Sequence[Any] | Mapping[str, Any]
+
+
+def rows(db: sqlite3.Connection, sql: str, params: Params = ()) -> list[dict[str, Any]]:
     return db.execute(sql, params).fetchall()
 
 
-def one(db: sqlite3.Connection, sql: str, params: Iterable[Any] | Mapping[str, Any] = ()) -> dict[str, Any] | None:
-    return db.execute(sql, params).fetchone()
+def one(db: sqlite3.Connection, sql: str, params: Params = ()) -> dict[str, Any] | None:
+    row: dict[str, Any] | None = db.execute(sql, params).fetchone()
+    return row
 
 
 def insert(db: sqlite3.Connection, table: str, values: Mapping[str, Any]) -> int:

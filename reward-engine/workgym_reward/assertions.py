@@ -18,12 +18,13 @@ from typing import Annotated, Any, Literal, Self, get_args
 
 import orjson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, model_validator
+
+from workgym.runtime.refs import Vars, resolve
 from workgym.runtime.trajectory import TrajectoryStep
 
 from .diff import SCHEMAS, Diff, Row, Side, States, TableDiff
 from .errors import ConfigError
 from .filters import Filter, check_columns, check_filter, compile_filter, describe_filter, show
-from .refs import Vars, resolve
 from .schema import ident
 
 Where = Annotated[Filter, AfterValidator(check_filter)]

@@ -109,8 +109,7 @@ def _same_schema(conn: sqlite3.Connection) -> bool:
 
 def _compare(conn: sqlite3.Connection, table: str, spans: list[Span] | None) -> TableDiff:
     where, params = _within(spans)
-    select = "SELECT * FROM {}." + ident(table) + where
-    main, initial = select.format("main"), select.format("initial")
+    main, initial = (f"SELECT * FROM {db}.{ident(table)}{where}" for db in ("main", "initial"))
     new = _keyed(conn.execute(f"{main} EXCEPT {initial}", params * 2))
     old = _keyed(conn.execute(f"{initial} EXCEPT {main}", params * 2))
     changed = {

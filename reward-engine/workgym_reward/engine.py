@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic import ValidationError
+
+from workgym.runtime.refs import BadReference, Vars
 from workgym.runtime.trajectory import TrajectoryStep
 
 from .assertions import Assertion, Context, Verifier
 from .diff import States, diff_states
 from .errors import ConfigError
 from .hashing import hash_after
-from .refs import Vars
 from .report import AssertionResult, Report
 from .signals import Outcome, Weights, episode_reward, measure
 
@@ -62,8 +63,13 @@ def score(
 def _resolve(assertion: Assertion, vars: Vars) -> Assertion:
     try:
         return assertion.resolved(vars)
-    except (ConfigError, ValidationError) as exc:
+    except (ConfigError, BadReference) as exc:
         raise ConfigError(f"assertion {assertion.name!r}: {exc}") from exc
+    except ValidationError as exc:  # a reference resolved to a value the check refuses
+        problems = "; ".join(
+            f"{'.'.join(map(str, error['loc']))}: {error['msg']}" for error in exc.errors()
+        )
+        raise ConfigError(f"assertion {assertion.name!r}: {problems}") from exc
 
 
 def _evaluate(assertion: Assertion, ctx: Context) -> tuple[bool, str]:

@@ -12,6 +12,7 @@ from typing import Annotated, Self
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
 from workgym.runtime.trajectory import TrajectoryStep
 
 from .assertions import Assertion, TrajectoryContains

@@ -117,19 +117,23 @@ class Registry:
         apps: dict[str, str], vars: dict[str, Any], ttl_s: int,
     ) -> EpisodeRecord:
         now = time.time()
-        record = {
+        record = EpisodeRecord(
+            id=episode_id, task=task, seed=seed, status=ACTIVE, steps=0, max_steps=max_steps,
+            apps=apps, vars=vars, created_at=now, expires_at=now + ttl_s, report=None,
+        )
+        fields: dict[str, str | int | float | bytes] = {
             "task": task, "seed": seed, "status": ACTIVE, "steps": 0, "max_steps": max_steps,
             "apps": orjson.dumps(apps), "vars": orjson.dumps(vars), "created_at": now,
-            "expires_at": now + ttl_s, "token_sha": _sha(split_token(token)[1]),
+            "expires_at": record.expires_at, "token_sha": _sha(split_token(token)[1]),
         }
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(_ep(episode_id), mapping=record)
+            pipe.hset(_ep(episode_id), mapping=fields)  # type: ignore[arg-type]
             pipe.expire(_ep(episode_id), ttl_s)
             await pipe.execute()
-        return await self.get(episode_id)
+        return record
 
     async def get(self, episode_id: str) -> EpisodeRecord:
-        raw = await self.redis.hgetall(_ep(episode_id))
+        raw: dict[str, str] = await self.redis.hgetall(_ep(episode_id))  # type: ignore[assignment]
         if not raw:
             raise NotFound(f"no episode '{episode_id}' (never created, or expired)",
                            code="episode_not_found")
@@ -138,7 +142,7 @@ class Registry:
     async def authorize(self, episode_id: str, token: str) -> EpisodeRecord:
         """The episode ``token`` grants, or 401/404: for the gym API's own routes."""
         tok_episode, secret = split_token(token)
-        record_sha = await self.redis.hget(_ep(episode_id), "token_sha")
+        record_sha: str | None = await self.redis.hget(_ep(episode_id), "token_sha")  # type: ignore[assignment]
         if record_sha is None:
             raise NotFound(f"no episode '{episode_id}' (never created, or expired)",
                            code="episode_not_found")

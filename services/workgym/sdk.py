@@ -11,17 +11,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 
-from .local import BASE_URL, local_server
+from .local import BASE_URL, LocalServer, local_server
 from .runtime.settings import Settings
 from .tools import ToolCatalogue
 
-
-class Transport(Protocol):
-    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response: ...
+# In-process server or a real HTTP client: both answer ``request(method, url, **kwargs)``.
+Transport = LocalServer | httpx.Client
 
 
 class WorkGymClientError(RuntimeError):

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from workgym.runtime.trajectory import TrajectoryStep
 
 SCHEMA = """

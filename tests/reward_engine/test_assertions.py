@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 from pydantic import TypeAdapter
+
 from workgym.runtime.trajectory import TrajectoryStep
 from workgym_reward import ConfigError, Context
 from workgym_reward.assertions import AnyAssertion

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from workgym_reward import RewardError, row_diff
 from workgym_reward.diff import Diff
 

@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from workgym_reward import ConfigError
 from workgym_reward.filters import check_filter, compile_filter, describe_filter
 

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
-from workgym.runtime.trajectory import TrajectoryStep
 
+from workgym.runtime.trajectory import TrajectoryStep
 from workgym_reward import SIGNALS, Weights
 from workgym_reward.assertions import AnyAssertion, Assertion
 from workgym_reward.signals import (

@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 from fastapi import Query
 from starlette.responses import Response
-from workgym.runtime.errors import json_response
 
 from replicas.runtime.paging import like_pattern
+from workgym.runtime.errors import json_response
 
 from ..schemas import ERROR_RESPONSES
 

@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from workgym.runtime.settings import Settings
 
 from replicas.helpdesk import SPEC
 from replicas.runtime.app import create_replica_app
+from workgym.runtime.settings import Settings
 
 SECRET = "s"
 _ids = itertools.count(1)

@@ -52,3 +52,35 @@ async def test_no_script_no_reply(episode: MakeEpisode) -> None:
     tid = api.vars["ticket"]["id"]
     await api.ok("POST", f"/tickets/{tid}/comments", {"body": "What's your order number?"}, 201)
     assert (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]["author_type"] == "agent"
+
+
+CODE_SCRIPT = {
+    "customer": {
+        "ticket": "$ticket.id",
+        "replies": [
+            {"when_any": ["code"], "reply": "It's {verification_code}"},
+            {"when_any": [""], "reply": "Thanks!"},
+        ],
+    }
+}
+
+
+async def test_reply_gives_the_pending_email_change_code(episode: MakeEpisode) -> None:
+    from replicas.helpdesk.rules import email_verification_code
+
+    api = await episode(setup=ticket_setup("open"), script=CODE_SCRIPT)
+    tid, cid = api.vars["ticket"]["id"], api.vars["customer"]["id"]
+    # No email change pending yet: the code reply is not eligible, the next one answers.
+    await api.ok("POST", f"/tickets/{tid}/comments", {"body": "What code did you get?"}, 201)
+    assert (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]["body"] == "Thanks!"
+
+    await api.ok("POST", f"/customers/{cid}/email-change", {"new_email": "t1@example.com"}, 201)
+    action = await api.ok(
+        "POST", f"/customers/{cid}/email-change", {"new_email": "tess.new@example.com"}, 201
+    )
+    await api.ok("POST", f"/tickets/{tid}/comments", {"body": "Please send the code."}, 201)
+    reply = (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]
+    code = email_verification_code(cid, "tess.new@example.com")
+    assert reply["author_type"] == "customer" and reply["body"] == f"It's {code}"
+    done = await api.ok("POST", f"/account-actions/{action['id']}/verify", {"code": code})
+    assert done["status"] == "completed"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from workgym.runtime.errors import InvalidRequest
 
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.db import connect_memory, rows
 from replicas.runtime.setup import apply_setup, parse_setup
+from workgym.runtime.errors import InvalidRequest
+from workgym.runtime.refs import BadReference
 
 
 def _db():  # type: ignore[no-untyped-def]
@@ -59,7 +60,7 @@ def test_failed_setup_changes_nothing() -> None:
 
 
 def test_unknown_reference_is_named() -> None:
-    with pytest.raises(KeyError, match=r"\$nobody\.id"):
+    with pytest.raises(BadReference, match=r"\$nobody\.id"):
         apply_setup(
             _db(),
             parse_setup([{"insert": "people", "values": {"boss_id": "$nobody.id"}}]),

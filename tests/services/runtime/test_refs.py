@@ -1,10 +1,15 @@
 from __future__ import annotations
 
-import pytest
-from workgym_reward import ConfigError
-from workgym_reward.refs import resolve
+from typing import Any
 
-VARS = {"ticket": {"id": 512, "status": "open"}, "charge": {"id": 41, "amount_cents": 2500}}
+import pytest
+
+from workgym.runtime.refs import BadReference, resolve
+
+VARS: dict[str, dict[str, Any]] = {
+    "ticket": {"id": 512, "status": "open"},
+    "charge": {"id": 41, "amount_cents": 2500},
+}
 
 
 def test_references_resolve_recursively() -> None:
@@ -35,5 +40,5 @@ def test_a_double_dollar_is_a_literal_dollar() -> None:
     ],
 )
 def test_bad_references_are_clear_errors(text: str, message: str) -> None:
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(BadReference, match=message):
         resolve({"where": {"id": text}}, VARS)

@@ -1,0 +1,146 @@
+"""The proxy: the agent's only door. Isolation between episodes, no internal routes,
+bad input refused without changing state, and the trajectory recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from workgym.agents import reference
+from workgym.local import LocalServer
+from workgym.sdk import Env
+from workgym.tasks import catalogue
+
+TASK = "helpdesk/refund-standard"
+
+
+def _auth(env: Env) -> dict[str, str]:
+    assert env.observation is not None
+    return {"authorization": f"Bearer {env.observation.token}"}
+
+
+def test_requests_need_a_valid_token(make_env: Callable[..., Env], local: LocalServer) -> None:
+    env = make_env(TASK, 1)
+    obs = env.reset()
+    url = obs.apps["helpdesk"] + "/tickets"
+    assert local.request("GET", url).json()["error"]["code"] == "missing_token"
+    for token in ("garbage", f"{obs.episode_id}.wrong", "ep_0000000000000000.x"):
+        response = local.request("GET", url, headers={"authorization": f"Bearer {token}"})
+        assert response.status_code == 401, token
+
+
+def test_one_episode_cannot_reach_another(make_env: Callable[..., Env]) -> None:
+    a, b = make_env(TASK, 5), make_env(TASK, 5)
+    a.reset()
+    b.reset()
+    reference(a, catalogue().get(TASK))
+    total = a.call("GET", "/refunds", params={"limit": 1}).json()["total"]
+    refund = a.call("GET", "/refunds", params={"limit": 1, "offset": total - 1}
+                    ).json()["data"][0]["id"]
+    assert a.call("GET", f"/refunds/{refund}").status_code == 200
+    assert b.call("GET", f"/refunds/{refund}").status_code == 404
+    # Headers the proxy sets itself cannot be forged by an agent.
+    assert b.observation is not None and a.observation is not None
+    forged = b.call("GET", f"/refunds/{refund}")
+    spoof = b._http.request(  # noqa: SLF001 - raw request with forged internal headers
+        "GET", b.observation.apps["helpdesk"] + f"/refunds/{refund}",
+        headers={**_auth(b), "x-workgym-episode": a.observation.episode_id,
+                 "x-workgym-internal": "guess"})
+    assert forged.status_code == spoof.status_code == 404
+    untouched = make_env(TASK, 5)
+    untouched.reset()
+    assert b.finish()["final_state_hash"] == untouched.finish()["final_state_hash"]
+
+
+@pytest.mark.parametrize("path", [
+    "/_env/health", "/_env/episodes", "//_env/episodes", "/x/../_env/episodes",
+    "/./_env/episodes", "/tickets/../_env/episodes",
+])
+def test_internal_routes_are_unreachable(
+    make_env: Callable[..., Env], local: LocalServer, path: str
+) -> None:
+    env = make_env(TASK, 1)
+    obs = env.reset()
+    response = local.request("POST", obs.apps["helpdesk"] + path, headers=_auth(env),
+                             json={"episode_id": "evil", "seed": 1})
+    assert response.status_code == 404
+    assert "evil" not in str(local.server.replicas["helpdesk"].state.store._episodes)
+
+
+def test_unknown_app_and_gym_internal_paths_are_404(
+    make_env: Callable[..., Env], local: LocalServer
+) -> None:
+    env = make_env(TASK, 1)
+    env.reset()
+    assert local.request("GET", "http://workgym.local/apps/shop/orders",
+                         headers=_auth(env)).status_code == 404
+    assert local.request("GET", "http://workgym.local/_env/health").status_code == 404
+
+
+def _bad_requests(env: Env) -> list[tuple[str, str, dict[str, object], int, str]]:
+    """(method, path, httpx kwargs, expected status, field named)."""
+    ticket = env.call("GET", "/tickets", params={"status": "open", "limit": 1}
+                      ).json()["data"][0]["id"]
+    comments = f"/tickets/{ticket}/comments"
+    return [
+        ("POST", comments, {"content": b'{"body": "x", '}, 422, "body"),
+        ("POST", comments, {"json": {"body": 123, "public": True}}, 422, "body"),
+        ("POST", comments, {"json": {"body": "hi", "public": "maybe"}}, 422, "public"),
+        ("POST", comments, {"json": {"body": "hi", "bogus": 1}}, 422, "bogus"),
+        ("POST", comments, {"json": {"body": "x" * 300_000}}, 413, "body"),
+        ("PATCH", f"/tickets/{ticket}", {"json": {"status": "exploded"}}, 422, "status"),
+        ("GET", "/tickets/1 OR 1=1", {}, 422, "ticket_id"),
+        ("GET", "/tickets", {"params": {"limit": 1000}}, 422, "limit"),
+        ("POST", "/refunds", {"json": {"charge_id": "1; DROP TABLE refunds", "currency": "USD",
+                                       "kind": "full", "reason": "x"}}, 422, "charge_id"),
+    ]
+
+
+def test_bad_input_is_refused_with_the_field_and_changes_nothing(
+    make_env: Callable[..., Env],
+) -> None:
+    env, clean = make_env(TASK, 4), make_env(TASK, 4)
+    env.reset()
+    clean.reset()
+    for method, path, kwargs, status, field in _bad_requests(env):
+        assert env.observation is not None
+        response = env._http.request(  # noqa: SLF001 - raw bodies the SDK would not send
+            method, env.observation.apps["helpdesk"] + path,
+            headers={**_auth(env), "content-type": "application/json"}, **kwargs)
+        assert response.status_code == status, (path, response.text)
+        assert response.json()["error"]["field"] == field, (path, response.text)
+    injection = env.call("GET", "/tickets", params={"q": "'; DROP TABLE tickets; --"})
+    assert injection.status_code == 200 and injection.json()["data"] == []
+    assert env.finish()["final_state_hash"] == clean.finish()["final_state_hash"]
+
+
+def test_the_trajectory_records_every_request(
+    make_env: Callable[..., Env], local: LocalServer
+) -> None:
+    env = make_env(TASK, 1)
+    obs = env.reset()
+    env.call("GET", "/tickets", params={"status": "open", "limit": 2})
+    env.call("POST", "/tickets/999999/comments", json={"body": "hello"})
+    steps = local.run(local.server.registry.trajectory(obs.episode_id))
+    assert [(s.index, s.method, s.path, s.status) for s in steps] == [
+        (0, "GET", "/tickets", 200), (1, "POST", "/tickets/999999/comments", 404)]
+    assert steps[0].query == "status=open&limit=2"
+    assert steps[1].request_body == {"body": "hello"}
+    assert steps[1].error_code == "ticket_not_found"
+
+
+def test_concurrent_episodes_do_not_interfere(make_env: Callable[..., Env]) -> None:
+    task = catalogue().get(TASK)
+    envs = [make_env(TASK, 9) for _ in range(32)]
+
+    def rollout(env: Env) -> dict[str, object]:
+        env.reset()
+        return env.finish(answer=reference(env, task))
+
+    with ThreadPoolExecutor(max_workers=32) as pool:
+        reports = list(pool.map(rollout, envs))
+    assert all(r["reward"] == 1.0 for r in reports)
+    assert len({r["final_state_hash"] for r in reports}) == 1
+    assert len({r["episode_id"] for r in reports}) == 32

@@ -1,0 +1,159 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from workgym.runtime.trajectory import TrajectoryStep
+from workgym_reward import ConfigError, Report, Verifier, Weights, score, state_hash
+
+VARS = {"ticket": {"id": 10, "status": "open"}, "charge": {"id": 41, "amount_cents": 2500}}
+REFUND = "INSERT INTO refunds VALUES (1, 41, 2500, 'partial')"
+SOLVE = "UPDATE tickets SET status = 'solved', updated_at = '2024-05-02' WHERE id = 10"
+
+VERIFIER: list[dict[str, Any]] = [
+    {"check": "row_exists", "name": "refunded", "table": "refunds",
+     "where": {"charge_id": "$charge.id", "amount_cents": "$charge.amount_cents"}, "count": 1},
+    {"check": "field_changed", "name": "solved", "table": "tickets", "where": {"id": "$ticket.id"},
+     "field": "status", "from": "open", "to": "solved"},
+    {"check": "only_changes", "name": "no_collateral", "allow": [
+        {"table": "refunds", "op": "insert", "where": {"charge_id": "$charge.id"}},
+        {"table": "tickets", "op": "update", "where": {"id": "$ticket.id"}, "fields": ["status"]},
+    ]},
+    {"check": "row_absent", "name": "no_over_refund", "policy": True, "table": "refunds",
+     "where": {"amount_cents": {"gt": "$charge.amount_cents"}}},
+    {"check": "trajectory_contains", "name": "refund_call", "method": "POST",
+     "path": r"/charges/\d+/refunds", "status": "2xx"},
+    {"check": "answer_matches", "name": "told", "contains_all": ["refund", "$charge.amount_cents"]},
+]
+
+Score = Callable[..., Report]
+MakeStep = Callable[..., TrajectoryStep]
+
+
+@pytest.fixture
+def run(world: bytes, act: Callable[..., bytes]) -> Score:
+    """``run(sql, steps, answer, verifier=VERIFIER, **kwargs)``: score the world after ``sql``."""
+
+    def scored(
+        sql: Sequence[str],
+        steps: Sequence[TrajectoryStep],
+        answer: str | None = "Refund of 2500 done",
+        verifier: list[dict[str, Any]] = VERIFIER,
+        **kwargs: Any,
+    ) -> Report:
+        return score(
+            verifier=Verifier.model_validate(verifier), initial=world, final=act(*sql),
+            trajectory=steps, answer=answer, vars=kwargs.pop("vars", VARS),
+            reference_steps=kwargs.pop("reference_steps", 2), **kwargs,
+        )
+
+    return scored
+
+
+@pytest.fixture
+def reference(make_step: MakeStep) -> list[TrajectoryStep]:
+    return [
+        make_step("POST", "/charges/41/refunds", 201, {"amount_cents": 2500}),
+        make_step("PATCH", "/tickets/10", 200, {"status": "solved"}),
+    ]
+
+
+def test_the_reference_solution_scores_one(
+    run: Score, act: Callable[..., bytes], reference: list[TrajectoryStep]
+) -> None:
+    report = run([REFUND, SOLVE], reference)
+
+    assert report.success and report.reward == 1.0
+    assert report.signals == {"task_completion": 1.0, "efficiency": 1.0,
+                              "action_precision": 1.0, "policy_compliance": 1.0}
+    assert [a.name for a in report.assertions] == [a["name"] for a in VERIFIER]
+    assert report.assertions[0].detail == (
+        "expected 1 row in refunds where charge_id=41, amount_cents=2500; found 1"
+    )
+    assert report.steps == 2
+    assert report.final_state_hash == state_hash(act(REFUND, SOLVE))
+
+
+def test_doing_nothing_scores_zero(run: Score, world: bytes) -> None:
+    report = run([], [], answer=None)
+
+    assert not report.success and report.reward == 0.0
+    assert set(report.signals.values()) == {0.0}
+    assert report.final_state_hash == state_hash(world)
+
+
+def test_a_damaging_run_fails_the_collateral_check(
+    run: Score, make_step: MakeStep, reference: list[TrajectoryStep]
+) -> None:
+    steps = [*reference, make_step("DELETE", "/customers/3", 204)]
+
+    report = run([REFUND, SOLVE, "DELETE FROM customers WHERE id = 3"], steps)
+
+    verdicts = {a.name: (a.passed, a.detail) for a in report.assertions}
+    assert verdicts["no_collateral"] == (False, "1 of 3 changes not allowed: customers delete 3")
+    assert not report.success
+    assert report.signals["action_precision"] == pytest.approx(2 / 3)
+    assert report.reward == round(0.1 * 2 / 3 + 0.1, 6)
+
+
+def test_a_duplicated_write_costs_efficiency_and_precision(
+    run: Score, make_step: MakeStep, reference: list[TrajectoryStep]
+) -> None:
+    steps = [*reference, make_step("PATCH", "/tickets/10", 200, {"status": "solved"})]
+
+    report = run([REFUND, SOLVE], steps)
+
+    assert report.success
+    assert report.signals["efficiency"] == report.signals["action_precision"] == 2 / 3
+    assert report.reward == 0.933333
+
+
+def test_a_fault_and_its_retry_cost_only_efficiency(
+    run: Score, make_step: MakeStep, reference: list[TrajectoryStep]
+) -> None:
+    fault = make_step("POST", "/charges/41/refunds", 503, {"amount_cents": 2500}, fault="503")
+
+    report = run([REFUND, SOLVE], [fault, *reference])
+
+    assert report.signals["action_precision"] == 1.0
+    assert report.reward == round(0.9 + 0.1 * 2 / 3, 6)
+
+
+def test_weights_are_per_suite(run: Score, reference: list[TrajectoryStep]) -> None:
+    weights = Weights(task_completion=0.5, efficiency=0.5, action_precision=0, policy_compliance=0)
+
+    assert run([REFUND, SOLVE], reference * 2, weights=weights).reward == 0.75
+
+
+def test_an_unknown_reference_names_the_assertion(
+    run: Score, reference: list[TrajectoryStep]
+) -> None:
+    with pytest.raises(ConfigError, match="assertion 'solved': unknown reference '\\$ticket.id'"):
+        run([REFUND, SOLVE], reference, vars={**VARS, "ticket": {"status": "open"}})
+
+
+def test_a_reference_of_the_wrong_type_names_the_assertion(
+    run: Score, reference: list[TrajectoryStep]
+) -> None:
+    bad = {"ticket": {"id": 10}, "charge": {"id": 41, "amount_cents": None}}
+
+    message = (
+        "assertion 'no_over_refund': where: Value error, "
+        "filter on 'amount_cents', operator 'gt': null only compares with eq or ne$"
+    )
+    with pytest.raises(ConfigError, match=message):
+        run([REFUND, SOLVE], reference, vars=bad, verifier=VERIFIER[2:4] + VERIFIER[:1])
+
+
+def test_an_unknown_table_names_the_assertion(run: Score, reference: list[TrajectoryStep]) -> None:
+    verifier = [*VERIFIER[:2], {**VERIFIER[2], "allow": [{"table": "refund", "op": "insert"}]}]
+
+    with pytest.raises(ConfigError, match="assertion 'no_collateral': unknown table 'refund'"):
+        run([REFUND, SOLVE], reference, verifier=verifier)
+
+
+def test_reference_steps_must_be_positive(run: Score, reference: list[TrajectoryStep]) -> None:
+    with pytest.raises(ConfigError, match="reference_steps must be at least 1, not 0"):
+        run([REFUND, SOLVE], reference, reference_steps=0)

@@ -1,0 +1,133 @@
+"""The gym API: creating, reading, finishing and deleting episodes; the catalogue."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from openapi_spec_validator import validate
+
+from workgym.local import LocalServer
+from workgym.runtime.errors import NotFound
+from workgym.sdk import Env, WorkGymClientError
+
+TASK = "helpdesk/refund-standard"
+
+
+def _gym(local: LocalServer, method: str, path: str, **kwargs):  # type: ignore[no-untyped-def]
+    return local.request(method, f"http://workgym.local{path}", **kwargs)
+
+
+def test_create_returns_everything_an_agent_needs(make_env: Callable[..., Env]) -> None:
+    obs = make_env(TASK, 3).reset()
+    assert obs.episode_id.startswith("ep_") and obs.token.startswith(obs.episode_id + ".")
+    assert obs.apps == {"helpdesk": "http://workgym.local/apps/helpdesk"}
+    assert "Dana Whitfield" in obs.instruction
+    names = {tool["function"]["name"] for tool in obs.tools}
+    assert {"helpdesk_list_tickets", "helpdesk_create_refund"} <= names
+    assert all(tool["type"] == "function" for tool in obs.tools)
+    assert obs.max_steps > 0
+
+
+def test_episode_routes_need_the_episode_token(
+    make_env: Callable[..., Env], local: LocalServer
+) -> None:
+    a, b = make_env(TASK, 1), make_env(TASK, 1)
+    obs_a, obs_b = a.reset(), b.reset()
+    path = f"/v1/episodes/{obs_a.episode_id}"
+    assert _gym(local, "GET", path).json()["error"]["code"] == "missing_token"
+    wrong = _gym(local, "GET", path, headers={"authorization": f"Bearer {obs_b.token}"})
+    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "invalid_token"
+    tampered = f"{obs_a.episode_id}.{obs_b.token.split('.', 1)[1]}"
+    assert _gym(local, "GET", path, headers={"authorization": f"Bearer {tampered}"}
+                ).status_code == 401
+    assert _gym(local, "GET", path, headers={"authorization": f"Bearer {obs_a.token}"}
+                ).json()["status"] == "active"
+    assert _gym(local, "POST", f"/v1/episodes/{obs_a.episode_id}/finish",
+                headers={"authorization": f"Bearer {obs_b.token}"}).status_code == 401
+    missing = _gym(local, "GET", "/v1/episodes/ep_0000000000000000",
+                   headers={"authorization": f"Bearer {obs_a.token}"})
+    assert missing.status_code == 404
+
+
+def test_finish_is_idempotent_and_closes_the_episode(make_env: Callable[..., Env]) -> None:
+    env = make_env(TASK, 2)
+    env.reset()
+    first = env.finish()
+    assert env.finish() == first
+    refused = env.call("GET", "/tickets")
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "episode_finished"
+    assert env.state()["report"] == first
+
+
+def test_delete_reclaims_the_replica_state(
+    make_env: Callable[..., Env], local: LocalServer
+) -> None:
+    env = make_env(TASK, 2)
+    obs = env.reset()
+    store = local.server.replicas["helpdesk"].state.store
+    assert store.get(obs.episode_id)
+    env.close()
+    with pytest.raises(NotFound) as lost:
+        store.get(obs.episode_id)
+    assert lost.value.code == "episode_not_found"
+    gone = local.request("GET", obs.apps["helpdesk"] + "/tickets",
+                         headers={"authorization": f"Bearer {obs.token}"})
+    assert gone.status_code == 401
+
+
+def test_step_budget_is_enforced(make_env: Callable[..., Env]) -> None:
+    env = make_env(TASK, 2)
+    obs = env.reset()
+    for _ in range(obs.max_steps):
+        assert env.call("GET", "/groups").status_code == 200
+    spent = env.call("GET", "/groups")
+    assert spent.status_code == 409
+    assert spent.json()["error"]["code"] == "step_budget_exhausted"
+    assert env.finish()["steps"] == obs.max_steps
+
+
+def test_catalogue_never_reveals_how_tasks_are_checked(local: LocalServer) -> None:
+    listing = _gym(local, "GET", "/v1/tasks").json()
+    assert {"id", "app", "title", "difficulty", "tags"} == set(listing[0])
+    assert TASK in {t["id"] for t in listing}
+    detail = _gym(local, "GET", f"/v1/tasks/{TASK}").json()
+    for secret in ("verifier", "reference", "setup", "customer", "answer"):
+        assert secret not in detail
+    assert "charge_marked_refunded" not in str(detail)
+    unknown = _gym(local, "GET", "/v1/tasks/helpdesk/nope")
+    assert unknown.status_code == 404 and unknown.json()["error"]["field"] == "task"
+
+
+@pytest.mark.parametrize(("body", "field", "status"), [
+    ({"task": 5}, "task", 422),
+    ({"task": TASK, "seed": -1}, "seed", 422),
+    ({"task": TASK, "seed": "seven"}, "seed", 422),
+    ({"task": TASK, "colour": "red"}, "colour", 422),
+    ({"seed": 1}, "task", 422),
+    ({"task": "helpdesk/nope"}, "task", 404),
+])
+def test_bad_episode_requests_name_the_field(
+    local: LocalServer, body: dict[str, object], field: str, status: int
+) -> None:
+    response = _gym(local, "POST", "/v1/episodes", json=body)
+    assert response.status_code == status
+    assert response.json()["error"]["field"] == field
+
+
+def test_malformed_json_is_a_clear_error(local: LocalServer) -> None:
+    response = _gym(local, "POST", "/v1/episodes", content=b"{not json",
+                    headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "malformed_json"
+
+
+def test_sdk_raises_the_json_error(make_env: Callable[..., Env]) -> None:
+    with pytest.raises(WorkGymClientError, match="task_not_found"):
+        make_env("helpdesk/nope").reset()
+
+
+def test_gym_openapi_document_validates(local: LocalServer) -> None:
+    validate(local.server.gym.openapi())
+    validate(_gym(local, "GET", "/v1/apps/helpdesk/openapi.json").json())

@@ -1,0 +1,81 @@
+"""Honest rewards, for every task in the catalogue:
+
+* the reference solution succeeds with reward 1.0;
+* doing nothing fails with task_completion 0 and reward 0;
+* the reference plus one unrelated write fails the collateral-damage check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from workgym.agents import reference
+from workgym.local import LocalServer
+from workgym.sdk import Env
+from workgym.tasks import catalogue
+
+TASKS = [task.id for task in catalogue()]
+SEED = 11
+
+
+def _customers_in_play(local: LocalServer, env: Env) -> set[int]:
+    """Customers the task's setup bound or points at (rows a task may legitimately touch)."""
+    assert env.observation is not None
+    record = local.run(local.server.registry.get(env.observation.episode_id))
+    ids: set[int] = set()
+    for row in record.vars.values():
+        if "tier" in row:  # a customers row
+            ids.add(row["id"])
+        ids.update(row[key] for key in ("customer_id", "requester_id") if row.get(key))
+    return ids
+
+
+def _unrelated_write(local: LocalServer, env: Env) -> None:
+    """Change the notes of a seeded customer the task has nothing to do with."""
+    in_play = _customers_in_play(local, env)
+    customer = next(i for i in range(40, 200) if i not in in_play)
+    response = env.call("PATCH", f"/customers/{customer}", json={"notes": "collateral edit"})
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_reference_scores_one(make_env: Callable[..., Env], task_id: str) -> None:
+    env = make_env(task_id, SEED)
+    env.reset()
+    task = catalogue().get(task_id)
+    report = env.finish(answer=reference(env, task))
+    failed = [a for a in report["assertions"] if not a["passed"]]
+    assert failed == [] and report["success"], failed
+    assert report["reward"] == 1.0, report["signals"]
+    assert report["steps"] == task.reference_steps
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_noop_scores_zero(make_env: Callable[..., Env], task_id: str) -> None:
+    env = make_env(task_id, SEED)
+    env.reset()
+    report = env.finish()
+    assert report["success"] is False
+    assert report["signals"]["task_completion"] == 0.0
+    assert report["reward"] == 0.0
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_collateral_damage_fails(
+    make_env: Callable[..., Env], local: LocalServer, task_id: str
+) -> None:
+    env = make_env(task_id, SEED)
+    env.reset()
+    answer = reference(env, catalogue().get(task_id))
+    _unrelated_write(local, env)
+    report: dict[str, Any] = env.finish(answer=answer)
+    by_check = {a["name"]: a for a in report["assertions"]}
+    collateral = [name for name, a in by_check.items() if not a["passed"]]
+    assert report["success"] is False
+    assert collateral, "an unrelated write must fail an assertion"
+    task = catalogue().get(task_id)
+    only_changes = [a.name for a in task.verifier.root if a.check == "only_changes"]
+    assert any(not by_check[name]["passed"] for name in only_changes)
