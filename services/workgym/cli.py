@@ -53,9 +53,9 @@ def _run(args: argparse.Namespace) -> int:
     task = catalogue().get(args.task)
     env = (workgym.connect(args.url, task.id, seed=args.seed) if args.url
            else workgym.make(task.id, seed=args.seed))
-    env.reset()
-    answer = AGENTS[args.agent](env, task)
-    report = env.finish(answer=answer)
+    with env:
+        env.reset()
+        report = env.finish(answer=AGENTS[args.agent](env, task))
     print(json.dumps(report, indent=2) if args.json else format_report(report, args.agent))
     return 0
 

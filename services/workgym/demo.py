@@ -58,9 +58,9 @@ def main() -> int:
         task = catalogue().get(opts.task)
         print(f"task {task.id}: {task.instruction.strip()}\n")
         for agent in ("reference", "noop"):
-            env = connect(url, task.id, seed=opts.seed)
-            env.reset()
-            report = env.finish(answer=AGENTS[agent](env, task))
+            with connect(url, task.id, seed=opts.seed) as env:
+                env.reset()
+                report = env.finish(answer=AGENTS[agent](env, task))
             print(format_report(report, agent) + "\n")
     finally:
         server.terminate()

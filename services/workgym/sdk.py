@@ -49,8 +49,10 @@ class Observation:
 
 
 class Env:
-    def __init__(self, transport: Transport, base_url: str, task: str, seed: int = 0) -> None:
+    def __init__(self, transport: Transport, base_url: str, task: str, seed: int = 0,
+                 owns_transport: bool = False) -> None:
         self._http = transport
+        self._owns_transport = owns_transport
         self.base_url = base_url.rstrip("/")
         self.task = task
         self.seed = seed
@@ -74,8 +76,7 @@ class Env:
 
     def reset(self, seed: int | None = None) -> Observation:
         """Start a fresh episode (dropping an unfinished previous one)."""
-        if self.observation is not None:
-            self.close()
+        self._drop()
         if seed is not None:
             self.seed = seed
         body = self._gym("POST", "/v1/episodes", json={"task": self.task, "seed": self.seed}).json()
@@ -123,13 +124,25 @@ class Env:
         return self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/finish",
                          json={"answer": answer}, headers=self._auth()).json()  # type: ignore[no-any-return]
 
-    def close(self) -> None:
+    def _drop(self) -> None:
         """Drop the current episode if it is still held (finished ones are kept)."""
         if self.observation is None:
             return
         if self.state()["status"] == "active":
             self._gym("DELETE", f"/v1/episodes/{self._obs.episode_id}", headers=self._auth())
         self.observation = None
+
+    def close(self) -> None:
+        """Drop an unfinished episode and release the connection this Env opened."""
+        self._drop()
+        if self._owns_transport and isinstance(self._http, httpx.Client):
+            self._http.close()
+
+    def __enter__(self) -> Env:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def make(task: str, seed: int = 0, settings: Settings | None = None) -> Env:
@@ -139,4 +152,4 @@ def make(task: str, seed: int = 0, settings: Settings | None = None) -> Env:
 
 def connect(base_url: str, task: str, seed: int = 0, timeout: float = 60.0) -> Env:
     """An environment served by a WorkGym server at ``base_url``."""
-    return Env(httpx.Client(timeout=timeout), base_url, task, seed)
+    return Env(httpx.Client(timeout=timeout), base_url, task, seed, owns_transport=True)

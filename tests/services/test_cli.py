@@ -1,0 +1,71 @@
+"""The command line, in fresh processes: determinism across processes, JSON output,
+and the all-in-one server over a real socket."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workgym.demo import _free_port, _wait_healthy
+from workgym.sdk import connect
+
+TASK = "helpdesk/refund-standard"
+
+
+def _workgym(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "workgym", *args], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)}, check=False,
+    )
+
+
+@pytest.mark.parametrize("agent", ["reference", "random"])
+def test_same_task_seed_and_actions_same_state_in_fresh_processes(
+    tmp_path: Path, agent: str
+) -> None:
+    runs = [_workgym("run", "--task", TASK, "--seed", "3", "--agent", agent, "--json",
+                     data_dir=tmp_path / str(i)) for i in range(2)]
+    assert all(run.returncode == 0 for run in runs), [run.stderr for run in runs]
+    first, second = (json.loads(run.stdout) for run in runs)  # stdout is the JSON alone
+    assert first["final_state_hash"] == second["final_state_hash"]
+    assert first["reward"] == second["reward"]
+    assert first["steps"] == second["steps"]
+    assert first["episode_id"] != second["episode_id"]
+
+
+def test_tasks_lists_the_catalogue(tmp_path: Path) -> None:
+    listing = json.loads(_workgym("tasks", "--json", data_dir=tmp_path).stdout)
+    assert TASK in {task["id"] for task in listing}
+    assert not any("verifier" in task for task in listing)
+
+
+def test_unknown_task_is_a_clear_error(tmp_path: Path) -> None:
+    run = _workgym("run", "--task", "helpdesk/nope", data_dir=tmp_path)
+    assert run.returncode == 2
+    assert "no task 'helpdesk/nope'" in run.stderr
+
+
+def test_serve_speaks_http(tmp_path: Path) -> None:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "workgym", "serve", "--port", str(port)],
+        env={**os.environ, "WORKGYM_DATA_DIR": str(tmp_path)},
+    )
+    try:
+        _wait_healthy(url, server)
+        with connect(url, TASK, seed=2) as env:
+            obs = env.reset()
+            assert obs.apps["helpdesk"] == f"{url}/apps/helpdesk"
+            listed = env.call_tool("helpdesk_list_tickets", {"status": "open", "limit": 3})
+            assert listed["status"] == 200 and len(listed["body"]["data"]) == 3
+            report = env.finish()
+        assert report["steps"] == 1 and report["success"] is False
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
