@@ -16,7 +16,7 @@ from workgym.runtime.internal import INTERNAL_PREFIX, require_internal
 from .store import EpisodeStore
 
 
-def _internal(request: Request) -> None:
+async def _internal(request: Request) -> None:
     require_internal(request.headers, request.app.state.settings.internal_secret)
 
 

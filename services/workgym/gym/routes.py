@@ -13,24 +13,24 @@ from .models import EpisodeCreate, EpisodeCreated, EpisodeView, FinishRequest
 from .service import EpisodeService
 
 
-def _service(request: Request) -> EpisodeService:
+async def _service(request: Request) -> EpisodeService:
     return request.app.state.service  # type: ignore[no-any-return]
 
 
-def _base_url(request: Request) -> str:
+async def _base_url(request: Request) -> str:
     configured = request.app.state.settings.public_url
     return (configured or str(request.base_url)).rstrip("/")
 
 
 async def _authorized_episode(
-    episode_id: str, request: Request,
+    episode_id: str, service: Annotated[EpisodeService, Depends(_service)],
     authorization: Annotated[str | None, Header(description="'Bearer <episode token>'")] = None,
 ) -> EpisodeRecord:
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("missing bearer token: send 'Authorization: Bearer <episode token>'",
                            code="missing_token")
-    return await _service(request).registry.authorize(episode_id, token.strip())
+    return await service.registry.authorize(episode_id, token.strip())
 
 
 ServiceDep = Annotated[EpisodeService, Depends(_service)]
