@@ -1,0 +1,1 @@
+"""The telemetry store: OTLP/HTTP receiver, span store, episode trace, timeline and pages."""
