@@ -321,7 +321,11 @@ class OnlyChanges(Assertion):
         return entries
 
 
-class _StepMatcher(Assertion):
+class StepPattern(BaseModel):
+    """Which trajectory steps match: method, path regex, optional status and body subset."""
+
+    model_config = ConfigDict(extra="forbid")
+
     method: Annotated[str, AfterValidator(str.upper)]
     path: str = Field(description="Regular expression the whole step path must match.")
     status: int | Annotated[str, Field(pattern=r"^[1-5]xx$")] | None = Field(
@@ -359,6 +363,29 @@ class _StepMatcher(Assertion):
         status = f" -> {self.status}" if self.status is not None else ""
         body = f" with body {orjson.dumps(self.body).decode()}" if self.body is not None else ""
         return f"{self.method} {self.path}{status}{body}"
+
+
+class _StepMatcher(Assertion, StepPattern):
+    """An assertion about the steps matching one pattern (given inline)."""
+
+
+class TrajectoryOrder(Assertion):
+    """A step matching ``first`` happens, and no step matching ``then`` comes before it
+    (e.g. the customer is asked for verification before the 2FA reset)."""
+
+    check: Literal["trajectory_order"] = "trajectory_order"
+    first: StepPattern
+    then: StepPattern
+
+    def evaluate(self, ctx: Context) -> tuple[bool, str]:
+        firsts = self.first._matching(ctx)
+        if not firsts:
+            return False, f"no step {self.first._shape()}"
+        early = [s for s in self.then._matching(ctx) if s.index < firsts[0].index]
+        if early:
+            return False, (f"step #{early[0].index} {self.then._shape()} came before "
+                           f"#{firsts[0].index} {self.first._shape()}")
+        return True, f"#{firsts[0].index} {self.first._shape()} came first"
 
 
 class TrajectoryContains(_StepMatcher):
@@ -454,6 +481,7 @@ AnyAssertion = Annotated[
     | OnlyChanges
     | TrajectoryContains
     | TrajectoryExcludes
+    | TrajectoryOrder
     | AnswerMatches,
     Field(discriminator="check"),
 ]

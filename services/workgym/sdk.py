@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import orjson
 
 from .local import BASE_URL, LocalServer, local_server
 from .runtime.settings import Settings
@@ -57,13 +58,15 @@ class Env:
         self.task = task
         self.seed = seed
         self.observation: Observation | None = None
+        self._finished = False
         self._tools: dict[str, ToolCatalogue] = {}
 
-    def _gym(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    def _gym(self, method: str, path: str, **kwargs: Any) -> Any:
+        """A gym API call's parsed JSON (orjson: episode bodies carry every tool schema)."""
         response = self._http.request(method, f"{self.base_url}{path}", **kwargs)
         if response.status_code >= 400:
             raise WorkGymClientError(response)
-        return response
+        return orjson.loads(response.content) if response.content else None
 
     @property
     def _obs(self) -> Observation:
@@ -79,12 +82,13 @@ class Env:
         self._drop()
         if seed is not None:
             self.seed = seed
-        body = self._gym("POST", "/v1/episodes", json={"task": self.task, "seed": self.seed}).json()
+        body = self._gym("POST", "/v1/episodes", json={"task": self.task, "seed": self.seed})
         self.observation = Observation(
             episode_id=body["id"], task=body["task"], seed=body["seed"],
             instruction=body["instruction"], tools=body["tools"], apps=body["apps"],
             max_steps=body["max_steps"], token=body["token"],
         )
+        self._finished = False
         return self.observation
 
     def call(self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None,
@@ -98,7 +102,7 @@ class Env:
     def _catalogue(self, app: str) -> ToolCatalogue:
         catalogue = self._tools.get(app)
         if catalogue is None:
-            document = self._gym("GET", f"/v1/apps/{app}/openapi.json").json()
+            document = self._gym("GET", f"/v1/apps/{app}/openapi.json")
             catalogue = self._tools[app] = ToolCatalogue.from_openapi(app, document)
         return catalogue
 
@@ -110,25 +114,27 @@ class Env:
         method, path, params, body = self._catalogue(app).get(name).request(arguments)
         response = self.call(method, path, json=body, params=params or None, app=app)
         try:
-            payload = response.json()
-        except ValueError:
+            payload = orjson.loads(response.content)
+        except orjson.JSONDecodeError:
             payload = response.text
         return {"status": response.status_code, "body": payload}
 
     def state(self) -> dict[str, Any]:
-        return self._gym("GET", f"/v1/episodes/{self._obs.episode_id}",
-                         headers=self._auth()).json()  # type: ignore[no-any-return]
+        return self._gym(  # type: ignore[no-any-return]
+            "GET", f"/v1/episodes/{self._obs.episode_id}", headers=self._auth())
 
     def finish(self, answer: str | None = None) -> dict[str, Any]:
         """End the episode and return its reward report."""
-        return self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/finish",
-                         json={"answer": answer}, headers=self._auth()).json()  # type: ignore[no-any-return]
+        report = self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/finish",
+                           json={"answer": answer}, headers=self._auth())
+        self._finished = True
+        return report  # type: ignore[no-any-return]
 
     def _drop(self) -> None:
         """Drop the current episode if it is still held (finished ones are kept)."""
         if self.observation is None:
             return
-        if self.state()["status"] == "active":
+        if not self._finished:
             self._gym("DELETE", f"/v1/episodes/{self._obs.episode_id}", headers=self._auth())
         self.observation = None
 

@@ -43,8 +43,10 @@ def bench_reset(settings: Settings) -> None:
     store.create("warm", seed=7, setup=task.setup, script=task.script, ttl_s=60)
     counter = iter(range(10**9))
 
-    def reset() -> None:
-        store.create(f"e{next(counter)}", seed=7, setup=task.setup, script=task.script, ttl_s=60)
+    def reset() -> None:  # an episode replaced by a fresh one, as a rollout loop does
+        episode_id = f"e{next(counter)}"
+        store.create(episode_id, seed=7, setup=task.setup, script=task.script, ttl_s=60)
+        store.delete(episode_id)
 
     times = sample(reset, 2000)
     size = len(store.get("warm").initial) / 2**20
@@ -68,8 +70,18 @@ def bench_memory(settings: Settings) -> None:
 
 def bench_in_process(local: LocalServer) -> None:
     env = Env(local, BASE_URL, TASK, seed=7)
-    times = sample(env.reset, 200)
-    print(line("env.reset() in-process (gym API + Redis)", times))
+
+    resets, finishes = [], []
+    for _ in range(200):  # the RL loop: reset, (act), finish
+        start = time.perf_counter()
+        env.reset()
+        middle = time.perf_counter()
+        env.finish()
+        resets.append(middle - start)
+        finishes.append(time.perf_counter() - middle)
+    print(line("env.reset() in-process (new episode via gym API)", resets))
+    print(line("env.finish() in-process, no steps (fetch + score)", finishes))
+    env.reset()
     ticket = env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]
     reads = sample(lambda: env.call("GET", f"/tickets/{ticket}"), 2000)
     print(line("in-process step (GET through proxy)", reads,
@@ -141,8 +153,8 @@ def main() -> int:
     print(f"WorkGym benchmarks ({os.cpu_count()} cores; one process; medians of many samples)")
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp))
+        bench_memory(settings)  # first: later benchmarks leave freed memory malloc would reuse
         bench_reset(settings)
-        bench_memory(settings)
         local = LocalServer(settings)
         try:
             bench_in_process(local)

@@ -217,6 +217,21 @@ def test_trajectory_excludes(check: Check, make_step: Callable[..., TrajectorySt
     assert check(config, steps=steps) == (False, "1 step DELETE /tickets/.*: #1 DELETE /tickets/11")
 
 
+def test_trajectory_order(check: Check, make_step: Callable[..., TrajectoryStep]) -> None:
+    config = {"check": "trajectory_order",
+              "first": {"method": "POST", "path": r"/tickets/\d+/comments"},
+              "then": {"method": "post", "path": r"/customers/\d+/2fa-reset", "status": "2xx"}}
+    ask, reset = make_step("POST", "/tickets/4/comments", 201), make_step("POST",
+                                                                        "/customers/9/2fa-reset")
+    ask_first = [ask.model_copy(update={"index": 0}), reset.model_copy(update={"index": 1})]
+    reset_first = [reset.model_copy(update={"index": 0}), ask.model_copy(update={"index": 1})]
+
+    assert check(config, steps=ask_first)[0]
+    passed, detail = check(config, steps=reset_first)
+    assert not passed and detail.startswith("step #0 POST")
+    assert check(config, steps=[])[1].startswith("no step POST")
+
+
 @pytest.mark.parametrize(
     ("config", "answer", "expected"),
     [

@@ -56,7 +56,8 @@ def test_a_task_verifier_parses_from_yaml() -> None:
 def test_the_registry_has_every_check() -> None:
     assert set(REGISTRY) == {
         "row_exists", "row_absent", "field_changed", "field_unchanged", "count_changed",
-        "only_changes", "trajectory_contains", "trajectory_excludes", "answer_matches",
+        "only_changes", "trajectory_contains", "trajectory_excludes", "trajectory_order",
+        "answer_matches",
     }
     assert all(cls.model_fields["check"].default == name for name, cls in REGISTRY.items())
 

@@ -36,7 +36,7 @@ class ReplicaClient:
 
     async def create_episode(self, base: str, **body: Any) -> dict[str, Any]:
         response = await self._call("POST", f"{base}{INTERNAL_PREFIX}/episodes", json=body)
-        return response.json()  # type: ignore[no-any-return]
+        return orjson.loads(response.content)  # type: ignore[no-any-return]
 
     async def state(self, base: str, episode_id: str, which: str) -> bytes:
         url = f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}/state/{which}"
@@ -46,4 +46,4 @@ class ReplicaClient:
         await self._call("DELETE", f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}")
 
     async def openapi(self, base: str) -> dict[str, Any]:
-        return (await self._call("GET", f"{base}/openapi.json")).json()  # type: ignore[no-any-return]
+        return orjson.loads((await self._call("GET", f"{base}/openapi.json")).content)  # type: ignore[no-any-return]

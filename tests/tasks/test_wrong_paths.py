@@ -1,0 +1,24 @@
+"""Wrong ways to do a task fail the assertion written to catch them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from workgym.agents.reference import run_step
+from workgym.sdk import Env
+from workgym.tasks import catalogue
+
+
+def test_resetting_2fa_before_asking_fails_the_policy(make_env: Callable[..., Env]) -> None:
+    task = catalogue().get("helpdesk/ask-identity-before-2fa")
+    env = make_env(task.id, 3)
+    env.reset()
+    steps = task.reference.steps
+    saved: dict[str, object] = {}
+    lookups, ask, read, reset, *rest = steps[:2], steps[3], steps[4], steps[5], *steps[6:]
+    for step in [*lookups, reset, ask, read, *rest]:
+        run_step(env, step, saved)
+    report = env.finish()
+    failed = {a["name"] for a in report["assertions"] if not a["passed"]}
+    assert failed == {"asked_before_resetting"}
+    assert report["signals"]["policy_compliance"] < 1.0
