@@ -1,11 +1,12 @@
-"""Forward an agent's request to its episode's replica, and record it.
+"""Forward an agent's request to its episode's replica, inject its faults, record it.
 
 URL shape: ``/apps/<app>/<path inside the app>``. Each request must carry the
-episode's bearer token; the proxy counts the step, forwards to the replica
-instance the episode was placed on with the internal credential, and appends
-the exchange to the episode's trajectory. Agents can never reach another
-episode (the replica only sees the episode id the proxy derived from the
-token), an internal ``/_env`` route, or any host but the episode's replicas.
+episode's bearer token; the proxy counts the step, applies the episode's fault
+plan, forwards to the replica instance the episode was placed on with the
+internal credential, and appends the exchange to the episode's trajectory.
+Agents can never reach another episode (the replica only sees the episode id
+the proxy derived from the token), an internal ``/_env`` route, or any host but
+the episode's replicas.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ from workgym.runtime.internal import (
 )
 from workgym.runtime.settings import Settings
 from workgym.runtime.trajectory import TrajectoryStep
+
+from .faults import Fault, Reply, StepContext
+from .faults.plan import cached_plan
+from .faults.plugins import limited, token_expired
 
 PREFIX = "/apps/"
 # Never forwarded in either direction: hop-by-hop, routing and credentials.
@@ -95,25 +100,75 @@ class Proxy:
         started = time.perf_counter()
         app, path = self._route(scope["path"])
         headers: list[tuple[bytes, bytes]] = scope["headers"]
-        grant = await self.registry.begin_step(_bearer(headers))
+        token = _bearer(headers)
+        grant = await self.registry.begin_step(token)
         if app not in grant.apps:
             raise NotFound(f"this episode has no app '{app}'", code="app_not_in_episode")
         body = await read_body(receive, self.settings.max_body_bytes)
-        query = scope.get("query_string", b"").decode("latin-1")
-        response = await self._forward(grant, app, scope["method"], path, query, headers, body)
-        out_headers = [(k, v) for k, v in response.headers.raw if k.lower() not in _DROP_RESPONSE]
-        await send_response(send, response.status_code, response.content, out_headers)
-        limit = self.settings.trajectory_body_bytes
-        response_body = _json_or_none(response.content, limit)
-        await self.registry.record_step(grant, TrajectoryStep(
-            index=grant.step - 1, app=app, method=scope["method"], path=path, query=query,
-            request_body=_json_or_none(body, limit), status=response.status_code,
-            response_body=response_body, error_code=_error_code(response_body),
-            duration_ms=round((time.perf_counter() - started) * 1000, 3),
-        ))
+        method, query = scope["method"], scope.get("query_string", b"").decode("latin-1")
+        ctx = self._context(grant, token, app, method, path)
+        fired: list[str] = []
+        try:
+            reply = await self._exchange(ctx, grant, app, query, headers, body, fired)
+        except ConnectionResetError:
+            await self._record(grant, app, method, path, query, body, Reply(0, [], b""),
+                               fired, started)
+            # Start a response and abandon it: the client sees the connection drop.
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            raise
+        await send_response(send, reply.status, reply.body, reply.headers)
+        await self._record(grant, app, method, path, query, body, reply, fired, started)
+
+    def _context(self, grant: StepGrant, token: str, app: str, method: str,
+                 path: str) -> StepContext:
+        episode_id = grant.episode_id
+
+        async def apply_ops(ops: list[dict[str, Any]]) -> None:
+            response = await self.upstream.post(
+                f"{grant.apps[app]}{INTERNAL_PREFIX}/episodes/{episode_id}/apply",
+                json={"ops": ops}, headers={INTERNAL_HEADER: self.settings.internal_secret},
+            )
+            response.raise_for_status()
+
+        async def set_rate_limit(until: float) -> None:
+            await self.registry.limit_until(episode_id, until)
+
+        async def expire_token() -> None:
+            await self.registry.expire_token(episode_id, token)
+
+        return StepContext(
+            episode_id=episode_id, seed=grant.seed, step=grant.step, method=method, path=path,
+            apply_ops=apply_ops, set_rate_limit=set_rate_limit, expire_token=expire_token,
+        )
+
+    async def _exchange(self, ctx: StepContext, grant: StepGrant, app: str, query: str,
+                        headers: list[tuple[bytes, bytes]], body: bytes,
+                        fired: list[str]) -> Reply:
+        """The reply the agent gets, after the faults that fire on this step."""
+        if grant.token_expired:
+            fired.append("token_expiry")
+            return token_expired()
+        wait = grant.limited_until - time.time()
+        if wait > 0:
+            fired.append("rate_limit")
+            return limited(wait)
+        plan: tuple[Fault, ...] = cached_plan(grant.faults)
+        active = [(i, f) for i, f in enumerate(plan) if f.fires(ctx, i)]
+        fired.extend(f.name for _, f in active)
+        for n, (position, fault) in enumerate(active):
+            early = await fault.before(ctx, position)
+            if early is not None:
+                del fired[n + 1:]  # the faults after the one that answered never happened
+                return early
+        deliveries = max((f.deliveries() for _, f in active), default=1)
+        for _ in range(deliveries):
+            reply = await self._forward(grant, app, ctx.method, ctx.path, query, headers, body)
+        for _, fault in active:
+            reply = await fault.after(ctx, reply)
+        return reply
 
     async def _forward(self, grant: StepGrant, app: str, method: str, path: str, query: str,
-                       headers: list[tuple[bytes, bytes]], body: bytes) -> httpx.Response:
+                       headers: list[tuple[bytes, bytes]], body: bytes) -> Reply:
         forwarded = [
             (k, v) for k, v in headers
             if k not in _DROP_REQUEST and not k.startswith(b"x-workgym-")
@@ -124,4 +179,18 @@ class Proxy:
             (STEP_HEADER.encode(), str(grant.step).encode()),
         ]
         url = grant.apps[app] + path + ("?" + query if query else "")
-        return await self.upstream.request(method, url, headers=forwarded, content=body)
+        response = await self.upstream.request(method, url, headers=forwarded, content=body)
+        out = [(k, v) for k, v in response.headers.raw if k.lower() not in _DROP_RESPONSE]
+        return Reply(response.status_code, out, response.content)
+
+    async def _record(self, grant: StepGrant, app: str, method: str, path: str, query: str,
+                      body: bytes, reply: Reply, fired: list[str], started: float) -> None:
+        limit = self.settings.trajectory_body_bytes
+        response_body = _json_or_none(reply.body, limit)
+        await self.registry.record_step(grant, TrajectoryStep(
+            index=grant.step - 1, app=app, method=method, path=path, query=query,
+            request_body=_json_or_none(body, limit), status=reply.status,
+            response_body=response_body, error_code=_error_code(response_body),
+            duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            fault=",".join(fired) or None,
+        ))

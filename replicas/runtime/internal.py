@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from workgym.runtime.internal import INTERNAL_PREFIX, require_internal
 
+from .setup import apply_setup, parse_setup
 from .store import EpisodeStore
 
 
@@ -32,6 +33,12 @@ class EpisodeCreate(BaseModel):
     setup: list[dict[str, Any]] = Field(default_factory=list)
     script: dict[str, Any] = Field(default_factory=dict)
     ttl_s: float = Field(3600, gt=0)
+
+
+class OpsApply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ops: list[dict[str, Any]] = Field(min_length=1, description="Setup operations.")
 
 
 class EpisodeCreated(BaseModel):
@@ -68,6 +75,15 @@ async def get_state(
     async with episode.lock:
         data = episode.initial if which == "initial" else episode.db.serialize()
     return Response(data, media_type="application/vnd.sqlite3")
+
+
+@router.post("/episodes/{episode_id}/apply", status_code=204)
+async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Response:
+    """Another actor changes the world (the state_drift fault): setup ops at the clock's now."""
+    episode = _store(request).get(episode_id)
+    async with episode.lock:
+        apply_setup(episode.db, parse_setup(body.ops), episode.now(), episode.vars)
+    return Response(status_code=204)
 
 
 @router.delete("/episodes/{episode_id}", status_code=204)

@@ -94,9 +94,11 @@ def _row(db: sqlite3.Connection, table: str, row_id: int) -> dict[str, Any]:
     return row
 
 
-def apply_setup(db: sqlite3.Connection, ops: list[SetupOp], now: datetime) -> dict[str, Any]:
-    """Apply ``ops`` in one transaction; return the bound rows by name."""
-    bound: dict[str, Any] = {}
+def apply_setup(db: sqlite3.Connection, ops: list[SetupOp], now: datetime,
+                bound: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Apply ``ops`` in one transaction, with ``bound`` rows to refer to; return the rows
+    bound by name (those given plus the new ones)."""
+    bound = dict(bound or {})
     db.execute("BEGIN")
     try:
         for op in ops:

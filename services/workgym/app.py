@@ -19,7 +19,7 @@ from workgym_proxy import Proxy
 from workgym_proxy.proxy import PREFIX
 
 from .gym.replica_client import ReplicaClient
-from .gym.routes import router
+from .gym.routes import control, router
 from .gym.service import EpisodeService
 from .registry import Registry
 from .runtime import errors, redis_store
@@ -65,6 +65,7 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
     app.state.settings = settings
     app.state.service = service
     app.include_router(router)
+    app.include_router(control)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

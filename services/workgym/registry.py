@@ -1,11 +1,14 @@
 """Episodes in Redis: the record, its token, its step counter and its trajectory.
 
 Keys (all expire with the episode):
-    wg:ep:{id}    hash   task, seed, token_sha, status, steps, max_steps, apps (JSON),
-                         vars (JSON), created_at, expires_at, report (JSON, once finished)
+    wg:ep:{id}    hash   task, seed, token_sha, refresh_sha, status, steps, max_steps,
+                         apps (JSON), vars (JSON), faults (JSON plan), created_at, expires_at,
+                         expired_sha (a token the token_expiry fault revoked),
+                         limited_until (rate_limit fault), report (JSON, once finished)
     wg:traj:{id}  list   one JSON TrajectoryStep per agent request
 
-A token is ``<episode id>.<secret>``; Redis keeps only the secret's SHA-256.
+A token is ``<episode id>.<secret>``; Redis keeps only the secret's SHA-256. The
+refresh token (``<episode id>.r.<secret>``) mints a new token after a token_expiry.
 """
 
 from __future__ import annotations
@@ -28,13 +31,25 @@ ACTIVE, FINISHING, FINISHED = "active", "finishing", "finished"
 # Atomically: check the token, refuse finished episodes and spent budgets, count the step.
 _BEGIN_STEP = """
 local v = redis.call('HMGET', KEYS[1], 'token_sha', 'status', 'max_steps', 'steps',
-                     'apps', 'expires_at')
+                     'apps', 'expires_at', 'seed', 'faults', 'limited_until', 'expired_sha', 'task')
+local expired = v[10] and v[10] == ARGV[1]
 if not v[1] then return {'missing'} end
-if v[1] ~= ARGV[1] then return {'bad_token'} end
+if v[1] ~= ARGV[1] and not expired then return {'bad_token'} end
 if v[2] ~= 'active' then return {v[2]} end
 if tonumber(v[4]) >= tonumber(v[3]) then return {'budget'} end
 local step = redis.call('HINCRBY', KEYS[1], 'steps', 1)
-return {'ok', tostring(step), v[5], v[6]}
+return {expired and 'expired' or 'ok', tostring(step), v[5], v[6], v[7], v[8], v[9] or '0', v[11]}
+"""
+
+# Rotate the access token if the refresh token matches.
+_REFRESH = """
+local v = redis.call('HMGET', KEYS[1], 'refresh_sha', 'status')
+if not v[1] then return 'missing' end
+if v[1] ~= ARGV[1] then return 'bad_token' end
+if v[2] ~= 'active' then return v[2] end
+redis.call('HSET', KEYS[1], 'token_sha', ARGV[2])
+redis.call('HDEL', KEYS[1], 'expired_sha')
+return 'ok'
 """
 
 # Atomically move an active episode to 'finishing' so no further step is accepted.
@@ -58,6 +73,17 @@ def _sha(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+def _refused(outcome: str) -> Exception:
+    """The error for a refused token check (missing, bad token, finished, budget)."""
+    if outcome in ("missing", "bad_token"):
+        return Unauthorized("invalid or expired episode token", code="invalid_token")
+    if outcome == "budget":
+        return Conflict("the episode's step budget is spent; finish it",
+                        code="step_budget_exhausted")
+    return Conflict(f"episode is {outcome}; it accepts no more requests",
+                    code="episode_finished")
+
+
 def split_token(token: str) -> tuple[str, str]:
     episode_id, _, secret = token.partition(".")
     if not episode_id or not secret:
@@ -70,9 +96,14 @@ class StepGrant:
     """What the proxy learns when it admits one agent request."""
 
     episode_id: str
+    task: str
     step: int
+    seed: int
     apps: dict[str, str]
     expires_at: float
+    faults: str  # the plan's JSON, parsed (and cached) by the proxy
+    limited_until: float  # a rate_limit fault refuses requests until then (wall time)
+    token_expired: bool  # the token_expiry fault revoked the token this request used
 
 
 @dataclass(frozen=True)
@@ -105,16 +136,19 @@ class Registry:
         self.redis = redis
         self._begin_step = redis.register_script(_BEGIN_STEP)
         self._claim_finish = redis.register_script(_CLAIM_FINISH)
+        self._refresh = redis.register_script(_REFRESH)
 
     @staticmethod
-    def new_identity() -> tuple[str, str]:
-        """A fresh (episode id, token)."""
+    def new_identity() -> tuple[str, str, str]:
+        """A fresh (episode id, token, refresh token)."""
         episode_id = "ep_" + secrets.token_hex(8)
-        return episode_id, f"{episode_id}.{secrets.token_urlsafe(24)}"
+        return (episode_id, f"{episode_id}.{secrets.token_urlsafe(24)}",
+                f"{episode_id}.r{secrets.token_urlsafe(24)}")
 
     async def create(
-        self, *, episode_id: str, token: str, task: str, seed: int, max_steps: int,
-        apps: dict[str, str], vars: dict[str, Any], ttl_s: int,
+        self, *, episode_id: str, token: str, refresh_token: str, task: str, seed: int,
+        max_steps: int, apps: dict[str, str], vars: dict[str, Any], faults: list[Any],
+        ttl_s: int,
     ) -> EpisodeRecord:
         now = time.time()
         record = EpisodeRecord(
@@ -125,6 +159,7 @@ class Registry:
             "task": task, "seed": seed, "status": ACTIVE, "steps": 0, "max_steps": max_steps,
             "apps": orjson.dumps(apps), "vars": orjson.dumps(vars), "created_at": now,
             "expires_at": record.expires_at, "token_sha": _sha(split_token(token)[1]),
+            "refresh_sha": _sha(split_token(refresh_token)[1]), "faults": orjson.dumps(faults),
         }
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(_ep(episode_id), mapping=fields)  # type: ignore[arg-type]
@@ -140,13 +175,17 @@ class Registry:
         return EpisodeRecord.from_hash(episode_id, raw)
 
     async def authorize(self, episode_id: str, token: str) -> EpisodeRecord:
-        """The episode ``token`` grants, or 401/404: for the gym API's own routes."""
+        """The episode the token (or the refresh token) grants, or 401/404: for the gym
+        API's own routes, which a trainer may call after its agent refreshed the token."""
         tok_episode, secret = split_token(token)
-        record_sha: str | None = await self.redis.hget(_ep(episode_id), "token_sha")  # type: ignore[assignment]
-        if record_sha is None:
+        shas: list[str | None] = await self.redis.hmget(  # type: ignore[assignment]
+            _ep(episode_id), ["token_sha", "refresh_sha"])
+        if shas[0] is None:
             raise NotFound(f"no episode '{episode_id}' (never created, or expired)",
                            code="episode_not_found")
-        if tok_episode != episode_id or not hmac.compare_digest(record_sha, _sha(secret)):
+        presented = _sha(secret)
+        if tok_episode != episode_id or not any(
+                hmac.compare_digest(sha or "", presented) for sha in shas):
             raise Unauthorized("token does not grant this episode", code="invalid_token")
         return await self.get(episode_id)
 
@@ -154,18 +193,40 @@ class Registry:
         """Count one agent request of the token's episode, or refuse it."""
         episode_id, secret = split_token(token)
         result = await self._begin_step(keys=[_ep(episode_id)], args=[_sha(secret)])
-        match result[0]:
-            case "ok":
-                return StepGrant(episode_id=episode_id, step=int(result[1]),
-                                 apps=orjson.loads(result[2]), expires_at=float(result[3]))
-            case "missing" | "bad_token":
-                raise Unauthorized("invalid or expired episode token", code="invalid_token")
-            case "budget":
-                raise Conflict("the episode's step budget is spent; finish it",
-                               code="step_budget_exhausted")
-            case _:
-                raise Conflict(f"episode is {result[0]}; it accepts no more requests",
-                               code="episode_finished")
+        if result[0] not in ("ok", "expired"):
+            raise _refused(result[0])
+        return StepGrant(
+            episode_id=episode_id, step=int(result[1]), apps=orjson.loads(result[2]),
+            expires_at=float(result[3]), seed=int(result[4]), faults=result[5],
+            limited_until=float(result[6]), task=result[7], token_expired=result[0] == "expired",
+        )
+
+    async def refresh(self, episode_id: str, refresh_token: str) -> str:
+        """A new access token, if ``refresh_token`` is this episode's."""
+        tok_episode, secret = split_token(refresh_token)
+        token = f"{episode_id}.{secrets.token_urlsafe(24)}"
+        outcome = await self._refresh(keys=[_ep(episode_id)],
+                                      args=[_sha(secret), _sha(split_token(token)[1])])
+        if tok_episode != episode_id or outcome != "ok":
+            raise _refused("bad_token" if tok_episode != episode_id else str(outcome))
+        return token
+
+    async def expire_token(self, episode_id: str, token: str) -> None:
+        """The token_expiry fault: refuse this token (401 token_expired) until a refresh."""
+        await self.redis.hset(_ep(episode_id), "expired_sha", _sha(split_token(token)[1]))
+
+    async def limit_until(self, episode_id: str, until: float) -> None:
+        """The rate_limit fault: refuse the episode's requests until ``until`` (wall time)."""
+        await self.redis.hset(_ep(episode_id), "limited_until", until)
+
+    async def faults(self, episode_id: str) -> list[Any]:
+        await self.get(episode_id)
+        raw = await self.redis.hget(_ep(episode_id), "faults")
+        return orjson.loads(raw or "[]")  # type: ignore[no-any-return]
+
+    async def set_faults(self, episode_id: str, faults: list[Any]) -> None:
+        await self.get(episode_id)
+        await self.redis.hset(_ep(episode_id), "faults", orjson.dumps(faults))
 
     async def record_step(self, grant: StepGrant, step: TrajectoryStep) -> None:
         key = _traj(grant.episode_id)

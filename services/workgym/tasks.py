@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from workgym_proxy.faults import parse_plan
 from workgym_reward import Verifier
 
 from .runtime.errors import NotFound
@@ -71,7 +72,15 @@ class Task(BaseModel):
     customer: dict[str, Any] | None = None
     reference: Reference
     verifier: Verifier
+    faults: list[dict[str, Any]] = Field(
+        default_factory=list, description="The task's fault plan (fault-proxy configs).")
     max_steps: int = Field(60, gt=0)
+
+    @field_validator("faults")
+    @classmethod
+    def _valid_plan(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        parse_plan(value)
+        return value
 
     @property
     def reference_steps(self) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -12,11 +12,16 @@ class EpisodeCreate(BaseModel):
 
     task: str = Field(description="Task id, e.g. 'helpdesk/refund-standard'.", max_length=200)
     seed: int = Field(0, ge=0, le=2**31 - 1, description="World seed; same seed, same world.")
+    faults: Literal["none", "task", "hard"] | list[dict[str, Any]] = Field(
+        "task", description="Fault plan: none, the task's own, the hard preset, or a list of "
+        "fault configs (see GET /v1/faults).")
 
 
 class EpisodeCreated(BaseModel):
     id: str = Field(description="Episode id.")
     token: str = Field(description="Bearer token scoping every request to this episode.")
+    refresh_token: str = Field(
+        description="Mints a new token (POST /v1/episodes/{id}/token) after one expires.")
     task: str
     seed: int
     instruction: str = Field(description="What the agent is asked to do.")
@@ -37,6 +42,16 @@ class EpisodeView(BaseModel):
     created_at: str
     expires_at: str
     report: dict[str, Any] | None = Field(None, description="Reward report once finished.")
+
+
+class TokenRefresh(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    refresh_token: str = Field(max_length=200, description="The episode's refresh token.")
+
+
+class TokenRefreshed(BaseModel):
+    token: str = Field(description="The new bearer token; the old one no longer works.")
 
 
 class FinishRequest(BaseModel):

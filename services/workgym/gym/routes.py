@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import hmac
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request, Response
 
+from workgym_proxy.faults import PLUGINS, PRESETS
+
 from ..registry import EpisodeRecord
-from ..runtime.errors import Unauthorized
+from ..runtime.errors import NotFound, Unauthorized
 from ..tasks import TaskDetail, TaskSummary
-from .models import EpisodeCreate, EpisodeCreated, EpisodeView, FinishRequest
-from .service import EpisodeService
+from .models import (
+    EpisodeCreate,
+    EpisodeCreated,
+    EpisodeView,
+    FinishRequest,
+    TokenRefresh,
+    TokenRefreshed,
+)
+from .service import EpisodeService, plan_for
 
 
 async def _service(request: Request) -> EpisodeService:
@@ -66,6 +76,62 @@ async def finish_episode(record: EpisodeDep, service: ServiceDep,
 async def delete_episode(record: EpisodeDep, service: ServiceDep) -> Response:
     await service.delete(record)
     return Response(status_code=204)
+
+
+@router.post("/episodes/{episode_id}/token", operation_id="refresh_token",
+             summary="Mint a new bearer token with the refresh token (after token_expired).")
+async def refresh_token(episode_id: str, body: TokenRefresh,
+                        service: ServiceDep) -> TokenRefreshed:
+    return TokenRefreshed(token=await service.registry.refresh(episode_id, body.refresh_token))
+
+
+async def _control(
+    request: Request,
+    authorization: Annotated[str | None, Header(description="'Bearer <control token>'")] = None,
+) -> None:
+    """The fault control API answers the operator's control token, never an agent's."""
+    expected = f"Bearer {request.app.state.settings.control_token}"
+    if not hmac.compare_digest((authorization or "").encode(), expected.encode()):
+        raise Unauthorized("the fault control API needs the control token", code="invalid_token")
+
+
+control = APIRouter(prefix="/v1/control", dependencies=[Depends(_control)])
+
+
+@control.get("/episodes/{episode_id}/faults", operation_id="list_faults",
+             summary="The episode's fault plan.")
+async def list_faults(episode_id: str, service: ServiceDep) -> list[dict[str, Any]]:
+    return await service.registry.faults(episode_id)
+
+
+@control.post("/episodes/{episode_id}/faults", status_code=201, operation_id="add_fault",
+              summary="Add a fault to the episode's plan (takes effect on the next request).")
+async def add_fault(episode_id: str, fault: dict[str, Any],
+                    service: ServiceDep) -> list[dict[str, Any]]:
+    plan = await service.registry.faults(episode_id)
+    plan = [*plan, *plan_for([fault], [])]
+    await service.registry.set_faults(episode_id, plan)
+    return plan
+
+
+@control.delete("/episodes/{episode_id}/faults/{index}", operation_id="remove_fault",
+                summary="Remove the fault at ``index`` from the episode's plan.")
+async def remove_fault(episode_id: str, index: int,
+                       service: ServiceDep) -> list[dict[str, Any]]:
+    plan = await service.registry.faults(episode_id)
+    if not 0 <= index < len(plan):
+        raise NotFound(f"no fault at index {index} (plan has {len(plan)})",
+                       code="fault_not_found", field="index")
+    del plan[index]
+    await service.registry.set_faults(episode_id, plan)
+    return plan
+
+
+@router.get("/faults", operation_id="list_fault_kinds",
+            summary="Every fault plugin with its config schema, and the presets.")
+async def list_fault_kinds() -> dict[str, Any]:
+    return {"plugins": {kind: cls.model_json_schema() for kind, cls in PLUGINS.items()},
+            "presets": PRESETS}
 
 
 @router.get("/tasks", operation_id="list_tasks", summary="The task catalogue.")

@@ -6,16 +6,29 @@ from datetime import UTC, datetime
 from typing import Any
 
 import anyio
+from pydantic import ValidationError
 
+from workgym_proxy.faults import resolve_plan
 from workgym_reward import score
 
 from ..registry import FINISHED, FINISHING, EpisodeRecord, Registry
-from ..runtime.errors import Conflict, NotFound
+from ..runtime.errors import Conflict, InvalidRequest, NotFound
 from ..runtime.settings import Settings
 from ..tasks import Catalogue
 from ..tools import ToolCatalogue
 from .models import EpisodeCreate, EpisodeCreated, EpisodeView
 from .replica_client import ReplicaClient
+
+
+def plan_for(choice: str | list[Any], task_plan: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The fault plan an episode gets; a bad custom plan is a 422 naming the field."""
+    try:
+        return resolve_plan(choice, task_plan)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(["faults", *map(str, first["loc"])])
+        raise InvalidRequest(f"field '{field}': {first['msg']}", code="validation_error",
+                             field=field, rule=first["type"]) from exc
 
 
 def _iso(ts: float) -> str:
@@ -61,18 +74,20 @@ class EpisodeService:
     async def create(self, body: EpisodeCreate, base_url: str) -> EpisodeCreated:
         task = self.catalogue.get(body.task)
         instance = self.instance(task.app)
-        episode_id, token = self.registry.new_identity()
+        faults = plan_for(body.faults, task.faults)
+        episode_id, token, refresh_token = self.registry.new_identity()
         ttl = self.settings.episode_ttl_s
         created = await self.replicas.create_episode(
             instance, episode_id=episode_id, seed=body.seed, setup=task.setup,
             script=task.script, ttl_s=ttl,
         )
         record = await self.registry.create(
-            episode_id=episode_id, token=token, task=task.id, seed=body.seed,
-            max_steps=task.max_steps, apps={task.app: instance}, vars=created["vars"], ttl_s=ttl,
+            episode_id=episode_id, token=token, refresh_token=refresh_token, task=task.id,
+            seed=body.seed, max_steps=task.max_steps, apps={task.app: instance},
+            vars=created["vars"], faults=faults, ttl_s=ttl,
         )
         return EpisodeCreated(
-            id=episode_id, token=token, task=task.id, seed=body.seed,
+            id=episode_id, token=token, refresh_token=refresh_token, task=task.id, seed=body.seed,
             instruction=task.instruction, apps=self.public_apps(record.apps, base_url),
             tools=(await self.tools(task.app)).schemas(), max_steps=record.max_steps,
             expires_at=_iso(record.expires_at),

@@ -25,6 +25,11 @@ class Settings(BaseSettings):
         default_factory=lambda: secrets.token_urlsafe(24),
         description="Credential the proxy and gym API present to replicas. Generated when unset.",
     )
+    control_token: str = Field(
+        default_factory=lambda: secrets.token_urlsafe(24),
+        description="Bearer credential of the fault control API (never an agent's). "
+        "Generated when unset.",
+    )
     public_url: str | None = Field(
         None, description="Base URL agents use to reach the gym API and proxy "
         "(default: the URL each request came in on).",

@@ -1,0 +1,15 @@
+"""Fault plugins, in the spirit of Toxiproxy's toxics but at the HTTP level.
+
+Every plugin is one small class whose pydantic model is also its API JSON,
+registered by its ``kind``. Whether a fault fires on a request is decided by
+(episode seed, request index, position in the plan), never by wall time.
+"""
+
+from .base import Fault, Reply, StepContext
+from .plan import PRESETS, FaultPlan, FaultSpec, parse_plan, resolve_plan
+from .plugins import PLUGINS
+
+__all__ = [
+    "PLUGINS", "PRESETS", "Fault", "FaultPlan", "FaultSpec", "Reply", "StepContext",
+    "parse_plan", "resolve_plan",
+]

@@ -1,0 +1,113 @@
+"""What every fault plugin shares: targeting, windows, the deterministic draw, hooks."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+@dataclass
+class Reply:
+    """A response on its way back to the agent; plugins may rewrite it."""
+
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+
+
+def draw(seed: int, step: int, position: int, salt: str = "") -> float:
+    """A number in [0, 1) fixed by (seed, step, position): the same requests, the same faults."""
+    digest = hashlib.blake2b(f"{seed}:{step}:{position}:{salt}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest) / 2**64
+
+
+@dataclass
+class StepContext:
+    """One agent request as the fault plugins see it."""
+
+    episode_id: str
+    seed: int
+    step: int
+    method: str
+    path: str
+    # Side effects the proxy lends plugins (they never reach a network on their own).
+    apply_ops: Callable[[list[dict[str, Any]]], Awaitable[None]]
+    set_rate_limit: Callable[[float], Awaitable[None]]
+    expire_token: Callable[[], Awaitable[None]]
+
+
+class Target(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    method: str | None = Field(None, description="Only this HTTP method (any when unset).")
+    path: str | None = Field(
+        None, description="Regular expression the app path must fully match (any when unset)."
+    )
+
+    @field_validator("method")
+    @classmethod
+    def _upper(cls, value: str | None) -> str | None:
+        return value.upper() if value else value
+
+    @field_validator("path")
+    @classmethod
+    def _regex(cls, value: str | None) -> str | None:
+        if value is not None:
+            re.compile(value)
+        return value
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method is None or self.method == method) and (
+            self.path is None or re.fullmatch(self.path, path) is not None
+        )
+
+
+class Window(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    start: int = Field(1, ge=1, description="First step (1-based request index) it may fire on.")
+    end: int | None = Field(None, ge=1, description="Last step it may fire on (open when unset).")
+
+    def covers(self, step: int) -> bool:
+        return step >= self.start and (self.end is None or step <= self.end)
+
+
+class Fault(BaseModel):
+    """Base of every plugin. Subclasses set ``kind`` (a Literal) and override hooks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    toxicity: float = Field(1.0, ge=0.0, le=1.0, description="Probability it fires on a step.")
+    target: Target = Field(default_factory=Target, description="Which requests it applies to.")
+    window: Window = Field(default_factory=Window, description="Which steps it applies to.")
+
+    # A terminal fault answers instead of the replica; the first one that fires wins.
+    terminal: ClassVar[bool] = False
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self, "kind"))  # noqa: B009 - every plugin declares kind
+
+    def fires(self, ctx: StepContext, position: int) -> bool:
+        return (
+            self.window.covers(ctx.step)
+            and self.target.matches(ctx.method, ctx.path)
+            and draw(ctx.seed, ctx.step, position) < self.toxicity
+        )
+
+    async def before(self, ctx: StepContext, position: int) -> Reply | None:
+        """Runs before forwarding; a Reply answers the agent without reaching the replica."""
+        return None
+
+    def deliveries(self) -> int:
+        """How many times the request is delivered to the replica."""
+        return 1
+
+    async def after(self, ctx: StepContext, reply: Reply) -> Reply:
+        """Runs on the replica's reply before the agent gets it."""
+        return reply

@@ -1,0 +1,198 @@
+"""The fault plugins. Each is one small class; ``PLUGINS`` maps kind -> class."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import Any, ClassVar, Literal
+
+import orjson
+from pydantic import Field
+
+from .base import Fault, Reply, StepContext, draw
+
+_JSON = [(b"content-type", b"application/json")]
+
+
+def _error(status: int, code: str, message: str,
+           headers: list[tuple[bytes, bytes]] | None = None) -> Reply:
+    body = orjson.dumps({"error": {"code": code, "message": message}})
+    return Reply(status, [*_JSON, *(headers or [])], body)
+
+
+class Latency(Fault):
+    """Delay the request by ``delay_ms`` plus up to ``jitter_ms`` (drawn, not random)."""
+
+    kind: Literal["latency"] = "latency"
+    delay_ms: int = Field(50, ge=0, le=30_000, description="Fixed delay.")
+    jitter_ms: int = Field(0, ge=0, le=30_000, description="Extra delay, up to this much.")
+
+    async def before(self, ctx: StepContext, position: int) -> Reply | None:
+        jitter = draw(ctx.seed, ctx.step, position, "jitter") * self.jitter_ms
+        await asyncio.sleep((self.delay_ms + jitter) / 1000)
+        return None
+
+
+class TimeoutBefore(Fault):
+    """The request never reaches the replica: 504 after ``delay_ms``. Safe to retry."""
+
+    kind: Literal["timeout_before"] = "timeout_before"
+    terminal: ClassVar[bool] = True
+    delay_ms: int = Field(100, ge=0, le=30_000, description="How long the agent waits first.")
+
+    async def before(self, ctx: StepContext, position: int) -> Reply | None:
+        await asyncio.sleep(self.delay_ms / 1000)
+        return _error(504, "gateway_timeout", "upstream request timed out")
+
+
+class TimeoutAfter(Fault):
+    """The replica applies the request but the response is lost: 504. Check before retrying."""
+
+    kind: Literal["timeout_after"] = "timeout_after"
+    delay_ms: int = Field(100, ge=0, le=30_000, description="How long the agent waits first.")
+
+    async def after(self, ctx: StepContext, reply: Reply) -> Reply:
+        await asyncio.sleep(self.delay_ms / 1000)
+        return _error(504, "gateway_timeout", "upstream request timed out")
+
+
+_SERVER_ERRORS: dict[int, Reply] = {
+    500: _error(500, "internal_error", "An unexpected error occurred. Please try again."),
+    502: Reply(502, [(b"content-type", b"text/html"), (b"server", b"nginx")],
+               b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+               b"<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+               b"</body>\r\n</html>\r\n"),
+    503: _error(503, "service_unavailable", "The service is temporarily overloaded.",
+                [(b"retry-after", b"1")]),
+}
+
+
+class ServerError(Fault):
+    """A 500/502/503 with the body a real server sends; the request is not applied."""
+
+    kind: Literal["server_error"] = "server_error"
+    terminal: ClassVar[bool] = True
+    statuses: list[Literal[500, 502, 503]] = Field(
+        default_factory=lambda: [500, 502, 503], min_length=1,
+        description="Statuses to choose from (drawn per step).",
+    )
+
+    async def before(self, ctx: StepContext, position: int) -> Reply | None:
+        pick = int(draw(ctx.seed, ctx.step, position, "status") * len(self.statuses))
+        return _SERVER_ERRORS[self.statuses[pick]]
+
+
+class RateLimit(Fault):
+    """429 with Retry-After; the proxy refuses every request until that time has passed."""
+
+    kind: Literal["rate_limit"] = "rate_limit"
+    terminal: ClassVar[bool] = True
+    retry_after_s: int = Field(1, ge=1, le=60, description="Seconds the agent must wait.")
+
+    async def before(self, ctx: StepContext, position: int) -> Reply | None:
+        await ctx.set_rate_limit(time.time() + self.retry_after_s)
+        return limited(self.retry_after_s)
+
+
+def limited(seconds: float) -> Reply:
+    wait = max(1, round(seconds))
+    return _error(429, "rate_limited", f"Too many requests; retry after {wait} s.",
+                  [(b"retry-after", str(wait).encode())])
+
+
+class ConnectionReset(Fault):
+    """The connection drops before the request is delivered (nothing is applied)."""
+
+    kind: Literal["connection_reset"] = "connection_reset"
+    terminal: ClassVar[bool] = True
+
+    async def before(self, ctx: StepContext, position: int) -> Reply | None:
+        raise ConnectionResetError("connection reset by peer")
+
+
+class TokenExpiry(Fault):
+    """From the step it fires on, the token is refused (401 token_expired) until refreshed."""
+
+    kind: Literal["token_expiry"] = "token_expiry"
+    terminal: ClassVar[bool] = True
+
+    async def before(self, ctx: StepContext, position: int) -> Reply | None:
+        await ctx.expire_token()
+        return token_expired()
+
+
+def token_expired() -> Reply:
+    return _error(401, "token_expired", "The access token has expired; refresh it with "
+                  "POST /v1/episodes/{id}/token and your refresh_token.",
+                  [(b"www-authenticate", b'Bearer error="invalid_token"')])
+
+
+class StateDrift(Fault):
+    """Before the request, another actor changes records (setup operations, e.g. an update)."""
+
+    kind: Literal["state_drift"] = "state_drift"
+    ops: list[dict[str, Any]] = Field(
+        min_length=1, description="Setup operations applied to the world, e.g. "
+        "{update: tickets, id: $ticket.id, values: {assignee_id: 7}}.",
+    )
+
+    async def before(self, ctx: StepContext, position: int) -> Reply | None:
+        await ctx.apply_ops(self.ops)
+        return None
+
+
+_ISO = re.compile(rb'"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):\d{2}Z"')
+
+
+class SchemaDrift(Fault):
+    """Responses change shape: fields renamed and/or timestamps in a legacy format."""
+
+    kind: Literal["schema_drift"] = "schema_drift"
+    rename: dict[str, str] = Field(default_factory=dict, description="old field -> new name.")
+    legacy_dates: bool = Field(False, description="Render timestamps as 'MM/DD/YYYY HH:MM'.")
+
+    async def after(self, ctx: StepContext, reply: Reply) -> Reply:
+        body = reply.body
+        if self.rename:
+            try:
+                body = orjson.dumps(_renamed(orjson.loads(body), self.rename))
+            except orjson.JSONDecodeError:
+                return reply
+        if self.legacy_dates:
+            body = _ISO.sub(rb'"\2/\3/\1 \4:\5"', body)
+        return Reply(reply.status, reply.headers, body)
+
+
+def _renamed(value: Any, rename: dict[str, str]) -> Any:
+    if isinstance(value, dict):
+        return {rename.get(k, k): _renamed(v, rename) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, rename) for v in value]
+    return value
+
+
+class TruncatedBody(Fault):
+    """The response body is cut short (the request itself was applied)."""
+
+    kind: Literal["truncated_body"] = "truncated_body"
+    keep: float = Field(0.5, ge=0.0, lt=1.0, description="Fraction of the body delivered.")
+
+    async def after(self, ctx: StepContext, reply: Reply) -> Reply:
+        return Reply(reply.status, reply.headers, reply.body[: int(len(reply.body) * self.keep)])
+
+
+class DuplicateDelivery(Fault):
+    """The request is delivered to the replica twice (a retrying load balancer)."""
+
+    kind: Literal["duplicate_delivery"] = "duplicate_delivery"
+
+    def deliveries(self) -> int:
+        return 2
+
+
+PLUGINS: dict[str, type[Fault]] = {
+    cls.model_fields["kind"].default: cls
+    for cls in (Latency, TimeoutBefore, TimeoutAfter, ServerError, RateLimit, ConnectionReset,
+                TokenExpiry, StateDrift, SchemaDrift, TruncatedBody, DuplicateDelivery)
+}
