@@ -33,7 +33,7 @@ bench: setup ## Print the benchmark figures (reset, steps/s, scoring, memory)
 
 lint: setup ## ruff and mypy
 	@$(BIN)/ruff check .
-	@$(BIN)/mypy services fault-proxy reward-engine replicas
+	@$(BIN)/mypy services fault-proxy reward-engine replicas telemetry
 
 serve: setup ## Run the all-in-one server on :8000
 	@$(BIN)/workgym serve --port 8000

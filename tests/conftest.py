@@ -29,8 +29,8 @@ def make_env(local: LocalServer) -> Iterator[Callable[..., Env]]:
     """Factory: an in-process environment of a task; closed after the test."""
     made: list[Env] = []
 
-    def factory(task: str, seed: int = 0) -> Env:
-        env = Env(local, BASE_URL, task, seed)
+    def factory(task: str, seed: int = 0, faults: str | list[dict[str, object]] = "task") -> Env:
+        env = Env(local, BASE_URL, task, seed, faults)
         made.append(env)
         return env
 

@@ -13,7 +13,8 @@ from .assertions import Assertion, Context, Verifier
 from .diff import States, diff_states
 from .errors import ConfigError
 from .hashing import hash_after
-from .report import AssertionResult, Report
+from .recovery import judge
+from .report import AssertionResult, FaultMet, Report
 from .signals import Outcome, Weights, episode_reward, measure
 
 
@@ -57,7 +58,17 @@ def score(
         ],
         steps=len(trajectory),
         final_state_hash=final_state_hash,
+        faults=_faults_met(trajectory),
     )
+
+
+def _faults_met(trajectory: Sequence[TrajectoryStep]) -> list[FaultMet]:
+    judged = {(step.index, kind): ok for step, kind, ok in judge(trajectory)}
+    return [
+        FaultMet(step=step.index, kind=kind, method=step.method, path=step.path,
+                 status=step.status, recovered=judged.get((step.index, kind)))
+        for step in trajectory if step.fault for kind in step.fault.split(",")
+    ]
 
 
 def _resolve(assertion: Assertion, vars: Vars) -> Assertion:

@@ -11,6 +11,16 @@ class AssertionResult(BaseModel):
     detail: str = Field(description="What the assertion found, in one short sentence.")
 
 
+class FaultMet(BaseModel):
+    step: int = Field(description="0-based index of the step the fault was injected on.")
+    kind: str = Field(description="Fault plugin kind.")
+    method: str
+    path: str
+    status: int = Field(description="What the agent received (0: connection dropped).")
+    recovered: bool | None = Field(
+        description="Whether the agent recovered the right way; null when not judged.")
+
+
 class Report(BaseModel):
     success: bool = Field(description="Every assertion passed.")
     reward: float = Field(description="Weighted sum of the signals, rounded to 6 decimals.")
@@ -18,3 +28,4 @@ class Report(BaseModel):
     assertions: list[AssertionResult]
     steps: int = Field(description="Requests the agent made.")
     final_state_hash: str = Field(description="Content hash of the final state (state_hash).")
+    faults: list[FaultMet] = Field(default_factory=list, description="Every fault injected.")

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from workgym.runtime.trajectory import TrajectoryStep
 
 from .assertions import Assertion, TrajectoryContains
+from .recovery import judge
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,10 +51,11 @@ class Weights(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    task_completion: Weight = 0.7
+    task_completion: Weight = 0.6
     efficiency: Weight = 0.1
     action_precision: Weight = 0.1
     policy_compliance: Weight = 0.1
+    error_recovery: Weight = 0.1
 
     @model_validator(mode="after")
     def _sum_to_one(self) -> Self:
@@ -78,12 +80,25 @@ def task_completion(outcome: Outcome) -> float:
     return 1.0 if outcome.success else 0.0
 
 
+def _fault_free(steps: Sequence[TrajectoryStep]) -> int:
+    """Steps an agent would have taken without faults: neither a faulted request nor the
+    read that checks whether a write whose answer was lost went through."""
+    checks = sum(
+        1 for before, step in zip(steps, steps[1:], strict=False)
+        if before.fault and before.is_write and step.method == "GET" and not step.fault
+    )
+    return sum(1 for step in steps if not step.fault) - checks
+
+
 @signal
 def efficiency(outcome: Outcome) -> float:
-    """On success, reference steps / steps taken (at most 1); 0 on failure."""
+    """On success, reference steps / fault-free steps taken (at most 1); 0 on failure.
+
+    Faulted requests and the checks after lost writes are the faults' cost, not the agent's.
+    """
     if not outcome.success:
         return 0.0
-    return min(1.0, outcome.reference_steps / max(len(outcome.steps), 1))
+    return min(1.0, outcome.reference_steps / max(_fault_free(outcome.steps), 1))
 
 
 @signal
@@ -116,3 +131,13 @@ def policy_compliance(outcome: Outcome) -> float:
         return 0.0
     policies = [passed for assertion, passed in outcome.verdicts if assertion.policy]
     return sum(policies) / len(policies) if policies else 1.0
+
+
+@signal
+def error_recovery(outcome: Outcome) -> float:
+    """Share of the injected faults met that the agent recovered from the right way
+    (see :mod:`workgym_reward.recovery`); 1 if it met none; 0 without any step."""
+    if not outcome.steps:
+        return 0.0
+    verdicts = [recovered for _, _, recovered in judge(outcome.steps)]
+    return sum(verdicts) / len(verdicts) if verdicts else 1.0

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
@@ -20,6 +20,8 @@ from .local import BASE_URL, LocalServer, local_server
 from .runtime.settings import Settings
 from .tools import ToolCatalogue
 
+# "none", the task's own plan, the "hard" preset, or a list of fault configs.
+FaultChoice = str | list[dict[str, Any]]
 # In-process server or a real HTTP client: both answer ``request(method, url, **kwargs)``.
 Transport = LocalServer | httpx.Client
 
@@ -47,12 +49,14 @@ class Observation:
     apps: dict[str, str]
     max_steps: int
     token: str
+    refresh_token: str
 
 
 class Env:
     def __init__(self, transport: Transport, base_url: str, task: str, seed: int = 0,
-                 owns_transport: bool = False) -> None:
+                 faults: FaultChoice = "task", owns_transport: bool = False) -> None:
         self._http = transport
+        self.faults = faults
         self._owns_transport = owns_transport
         self.base_url = base_url.rstrip("/")
         self.task = task
@@ -82,11 +86,12 @@ class Env:
         self._drop()
         if seed is not None:
             self.seed = seed
-        body = self._gym("POST", "/v1/episodes", json={"task": self.task, "seed": self.seed})
+        body = self._gym("POST", "/v1/episodes",
+                         json={"task": self.task, "seed": self.seed, "faults": self.faults})
         self.observation = Observation(
             episode_id=body["id"], task=body["task"], seed=body["seed"],
             instruction=body["instruction"], tools=body["tools"], apps=body["apps"],
-            max_steps=body["max_steps"], token=body["token"],
+            max_steps=body["max_steps"], token=body["token"], refresh_token=body["refresh_token"],
         )
         self._finished = False
         return self.observation
@@ -96,8 +101,19 @@ class Env:
         """One request to an app of the episode, through the proxy (counts as a step)."""
         apps = self._obs.apps
         base = apps[app] if app else next(iter(apps.values()))
-        return self._http.request(method.upper(), base + path, json=json, params=params,
-                                  headers=self._auth())
+        try:
+            return self._http.request(method.upper(), base + path, json=json, params=params,
+                                      headers=self._auth())
+        except ConnectionResetError as exc:  # in-process, the connection_reset fault
+            raise httpx.RemoteProtocolError("connection reset by peer") from exc
+
+    def refresh_token(self) -> str:
+        """Trade the refresh token for a new bearer token (after a 401 token_expired)."""
+        obs = self._obs
+        body = self._gym("POST", f"/v1/episodes/{obs.episode_id}/token",
+                         json={"refresh_token": obs.refresh_token})
+        self.observation = replace(obs, token=body["token"])
+        return str(body["token"])
 
     def _catalogue(self, app: str) -> ToolCatalogue:
         catalogue = self._tools.get(app)
@@ -107,12 +123,16 @@ class Env:
         return catalogue
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Run one tool call; returns ``{"status": int, "body": JSON}`` for the model."""
+        """Run one tool call; returns ``{"status": int, "body": JSON}`` for the model
+        (status 0 and an ``error`` when the connection dropped)."""
         app = next((a for a in self._obs.apps if name.startswith(f"{a}_")), None)
         if app is None:
             raise ValueError(f"tool {name!r} belongs to no app of this episode")
         method, path, params, body = self._catalogue(app).get(name).request(arguments)
-        response = self.call(method, path, json=body, params=params or None, app=app)
+        try:
+            response = self.call(method, path, json=body, params=params or None, app=app)
+        except httpx.TransportError as exc:
+            return {"status": 0, "error": f"{type(exc).__name__}: {exc}"}
         try:
             payload = orjson.loads(response.content)
         except orjson.JSONDecodeError:
@@ -151,11 +171,13 @@ class Env:
         self.close()
 
 
-def make(task: str, seed: int = 0, settings: Settings | None = None) -> Env:
+def make(task: str, seed: int = 0, faults: FaultChoice = "task",
+         settings: Settings | None = None) -> Env:
     """An environment served in this process (ASGI transport, no ports)."""
-    return Env(local_server(settings), BASE_URL, task, seed)
+    return Env(local_server(settings), BASE_URL, task, seed, faults)
 
 
-def connect(base_url: str, task: str, seed: int = 0, timeout: float = 60.0) -> Env:
+def connect(base_url: str, task: str, seed: int = 0, faults: FaultChoice = "task",
+            timeout: float = 60.0) -> Env:
     """An environment served by a WorkGym server at ``base_url``."""
-    return Env(httpx.Client(timeout=timeout), base_url, task, seed, owns_transport=True)
+    return Env(httpx.Client(timeout=timeout), base_url, task, seed, faults, owns_transport=True)

@@ -23,8 +23,8 @@ from .runtime.errors import NotFound
 TASKS_DIR = Path(__file__).resolve().parents[2] / "tasks"
 
 
-class ReferenceStep(BaseModel):
-    """One call of a scripted reference solution (see workgym.agents.reference)."""
+class Call(BaseModel):
+    """One HTTP call of a scripted solution (see workgym.agents.reference)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -32,8 +32,27 @@ class ReferenceStep(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     json_body: Any = Field(None, alias="json")
     save: dict[str, str] = Field(default_factory=dict, description="name -> JMESPath")
-    expect: int | None = Field(None, description="Status the step must get.")
     app: str | None = None
+
+    @property
+    def method(self) -> str:
+        return self.call.split(" ", 1)[0]
+
+
+class WriteCheck(Call):
+    """How to tell whether a write whose answer was lost was applied: ``applied`` is a
+    JMESPath over this read's response that is truthy when it was."""
+
+    applied: str
+
+
+class ReferenceStep(Call):
+    expect: int | None = Field(None, description="Status the step must get.")
+    check: WriteCheck | None = Field(
+        None, description="For writes: the read that tells whether a lost write was applied.")
+    recovery: bool = Field(
+        False, description="A step that only exists to handle faults (e.g. a fresh re-read "
+        "before a write); the naive agent skips it.")
 
 
 class Reference(BaseModel):

@@ -67,7 +67,8 @@ def test_the_reference_solution_scores_one(
 
     assert report.success and report.reward == 1.0
     assert report.signals == {"task_completion": 1.0, "efficiency": 1.0,
-                              "action_precision": 1.0, "policy_compliance": 1.0}
+                              "action_precision": 1.0, "policy_compliance": 1.0,
+                              "error_recovery": 1.0}
     assert [a.name for a in report.assertions] == [a["name"] for a in VERIFIER]
     assert report.assertions[0].detail == (
         "expected 1 row in refunds where charge_id=41, amount_cents=2500; found 1"
@@ -95,7 +96,7 @@ def test_a_damaging_run_fails_the_collateral_check(
     assert verdicts["no_collateral"] == (False, "1 of 3 changes not allowed: customers delete 3")
     assert not report.success
     assert report.signals["action_precision"] == pytest.approx(2 / 3)
-    assert report.reward == round(0.1 * 2 / 3 + 0.1, 6)
+    assert report.reward == round(0.1 * 2 / 3 + 0.1 + 0.1, 6)  # precision, policy, recovery
 
 
 def test_a_duplicated_write_costs_efficiency_and_precision(
@@ -110,19 +111,23 @@ def test_a_duplicated_write_costs_efficiency_and_precision(
     assert report.reward == 0.933333
 
 
-def test_a_fault_and_its_retry_cost_only_efficiency(
+def test_an_injected_fault_retried_costs_nothing(
     run: Score, make_step: MakeStep, reference: list[TrajectoryStep]
 ) -> None:
-    fault = make_step("POST", "/charges/41/refunds", 503, {"amount_cents": 2500}, fault="503")
+    fault = make_step("POST", "/charges/41/refunds", 503, {"amount_cents": 2500},
+                      fault="server_error")
 
     report = run([REFUND, SOLVE], [fault, *reference])
 
-    assert report.signals["action_precision"] == 1.0
-    assert report.reward == round(0.9 + 0.1 * 2 / 3, 6)
+    assert report.signals["action_precision"] == report.signals["efficiency"] == 1.0
+    assert report.signals["error_recovery"] == 1.0
+    assert report.reward == 1.0
+    assert [(f.kind, f.recovered) for f in report.faults] == [("server_error", True)]
 
 
 def test_weights_are_per_suite(run: Score, reference: list[TrajectoryStep]) -> None:
-    weights = Weights(task_completion=0.5, efficiency=0.5, action_precision=0, policy_compliance=0)
+    weights = Weights(task_completion=0.5, efficiency=0.5, action_precision=0, policy_compliance=0,
+                      error_recovery=0)
 
     assert run([REFUND, SOLVE], reference * 2, weights=weights).reward == 0.75
 

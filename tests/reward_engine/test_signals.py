@@ -109,10 +109,11 @@ def test_every_signal_has_a_weight() -> None:
 def test_default_weights_and_reward() -> None:
     weights = Weights()
     signals = {"task_completion": 1.0, "efficiency": 1 / 3, "action_precision": 1.0,
-               "policy_compliance": 1.0}
+               "policy_compliance": 1.0, "error_recovery": 1.0}
 
-    assert weights.model_dump() == {"task_completion": 0.7, "efficiency": 0.1,
-                                    "action_precision": 0.1, "policy_compliance": 0.1}
+    assert weights.model_dump() == {"task_completion": 0.6, "efficiency": 0.1,
+                                    "action_precision": 0.1, "policy_compliance": 0.1,
+                                    "error_recovery": 0.1}
     assert episode_reward(signals, weights) == 0.933333
     assert episode_reward(dict.fromkeys(signals, 1.0), weights) == 1.0
 
@@ -120,10 +121,10 @@ def test_default_weights_and_reward() -> None:
 @pytest.mark.parametrize(
     ("weights", "message"),
     [
-        ({"task_completion": 0.8}, "weights must sum to 1, not 1.1"),
+        ({"task_completion": 0.75}, "weights must sum to 1, not 1.15"),
         ({"task_completion": 1.0, "efficiency": -0.3, "action_precision": 0.3}, "greater than or"),
         ({"task_completion": float("nan")}, "finite number"),
-        ({"error_recovery": 0.0}, "Extra inputs are not permitted"),
+        ({"user_happiness": 0.0}, "Extra inputs are not permitted"),
     ],
 )
 def test_weights_validation(weights: dict[str, float], message: str) -> None:
@@ -132,7 +133,8 @@ def test_weights_validation(weights: dict[str, float], message: str) -> None:
 
 
 def test_weights_may_lean_on_one_signal() -> None:
-    only = Weights(task_completion=1.0, efficiency=0, action_precision=0, policy_compliance=0)
+    only = Weights(task_completion=1.0, efficiency=0, action_precision=0, policy_compliance=0,
+                   error_recovery=0)
 
     assert episode_reward({"task_completion": 1.0, "efficiency": 0.2, "action_precision": 0.1,
                            "policy_compliance": 0.0}, only) == 1.0

@@ -1,23 +1,39 @@
 """Runs a task's scripted reference solution over HTTP, like an agent would.
 
-Each step is ``METHOD /path`` with optional ``params``, ``json``, ``save`` and
-``expect``. ``{name}`` in the path, and a string that is exactly ``{name}``
-anywhere in params/json, is replaced by a value saved earlier; ``save`` maps
-names to JMESPath expressions over the response body. The script may use only
-what it read from the apps, never the task's hidden setup.
+Each step is ``METHOD /path`` with optional ``params``, ``json``, ``save``,
+``expect``, ``check`` and ``recovery``. ``{name}`` in the path, and a string
+that is exactly ``{name}`` anywhere in params/json, is replaced by a value
+saved earlier; ``save`` maps names to JMESPath expressions over the response
+body. The script may use only what it read from the apps, never the hidden setup.
+
+Two ways to meet faults:
+
+* :func:`reference` recovers the way a careful agent does: it backs off and
+  retries 5xx, timeouts, dropped connections and unreadable bodies; waits out
+  ``Retry-After``; refreshes an expired token; and after a write whose answer
+  was lost, reads (the step's ``check``) before deciding to send it again.
+* :func:`naive` is the same script without any of that: it skips the steps
+  marked ``recovery`` and retries a failed request at once, blindly, twice.
 """
 
 from __future__ import annotations
 
 import re
+import time
+from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import jmespath
+import orjson
 
 from ..sdk import Env
-from ..tasks import ReferenceStep, Task
+from ..tasks import Call, ReferenceStep, Task
 
 _NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+ATTEMPTS = 6
+NAIVE_ATTEMPTS = 3
+BACKOFF_S = 0.02
 
 
 class ReferenceFailed(AssertionError):
@@ -37,25 +53,129 @@ def _fill(value: Any, saved: dict[str, Any]) -> Any:
     return value
 
 
-def run_step(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> None:
-    method, path = step.call.split(" ", 1)
-    response = env.call(method, _fill(path, saved), json=_fill(step.json_body, saved),
-                        params=_fill(step.params, saved) or None, app=step.app)
-    if step.expect is not None and response.status_code != step.expect:
-        raise ReferenceFailed(f"{step.call}: expected {step.expect}, got "
-                              f"{response.status_code} {response.text[:300]}")
-    if response.status_code >= 400 and step.expect is None:
-        raise ReferenceFailed(f"{step.call}: {response.status_code} {response.text[:300]}")
-    body = response.json() if response.content else None
-    for name, expression in step.save.items():
-        value = jmespath.search(expression, body)
+@dataclass
+class Attempt:
+    """One try of a call: the response (None if the connection dropped) and its JSON."""
+
+    response: httpx.Response | None
+    body: Any = None
+    readable: bool = True
+
+    @property
+    def status(self) -> int:
+        return 0 if self.response is None else self.response.status_code
+
+    @property
+    def error_code(self) -> str | None:
+        error = self.body.get("error") if isinstance(self.body, dict) else None
+        return error.get("code") if isinstance(error, dict) else None
+
+
+def _send(env: Env, call: Call, saved: dict[str, Any]) -> Attempt:
+    method, path = call.call.split(" ", 1)
+    try:
+        response = env.call(method, _fill(path, saved), json=_fill(call.json_body, saved),
+                            params=_fill(call.params, saved) or None, app=call.app)
+    except httpx.TransportError:
+        return Attempt(None, readable=False)
+    if not response.content:
+        return Attempt(response)
+    try:
+        return Attempt(response, orjson.loads(response.content))
+    except orjson.JSONDecodeError:
+        return Attempt(response, readable=False)
+
+
+def _save(call: Call, attempt: Attempt, saved: dict[str, Any]) -> None:
+    for name, expression in call.save.items():
+        value = jmespath.search(expression, attempt.body)
         if value is None:
-            raise ReferenceFailed(f"{step.call}: '{expression}' found nothing to save as {name}")
+            raise ReferenceFailed(f"{call.call}: '{expression}' found nothing to save as {name}")
         saved[name] = value
+
+
+def _done(step: ReferenceStep, attempt: Attempt) -> bool:
+    """The answer the script expects (readable, and the expected or a non-error status)."""
+    if step.expect is not None:
+        return attempt.status == step.expect and attempt.readable
+    return 0 < attempt.status < 400 and attempt.readable
+
+
+def _applied(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> bool:
+    """After a write's answer was lost: read, and tell whether it went through."""
+    assert step.check is not None
+    for _ in range(ATTEMPTS):
+        seen = _send(env, step.check, saved)
+        if 0 < seen.status < 400 and seen.readable:
+            if jmespath.search(step.check.applied, seen.body):
+                _save(step.check, seen, saved)
+                return True
+            return False
+        _recover(env, seen)
+    raise ReferenceFailed(f"{step.check.call}: could not read state after a lost write")
+
+
+def _recover(env: Env, attempt: Attempt) -> None:
+    """What a careful agent does before trying again."""
+    if attempt.status == 401 and attempt.error_code == "token_expired":
+        env.refresh_token()
+    elif attempt.status == 429 and attempt.response is not None:
+        time.sleep(float(attempt.response.headers.get("retry-after", "1")))
+    else:
+        time.sleep(BACKOFF_S)
+
+
+def _lost_write(step: ReferenceStep, attempt: Attempt) -> bool:
+    """A write that may have been applied although its answer did not arrive."""
+    return step.method != "GET" and (attempt.status == 504 or (
+        attempt.status and attempt.status < 400 and not attempt.readable))
+
+
+def run_step(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> None:
+    """One step, recovering from faults like a careful agent."""
+    for _ in range(ATTEMPTS):
+        attempt = _send(env, step, saved)
+        if _done(step, attempt):
+            _save(step, attempt, saved)
+            return
+        if _lost_write(step, attempt) and step.check is not None and _applied(env, step, saved):
+            return
+        if attempt.readable and 400 <= attempt.status < 500 and attempt.status not in (401, 429):
+            break  # the app refused the request itself: no fault to recover from
+        _recover(env, attempt)
+    raise ReferenceFailed(f"{step.call}: {attempt.status} "
+                          f"{attempt.response.text[:300] if attempt.response else 'no response'}")
+
+
+def naive_step(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> None:
+    """One step as a naive client sends it: on failure, the same request again at once."""
+    for _ in range(NAIVE_ATTEMPTS):
+        attempt = _send(env, step, saved)
+        if _done(step, attempt):
+            _save(step, attempt, saved)
+            return
+    raise ReferenceFailed(f"{step.call}: gave up after {NAIVE_ATTEMPTS} blind tries")
+
+
+def _answer(task: Task, saved: dict[str, Any]) -> str | None:
+    return _fill(task.reference.answer, saved) if task.reference.answer else None
 
 
 def reference(env: Env, task: Task) -> str | None:
     saved: dict[str, Any] = {}
     for step in task.reference.steps:
         run_step(env, step, saved)
-    return _fill(task.reference.answer, saved) if task.reference.answer else None
+    return _answer(task, saved)
+
+
+def naive(env: Env, task: Task) -> str | None:
+    """The reference without fault handling; it stops at the first step it cannot do."""
+    saved: dict[str, Any] = {}
+    for step in task.reference.steps:
+        if step.recovery:
+            continue
+        try:
+            naive_step(env, step, saved)
+        except (ReferenceFailed, KeyError):
+            return None
+    return _answer(task, saved)

@@ -1,0 +1,90 @@
+"""Error recovery: for each injected fault the agent met, did it recover the right way?
+
+Judged from the trajectory alone (fault kinds are recorded on the steps):
+
+* ``server_error``, ``timeout_before``, ``connection_reset``, and ``truncated_body``
+  on a read: the request was not applied (or its answer was unreadable); recovered
+  when the same method and path later succeed.
+* ``timeout_after`` and ``truncated_body`` on a write: the write *was* applied;
+  recovered unless the agent re-sent it before reading anything (a blind retry).
+* ``rate_limit``: recovered when the next request is not refused again, i.e. the
+  agent waited out Retry-After.
+* ``token_expiry``: recovered when a later request succeeds (after a refresh).
+* ``state_drift``: recovered when the agent read state (a successful GET) after the
+  drift and before its next write.
+
+``latency``, ``schema_drift`` and ``duplicate_delivery`` ask nothing of the agent
+here (a task's assertions judge their consequences) and are not counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from workgym.runtime.trajectory import TrajectoryStep
+
+Steps = Sequence[TrajectoryStep]
+
+
+def _kinds(step: TrajectoryStep) -> list[str]:
+    return step.fault.split(",") if step.fault else []
+
+
+def _ok(step: TrajectoryStep) -> bool:
+    return 0 < step.status < 500 and step.status not in (401, 429)
+
+
+def _retried_ok(steps: Steps, i: int) -> bool:
+    fault = steps[i]
+    return any(s.method == fault.method and s.path == fault.path and _ok(s) and not s.fault
+               for s in steps[i + 1:])
+
+
+def _no_blind_retry(steps: Steps, i: int) -> bool:
+    fault = steps[i]
+    for step in steps[i + 1:]:
+        if step.method == "GET" and _ok(step):
+            return True
+        if (step.method, step.path, step.request_body) == (
+                fault.method, fault.path, fault.request_body):
+            return False
+    return True
+
+
+def _not_refused_again(steps: Steps, i: int) -> bool:
+    return i + 1 < len(steps) and "rate_limit" not in _kinds(steps[i + 1])
+
+
+def _later_success(steps: Steps, i: int) -> bool:
+    return any(_ok(step) and not step.fault for step in steps[i + 1:])
+
+
+def _read_before_write(steps: Steps, i: int) -> bool:
+    for step in steps[i:]:
+        if step.method == "GET" and _ok(step):
+            return True
+        if step.is_write:
+            return False
+    return False
+
+
+def _lost_answer(steps: Steps, i: int) -> bool:
+    return (_no_blind_retry if steps[i].is_write else _retried_ok)(steps, i)
+
+
+RULES: dict[str, Callable[[Steps, int], bool]] = {
+    "server_error": _retried_ok,
+    "timeout_before": _retried_ok,
+    "connection_reset": _retried_ok,
+    "timeout_after": _no_blind_retry,
+    "truncated_body": _lost_answer,
+    "rate_limit": _not_refused_again,
+    "token_expiry": _later_success,
+    "state_drift": _read_before_write,
+}
+
+
+def judge(steps: Steps) -> list[tuple[TrajectoryStep, str, bool]]:
+    """(step, fault kind, recovered) for every counted fault, in order."""
+    return [(step, kind, RULES[kind](steps, i))
+            for i, step in enumerate(steps) for kind in _kinds(step) if kind in RULES]

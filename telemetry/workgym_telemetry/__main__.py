@@ -1,0 +1,24 @@
+"""``python -m workgym_telemetry [--host --port]``: serve the telemetry store with uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import uvicorn
+
+from .app import create_app
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m workgym_telemetry", description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=4318, help="the OTLP/HTTP port")
+    parser.add_argument("--log-level", default="warning")
+    args = parser.parse_args(argv)
+    print(f"workgym-telemetry: serving on http://{args.host}:{args.port}", file=sys.stderr)
+    uvicorn.run(create_app(), host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+sys.exit(main())

@@ -1,0 +1,44 @@
+"""Assembly of the telemetry store: OTLP receiver, read API and pages over one SpanStore."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from workgym.runtime import errors
+from workgym.runtime.asgi import BodyLimit
+
+from . import api, pages, receiver
+from .deps import StoreDep
+from .settings import TelemetrySettings
+from .store import SpanStore
+
+
+def create_app(settings: TelemetrySettings | None = None) -> FastAPI:
+    settings = settings or TelemetrySettings()
+    store = SpanStore(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        store.close()
+
+    app = FastAPI(
+        title="WorkGym telemetry", version="0.1.0", lifespan=lifespan,
+        description="OTLP/HTTP receiver and span store; per-episode traces, timelines and pages.",
+    )
+    app.state.settings = settings
+    app.state.store = store
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.include_router(receiver.router)
+    app.include_router(api.router)
+    app.include_router(pages.router)
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz(store: StoreDep) -> dict[str, object]:
+        return {"status": "ok", "rows": store.counts()}
+
+    errors.install(app)
+    return app

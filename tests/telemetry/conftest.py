@@ -1,0 +1,68 @@
+"""Fixtures of the telemetry tests: a store served by uvicorn on a free loopback port."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from workgym_telemetry.app import create_app
+from workgym_telemetry.settings import TelemetrySettings
+from workgym_telemetry.store import SpanStore
+
+
+@dataclass
+class Served:
+    """A telemetry store listening on loopback."""
+
+    url: str
+    settings: TelemetrySettings
+    store: SpanStore
+    http: httpx.Client
+
+
+MakeServer = Callable[..., Served]
+
+
+@pytest.fixture
+def make_server(tmp_path: Path) -> Iterator[MakeServer]:
+    """Factory: a real uvicorn server of ``create_app`` with settings overrides."""
+    running: list[tuple[uvicorn.Server, threading.Thread, httpx.Client]] = []
+
+    def factory(**overrides: Any) -> Served:
+        settings = TelemetrySettings(data_dir=tmp_path / f"telemetry-{len(running)}", **overrides)
+        app = create_app(settings)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="none",
+                                               lifespan="on"))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.01)
+        url = f"http://127.0.0.1:{port}"
+        http = httpx.Client(base_url=url, timeout=10)
+        running.append((server, thread, http))
+        return Served(url, settings, app.state.store, http)
+
+    yield factory
+    for server, thread, http in running:
+        http.close()
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def served(make_server: MakeServer) -> Served:
+    return make_server()
