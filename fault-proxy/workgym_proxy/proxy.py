@@ -154,12 +154,12 @@ class Proxy:
             return limited(wait)
         plan: tuple[Fault, ...] = cached_plan(grant.faults)
         active = [(i, f) for i, f in enumerate(plan) if f.fires(ctx, i)]
-        fired.extend(f.name for _, f in active)
         for n, (position, fault) in enumerate(active):
             early = await fault.before(ctx, position)
-            if early is not None:
-                del fired[n + 1:]  # the faults after the one that answered never happened
+            if early is not None:  # it answered: only the faults that acted so far happened
+                fired.extend(f.name for _, f in active[: n + 1] if f.acts_before)
                 return early
+        fired.extend(f.name for _, f in active)
         deliveries = max((f.deliveries() for _, f in active), default=1)
         for _ in range(deliveries):
             reply = await self._forward(grant, app, ctx.method, ctx.path, query, headers, body)

@@ -40,6 +40,12 @@ def format_report(report: dict[str, Any], agent: str) -> str:
     ]
     for a in report["assertions"]:
         lines.append(f"    [{'x' if a['passed'] else ' '}] {a['name']}: {a['detail']}")
+    if report.get("faults"):
+        lines.append(f"  faults injected: {len(report['faults'])}")
+        verdict = {True: "recovered", False: "NOT recovered", None: "-"}
+        for f in report["faults"]:
+            lines.append(f"    step {f['step']:>2} {f['kind']:<18} {f['method']} {f['path']} "
+                         f"-> {f['status']}  {verdict[f['recovered']]}")
     lines.append(f"  final_state_hash: {report['final_state_hash']}")
     return "\n".join(lines)
 
@@ -51,8 +57,8 @@ def _run(args: argparse.Namespace) -> int:
     from .tasks import catalogue
 
     task = catalogue().get(args.task)
-    env = (workgym.connect(args.url, task.id, seed=args.seed) if args.url
-           else workgym.make(task.id, seed=args.seed))
+    env = (workgym.connect(args.url, task.id, seed=args.seed, faults=args.faults) if args.url
+           else workgym.make(task.id, seed=args.seed, faults=args.faults))
     with env:
         env.reset()
         report = env.finish(answer=AGENTS[args.agent](env, task))
@@ -80,6 +86,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--task", required=True, help="task id, e.g. helpdesk/refund-standard")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--agent", choices=sorted(AGENTS), default="reference")
+    run.add_argument("--faults", choices=["none", "task", "hard"], default="task",
+                     help="fault plan: none, the task's own (default), or the hard preset")
     run.add_argument("--url", help="a WorkGym server; default: run in this process")
     run.add_argument("--json", action="store_true", help="print the report JSON alone")
     run.set_defaults(func=_run)

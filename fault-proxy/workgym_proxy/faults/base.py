@@ -93,6 +93,11 @@ class Fault(BaseModel):
     def name(self) -> str:
         return str(getattr(self, "kind"))  # noqa: B009 - every plugin declares kind
 
+    @property
+    def acts_before(self) -> bool:
+        """Whether it does something before the request is forwarded."""
+        return type(self).before is not Fault.before
+
     def fires(self, ctx: StepContext, position: int) -> bool:
         return (
             self.window.covers(ctx.step)

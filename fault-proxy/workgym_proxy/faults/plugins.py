@@ -57,7 +57,8 @@ class TimeoutAfter(Fault):
         return _error(504, "gateway_timeout", "upstream request timed out")
 
 
-_SERVER_ERRORS: dict[int, Reply] = {
+ServerStatus = Literal[500, 502, 503]
+_SERVER_ERRORS: dict[ServerStatus, Reply] = {
     500: _error(500, "internal_error", "An unexpected error occurred. Please try again."),
     502: Reply(502, [(b"content-type", b"text/html"), (b"server", b"nginx")],
                b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
@@ -73,8 +74,8 @@ class ServerError(Fault):
 
     kind: Literal["server_error"] = "server_error"
     terminal: ClassVar[bool] = True
-    statuses: list[Literal[500, 502, 503]] = Field(
-        default_factory=lambda: [500, 502, 503], min_length=1,
+    statuses: list[ServerStatus] = Field(
+        default_factory=lambda: list(_SERVER_ERRORS), min_length=1,
         description="Statuses to choose from (drawn per step).",
     )
 

@@ -128,7 +128,7 @@ def _recover(env: Env, attempt: Attempt) -> None:
 def _lost_write(step: ReferenceStep, attempt: Attempt) -> bool:
     """A write that may have been applied although its answer did not arrive."""
     return step.method != "GET" and (attempt.status == 504 or (
-        attempt.status and attempt.status < 400 and not attempt.readable))
+        0 < attempt.status < 400 and not attempt.readable))
 
 
 def run_step(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> None:
