@@ -14,13 +14,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import httpx
 import orjson
+from opentelemetry.trace import Span, SpanKind
 
 from workgym.registry import Registry, StepGrant
+from workgym.runtime import observability as obs
 from workgym.runtime.asgi import Receive, Scope, Send, read_body, send_error, send_response
-from workgym.runtime.errors import NotFound, Unauthorized, WorkGymError
+from workgym.runtime.errors import NotFound, Unauthorized, UpstreamError, WorkGymError
 from workgym.runtime.internal import (
+    CHANGES_HEADER,
     EPISODE_HEADER,
     INTERNAL_HEADER,
     INTERNAL_PREFIX,
@@ -32,8 +34,12 @@ from workgym.runtime.trajectory import TrajectoryStep
 from .faults import Fault, Reply, StepContext
 from .faults.plan import cached_plan
 from .faults.plugins import limited, token_expired
+from .upstream import Upstream
 
 PREFIX = "/apps/"
+_CHANGES = CHANGES_HEADER.encode()
+# The agent's trace context is continued by the proxy's span, not forwarded as is.
+_TRACE_CONTEXT = frozenset({b"traceparent", b"tracestate"})
 # Never forwarded in either direction: hop-by-hop, routing and credentials.
 _DROP_REQUEST = frozenset({
     b"host", b"authorization", b"connection", b"keep-alive", b"te", b"trailer",
@@ -74,12 +80,13 @@ def _error_code(body: Any) -> str | None:
 class Proxy:
     """Pure ASGI app serving ``/apps/<app>/...``."""
 
-    def __init__(self, settings: Settings, registry: Registry, upstream: httpx.AsyncClient,
+    def __init__(self, settings: Settings, registry: Registry, upstream: Upstream,
                  apps: frozenset[str]) -> None:
         self.settings = settings
         self.registry = registry
         self.upstream = upstream
         self.apps = apps
+        self.metrics = obs.Metrics()
 
     def _route(self, path: str) -> tuple[str, str]:
         app, _, rest = path[len(PREFIX):].partition("/")
@@ -105,30 +112,36 @@ class Proxy:
         if app not in grant.apps:
             raise NotFound(f"this episode has no app '{app}'", code="app_not_in_episode")
         body = await read_body(receive, self.settings.max_body_bytes)
-        method, query = scope["method"], scope.get("query_string", b"").decode("latin-1")
-        ctx = self._context(grant, token, app, method, path)
-        fired: list[str] = []
-        try:
-            reply = await self._exchange(ctx, grant, app, query, headers, body, fired)
-        except ConnectionResetError:
-            await self._record(grant, app, method, path, query, body, Reply(0, [], b""),
-                               fired, started)
-            # Start a response and abandon it: the client sees the connection drop.
-            await send({"type": "http.response.start", "status": 200, "headers": []})
-            raise
-        await send_response(send, reply.status, reply.body, reply.headers)
-        await self._record(grant, app, method, path, query, body, reply, fired, started)
+        ctx = self._context(grant, token, app, scope["method"], path,
+                            scope.get("query_string", b"").decode("latin-1"), body)
+        incoming = {k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
+        with obs.span("proxy.step", {
+            "workgym.episode_id": grant.episode_id, "workgym.task": grant.task,
+            "workgym.step": grant.step, "workgym.app": app, "http.request.method": ctx.method,
+            "url.path": path, "url.query": ctx.query,
+        }, kind=SpanKind.SERVER, context=obs.extract(incoming)) as span:
+            try:
+                reply = await self._exchange(ctx, grant, headers)
+            except ConnectionResetError:
+                await self._record(ctx, grant, Reply(0, [], b""), started, span)
+                # Start a response and abandon it: the client sees the connection drop.
+                await send({"type": "http.response.start", "status": 200, "headers": []})
+                raise
+            await send_response(send, reply.status, reply.body, reply.headers)
+            await self._record(ctx, grant, reply, started, span)
 
-    def _context(self, grant: StepGrant, token: str, app: str, method: str,
-                 path: str) -> StepContext:
+    def _context(self, grant: StepGrant, token: str, app: str, method: str, path: str,
+                 query: str, body: bytes) -> StepContext:
         episode_id = grant.episode_id
 
         async def apply_ops(ops: list[dict[str, Any]]) -> None:
-            response = await self.upstream.post(
-                f"{grant.apps[app]}{INTERNAL_PREFIX}/episodes/{episode_id}/apply",
-                json={"ops": ops}, headers={INTERNAL_HEADER: self.settings.internal_secret},
-            )
-            response.raise_for_status()
+            url = f"{grant.apps[app]}{INTERNAL_PREFIX}/episodes/{episode_id}/apply"
+            status, _, body = await self.upstream.request("POST", url, [
+                (INTERNAL_HEADER.encode(), self.settings.internal_secret.encode()),
+                (b"content-type", b"application/json"),
+            ], orjson.dumps({"ops": ops}))
+            if status >= 400:
+                raise UpstreamError(f"replica refused POST {url}: {status} {body[:300]!r}")
 
         async def set_rate_limit(until: float) -> None:
             await self.registry.limit_until(episode_id, until)
@@ -137,14 +150,15 @@ class Proxy:
             await self.registry.expire_token(episode_id, token)
 
         return StepContext(
-            episode_id=episode_id, seed=grant.seed, step=grant.step, method=method, path=path,
-            apply_ops=apply_ops, set_rate_limit=set_rate_limit, expire_token=expire_token,
+            episode_id=episode_id, seed=grant.seed, step=grant.step, app=app, method=method,
+            path=path, query=query, body=body, apply_ops=apply_ops,
+            set_rate_limit=set_rate_limit, expire_token=expire_token,
         )
 
-    async def _exchange(self, ctx: StepContext, grant: StepGrant, app: str, query: str,
-                        headers: list[tuple[bytes, bytes]], body: bytes,
-                        fired: list[str]) -> Reply:
+    async def _exchange(self, ctx: StepContext, grant: StepGrant,
+                        headers: list[tuple[bytes, bytes]]) -> Reply:
         """The reply the agent gets, after the faults that fire on this step."""
+        fired = ctx.fired
         if grant.token_expired:
             fired.append("token_expiry")
             return token_expired()
@@ -162,35 +176,55 @@ class Proxy:
         fired.extend(f.name for _, f in active)
         deliveries = max((f.deliveries() for _, f in active), default=1)
         for _ in range(deliveries):
-            reply = await self._forward(grant, app, ctx.method, ctx.path, query, headers, body)
+            reply = await self._forward(ctx, grant, headers)
         for _, fault in active:
             reply = await fault.after(ctx, reply)
         return reply
 
-    async def _forward(self, grant: StepGrant, app: str, method: str, path: str, query: str,
-                       headers: list[tuple[bytes, bytes]], body: bytes) -> Reply:
+    async def _forward(self, ctx: StepContext, grant: StepGrant,
+                       headers: list[tuple[bytes, bytes]]) -> Reply:
         forwarded = [
             (k, v) for k, v in headers
             if k not in _DROP_REQUEST and not k.startswith(b"x-workgym-")
+            and k not in _TRACE_CONTEXT
         ]
         forwarded += [
             (INTERNAL_HEADER.encode(), self.settings.internal_secret.encode()),
             (EPISODE_HEADER.encode(), grant.episode_id.encode()),
             (STEP_HEADER.encode(), str(grant.step).encode()),
+            *((k.encode(), v.encode()) for k, v in obs.inject().items()),
         ]
-        url = grant.apps[app] + path + ("?" + query if query else "")
-        response = await self.upstream.request(method, url, headers=forwarded, content=body)
-        out = [(k, v) for k, v in response.headers.raw if k.lower() not in _DROP_RESPONSE]
-        return Reply(response.status_code, out, response.content)
+        url = grant.apps[ctx.app] + ctx.path + ("?" + ctx.query if ctx.query else "")
+        status, received, content = await self.upstream.request(
+            ctx.method, url, forwarded, ctx.body)
+        out = []
+        for k, v in received:
+            if k == _CHANGES:
+                ctx.changes = orjson.loads(v)
+            elif k not in _DROP_RESPONSE and not k.startswith(b"x-workgym-"):
+                out.append((k, v))
+        return Reply(status, out, content)
 
-    async def _record(self, grant: StepGrant, app: str, method: str, path: str, query: str,
-                      body: bytes, reply: Reply, fired: list[str], started: float) -> None:
+    async def _record(self, ctx: StepContext, grant: StepGrant, reply: Reply, started: float,
+                      span: Span) -> None:
         limit = self.settings.trajectory_body_bytes
         response_body = _json_or_none(reply.body, limit)
+        duration_ms = round((time.perf_counter() - started) * 1000, 3)
+        fault = ",".join(ctx.fired) or None
         await self.registry.record_step(grant, TrajectoryStep(
-            index=grant.step - 1, app=app, method=method, path=path, query=query,
-            request_body=_json_or_none(body, limit), status=reply.status,
+            index=grant.step - 1, app=ctx.app, method=ctx.method, path=ctx.path, query=ctx.query,
+            request_body=_json_or_none(ctx.body, limit), status=reply.status,
             response_body=response_body, error_code=_error_code(response_body),
-            duration_ms=round((time.perf_counter() - started) * 1000, 3),
-            fault=",".join(fired) or None,
+            duration_ms=duration_ms, fault=fault, changes=ctx.changes,
         ))
+        self.metrics.steps.add(1, {"app": ctx.app})
+        self.metrics.step_latency.record(duration_ms, {"app": ctx.app})
+        for kind in ctx.fired:
+            self.metrics.faults.add(1, {"kind": kind})
+        if span.is_recording():
+            span.set_attributes({
+                "http.response.status_code": reply.status,
+                "workgym.request_body": obs.body_text(ctx.body),
+                "workgym.response_body": obs.body_text(reply.body),
+                **({"workgym.fault": fault} if fault else {}),
+            })

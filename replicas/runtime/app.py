@@ -8,6 +8,7 @@ from workgym.runtime import errors
 from workgym.runtime.settings import Settings
 
 from . import internal
+from .observe import ObserveRequests
 from .spec import ReplicaSpec
 from .store import EpisodeStore
 
@@ -18,7 +19,8 @@ def create_replica_app(spec: ReplicaSpec, settings: Settings) -> FastAPI:
         openapi_tags=spec.openapi_tags or None,
     )
     app.state.settings = settings
-    app.state.store = EpisodeStore(spec, settings)
+    app.state.store = store = EpisodeStore(spec, settings)
+    app.add_middleware(ObserveRequests, store=store)
     # Flattened: include_router would match every request twice (measured ~2x slower).
     app.router.routes.extend(spec.router.routes)
     app.include_router(internal.health, include_in_schema=False)

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from workgym.runtime.internal import INTERNAL_PREFIX, require_internal
 
+from . import changes
 from .setup import apply_setup, parse_setup
 from .store import EpisodeStore
 
@@ -83,6 +84,8 @@ async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Respon
     episode = _store(request).get(episode_id)
     async with episode.lock:
         apply_setup(episode.db, parse_setup(body.ops), episode.now(), episode.vars)
+        # Another actor's changes are not the agent's: skip them in the change log.
+        episode.memory["changes_seq"] = changes.since(episode.db, 0)[1]
     return Response(status_code=204)
 
 

@@ -19,10 +19,14 @@ from typing import Any
 
 import orjson
 
+from . import changes
 from .clock import WORLD_START
 from .db import connect_memory
 from .setup import apply_setup, parse_setup
 from .spec import ReplicaSpec
+
+# Bumped when the runtime changes what a snapshot holds (e.g. the change-log triggers).
+RUNTIME_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,7 @@ class SnapshotCache:
         self._prepared = _Lru(size)
 
     def pristine_key(self, seed: int) -> str:
-        return f"{self.spec.name}-v{self.spec.data_version}-seed{seed}"
+        return f"{self.spec.name}-v{self.spec.data_version}.{RUNTIME_VERSION}-seed{seed}"
 
     def pristine(self, seed: int) -> bytes:
         key = self.pristine_key(seed)
@@ -83,6 +87,7 @@ class SnapshotCache:
             return path.read_bytes()
         conn = connect_memory()
         self.spec.seed(conn, seed, WORLD_START)
+        changes.install(conn)
         conn.execute("VACUUM")
         data = conn.serialize()
         conn.close()
@@ -100,6 +105,7 @@ class SnapshotCache:
             return found  # type: ignore[no-any-return]
         conn = load(self.pristine(seed))
         bound = apply_setup(conn, parse_setup(setup), WORLD_START)
+        conn.execute("DELETE FROM _changes")  # the world as the agent finds it: nothing yet
         prepared = Prepared(key=key, data=conn.serialize(), vars=bound)
         conn.close()
         return self._prepared.remember(key, prepared)  # type: ignore[no-any-return]

@@ -42,6 +42,10 @@ class EpisodeStore:
         heapq.heappush(self._expiry, (expires_at, episode_id))
         return episode
 
+    def peek(self, episode_id: str) -> Episode | None:
+        """The episode if this instance holds it, without raising."""
+        return self._episodes.get(episode_id)
+
     def get(self, episode_id: str) -> Episode:
         episode = self._episodes.get(episode_id)
         if episode is None or episode.expires_at <= time.time():

@@ -1,13 +1,17 @@
-"""Assembly of a WorkGym server: gym API, proxy and (in-process) replicas.
+"""Assembly of a WorkGym server: the roles one process serves, from its settings.
 
 ``create_app(settings)`` is what ``workgym serve``, ``workgym.make`` and the
-tests run. Apps listed in ``settings.replica_urls`` are reached over HTTP;
-every other replica runs in this process, reached through an ASGI transport
-at ``http://<app>.replica`` — the same client, the same code path.
+tests run. ``settings.roles`` picks the gym API, the proxy and replicas; by
+default all of them, in one process. Apps listed in ``settings.replica_urls``
+are reached over HTTP; every other replica runs in this process, reached
+through an ASGI transport at ``http://<app>.replica`` — the same client, the
+same code path. Without the gym API, a process serves at most one replica, at
+``/`` (its API, ``/_env`` routes and ``/openapi.json``), for the others to reach.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import httpx
@@ -17,13 +21,15 @@ from replicas.catalog import specs
 from replicas.runtime.app import create_replica_app
 from workgym_proxy import Proxy
 from workgym_proxy.proxy import PREFIX
+from workgym_proxy.upstream import make_upstream
 
 from .gym.replica_client import ReplicaClient
 from .gym.routes import control, router
 from .gym.service import EpisodeService
 from .registry import Registry
 from .runtime import errors, redis_store
-from .runtime.asgi import ASGIApp, BodyLimit, Receive, Scope, Send
+from .runtime.asgi import ASGIApp, BodyLimit, Message, Receive, Scope, Send
+from .runtime.errors import ConfigError
 from .runtime.settings import Settings
 from .tasks import catalogue
 
@@ -37,24 +43,53 @@ class Server:
     """A running WorkGym: the ASGI entry point and the parts tests reach into."""
 
     settings: Settings
-    gym: FastAPI
-    proxy: Proxy
+    gym: FastAPI | None
+    proxy: Proxy | None
     replicas: dict[str, FastAPI]
-    registry: Registry
+    registry: Registry | None
     http: httpx.AsyncClient
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith(PREFIX):
+        if scope["type"] == "http" and self.proxy and scope["path"].startswith(PREFIX):
             await self.proxy(scope, receive, send)
+        elif scope["type"] == "lifespan":
+            await self._root(scope, receive, self._closing(send))
         else:
-            await self._gym(scope, receive, send)
+            await self._root(scope, receive, send)
 
     def __post_init__(self) -> None:
-        self._gym: ASGIApp = BodyLimit(self.gym, self.settings.max_body_bytes)
+        self._root: ASGIApp = (
+            BodyLimit(self.gym, self.settings.max_body_bytes) if self.gym
+            else next(iter(self.replicas.values())) if self.replicas
+            else create_health_app()
+        )
+
+    def _closing(self, send: Send) -> Send:
+        """Close clients when the server (uvicorn's lifespan) shuts down."""
+        async def closing(message: Message) -> None:
+            if message["type"] == "lifespan.shutdown.complete":
+                await self.aclose()
+            await send(message)
+        return closing
 
     async def aclose(self) -> None:
+        if self.proxy:
+            await self.proxy.upstream.aclose()
         await self.http.aclose()
-        await self.registry.redis.aclose()
+        if self.registry:
+            await self.registry.redis.aclose()
+
+
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+def create_health_app() -> FastAPI:
+    """What a process without the gym API or a replica answers outside /apps/."""
+    app = FastAPI(title="WorkGym proxy", openapi_url=None, docs_url=None, redoc_url=None)
+    app.add_api_route("/healthz", healthz, include_in_schema=False)
+    errors.install(app)
+    return app
 
 
 def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
@@ -66,34 +101,58 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
     app.state.service = service
     app.include_router(router)
     app.include_router(control)
-
-    @app.get("/healthz", include_in_schema=False)
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
-
+    app.add_api_route("/healthz", healthz, include_in_schema=False)
     errors.install(app)
     return app
+
+
+def plan(settings: Settings, apps: Collection[str]) -> tuple[list[str], dict[str, str]]:
+    """The replicas this process runs, and where the gym API places each app's episodes;
+    ConfigError for settings that could not work."""
+    roles, urls = settings.roles, settings.replica_urls
+    named = [r.partition(":")[2] for r in sorted(roles) if r.startswith("replica:")]
+    if unknown := [name for name in named if name not in apps]:
+        raise ConfigError(f"no replica app {unknown}; the apps are {sorted(apps)}")
+    local = named + [n for n in apps if "replicas" in roles and n not in urls and n not in named]
+    if "gym" not in roles and len(local) > 1:
+        raise ConfigError(f"without the gym API a process serves one replica, at /; got {local}")
+    # In-process replicas are reached only by a gym API and a proxy both in this process.
+    together = {"gym", "proxy"} <= roles
+    instances = {n: local_url(n) if n in local and together else urls[n]
+                 for n in apps if (n in local and together) or n in urls}
+    if "gym" in roles and (missing := [n for n in apps if n not in instances]):
+        raise ConfigError(f"the gym API needs WORKGYM_REPLICA_URLS for {missing} (replicas "
+                          "run in its process only when the proxy runs there too)")
+    if ("gym" in roles) != ("proxy" in roles) and not settings.redis_url:
+        raise ConfigError("the gym API and the proxy share episodes through Redis: set REDIS_URL "
+                          "in both processes")
+    split = not together or any(url != local_url(n) for n, url in instances.items())
+    if split and "internal_secret" not in settings.model_fields_set:
+        raise ConfigError("services in separate processes share WORKGYM_INTERNAL_SECRET: set it, "
+                          "the same in every process")
+    return local, instances
 
 
 def create_app(settings: Settings | None = None) -> Server:
     settings = settings or Settings()
     apps = specs()
-    replicas = {
-        name: create_replica_app(spec, settings)
-        for name, spec in apps.items() if name not in settings.replica_urls
-    }
+    local, instances = plan(settings, apps)
+    replicas = {name: create_replica_app(apps[name], settings) for name in local}
     http = httpx.AsyncClient(
         mounts={local_url(name): httpx.ASGITransport(app=app) for name, app in replicas.items()},
         timeout=httpx.Timeout(30.0),
     )
-    registry = Registry(redis_store.connect(settings))
-    instances = {name: settings.replica_urls.get(name, local_url(name)) for name in apps}
-    service = EpisodeService(
-        settings=settings, registry=registry, catalogue=catalogue(),
-        replicas=ReplicaClient(http, settings.internal_secret), instances=instances,
-    )
-    return Server(
-        settings=settings, gym=create_gym_app(settings, service),
-        proxy=Proxy(settings, registry, http, frozenset(apps)),
-        replicas=replicas, registry=registry, http=http,
-    )
+    roles = settings.roles
+    registry = Registry(redis_store.connect(settings)) if roles & {"gym", "proxy"} else None
+    gym = proxy = None
+    if registry and "gym" in roles:
+        service = EpisodeService(
+            settings=settings, registry=registry, catalogue=catalogue(),
+            replicas=ReplicaClient(http, settings.internal_secret), instances=instances,
+        )
+        gym = create_gym_app(settings, service)
+    if registry and "proxy" in roles:
+        upstream = make_upstream(settings.proxy_client, http, [local_url(n) for n in replicas])
+        proxy = Proxy(settings, registry, upstream, frozenset(apps))
+    return Server(settings=settings, gym=gym, proxy=proxy, replicas=replicas, registry=registry,
+                  http=http)

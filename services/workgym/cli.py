@@ -12,9 +12,20 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .app import create_app
+    from .runtime.errors import ConfigError
+    from .runtime.settings import Settings
 
-    print(f"workgym: serving on http://{args.host}:{args.port}  (Ctrl-C to stop)", file=sys.stderr)
-    uvicorn.run(create_app(), host=args.host, port=args.port, log_level=args.log_level)
+    settings = Settings()
+    if args.role:
+        replicas = [f"replica:{app}" for app in args.app] if args.app else ["replicas"]
+        roles = {role for role in args.role if role != "replica"}
+        settings = Settings(roles=roles | set(replicas) if "replica" in args.role else roles)
+    elif args.app:
+        raise ConfigError("--app goes with --role replica")
+    server = create_app(settings)
+    print(f"workgym: serving {', '.join(sorted(settings.roles))} on "
+          f"http://{args.host}:{args.port}  (Ctrl-C to stop)", file=sys.stderr)
+    uvicorn.run(server, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 
@@ -66,13 +77,48 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from replicas.catalog import specs
+    from replicas.runtime.app import create_replica_app
+
+    from .export import Exporter, write
+    from .runtime.settings import Settings
+    from .tasks import catalogue
+    from .tools import ToolCatalogue
+
+    settings = Settings()
+    tasks = catalogue()
+    if args.task:
+        task_ids = [tasks.get(args.task).id]
+    else:
+        task_ids = [t.id for t in tasks if t.app == args.suite or t.id.startswith(f"{args.suite}/")]
+        if not task_ids:
+            raise SystemExit(f"workgym: error: no task in suite '{args.suite}'")
+    tools = {name: ToolCatalogue.from_openapi(name, create_replica_app(spec, settings).openapi())
+             for name, spec in specs().items()}
+    url = args.telemetry or settings.telemetry_url or "http://127.0.0.1:4318"
+    exporter = Exporter(url, tasks, tools)
+    count = write(exporter.records(args.format, exporter.timelines(task_ids, args.limit)),
+                  Path(args.out))
+    print(f"workgym: wrote {count} {args.format} records to {args.out}", file=sys.stderr)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     from .agents import AGENTS
 
     root = argparse.ArgumentParser(prog="workgym", description=__doc__)
     sub = root.add_subparsers(dest="command", required=True)
 
-    serve = sub.add_parser("serve", help="run the all-in-one server (gym API, proxy, replicas)")
+    serve = sub.add_parser("serve", help="run the all-in-one server (gym API, proxy, replicas) "
+                           "or, with --role, one service alone")
+    serve.add_argument("--role", action="append", choices=["gym", "proxy", "replica"],
+                       help="serve only this (repeatable); others are reached over HTTP "
+                       "(WORKGYM_REPLICA_URLS, REDIS_URL, WORKGYM_INTERNAL_SECRET)")
+    serve.add_argument("--app", action="append",
+                       help="with --role replica: the replica app, e.g. helpdesk")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="warning")
@@ -91,6 +137,17 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--url", help="a WorkGym server; default: run in this process")
     run.add_argument("--json", action="store_true", help="print the report JSON alone")
     run.set_defaults(func=_run)
+
+    export = sub.add_parser("export", help="recorded episodes as SFT/DPO/JSONL training data")
+    export.add_argument("--format", choices=["sft", "dpo", "jsonl"], required=True)
+    which = export.add_mutually_exclusive_group(required=True)
+    which.add_argument("--task", help="one task id")
+    which.add_argument("--suite", help="every task of a suite, e.g. helpdesk")
+    export.add_argument("--out", required=True, help="output file (JSON lines)")
+    export.add_argument("--telemetry", help="telemetry store URL "
+                        "(default: WORKGYM_TELEMETRY_URL or http://127.0.0.1:4318)")
+    export.add_argument("--limit", type=int, default=1000, help="episodes per task, newest first")
+    export.set_defaults(func=_export)
     return root
 
 

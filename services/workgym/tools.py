@@ -8,8 +8,10 @@ The same catalogue turns a tool call back into an HTTP request.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 from .runtime.errors import InvalidRequest, NotFound
 
@@ -43,6 +45,28 @@ class Operation:
     query_params: tuple[str, ...]
     body_params: tuple[str, ...]
     schema: dict[str, Any]
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The path template as a regex capturing the path parameters."""
+        parts = re.split(r"\{(\w+)\}", self.path)
+        regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/]+)"
+                        for i, p in enumerate(parts))
+        return re.compile(regex)
+
+    def arguments(self, path: str, query: str, body: Any) -> dict[str, Any] | None:
+        """The tool-call arguments a recorded request corresponds to (None: not this tool)."""
+        match = self.pattern.fullmatch(path)
+        if match is None:
+            return None
+        props = self.schema["function"]["parameters"]["properties"]
+        found: dict[str, Any] = {}
+        for name, value in [*match.groupdict().items(), *parse_qsl(query)]:
+            found[name] = int(value) if props.get(name, {}).get("type") == "integer" \
+                and value.lstrip("-").isdigit() else value
+        if isinstance(body, dict):
+            found.update(body)
+        return found
 
     def request(self, arguments: dict[str, Any]) -> tuple[str, str, dict[str, Any], Any]:
         """(method, path, query params, JSON body) for a tool call's arguments."""
@@ -120,6 +144,16 @@ class ToolCatalogue:
 
     def schemas(self) -> list[dict[str, Any]]:
         return [op.schema for op in self._ops.values()]
+
+    def match(self, method: str, path: str, query: str, body: Any
+              ) -> tuple[str, dict[str, Any]] | None:
+        """(tool name, arguments) of a recorded request, or None if no tool makes it."""
+        for op in self._ops.values():
+            if op.method == method:
+                arguments = op.arguments(path, query, body)
+                if arguments is not None:
+                    return op.name, arguments
+        return None
 
     def get(self, name: str) -> Operation:
         op = self._ops.get(name)

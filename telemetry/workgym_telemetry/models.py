@@ -70,6 +70,7 @@ class Report(BaseModel):
     signals: dict[str, float] = Field(default_factory=dict)
     assertions: list[Assertion] = Field(default_factory=list)
     faults: list[Any] = Field(default_factory=list)
+    answer: str | None = None
 
 
 class Step(BaseModel):
@@ -101,4 +102,5 @@ class Timeline(BaseModel):
     signals: dict[str, float]
     assertions: list[Assertion]
     faults: list[Any] = Field(description="The faults the report lists.")
+    answer: str | None = Field(None, description="The agent's final answer, if any.")
     steps: list[Step]

@@ -48,7 +48,7 @@ def build(episode_id: str, spans: Sequence[Span]) -> Timeline:
         duration_ms=(max(s.end_ns for s in spans) - started_ns) / 1e6,
         finished=finish is not None,
         reward=final.reward, success=final.success, signals=final.signals,
-        assertions=final.assertions, faults=final.faults,
+        assertions=final.assertions, faults=final.faults, answer=final.answer,
         steps=[_step(span, changes) for span in steps],
     )
 

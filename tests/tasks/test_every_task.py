@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from workgym.agents import reference
+from workgym.agents import naive, reference
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
@@ -50,7 +50,9 @@ def test_reference_scores_one(make_env: Callable[..., Env], task_id: str) -> Non
     failed = [a for a in report["assertions"] if not a["passed"]]
     assert failed == [] and report["success"], failed
     assert report["reward"] == 1.0, report["signals"]
-    assert report["steps"] == task.reference_steps
+    faulted = sum(1 for f in report["faults"] if f["recovered"] is not None)
+    assert report["steps"] >= task.reference_steps
+    assert report["steps"] == task.reference_steps or faulted, "extra steps only for faults"
 
 
 @pytest.mark.parametrize("task_id", TASKS)
@@ -79,3 +81,16 @@ def test_collateral_damage_fails(
     task = catalogue().get(task_id)
     only_changes = [a.name for a in task.verifier.root if a.check == "only_changes"]
     assert any(not by_check[name]["passed"] for name in only_changes)
+
+
+FAULT_TASKS = [task.id for task in catalogue() if task.faults]
+
+
+@pytest.mark.parametrize("task_id", FAULT_TASKS)
+def test_naive_agent_fails_fault_tasks(make_env: Callable[..., Env], task_id: str) -> None:
+    """The reference without fault handling must not pass a task whose difficulty is faults."""
+    env = make_env(task_id, SEED)
+    env.reset()
+    report = env.finish(answer=naive(env, catalogue().get(task_id)))
+    assert report["success"] is False
+    assert report["faults"], "the plan injected no fault"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -28,17 +28,23 @@ def draw(seed: int, step: int, position: int, salt: str = "") -> float:
 
 @dataclass
 class StepContext:
-    """One agent request as the fault plugins see it."""
+    """One agent request as the proxy and the fault plugins see it."""
 
     episode_id: str
     seed: int
     step: int
+    app: str
     method: str
     path: str
+    query: str
+    body: bytes
     # Side effects the proxy lends plugins (they never reach a network on their own).
     apply_ops: Callable[[list[dict[str, Any]]], Awaitable[None]]
     set_rate_limit: Callable[[float], Awaitable[None]]
     expire_token: Callable[[], Awaitable[None]]
+    # What happened: the faults that acted, and the rows the replica changed.
+    fired: list[str] = field(default_factory=list)
+    changes: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Target(BaseModel):
@@ -58,7 +64,10 @@ class Target(BaseModel):
     @classmethod
     def _regex(cls, value: str | None) -> str | None:
         if value is not None:
-            re.compile(value)
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"not a valid regular expression: {exc}") from exc
         return value
 
     def matches(self, method: str, path: str) -> bool:

@@ -6,12 +6,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 import anyio
+import orjson
 from pydantic import ValidationError
 
-from workgym_proxy.faults import resolve_plan
+from workgym_proxy.faults import PLUGINS, resolve_plan
 from workgym_reward import score
 
 from ..registry import FINISHED, FINISHING, EpisodeRecord, Registry
+from ..runtime import observability as obs
 from ..runtime.errors import Conflict, InvalidRequest, NotFound
 from ..runtime.settings import Settings
 from ..tasks import Catalogue
@@ -26,7 +28,11 @@ def plan_for(choice: str | list[Any], task_plan: list[dict[str, Any]]) -> list[d
         return resolve_plan(choice, task_plan)
     except ValidationError as exc:
         first = exc.errors()[0]
-        field = ".".join(["faults", *map(str, first["loc"])])
+        # pydantic puts the union's tag (the fault kind) in the path: not a field name.
+        path = [str(p) for p in first["loc"] if p not in PLUGINS]
+        if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            path.append("kind")  # the missing or unknown fault kind
+        field = ".".join(["faults", *path])
         raise InvalidRequest(f"field '{field}': {first['msg']}", code="validation_error",
                              field=field, rule=first["type"]) from exc
 
@@ -45,6 +51,7 @@ class EpisodeService:
         self.instances = instances
         self._tools: dict[str, ToolCatalogue] = {}
         self._openapi: dict[str, dict[str, Any]] = {}
+        self.metrics = obs.Metrics()
 
     def instance(self, app: str) -> str:
         """Where an app's episodes are placed (one instance per app for now)."""
@@ -72,6 +79,14 @@ class EpisodeService:
         return {app: f"{base_url}/apps/{app}" for app in record_apps}
 
     async def create(self, body: EpisodeCreate, base_url: str) -> EpisodeCreated:
+        with obs.span("episode.create", {"workgym.task": body.task,
+                                         "workgym.seed": body.seed}) as span:
+            created = await self._create(body, base_url)
+            span.set_attribute("workgym.episode_id", created.id)
+        self.metrics.episodes_created.add(1, {"task": created.task})
+        return created
+
+    async def _create(self, body: EpisodeCreate, base_url: str) -> EpisodeCreated:
         task = self.catalogue.get(body.task)
         instance = self.instance(task.app)
         faults = plan_for(body.faults, task.faults)
@@ -103,6 +118,16 @@ class EpisodeService:
         )
 
     async def finish(self, record: EpisodeRecord, answer: str | None) -> dict[str, Any]:
+        with obs.span("episode.finish", {"workgym.episode_id": record.id,
+                                         "workgym.task": record.task}) as span:
+            result = await self._finish(record, answer)
+            if span.is_recording():
+                span.set_attributes({"workgym.reward": result["reward"],
+                                     "workgym.success": result["success"],
+                                     "workgym.report": orjson.dumps(result).decode()})
+        return result
+
+    async def _finish(self, record: EpisodeRecord, answer: str | None) -> dict[str, Any]:
         previous = await self.registry.claim_finish(record.id)
         if previous == FINISHED:
             return (await self.registry.get(record.id)).report or {}
@@ -113,12 +138,17 @@ class EpisodeService:
         trajectory = await self.registry.trajectory(record.id)
         initial = await self.replicas.state(instance, record.id, "initial")
         final = await self.replicas.state(instance, record.id, "final")
-        report = await anyio.to_thread.run_sync(lambda: score(
-            verifier=task.verifier, initial=initial, final=final, trajectory=trajectory,
-            answer=answer, vars=record.vars, reference_steps=task.reference_steps,
-        ))
+        with obs.span("reward.score", {"workgym.episode_id": record.id}):
+            report = await anyio.to_thread.run_sync(lambda: score(
+                verifier=task.verifier, initial=initial, final=final, trajectory=trajectory,
+                answer=answer, vars=record.vars, reference_steps=task.reference_steps,
+            ))
         result = {"episode_id": record.id, "task": record.task, "seed": record.seed,
-                  **report.model_dump()}
+                  "answer": answer, **report.model_dump()}
+        if self.settings.telemetry_url:
+            result["episode_page"] = f"{self.settings.telemetry_url}/episodes/{record.id}"
+        self.metrics.episodes_finished.add(1, {"task": record.task})
+        self.metrics.reward.record(report.reward, {"task": record.task})
         await self.registry.store_report(record.id, result, self.settings.episode_ttl_s)
         await self.replicas.delete_episode(instance, record.id)
         return result

@@ -100,6 +100,13 @@ class UpstreamError(WorkGymError):
     code = "upstream_error"
 
 
+class ConfigError(WorkGymError):
+    """Settings that cannot run (found at startup, before any request)."""
+
+    status_code = 500
+    code = "misconfigured"
+
+
 def json_response(
     content: Any, *, status_code: int = 200, headers: dict[str, str] | None = None
 ) -> Response:

@@ -11,6 +11,8 @@ from .errors import Forbidden
 INTERNAL_HEADER = "x-workgym-internal"
 EPISODE_HEADER = "x-workgym-episode"
 STEP_HEADER = "x-workgym-step"
+# Replica -> proxy: the rows a write changed (JSON); never reaches the agent.
+CHANGES_HEADER = "x-workgym-changes"
 INTERNAL_PREFIX = "/_env"
 
 

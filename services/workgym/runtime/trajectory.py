@@ -18,7 +18,10 @@ class TrajectoryStep(BaseModel):
     response_body: Any = Field(None, description="Parsed JSON response (None when cut).")
     error_code: str | None = Field(None, description="error.code of an error response.")
     duration_ms: float = Field(0.0, description="Wall time spent serving the request.")
-    fault: str | None = Field(None, description="Kind of fault injected on this step, if any.")
+    fault: str | None = Field(
+        None, description="Fault kinds injected on this step, comma-separated, if any.")
+    changes: list[dict[str, Any]] = Field(
+        default_factory=list, description="Rows the step changed: {table, op, id}.")
 
     @property
     def is_write(self) -> bool:

@@ -1,0 +1,69 @@
+"""Pure-ASGI middleware of every replica: one ``replica.request`` span per request
+(joined to the proxy's trace), ``db.query`` spans for its SQL while tracing is on,
+and the rows a write changed, reported to the proxy in an internal header."""
+
+from __future__ import annotations
+
+import orjson
+from opentelemetry.trace import SpanKind
+
+from workgym.runtime import observability as obs
+from workgym.runtime.asgi import ASGIApp, Message, Receive, Scope, Send
+from workgym.runtime.internal import CHANGES_HEADER, EPISODE_HEADER, STEP_HEADER
+
+from . import changes
+from .episode import Episode
+from .store import EpisodeStore
+
+_READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _trace_sql(episode: Episode) -> None:
+    def statement(sql: str) -> None:
+        with obs.span("db.query", {"db.system": "sqlite", "db.statement": sql[:2000]}):
+            pass
+
+    episode.db.set_trace_callback(statement)
+
+
+class ObserveRequests:
+    def __init__(self, app: ASGIApp, store: EpisodeStore) -> None:
+        self.app = app
+        self.store = store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        episode = self.store.peek(headers.get(EPISODE_HEADER, ""))
+        write = scope["method"] not in _READS and episode is not None
+        start = episode.memory.get("changes_seq", 0) if write and episode else 0
+        attributes = {"workgym.episode_id": episode.id if episode else None,
+                      "workgym.step": int(headers.get(STEP_HEADER, "0") or 0),
+                      "http.request.method": scope["method"], "url.path": scope["path"]}
+        with obs.span("replica.request", attributes, kind=SpanKind.SERVER,
+                      context=obs.extract(headers)) as span:
+            recording = span.is_recording() and episode is not None
+
+            async def observed_send(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    if recording:
+                        span.set_attribute("http.response.status_code", message["status"])
+                    if write and episode is not None:
+                        found, episode.memory["changes_seq"] = changes.since(episode.db, start)
+                        if found:
+                            encoded = orjson.dumps(found)
+                            message["headers"] = [*message.get("headers", []),
+                                                  (CHANGES_HEADER.encode(), encoded)]
+                            if recording:
+                                span.set_attribute("workgym.changes", encoded.decode())
+                await send(message)
+
+            if recording and episode is not None:
+                _trace_sql(episode)
+            try:
+                await self.app(scope, receive, observed_send)
+            finally:
+                if recording and episode is not None:
+                    episode.db.set_trace_callback(None)

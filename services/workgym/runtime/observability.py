@@ -1,0 +1,107 @@
+"""OpenTelemetry for every WorkGym service: traces and metrics over OTLP/HTTP.
+
+Configured by the standard ``OTEL_*`` variables (``OTEL_EXPORTER_OTLP_ENDPOINT``,
+``OTEL_SERVICE_NAME``, ``OTEL_SDK_DISABLED``, ...). Tracing is on when an OTLP
+endpoint is configured or ``WORKGYM_TRACING=true``; off, the OpenTelemetry API's
+no-op tracer is used and instrumented code skips building attributes, so it
+costs nothing measurable.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from opentelemetry import metrics, propagate, trace
+from opentelemetry.context import Context
+from opentelemetry.trace import Span, SpanKind
+
+from .settings import Settings
+
+TRACER = "workgym"
+BODY_LIMIT = 4096  # bytes of a request/response body kept on a span
+
+_enabled: list[bool] = []  # set once per process by setup()
+
+
+def enabled(settings: Settings) -> bool:
+    if os.environ.get("OTEL_SDK_DISABLED", "").lower() == "true":
+        return False
+    return settings.tracing or any(
+        os.environ.get(name) for name in (
+            "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+
+
+def setup(settings: Settings, service: str) -> bool:
+    """Install the SDK providers once per process; returns whether telemetry is on."""
+    if _enabled:
+        return _enabled[0]
+    on = enabled(settings)
+    _enabled.append(on)
+    if not on:
+        return False
+    from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+    from opentelemetry.sdk.resources import OTELResourceDetector, Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", service)}
+                               ).merge(OTELResourceDetector().detect())
+    provider = TracerProvider(resource=resource)
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    trace.set_tracer_provider(provider)
+    metrics.set_meter_provider(MeterProvider(
+        resource=resource, metric_readers=[PeriodicExportingMetricReader(OTLPMetricExporter())]))
+    return True
+
+
+def tracer() -> trace.Tracer:
+    return trace.get_tracer(TRACER)
+
+
+def extract(headers: Mapping[str, str]) -> Context:
+    """The caller's trace context (W3C traceparent), so an agent's own trace is joined."""
+    return propagate.extract(headers)
+
+
+def inject() -> dict[str, str]:
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return carrier
+
+
+def body_text(body: bytes) -> str:
+    return body[:BODY_LIMIT].decode("utf-8", "replace")
+
+
+@contextmanager
+def span(name: str, attributes: Mapping[str, Any] | None = None, *,
+         kind: SpanKind = SpanKind.INTERNAL, context: Context | None = None) -> Iterator[Span]:
+    """A span whose attributes are set only when it records (tracing off: nothing built)."""
+    with tracer().start_as_current_span(name, context=context, kind=kind) as current:
+        if attributes and current.is_recording():
+            current.set_attributes({k: v for k, v in attributes.items() if v is not None})
+        yield current
+
+
+class Metrics:
+    """The instruments every service records into (no-ops while telemetry is off)."""
+
+    def __init__(self) -> None:
+        meter = metrics.get_meter(TRACER)
+        self.episodes_created = meter.create_counter(
+            "workgym.episodes.created", description="Episodes created.")
+        self.episodes_finished = meter.create_counter(
+            "workgym.episodes.finished", description="Episodes finished (scored).")
+        self.steps = meter.create_counter("workgym.steps", description="Agent requests.")
+        self.faults = meter.create_counter(
+            "workgym.faults", description="Faults injected, by kind.")
+        self.reward = meter.create_histogram(
+            "workgym.reward", description="Episode reward.", unit="1")
+        self.step_latency = meter.create_histogram(
+            "workgym.step.duration", description="Agent request latency.", unit="ms")
