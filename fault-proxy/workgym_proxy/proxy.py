@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import quote, unquote
 
 import orjson
 from opentelemetry.trace import Span, SpanKind
@@ -49,6 +50,25 @@ _DROP_RESPONSE = frozenset({
     b"connection", b"keep-alive", b"transfer-encoding", b"te", b"trailer", b"upgrade",
     b"content-length", b"content-encoding",
 })
+
+
+_SAFE = "/!$&'()*+,;=:@-._~%"
+
+
+def _escapes(rest: str) -> bool:
+    """Whether a path could leave the app: dot segments, internal routes or control
+    characters, at any depth of percent-encoding (downstream URL libraries decode again)."""
+    seen = rest
+    for _ in range(4):
+        decoded = unquote(seen)
+        if decoded == seen:
+            break
+        seen = decoded
+    seen = seen.replace("\\", "/")
+    segments = seen.split("/")
+    return ("." in segments or ".." in segments
+            or any(ord(c) < 0x20 or ord(c) == 0x7F for c in seen)
+            or ("/" + seen.lstrip("/")).startswith(INTERNAL_PREFIX))
 
 
 def _bearer(headers: list[tuple[bytes, bytes]]) -> str:
@@ -88,14 +108,16 @@ class Proxy:
         self.apps = apps
         self.metrics = obs.Metrics()
 
-    def _route(self, path: str) -> tuple[str, str]:
+    def _route(self, scope: Scope) -> tuple[str, str, str]:
+        """(app, decoded path inside it, the path as sent, to forward unchanged)."""
+        path: str = scope["path"]
         app, _, rest = path[len(PREFIX):].partition("/")
-        segments = rest.split("/")
-        # Dot segments would be normalised away downstream; internal routes never leave here.
-        if (app not in self.apps or "." in segments or ".." in segments
-                or ("/" + rest.lstrip("/")).startswith(INTERNAL_PREFIX)):
+        if app not in self.apps or _escapes(rest):
             raise NotFound(f"no route {path}", code="not_found")
-        return app, "/" + rest
+        raw = (scope.get("raw_path") or b"").decode("latin-1")
+        prefix = f"{PREFIX}{app}/"
+        sent = raw[len(prefix) - 1:] if raw.startswith(prefix) else quote("/" + rest, safe=_SAFE)
+        return app, "/" + rest, sent
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -105,7 +127,7 @@ class Proxy:
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
-        app, path = self._route(scope["path"])
+        app, path, sent = self._route(scope)
         headers: list[tuple[bytes, bytes]] = scope["headers"]
         token = _bearer(headers)
         grant = await self.registry.begin_step(token)
@@ -114,6 +136,7 @@ class Proxy:
         body = await read_body(receive, self.settings.max_body_bytes)
         ctx = self._context(grant, token, app, scope["method"], path,
                             scope.get("query_string", b"").decode("latin-1"), body)
+        ctx.sent_path = sent
         incoming = {k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
         with obs.span("proxy.step", {
             "workgym.episode_id": grant.episode_id, "workgym.task": grant.task,
@@ -169,7 +192,12 @@ class Proxy:
         plan: tuple[Fault, ...] = cached_plan(grant.faults)
         active = [(i, f) for i, f in enumerate(plan) if f.fires(ctx, i)]
         for n, (position, fault) in enumerate(active):
-            early = await fault.before(ctx, position)
+            try:
+                early = await fault.before(ctx, position)
+            except ConnectionResetError:
+                early = None
+                fired.extend(f.name for _, f in active[: n + 1] if f.acts_before)
+                raise
             if early is not None:  # it answered: only the faults that acted so far happened
                 fired.extend(f.name for _, f in active[: n + 1] if f.acts_before)
                 return early
@@ -194,7 +222,7 @@ class Proxy:
             (STEP_HEADER.encode(), str(grant.step).encode()),
             *((k.encode(), v.encode()) for k, v in obs.inject().items()),
         ]
-        url = grant.apps[ctx.app] + ctx.path + ("?" + ctx.query if ctx.query else "")
+        url = grant.apps[ctx.app] + ctx.sent_path + ("?" + ctx.query if ctx.query else "")
         status, received, content = await self.upstream.request(
             ctx.method, url, forwarded, ctx.body)
         out = []

@@ -76,9 +76,13 @@ class AiohttpUpstream:
         return self._session
 
     async def request(self, method: str, url: str, headers: Headers, body: bytes) -> Exchange:
+        from yarl import URL  # aiohttp's own URL type, loaded with it
+
         pairs = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers]
         try:
-            async with self._open().request(method, url, headers=pairs, data=body or None,
+            # encoded=True: the proxy vetted the path as sent; it must not be re-normalised.
+            async with self._open().request(method, URL(url, encoded=True), headers=pairs,
+                                            data=body or None,
                                             allow_redirects=False) as response:
                 return (response.status, [(k.lower(), v) for k, v in response.raw_headers],
                         await response.read())

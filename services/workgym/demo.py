@@ -1,16 +1,23 @@
-"""``make demo``: start the all-in-one server, run real episodes over HTTP, print rewards.
+"""``make demo``: start WorkGym and its telemetry store, run real episodes over HTTP.
 
 The server runs on embedded defaults (SQLite snapshots under .workgym/, an
-embedded redis-server) on a free loopback port and is stopped afterwards.
+embedded redis-server) on a free loopback port and exports its traces to the
+telemetry store (``python -m workgym_telemetry``) on another; both are stopped
+afterwards. It runs the reference and the noop agent on a task, then the
+reference and the naive agent on a fault-heavy task, prints every reward
+report, and the link to an episode's page.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 
@@ -20,6 +27,7 @@ from .sdk import connect
 from .tasks import catalogue
 
 DEMO_TASK = "helpdesk/refund-standard"
+FAULT_TASK = "helpdesk/fault-refund-timeout-after"
 
 
 def _free_port() -> int:
@@ -32,39 +40,74 @@ def _wait_healthy(url: str, server: subprocess.Popen[bytes], timeout: float = 60
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise SystemExit(f"demo: the server exited with code {server.returncode}")
+            raise SystemExit(f"demo: {url} exited with code {server.returncode}")
         try:
             if httpx.get(f"{url}/healthz", timeout=1.0).status_code == 200:
                 return
         except httpx.TransportError:
             time.sleep(0.1)
-    raise SystemExit(f"demo: the server did not answer at {url} within {timeout:.0f} s")
+    raise SystemExit(f"demo: nothing answered at {url} within {timeout:.0f} s")
+
+
+@contextmanager
+def _service(args: list[str], url: str, env: dict[str, str]) -> Iterator[None]:
+    process = subprocess.Popen([sys.executable, "-m", *args], env={**os.environ, **env})
+    try:
+        _wait_healthy(url, process)
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _wait_recorded(telemetry: str, episode_id: str, timeout: float = 15.0) -> bool:
+    """Spans are exported in batches: wait until the store has the finished episode."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        response = httpx.get(f"{telemetry}/v1/episodes/{episode_id}/timeline", timeout=2.0)
+        if response.status_code == 200 and response.json()["finished"]:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _episode(url: str, task_id: str, agent: str, seed: int) -> dict[str, object]:
+    task = catalogue().get(task_id)
+    with connect(url, task.id, seed=seed) as env:
+        env.reset()
+        report = env.finish(answer=AGENTS[agent](env, task))
+    print(format_report(report, agent) + "\n")
+    return report
 
 
 def main() -> int:
     args = argparse.ArgumentParser(description=__doc__)
     args.add_argument("--seed", type=int, default=7)
-    args.add_argument("--task", default=DEMO_TASK)
     opts = args.parse_args()
 
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    print(f"demo: starting `workgym serve --port {port}` (embedded Redis, SQLite snapshots)")
-    server = subprocess.Popen([sys.executable, "-m", "workgym", "serve", "--port", str(port)])
-    try:
-        started = time.perf_counter()
-        _wait_healthy(url, server)
-        print(f"demo: server ready in {time.perf_counter() - started:.2f} s at {url}\n")
-        task = catalogue().get(opts.task)
-        print(f"task {task.id}: {task.instruction.strip()}\n")
-        for agent in ("reference", "noop"):
-            with connect(url, task.id, seed=opts.seed) as env:
-                env.reset()
-                report = env.finish(answer=AGENTS[agent](env, task))
-            print(format_report(report, agent) + "\n")
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    port, telemetry_port = _free_port(), _free_port()
+    url, telemetry = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{telemetry_port}"
+    server_env = {"OTEL_EXPORTER_OTLP_ENDPOINT": telemetry, "OTEL_BSP_SCHEDULE_DELAY": "200",
+                  "OTEL_METRIC_EXPORT_INTERVAL": "1000", "WORKGYM_TELEMETRY_URL": telemetry}
+    print(f"demo: starting the telemetry store ({telemetry}) and `workgym serve` ({url})")
+    started = time.perf_counter()
+    with _service(["workgym_telemetry", "--port", str(telemetry_port)], telemetry, {}), \
+            _service(["workgym", "serve", "--port", str(port)], url, server_env):
+        print(f"demo: both ready in {time.perf_counter() - started:.2f} s\n")
+        print(f"task {DEMO_TASK}: {catalogue().get(DEMO_TASK).instruction.strip()}\n")
+        shown = _episode(url, DEMO_TASK, "reference", opts.seed)
+        _episode(url, DEMO_TASK, "noop", opts.seed)
+        print(f"task {FAULT_TASK} (faults: the task's plan): "
+              f"{catalogue().get(FAULT_TASK).instruction.strip()}\n")
+        faulted = _episode(url, FAULT_TASK, "reference", opts.seed)
+        _episode(url, FAULT_TASK, "naive", opts.seed)
+        for report in (shown, faulted):
+            page = str(report.get("episode_page"))
+            recorded = _wait_recorded(telemetry, str(report["episode_id"]))
+            print(f"demo: episode page of {report['task']} (reference): {page}"
+                  + ("" if recorded else "  (its spans had not arrived yet)"))
+        print("demo: the telemetry store stops with the demo; run `python -m workgym_telemetry` "
+              "and `workgym serve` yourself to keep the pages up.")
     return 0
 
 

@@ -42,6 +42,8 @@ class StepContext:
     apply_ops: Callable[[list[dict[str, Any]]], Awaitable[None]]
     set_rate_limit: Callable[[float], Awaitable[None]]
     expire_token: Callable[[], Awaitable[None]]
+    # The path exactly as the agent sent it (still percent-encoded): what is forwarded.
+    sent_path: str = ""
     # What happened: the faults that acted, and the rows the replica changed.
     fired: list[str] = field(default_factory=list)
     changes: list[dict[str, Any]] = field(default_factory=list)

@@ -28,8 +28,11 @@ def plan_for(choice: str | list[Any], task_plan: list[dict[str, Any]]) -> list[d
         return resolve_plan(choice, task_plan)
     except ValidationError as exc:
         first = exc.errors()[0]
-        # pydantic puts the union's tag (the fault kind) in the path: not a field name.
-        path = [str(p) for p in first["loc"] if p not in PLUGINS]
+        # pydantic puts the union's tag (the fault kind) after the index: not a field name.
+        loc = list(first["loc"])
+        if len(loc) > 1 and isinstance(loc[0], int) and loc[1] in PLUGINS:
+            del loc[1]
+        path = [str(p) for p in loc]
         if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
             path.append("kind")  # the missing or unknown fault kind
         field = ".".join(["faults", *path])

@@ -1,0 +1,379 @@
+"""Fault plugins through the real stack: each one fires deterministically, does what it
+documents to the request and the world, and is recorded on the trajectory and the report."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+
+from workgym.local import LocalServer
+from workgym.sdk import Env
+
+TASK = "helpdesk/refund-standard"
+Fault = dict[str, Any]
+MakeEnv = Callable[..., Env]
+
+
+def _auth(env: Env) -> dict[str, str]:
+    assert env.observation is not None
+    return {"authorization": f"Bearer {env.observation.token}"}
+
+
+def _ticket(local: LocalServer, env: Env) -> int:
+    """The id of the task's ticket (bound by the task's setup)."""
+    assert env.observation is not None
+    record = local.run(local.server.registry.get(env.observation.episode_id))
+    return int(record.vars["ticket"]["id"])
+
+
+def _faults(local: LocalServer, env: Env) -> list[str | None]:
+    """The fault recorded on each step of the episode's trajectory, in order."""
+    assert env.observation is not None
+    steps = local.run(local.server.registry.trajectory(env.observation.episode_id))
+    return [step.fault for step in steps]
+
+
+def _reported(env: Env) -> list[tuple[int, str, int]]:
+    """(step, kind, status) of every fault in the finish report."""
+    return [(f["step"], f["kind"], f["status"]) for f in env.finish()["faults"]]
+
+
+def _comments(env: Env, ticket: int) -> list[str]:
+    response = env.call("GET", f"/tickets/{ticket}/comments", params={"limit": 100})
+    assert response.status_code == 200, response.text
+    return [c["body"] for c in response.json()["data"]]
+
+
+def _error(response: httpx.Response) -> str:
+    return str(response.json()["error"]["code"])
+
+
+# --- one plugin at a time -----------------------------------------------------------------
+
+
+def test_timeout_before_answers_504_without_applying_the_write(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    env = make_env(TASK, 1, [{"kind": "timeout_before", "delay_ms": 10,
+                              "target": {"method": "POST"}}])
+    env.reset()
+    ticket = _ticket(local, env)
+    before = _comments(env, ticket)
+    response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "lost?"})
+    assert response.status_code == 504
+    assert response.headers["content-type"] == "application/json"
+    assert _error(response) == "gateway_timeout"
+    assert _comments(env, ticket) == before  # never reached the replica
+    assert _faults(local, env) == [None, "timeout_before", None]
+    assert _reported(env) == [(1, "timeout_before", 504)]
+
+
+def test_timeout_after_applies_the_write_but_answers_504(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    env = make_env(TASK, 1, [{"kind": "timeout_after", "delay_ms": 10,
+                              "target": {"method": "POST"}}])
+    env.reset()
+    ticket = _ticket(local, env)
+    response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "applied anyway"})
+    assert response.status_code == 504
+    assert _error(response) == "gateway_timeout"
+    assert _comments(env, ticket).count("applied anyway") == 1  # the row exists
+    assert _faults(local, env) == ["timeout_after", None]
+    assert _reported(env) == [(0, "timeout_after", 504)]
+
+
+@pytest.mark.parametrize(("status", "content_type", "marker"), [
+    (500, "application/json", "internal_error"),
+    (502, "text/html", "<h1>502 Bad Gateway</h1>"),
+    (503, "application/json", "service_unavailable"),
+])
+def test_server_error_sends_a_real_servers_body_and_applies_nothing(
+    make_env: MakeEnv, local: LocalServer, status: int, content_type: str, marker: str
+) -> None:
+    env = make_env(TASK, 1, [{"kind": "server_error", "statuses": [status],
+                              "target": {"method": "POST"}}])
+    env.reset()
+    ticket = _ticket(local, env)
+    response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "not applied"})
+    assert response.status_code == status
+    assert response.headers["content-type"] == content_type
+    assert marker in response.text
+    if status == 502:
+        assert response.headers["server"] == "nginx"
+        assert response.text.startswith("<html>")
+    else:
+        assert response.json()["error"]["message"]
+    if status == 503:
+        assert response.headers["retry-after"] == "1"
+    assert "not applied" not in _comments(env, ticket)
+    assert _faults(local, env) == ["server_error", None]
+    assert _reported(env) == [(0, "server_error", status)]
+
+
+def test_server_error_status_is_drawn_from_the_configured_list(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    env = make_env(TASK, 3, [{"kind": "server_error", "statuses": [500, 503]}])
+    env.reset()
+    statuses = {env.call("GET", "/groups").status_code for _ in range(12)}
+    assert statuses == {500, 503}
+
+
+def test_rate_limit_refuses_until_retry_after_has_passed(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    env = make_env(TASK, 1, [{"kind": "rate_limit", "retry_after_s": 1,
+                              "window": {"start": 1, "end": 1}}])
+    env.reset()
+    first = env.call("GET", "/groups")
+    limited_at = time.time()
+    assert first.status_code == 429
+    assert first.headers["retry-after"] == "1"
+    assert _error(first) == "rate_limited"
+    again = env.call("GET", "/groups")  # outside the window, but the limit still holds
+    assert again.status_code == 429
+    assert again.headers["retry-after"] == "1"
+    time.sleep(max(0.0, limited_at + 1.05 - time.time()))
+    assert env.call("GET", "/groups").status_code == 200
+    assert _faults(local, env) == ["rate_limit", "rate_limit", None]
+    report = env.finish()
+    assert [(f["step"], f["kind"], f["status"], f["recovered"]) for f in report["faults"]] == [
+        (0, "rate_limit", 429, False), (1, "rate_limit", 429, True)]
+
+
+def test_connection_reset_drops_the_connection_and_applies_nothing(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    env = make_env(TASK, 1, [{"kind": "connection_reset", "target": {"method": "POST"}}])
+    env.reset()
+    ticket = _ticket(local, env)
+    with pytest.raises(httpx.TransportError):
+        env.call("POST", f"/tickets/{ticket}/comments", json={"body": "dropped"})
+    assert "dropped" not in _comments(env, ticket)
+    # The tool surface reports the drop as status 0 instead of raising.
+    assert env.call_tool("helpdesk_add_comment",
+                         {"ticket_id": ticket, "body": "dropped"})["status"] == 0
+    assert env.observation is not None
+    steps = local.run(local.server.registry.trajectory(env.observation.episode_id))
+    assert [s.status for s in steps] == [0, 200, 0]  # 0: the agent got no response
+    assert _faults(local, env) == ["connection_reset", None, "connection_reset"]
+    assert _reported(env) == [(0, "connection_reset", 0), (2, "connection_reset", 0)]
+
+
+def test_token_expiry_until_the_token_is_refreshed(make_env: MakeEnv, local: LocalServer) -> None:
+    env = make_env(TASK, 1, [{"kind": "token_expiry", "window": {"start": 2, "end": 2}}])
+    obs = env.reset()
+    old = _auth(env)
+    assert env.call("GET", "/groups").status_code == 200
+    for _ in range(2):  # the step it fires on, and every request with that token after it
+        expired = env.call("GET", "/groups")
+        assert expired.status_code == 401
+        assert _error(expired) == "token_expired"
+        assert expired.headers["www-authenticate"] == 'Bearer error="invalid_token"'
+    new = env.refresh_token()
+    assert new != obs.token
+    assert env.call("GET", "/groups").status_code == 200
+    stale = local.request("GET", obs.apps["helpdesk"] + "/groups", headers=old)
+    assert stale.status_code == 401
+    assert _error(stale) == "invalid_token"
+    assert _faults(local, env) == [None, "token_expiry", "token_expiry", None]
+    report = env.finish()
+    assert [(f["step"], f["kind"], f["status"], f["recovered"]) for f in report["faults"]] == [
+        (1, "token_expiry", 401, True), (2, "token_expiry", 401, True)]
+
+
+def test_state_drift_changes_the_record_before_the_request(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    env = make_env(TASK, 1, [{
+        "kind": "state_drift", "window": {"start": 2, "end": 2},
+        "ops": [{"update": "tickets", "id": "$ticket.id", "values": {"priority": "urgent"}}],
+    }])
+    env.reset()
+    ticket = _ticket(local, env)
+    assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "normal"
+    assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "urgent"
+    assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "urgent"  # it persists
+    assert _faults(local, env) == [None, "state_drift", None]
+    assert _reported(env) == [(1, "state_drift", 200)]
+
+
+def test_schema_drift_renames_fields_and_uses_legacy_dates(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    env = make_env(TASK, 1, [{"kind": "schema_drift", "window": {"start": 2, "end": 2},
+                              "rename": {"subject": "title"}, "legacy_dates": True}])
+    env.reset()
+    ticket = _ticket(local, env)
+    normal = env.call("GET", f"/tickets/{ticket}").json()
+    drifted = env.call("GET", f"/tickets/{ticket}").json()
+    assert "subject" not in drifted
+    assert drifted["title"] == normal["subject"]
+    created = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):\d{2}Z", normal["created_at"])
+    assert created is not None
+    year, month, day, hour, minute = created.groups()
+    assert drifted["created_at"] == f"{month}/{day}/{year} {hour}:{minute}"
+    assert drifted["solved_at"] is None
+    assert _faults(local, env) == [None, "schema_drift"]
+    assert _reported(env) == [(1, "schema_drift", 200)]
+
+
+def test_truncated_body_cuts_the_response(make_env: MakeEnv, local: LocalServer) -> None:
+    env = make_env(TASK, 1, [{"kind": "truncated_body", "keep": 0.5,
+                              "window": {"start": 2, "end": 2}}])
+    obs = env.reset()
+    full = env.call("GET", "/groups").content
+    cut = env.call("GET", "/groups")
+    assert cut.status_code == 200
+    assert cut.content == full[: len(full) // 2]
+    with pytest.raises(ValueError):
+        cut.json()
+    steps = local.run(local.server.registry.trajectory(obs.episode_id))
+    assert steps[1].response_body is None  # not JSON any more
+    assert [s.fault for s in steps] == [None, "truncated_body"]
+    assert _reported(env) == [(1, "truncated_body", 200)]
+
+
+def test_duplicate_delivery_applies_a_post_twice(make_env: MakeEnv, local: LocalServer) -> None:
+    env = make_env(TASK, 1, [{"kind": "duplicate_delivery", "target": {"method": "POST"}}])
+    env.reset()
+    ticket = _ticket(local, env)
+    response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "twice"})
+    assert response.status_code == 201
+    assert _comments(env, ticket).count("twice") == 2
+    assert _faults(local, env) == ["duplicate_delivery", None]
+    assert _reported(env) == [(0, "duplicate_delivery", 201)]
+
+
+def test_latency_delays_the_request(make_env: MakeEnv, local: LocalServer) -> None:
+    env = make_env(TASK, 1, [{"kind": "latency", "delay_ms": 20,
+                              "window": {"start": 2, "end": 2}}])
+    obs = env.reset()
+    plain = env.call("GET", "/groups")
+    started = time.perf_counter()
+    delayed = env.call("GET", "/groups")
+    assert time.perf_counter() - started >= 0.02
+    assert delayed.status_code == 200 and delayed.content == plain.content
+    steps = local.run(local.server.registry.trajectory(obs.episode_id))
+    assert [s.fault for s in steps] == [None, "latency"]
+    assert steps[1].duration_ms >= 20
+    assert _reported(env) == [(1, "latency", 200)]
+
+
+# --- targeting, windows and combinations ----------------------------------------------------
+
+
+def test_target_and_window_limit_where_a_fault_fires(make_env: MakeEnv, local: LocalServer) -> None:
+    env = make_env(TASK, 1, [{"kind": "server_error", "statuses": [500],
+                              "target": {"method": "get", "path": r"/groups(/\d+)?"},
+                              "window": {"start": 3, "end": 4}}])
+    env.reset()
+    statuses = [env.call(method, path).status_code for method, path in [
+        ("GET", "/groups"), ("GET", "/groups/1"),  # before the window
+        ("GET", "/groups/1"), ("GET", "/agents"),  # in it: target matches, then not
+        ("GET", "/groups"),  # after it
+    ]]
+    assert statuses == [200, 200, 500, 200, 200]
+    assert _faults(local, env) == [None, None, "server_error", None, None]
+
+
+def test_toxicity_zero_never_fires(make_env: MakeEnv, local: LocalServer) -> None:
+    env = make_env(TASK, 1, [{"kind": "server_error", "toxicity": 0}])
+    env.reset()
+    assert {env.call("GET", "/groups").status_code for _ in range(10)} == {200}
+    assert _faults(local, env) == [None] * 10
+
+
+def test_faults_on_one_step_are_all_recorded(make_env: MakeEnv, local: LocalServer) -> None:
+    env = make_env(TASK, 1, [
+        {"kind": "latency", "delay_ms": 20, "window": {"start": 1, "end": 1}},
+        {"kind": "server_error", "statuses": [500], "window": {"start": 1, "end": 1}},
+        # Comes after a terminal fault that answered: it never acted, so it is not recorded.
+        {"kind": "latency", "delay_ms": 2_000, "window": {"start": 1, "end": 1}},
+        {"kind": "truncated_body", "window": {"start": 2, "end": 2}},
+        {"kind": "schema_drift", "rename": {"name": "label"}, "window": {"start": 2, "end": 2}},
+    ])
+    env.reset()
+    started = time.perf_counter()
+    assert env.call("GET", "/groups").status_code == 500
+    assert time.perf_counter() - started < 1.5
+    assert env.call("GET", "/groups").status_code == 200
+    assert _faults(local, env) == ["latency,server_error", "truncated_body,schema_drift"]
+    assert _reported(env) == [(0, "latency", 500), (0, "server_error", 500),
+                              (1, "truncated_body", 200), (1, "schema_drift", 200)]
+
+
+# --- determinism ------------------------------------------------------------------------------
+
+HALF = [{"kind": "server_error", "toxicity": 0.5, "statuses": [503]}]
+
+
+def _fired(make_env: MakeEnv, local: LocalServer, seed: int, plan: list[Fault],
+           requests: int = 20) -> list[tuple[int, str | None]]:
+    env = make_env(TASK, seed, plan)
+    env.reset()
+    statuses = [env.call("GET", "/groups").status_code for _ in range(requests)]
+    faults = _faults(local, env)
+    env.close()
+    return list(zip(statuses, faults, strict=True))
+
+
+def test_same_seed_same_requests_same_faults(make_env: MakeEnv, local: LocalServer) -> None:
+    first = _fired(make_env, local, 11, HALF)
+    assert _fired(make_env, local, 11, HALF) == first
+    fired = [i for i, (_, fault) in enumerate(first) if fault]
+    assert 0 < len(fired) < 20
+    assert all(status == (503 if fault else 200) for status, fault in first)
+    others = [[i for i, (_, fault) in enumerate(_fired(make_env, local, seed, HALF)) if fault]
+              for seed in (12, 13, 14)]
+    assert any(other != fired for other in others)
+
+
+def test_a_mixed_plan_replays_exactly(make_env: MakeEnv, local: LocalServer) -> None:
+    plan: list[Fault] = [
+        {"kind": "latency", "toxicity": 0.3, "delay_ms": 1, "jitter_ms": 2},
+        {"kind": "server_error", "toxicity": 0.2},
+        {"kind": "truncated_body", "toxicity": 0.2},
+        {"kind": "schema_drift", "toxicity": 0.2, "legacy_dates": True},
+    ]
+    runs = []
+    for _ in range(2):
+        env = make_env(TASK, 21, plan)
+        env.reset()
+        ticket = _ticket(local, env)
+        bodies = [env.call("GET", f"/tickets/{ticket}").content for _ in range(15)]
+        runs.append((bodies, _faults(local, env), _reported(env)))
+    assert runs[0] == runs[1]
+    assert any(runs[0][1]) and not all(runs[0][1])
+
+
+# --- concurrency --------------------------------------------------------------------------------
+
+
+def test_concurrent_episodes_keep_their_own_plans(make_env: MakeEnv, local: LocalServer) -> None:
+    faulty: list[Fault] = [{"kind": "server_error", "statuses": [500],
+                            "target": {"method": "GET", "path": "/groups"}}]
+    envs = [make_env(TASK, 5, faulty if i % 2 else "none") for i in range(16)]
+
+    def rollout(env: Env) -> tuple[list[int], list[str | None]]:
+        env.reset()
+        statuses = [env.call("GET", path).status_code
+                    for path in ("/groups", "/agents", "/groups", "/groups/1", "/groups")]
+        return statuses, _faults(local, env)
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        results = list(pool.map(rollout, envs))
+    for i, (statuses, faults) in enumerate(results):
+        if i % 2:
+            assert statuses == [500, 200, 500, 200, 500], i
+            assert faults == ["server_error", None, "server_error", None, "server_error"], i
+        else:
+            assert statuses == [200] * 5, i
+            assert faults == [None] * 5, i

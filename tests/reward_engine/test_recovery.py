@@ -1,0 +1,262 @@
+"""Error recovery, judged from the trajectory alone: one rule per fault kind, each with a
+recovered and a not-recovered case; and the efficiency signal not charging the faults' cost."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+
+from workgym.runtime.trajectory import TrajectoryStep
+from workgym_reward.assertions import AnyAssertion, Assertion
+from workgym_reward.recovery import RULES, judge
+from workgym_reward.signals import Outcome, efficiency, error_recovery
+
+# (method, path, status, fault, request body)
+Row = tuple[str, str, int, str | None] | tuple[str, str, int, str | None, Any]
+
+COMMENT = {"body": "Your refund is on its way.", "public": True}
+REFUND = {"charge_id": 513, "currency": "USD", "kind": "full", "reason": "returned"}
+
+
+def _steps(*rows: Row) -> list[TrajectoryStep]:
+    """TrajectoryStep objects, indexed in order."""
+    return [
+        TrajectoryStep(index=i, app="helpdesk", method=row[0], path=row[1], status=row[2],
+                       fault=row[3], request_body=row[4] if len(row) > 4 else None)
+        for i, row in enumerate(rows)
+    ]
+
+
+def _verdicts(steps: Sequence[TrajectoryStep]) -> list[tuple[int, str, bool]]:
+    return [(step.index, kind, recovered) for step, kind, recovered in judge(steps)]
+
+
+def _first(*rows: Row) -> bool:
+    """The verdict on the first judged fault of the trajectory."""
+    return _verdicts(_steps(*rows))[0][2]
+
+
+def test_every_counted_kind_has_a_rule() -> None:
+    assert set(RULES) == {"server_error", "timeout_before", "connection_reset", "timeout_after",
+                          "truncated_body", "rate_limit", "token_expiry", "state_drift"}
+
+
+# --- not applied: recovered when the same request later succeeds ------------------------------
+
+UNAPPLIED = [("server_error", 500), ("server_error", 502), ("server_error", 503),
+             ("timeout_before", 504), ("connection_reset", 0)]
+
+
+@pytest.mark.parametrize(("kind", "status"), UNAPPLIED)
+def test_unapplied_request_retried_successfully_is_recovered(kind: str, status: int) -> None:
+    assert _first(("POST", "/refunds", status, kind, REFUND),
+                  ("GET", "/refunds", 200, None),
+                  ("POST", "/refunds", 201, None, REFUND))
+
+
+@pytest.mark.parametrize(("kind", "status"), UNAPPLIED)
+def test_unapplied_request_never_retried_is_not_recovered(kind: str, status: int) -> None:
+    assert not _first(("POST", "/refunds", status, kind, REFUND),
+                      ("GET", "/refunds", 200, None))  # another path: not a retry
+    assert not _first(("GET", "/tickets/1", status, kind))  # the last step
+
+
+@pytest.mark.parametrize(("kind", "status"), UNAPPLIED)
+def test_retry_that_fails_again_is_not_recovered(kind: str, status: int) -> None:
+    assert not _first(("GET", "/tickets/1", status, kind),
+                      ("GET", "/tickets/1", 500, None),  # failed without a fault
+                      ("GET", "/tickets/1", 429, None),  # refused
+                      ("GET", "/tickets/1", 401, None),  # refused
+                      ("GET", "/tickets/1", 200, kind),  # answered, but faulted itself
+                      ("POST", "/tickets/1", 200, None))  # another method
+
+
+def test_every_fault_of_a_retried_series_is_recovered_by_the_last_success() -> None:
+    steps = _steps(("GET", "/tickets/1", 503, "server_error"),
+                   ("GET", "/tickets/1", 504, "timeout_before"),
+                   ("GET", "/tickets/1", 0, "connection_reset"),
+                   ("GET", "/tickets/1", 200, None))
+    assert _verdicts(steps) == [(0, "server_error", True), (1, "timeout_before", True),
+                                (2, "connection_reset", True)]
+
+
+# --- applied, answer lost: recovered unless re-sent blindly -------------------------------------
+
+
+def test_timeout_after_checked_before_retrying_is_recovered() -> None:
+    assert _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
+                  ("GET", "/tickets/1/comments", 200, None),
+                  ("POST", "/tickets/1/comments", 201, None, COMMENT))
+
+
+def test_timeout_after_without_any_retry_is_recovered() -> None:
+    assert _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
+                  ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    assert _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT))
+
+
+def test_timeout_after_blind_retry_is_not_recovered() -> None:
+    assert not _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
+                      ("POST", "/tickets/1/comments", 201, None, COMMENT))
+
+
+def test_timeout_after_a_failed_read_is_no_check() -> None:
+    assert not _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
+                      ("GET", "/tickets/1/comments", 503, "server_error"),
+                      ("GET", "/tickets/1/comments", 500, None),
+                      ("POST", "/tickets/1/comments", 201, None, COMMENT))
+
+
+def test_timeout_after_sending_a_different_write_is_no_blind_retry() -> None:
+    assert _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
+                  ("POST", "/tickets/1/comments", 201, None, {"body": "other", "public": True}),
+                  ("POST", "/tickets/2/comments", 201, None, COMMENT))
+
+
+def test_truncated_body_on_a_write_is_judged_like_a_lost_answer() -> None:
+    assert _first(("POST", "/refunds", 201, "truncated_body", REFUND),
+                  ("GET", "/refunds", 200, None),
+                  ("POST", "/refunds", 201, None, REFUND))
+    assert not _first(("POST", "/refunds", 201, "truncated_body", REFUND),
+                      ("POST", "/refunds", 409, None, REFUND))
+
+
+def test_truncated_body_on_a_read_needs_the_read_again() -> None:
+    assert _first(("GET", "/tickets", 200, "truncated_body"),
+                  ("GET", "/tickets", 200, None))
+    assert not _first(("GET", "/tickets", 200, "truncated_body"),
+                      ("GET", "/customers", 200, None))  # another read does not count
+
+
+# --- rate limits, tokens, drift -------------------------------------------------------------------
+
+
+def test_rate_limit_waited_out_is_recovered() -> None:
+    assert _first(("GET", "/tickets", 429, "rate_limit"),
+                  ("GET", "/tickets", 200, None))
+
+
+def test_rate_limit_hammered_is_not_recovered() -> None:
+    steps = _steps(("GET", "/tickets", 429, "rate_limit"),
+                   ("GET", "/tickets", 429, "rate_limit"),
+                   ("GET", "/tickets", 200, None))
+    assert _verdicts(steps) == [(0, "rate_limit", False), (1, "rate_limit", True)]
+
+
+def test_rate_limit_on_the_last_step_is_not_recovered() -> None:
+    assert not _first(("GET", "/tickets", 200, None), ("GET", "/tickets", 429, "rate_limit"))
+
+
+def test_token_expiry_with_a_later_success_is_recovered() -> None:
+    steps = _steps(("GET", "/tickets", 401, "token_expiry"),
+                   ("GET", "/tickets", 401, "token_expiry"),
+                   ("GET", "/customers", 200, None))  # after a refresh (any request succeeds)
+    assert _verdicts(steps) == [(0, "token_expiry", True), (1, "token_expiry", True)]
+
+
+def test_token_expiry_without_a_later_success_is_not_recovered() -> None:
+    assert not _first(("GET", "/tickets", 401, "token_expiry"),
+                      ("GET", "/tickets", 401, None),
+                      ("GET", "/tickets", 503, "server_error"))
+
+
+def test_state_drift_read_before_the_next_write_is_recovered() -> None:
+    # The drift happens before the request: a successful read on that very step sees it.
+    assert _first(("GET", "/tickets/1", 200, "state_drift"),
+                  ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    assert _first(("GET", "/tickets/1", 503, "state_drift,server_error"),
+                  ("GET", "/tickets/1", 200, None),
+                  ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+
+
+def test_state_drift_written_over_is_not_recovered() -> None:
+    assert not _first(("PATCH", "/tickets/1", 200, "state_drift", {"status": "solved"}),
+                      ("GET", "/tickets/1", 200, None))
+    assert not _first(("GET", "/tickets/1", 500, "state_drift,server_error"),
+                      ("PATCH", "/tickets/1", 200, None, {"status": "solved"}),
+                      ("GET", "/tickets/1", 200, None))
+    assert not _first(("GET", "/tickets/1", 503, "state_drift,server_error"))  # never read
+
+
+# --- what is not judged, and the signal -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["latency", "schema_drift", "duplicate_delivery", "unknown"])
+def test_faults_that_ask_nothing_of_the_agent_are_not_judged(kind: str) -> None:
+    assert judge(_steps(("GET", "/tickets", 200, kind), ("GET", "/tickets", 200, None))) == []
+
+
+def test_every_judged_kind_of_a_step_is_listed_in_order() -> None:
+    steps = _steps(("GET", "/tickets", 200, None),
+                   ("GET", "/tickets/1", 503, "latency,state_drift,server_error"),
+                   ("GET", "/tickets/1", 200, "schema_drift"),
+                   ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    judged = judge(steps)
+    assert [(step.index, kind, ok) for step, kind, ok in judged] == [
+        (1, "state_drift", True),  # the faulted read after it is still a read
+        (1, "server_error", False),  # its only successful retry was itself faulted
+    ]
+    assert all(step is steps[1] for step, _, _ in judged)
+
+
+def _outcome(steps: Sequence[TrajectoryStep], success: bool = True,
+             reference_steps: int = 2) -> Outcome:
+    assertion: Assertion = TypeAdapter[Any](AnyAssertion).validate_python(
+        {"name": "done", "check": "row_absent", "table": "t"})
+    return Outcome(steps=steps, verdicts=[(assertion, success)], reference_steps=reference_steps)
+
+
+def test_error_recovery_is_the_share_recovered() -> None:
+    steps = _steps(("GET", "/tickets", 429, "rate_limit"),
+                   ("GET", "/tickets", 429, "rate_limit"),
+                   ("GET", "/tickets", 503, "latency,server_error"),
+                   ("GET", "/tickets", 200, None))
+    assert error_recovery(_outcome(steps)) == pytest.approx(2 / 3)
+    assert error_recovery(_outcome(_steps(("GET", "/tickets", 200, "latency")))) == 1.0
+    assert error_recovery(_outcome([])) == 0.0
+
+
+# --- efficiency: the faults' cost is not the agent's ---------------------------------------------
+
+
+def test_efficiency_ignores_faulted_steps() -> None:
+    steps = _steps(("GET", "/tickets", 503, "server_error"),
+                   ("GET", "/tickets", 429, "rate_limit"),
+                   ("GET", "/tickets", 200, "latency"),  # every faulted step, even answered
+                   ("GET", "/tickets", 200, None),
+                   ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    assert efficiency(_outcome(steps, reference_steps=2)) == 1.0
+    assert efficiency(_outcome(steps, reference_steps=1)) == 0.5
+    assert efficiency(_outcome(steps, success=False)) == 0.0
+
+
+def test_efficiency_ignores_the_check_after_a_lost_write() -> None:
+    steps = _steps(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
+                   ("GET", "/tickets/1/comments", 200, None),  # did it go through?
+                   ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    assert efficiency(_outcome(steps, reference_steps=1)) == 1.0
+
+
+def test_efficiency_charges_reads_that_check_nothing() -> None:
+    # After a faulted read, or after an unfaulted write, a read is the agent's own step.
+    after_read = _steps(("GET", "/tickets", 503, "server_error"),
+                        ("GET", "/tickets", 200, None),
+                        ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    assert efficiency(_outcome(after_read, reference_steps=1)) == 0.5
+    after_write = _steps(("POST", "/tickets/1/comments", 201, None, COMMENT),
+                         ("GET", "/tickets/1/comments", 200, None))
+    assert efficiency(_outcome(after_write, reference_steps=1)) == 0.5
+    # Only the read right after the lost write is the check; a faulted one is not counted twice.
+    faulted_check = _steps(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
+                           ("GET", "/tickets/1/comments", 503, "server_error"),
+                           ("GET", "/tickets/1/comments", 200, None),
+                           ("GET", "/tickets/1", 200, None))
+    assert efficiency(_outcome(faulted_check, reference_steps=1)) == 0.5
+
+
+def test_efficiency_of_only_faulted_steps_does_not_divide_by_zero() -> None:
+    steps = _steps(("GET", "/tickets", 503, "server_error"))
+    assert efficiency(_outcome(steps, reference_steps=1)) == 1.0
