@@ -48,7 +48,7 @@ _DROP_REQUEST = frozenset({
 })
 _DROP_RESPONSE = frozenset({
     b"connection", b"keep-alive", b"transfer-encoding", b"te", b"trailer", b"upgrade",
-    b"content-length", b"content-encoding",
+    b"content-length", b"content-encoding", b"date", b"server",  # the proxy's server sets these
 })
 
 
@@ -203,8 +203,9 @@ class Proxy:
                 return early
         fired.extend(f.name for _, f in active)
         deliveries = max((f.deliveries() for _, f in active), default=1)
-        for _ in range(deliveries):
-            reply = await self._forward(ctx, grant, headers)
+        reply = await self._forward(ctx, grant, headers)
+        for _ in range(deliveries - 1):  # a retrying middlebox: the agent sees the first answer
+            await self._forward(ctx, grant, headers)
         for _, fault in active:
             reply = await fault.after(ctx, reply)
         return reply

@@ -1,10 +1,11 @@
 """How the proxy reaches replicas: (method, url, headers, body) -> (status, headers, body).
 
 In-process replicas are ASGI apps mounted on an ``httpx.AsyncClient`` (no sockets); replicas
-over the network are reached by the client ``Settings.proxy_client`` names. ``make_bench``'s
-``tests/bench/proxy.py`` measured both network clients through the proxy on loopback:
-aiohttp adds ~4x less latency and keeps ~2x the throughput of httpx at 16 episodes, so it
-is the default.
+over the network are reached by the client ``Settings.proxy_client`` names. ``make bench``
+(tests/bench/proxy.py: replica and proxy each alone, loopback, 2 cores) chose aiohttp: its hop
+adds ~1.0-1.3 ms p50 over a direct call where httpx's adds ~2.0-2.2 ms, and it keeps ~2.3x
+httpx's throughput at 16 episodes; the client alone costs ~0.2 ms CPU per request against
+httpx's ~0.9-1.6 ms.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from workgym.sdk import Env, connect
 from workgym.tasks import catalogue
 from workgym_reward import score
 
+from .proxy import bench_proxy
 from .stats import line, sample
 
 TASK = "helpdesk/refund-standard"
@@ -162,6 +163,7 @@ def main() -> int:
         finally:
             local.close()
         bench_http_create(Path(tmp))
+        bench_proxy(Path(tmp))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"  peak RSS of the benchmark process: {peak:.0f} MB")
     return 0

@@ -34,6 +34,9 @@ async def read_body(receive: Receive, limit: int) -> bytes:
 async def send_response(
     send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]
 ) -> None:
+    """A whole response, with its Content-Length (so servers do not fall back to chunking)."""
+    headers = [*(h for h in headers if h[0] != b"content-length"),
+               (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

@@ -8,6 +8,8 @@ persistence, and stopped when the process exits.
 from __future__ import annotations
 
 import atexit
+import ctypes
+import signal
 import shutil
 import subprocess
 import tempfile
@@ -20,10 +22,17 @@ import redis.asyncio as aioredis
 from .settings import Settings
 
 _embedded: dict[Path, str] = {}
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 class EmbeddedRedisError(RuntimeError):
     """The embedded redis-server did not come up; names its log."""
+
+
+def _die_with_parent() -> None:
+    """In the child: SIGTERM it when the process that started it dies, even by SIGKILL
+    (atexit never runs then), so no embedded server outlives its owner."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _start_embedded(data_dir: Path) -> str:
@@ -35,7 +44,7 @@ def _start_embedded(data_dir: Path) -> str:
     process = subprocess.Popen(
         [executable, "--port", "0", "--unixsocket", str(socket_path), "--unixsocketperm", "700",
          "--save", "", "--appendonly", "no", "--dir", str(run_dir), "--logfile", str(log)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
     )
 
     def stop() -> None:

