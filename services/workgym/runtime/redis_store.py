@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import signal
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
