@@ -18,7 +18,7 @@ from urllib.parse import quote, unquote
 import orjson
 from opentelemetry.trace import Span, SpanKind
 
-from workgym.registry import Registry, StepGrant
+from workgym.registry import Registry, StepGrant, lost_error
 from workgym.runtime import observability as obs
 from workgym.runtime.asgi import Receive, Scope, Send, read_body, send_error, send_response
 from workgym.runtime.errors import NotFound, Unauthorized, UpstreamError, WorkGymError
@@ -145,6 +145,12 @@ class Proxy:
         }, kind=SpanKind.SERVER, context=obs.extract(incoming)) as span:
             try:
                 reply = await self._exchange(ctx, grant, headers)
+            except UpstreamError as error:
+                if error.code != "replica_unreachable":
+                    raise
+                # The instance the episode was placed on is gone, and the episode with it.
+                await self.registry.mark_lost(grant.episode_id)
+                raise lost_error() from error
             except ConnectionResetError:
                 await self._record(ctx, grant, Reply(0, [], b""), started, span)
                 # Start a response and abandon it: the client sees the connection drop.
@@ -226,6 +232,10 @@ class Proxy:
         url = grant.apps[ctx.app] + ctx.sent_path + ("?" + ctx.query if ctx.query else "")
         status, received, content = await self.upstream.request(
             ctx.method, url, forwarded, ctx.body)
+        if status == 404 and _error_code(_json_or_none(content, 4096)) == "episode_not_found":
+            # The instance answers but no longer holds the episode (it restarted): lost.
+            raise UpstreamError(f"{grant.apps[ctx.app]} lost episode {grant.episode_id}",
+                                code="replica_unreachable")
         out = []
         for k, v in received:
             if k == _CHANGES:

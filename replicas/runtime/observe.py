@@ -1,11 +1,11 @@
 """Pure-ASGI middleware of every replica: one ``replica.request`` span per request
-(joined to the proxy's trace), ``db.query`` spans for its SQL while tracing is on,
+(joined to the proxy's trace), a ``db.query`` event per SQL statement while tracing is on,
 and the rows a write changed, reported to the proxy in an internal header."""
 
 from __future__ import annotations
 
 import orjson
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import Span, SpanKind
 
 from workgym.runtime import observability as obs
 from workgym.runtime.asgi import ASGIApp, Message, Receive, Scope, Send
@@ -18,10 +18,11 @@ from .store import EpisodeStore
 _READS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-def _trace_sql(episode: Episode) -> None:
+def _trace_sql(episode: Episode, span: Span) -> None:
+    """Each SQL statement of the request as a ``db.query`` event on its span (an event
+    costs a fraction of a child span, and a write runs several statements)."""
     def statement(sql: str) -> None:
-        with obs.span("db.query", {"db.system": "sqlite", "db.statement": sql[:2000]}):
-            pass
+        span.add_event("db.query", {"db.system": "sqlite", "db.statement": sql[:2000]})
 
     episode.db.set_trace_callback(statement)
 
@@ -61,7 +62,7 @@ class ObserveRequests:
                 await send(message)
 
             if recording and episode is not None:
-                _trace_sql(episode)
+                _trace_sql(episode, span)
             try:
                 await self.app(scope, receive, observed_send)
             finally:

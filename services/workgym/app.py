@@ -26,8 +26,10 @@ from workgym_proxy.upstream import make_upstream
 from .gym.replica_client import ReplicaClient
 from .gym.routes import control, router
 from .gym.service import EpisodeService
+from .placement import Heartbeat
 from .registry import Registry
 from .runtime import errors, redis_store
+from .runtime import observability as obs
 from .runtime.asgi import ASGIApp, BodyLimit, Message, Receive, Scope, Send
 from .runtime.errors import ConfigError
 from .runtime.settings import Settings
@@ -48,12 +50,13 @@ class Server:
     replicas: dict[str, FastAPI]
     registry: Registry | None
     http: httpx.AsyncClient
+    heartbeat: Heartbeat | None = None  # a replica instance registering itself for placement
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and self.proxy and scope["path"].startswith(PREFIX):
             await self.proxy(scope, receive, send)
         elif scope["type"] == "lifespan":
-            await self._root(scope, receive, self._closing(send))
+            await self._root(scope, receive, self._lifespan(send))
         else:
             await self._root(scope, receive, send)
 
@@ -64,15 +67,21 @@ class Server:
             else create_health_app()
         )
 
-    def _closing(self, send: Send) -> Send:
-        """Close clients when the server (uvicorn's lifespan) shuts down."""
-        async def closing(message: Message) -> None:
+    def _lifespan(self, send: Send) -> Send:
+        """Register a replica instance when the server (uvicorn's lifespan) has started;
+        deregister it and close clients when it shuts down."""
+        async def lifespan(message: Message) -> None:
+            if message["type"] == "lifespan.startup.complete" and self.heartbeat:
+                await self.heartbeat.start()
             if message["type"] == "lifespan.shutdown.complete":
                 await self.aclose()
             await send(message)
-        return closing
+        return lifespan
 
     async def aclose(self) -> None:
+        if self.heartbeat:
+            await self.heartbeat.stop()
+            self.heartbeat = None
         if self.proxy:
             await self.proxy.upstream.aclose()
         await self.http.aclose()
@@ -133,10 +142,16 @@ def plan(settings: Settings, apps: Collection[str]) -> tuple[list[str], dict[str
     return local, instances
 
 
+def service_name(roles: frozenset[str]) -> str:
+    """OTel service.name: ``workgym`` all in one, else e.g. ``workgym-proxy``."""
+    return "workgym" if len(roles) > 1 else "workgym-" + next(iter(roles)).replace(":", "-")
+
+
 def create_app(settings: Settings | None = None) -> Server:
     settings = settings or Settings()
     apps = specs()
     local, instances = plan(settings, apps)
+    obs.setup(settings, service_name(settings.roles))
     replicas = {name: create_replica_app(apps[name], settings) for name in local}
     http = httpx.AsyncClient(
         mounts={local_url(name): httpx.ASGITransport(app=app) for name, app in replicas.items()},
@@ -154,5 +169,9 @@ def create_app(settings: Settings | None = None) -> Server:
     if registry and "proxy" in roles:
         upstream = make_upstream(settings.proxy_client, http, [local_url(n) for n in replicas])
         proxy = Proxy(settings, registry, upstream, frozenset(apps))
+    heartbeat = None
+    if roles == {f"replica:{name}" for name in local} and len(local) == 1 and settings.redis_url \
+            and settings.instance_url:
+        heartbeat = Heartbeat(redis_store.connect(settings), local[0], settings.instance_url)
     return Server(settings=settings, gym=gym, proxy=proxy, replicas=replicas, registry=registry,
-                  http=http)
+                  http=http, heartbeat=heartbeat)

@@ -20,6 +20,12 @@ def _serve(args: argparse.Namespace) -> int:
         replicas = [f"replica:{app}" for app in args.app] if args.app else ["replicas"]
         roles = {role for role in args.role if role != "replica"}
         settings = Settings(roles=roles | set(replicas) if "replica" in args.role else roles)
+        if "replica" in args.role and settings.redis_url and not settings.instance_url:
+            import socket
+
+            # Placement: this instance registers where the others reach it (compose --scale).
+            settings = settings.model_copy(
+                update={"instance_url": f"http://{socket.gethostname()}:{args.port}"})
     elif args.app:
         raise ConfigError("--app goes with --role replica")
     server = create_app(settings)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -23,6 +21,7 @@ import httpx
 
 from .agents import AGENTS
 from .cli import format_report
+from .processes import free_port, running, wait_http
 from .sdk import connect
 from .tasks import catalogue
 
@@ -30,34 +29,11 @@ DEMO_TASK = "helpdesk/refund-standard"
 FAULT_TASK = "helpdesk/fault-refund-timeout-after"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_healthy(url: str, server: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"demo: {url} exited with code {server.returncode}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise SystemExit(f"demo: nothing answered at {url} within {timeout:.0f} s")
-
-
 @contextmanager
 def _service(args: list[str], url: str, env: dict[str, str]) -> Iterator[None]:
-    process = subprocess.Popen([sys.executable, "-m", *args], env={**os.environ, **env})
-    try:
-        _wait_healthy(url, process)
+    with running([sys.executable, "-m", *args], env={**os.environ, **env}) as process:
+        wait_http(f"{url}/healthz", process)
         yield
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def _wait_recorded(telemetry: str, episode_id: str, timeout: float = 15.0) -> bool:
@@ -85,7 +61,7 @@ def main() -> int:
     args.add_argument("--seed", type=int, default=7)
     opts = args.parse_args()
 
-    port, telemetry_port = _free_port(), _free_port()
+    port, telemetry_port = free_port(), free_port()
     url, telemetry = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{telemetry_port}"
     server_env = {"OTEL_EXPORTER_OTLP_ENDPOINT": telemetry, "OTEL_BSP_SCHEDULE_DELAY": "200",
                   "OTEL_METRIC_EXPORT_INTERVAL": "1000", "WORKGYM_TELEMETRY_URL": telemetry}
@@ -106,8 +82,9 @@ def main() -> int:
             recorded = _wait_recorded(telemetry, str(report["episode_id"]))
             print(f"demo: episode page of {report['task']} (reference): {page}"
                   + ("" if recorded else "  (its spans had not arrived yet)"))
-        print("demo: the telemetry store stops with the demo; run `python -m workgym_telemetry` "
-              "and `workgym serve` yourself to keep the pages up.")
+        print(f"demo: the pages stay readable after the demo: the store is kept in "
+              f".workgym/telemetry; serve it again with `.venv/bin/python -m workgym_telemetry "
+              f"--port {telemetry_port}` and open the links.")
     return 0
 
 

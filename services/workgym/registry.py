@@ -23,10 +23,11 @@ from typing import Any
 import orjson
 import redis.asyncio as aioredis
 
-from .runtime.errors import Conflict, NotFound, Unauthorized
+from .runtime.errors import Conflict, NotFound, Unauthorized, UpstreamError
 from .runtime.trajectory import TrajectoryStep
 
 ACTIVE, FINISHING, FINISHED = "active", "finishing", "finished"
+LOST = "lost"  # the replica instance holding the episode died: nothing to step or score
 
 # Atomically: check the token, refuse finished episodes and spent budgets, count the step.
 _BEGIN_STEP = """
@@ -52,6 +53,13 @@ redis.call('HDEL', KEYS[1], 'expired_sha')
 return 'ok'
 """
 
+# Mark an episode lost unless it was already finished (its report stays).
+_MARK_LOST = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if status and status ~= 'finished' then redis.call('HSET', KEYS[1], 'status', 'lost') end
+return status
+"""
+
 # Atomically move an active episode to 'finishing' so no further step is accepted.
 _CLAIM_FINISH = """
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -73,8 +81,15 @@ def _sha(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+def lost_error() -> UpstreamError:
+    return UpstreamError("the replica instance holding this episode is gone, and the episode "
+                         "with it; start a new episode", code="episode_lost")
+
+
 def _refused(outcome: str) -> Exception:
-    """The error for a refused token check (missing, bad token, finished, budget)."""
+    """The error for a refused token check (missing, bad token, finished, budget, lost)."""
+    if outcome == LOST:
+        return lost_error()
     if outcome in ("missing", "bad_token"):
         return Unauthorized("invalid or expired episode token", code="invalid_token")
     if outcome == "budget":
@@ -137,6 +152,7 @@ class Registry:
         self._begin_step = redis.register_script(_BEGIN_STEP)
         self._claim_finish = redis.register_script(_CLAIM_FINISH)
         self._refresh = redis.register_script(_REFRESH)
+        self._mark_lost = redis.register_script(_MARK_LOST)
 
     @staticmethod
     def new_identity() -> tuple[str, str, str]:
@@ -242,6 +258,11 @@ class Registry:
     async def claim_finish(self, episode_id: str) -> str:
         """Stop the episode taking steps; returns its status before the claim."""
         return str(await self._claim_finish(keys=[_ep(episode_id)]))
+
+    async def mark_lost(self, episode_id: str) -> None:
+        """The episode's replica instance is gone: refuse its steps and finish (502
+        ``episode_lost``) from now on."""
+        await self._mark_lost(keys=[_ep(episode_id)])
 
     async def store_report(self, episode_id: str, report: dict[str, Any], ttl_s: int) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:

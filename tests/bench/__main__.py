@@ -10,18 +10,16 @@ import gc
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 from replicas.catalog import specs
 from replicas.runtime.store import EpisodeStore
 from workgym.agents import AGENTS
 from workgym.local import BASE_URL, LocalServer
+from workgym.processes import free_port, running, wait_http
 from workgym.runtime.settings import Settings
 from workgym.sdk import Env, connect
 from workgym.tasks import catalogue
@@ -108,8 +106,10 @@ def bench_scoring(local: LocalServer) -> None:
     server = local.server
     store = server.replicas["helpdesk"].state.store
     episode = store.get(obs.episode_id)
-    trajectory = local.run(server.registry.trajectory(obs.episode_id))
-    record = local.run(server.registry.get(obs.episode_id))
+    registry = server.registry
+    assert registry is not None
+    trajectory = local.run(registry.trajectory(obs.episode_id))
+    record = local.run(registry.get(obs.episode_id))
     final = episode.db.serialize()
 
     def run() -> None:
@@ -123,31 +123,17 @@ def bench_scoring(local: LocalServer) -> None:
 
 
 def bench_http_create(data_dir: Path) -> None:
-    with httpx.Client() as probe:
-        port = 18765
-        server = subprocess.Popen(
-            [sys.executable, "-m", "workgym", "serve", "--port", str(port)],
-            env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)},
-        )
-        try:
-            url = f"http://127.0.0.1:{port}"
-            for _ in range(300):
-                try:
-                    probe.get(f"{url}/healthz")
-                    break
-                except httpx.TransportError:
-                    time.sleep(0.1)
-            env = connect(url, TASK, seed=7)
-            times = sample(env.reset, 200)
-            print(line("episode creation over HTTP (POST /v1/episodes)", times))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with running([sys.executable, "-m", "workgym", "serve", "--port", str(port)],
+                 env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)}) as server:
+        wait_http(f"{url}/healthz", server)
+        with connect(url, TASK, seed=7) as env:
+            print(line("episode creation over HTTP (POST /v1/episodes)", sample(env.reset, 200)))
             env.reset()
             ticket = env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]
             reads = sample(lambda: env.call("GET", f"/tickets/{ticket}"), 1000)
             print(line("HTTP step through the proxy, one client", reads))
-            env.close()
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
 
 
 def main() -> int:

@@ -14,13 +14,10 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import socket
 import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +28,7 @@ import redis.asyncio
 import uvloop
 
 from workgym.app import create_app
+from workgym.processes import free_port, running, wait_http
 from workgym.runtime.internal import EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym.runtime.settings import Settings
 
@@ -43,47 +41,11 @@ LATENCY_ROUNDS, LATENCY_N = 5, 400  # per target: 2,000 sequential requests
 THROUGHPUT_ROUNDS, THROUGHPUT_N = 3, 150  # per target and round: 16 x 150 requests
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def _process(args: list[str], log: Path, env: dict[str, str] | None = None) -> Iterator[int]:
-    """A child process (its pid) for the block; terminated (then killed) when it ends."""
-    with open(log, "wb") as out:
-        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
-    try:
-        yield process.pid
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
 def _cpu_s(pid: int) -> float:
     """CPU seconds (user + system) a process has used so far."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _wait_http(url: str, log: Path, timeout_s: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    with httpx.Client(trust_env=False) as probe:
-        while time.monotonic() < deadline:
-            try:
-                if probe.get(url).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-    raise RuntimeError(f"{url} did not answer in {timeout_s} s; see {log}:\n"
-                       f"{log.read_text(errors='replace')[-2000:]}")
 
 
 def _wait_redis(port: int, timeout_s: float = 10.0) -> None:
@@ -261,7 +223,7 @@ def bench_proxy(tmp: Path) -> None:
 
     print(f"  proxy on the wire: replica, proxy, redis-server each alone on loopback; "
           f"GET /tickets/{{id}}, faults none; {CLIENTS} forwarding")
-    ports = {name: _free_port() for name in ("redis", "replica", *CLIENTS)}
+    ports = {name: free_port() for name in ("redis", "replica", *CLIENTS)}
     settings = Settings(
         roles=frozenset({"gym"}), data_dir=tmp / "bench-proxy",
         internal_secret=secrets.token_hex(16),
@@ -274,20 +236,24 @@ def bench_proxy(tmp: Path) -> None:
     logs = tmp / "bench-proxy-logs"
     logs.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
-        pids = {"redis": stack.enter_context(_process(
+        pids = {"redis": stack.enter_context(running(
             [redis_server, "--port", str(ports["redis"]), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(logs)], logs / "redis.log"))}
+             "--appendonly", "no", "--dir", str(logs)], log=logs / "redis.log")).pid}
         serve = [sys.executable, "-m"]
-        pids["replica"] = stack.enter_context(_process(
+        replica = stack.enter_context(running(
             [*serve, "replicas", "helpdesk", "--port", str(ports["replica"])],
-            logs / "replica.log", env))
-        for client in CLIENTS:
-            pids[client] = stack.enter_context(_process(
-                [*serve, "workgym_proxy", "--port", str(ports[client])], logs / f"{client}.log",
-                {**env, "WORKGYM_PROXY_CLIENT": client}))
+            env=env, log=logs / "replica.log"))
+        pids["replica"] = replica.pid
+        proxies = {client: stack.enter_context(running(
+            [*serve, "workgym_proxy", "--port", str(ports[client])],
+            env={**env, "WORKGYM_PROXY_CLIENT": client}, log=logs / f"{client}.log"))
+            for client in CLIENTS}
+        pids.update({client: process.pid for client, process in proxies.items()})
         _wait_redis(ports["redis"])
-        _wait_http(f"http://127.0.0.1:{ports['replica']}/_env/health", logs / "replica.log")
-        for client in CLIENTS:
-            _wait_http(f"http://127.0.0.1:{ports[client]}/healthz", logs / f"{client}.log")
+        wait_http(f"http://127.0.0.1:{ports['replica']}/_env/health", replica,
+                  log=logs / "replica.log")
+        for client, process in proxies.items():
+            wait_http(f"http://127.0.0.1:{ports[client]}/healthz", process,
+                      log=logs / f"{client}.log")
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
             runner.run(_measure(settings, ports, pids))

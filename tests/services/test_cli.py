@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from workgym.demo import _free_port, _wait_healthy
+from workgym.processes import free_port, running, wait_http
 from workgym.sdk import connect
 
 TASK = "helpdesk/refund-standard"
@@ -51,14 +51,11 @@ def test_unknown_task_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_serve_speaks_http(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "workgym", "serve", "--port", str(port)],
-        env={**os.environ, "WORKGYM_DATA_DIR": str(tmp_path)},
-    )
-    try:
-        _wait_healthy(url, server)
+    with running([sys.executable, "-m", "workgym", "serve", "--port", str(port)],
+                 env={**os.environ, "WORKGYM_DATA_DIR": str(tmp_path)}) as server:
+        wait_http(f"{url}/healthz", server)
         with connect(url, TASK, seed=2) as env:
             obs = env.reset()
             assert obs.apps["helpdesk"] == f"{url}/apps/helpdesk"
@@ -66,6 +63,3 @@ def test_serve_speaks_http(tmp_path: Path) -> None:
             assert listed["status"] == 200 and len(listed["body"]["data"]) == 3
             report = env.finish()
         assert report["steps"] == 1 and report["success"] is False
-    finally:
-        server.terminate()
-        server.wait(timeout=10)

@@ -35,7 +35,8 @@ class EpisodeView(BaseModel):
     id: str
     task: str
     seed: int
-    status: str = Field(description="active, finishing or finished.")
+    status: str = Field(description="active, finishing, finished or lost (its replica "
+                        "instance died).")
     steps: int = Field(description="Requests made so far.")
     max_steps: int
     apps: dict[str, str]

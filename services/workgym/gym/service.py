@@ -12,9 +12,10 @@ from pydantic import ValidationError
 from workgym_proxy.faults import PLUGINS, resolve_plan
 from workgym_reward import score
 
-from ..registry import FINISHED, FINISHING, EpisodeRecord, Registry
+from ..placement import Placement
+from ..registry import FINISHED, FINISHING, LOST, EpisodeRecord, Registry, lost_error
 from ..runtime import observability as obs
-from ..runtime.errors import Conflict, InvalidRequest, NotFound
+from ..runtime.errors import Conflict, InvalidRequest, NotFound, UpstreamError, WorkGymError
 from ..runtime.settings import Settings
 from ..tasks import Catalogue
 from ..tools import ToolCatalogue
@@ -40,6 +41,10 @@ def plan_for(choice: str | list[Any], task_plan: list[dict[str, Any]]) -> list[d
                              field=field, rule=first["type"]) from exc
 
 
+# Instances tried for one new episode before giving up (a dead one is evicted and skipped).
+PLACEMENT_ATTEMPTS = 3
+
+
 def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -52,12 +57,14 @@ class EpisodeService:
         self.catalogue = catalogue
         self.replicas = replicas
         self.instances = instances
+        self.placement = Placement(registry.redis, instances)
         self._tools: dict[str, ToolCatalogue] = {}
         self._openapi: dict[str, dict[str, Any]] = {}
         self.metrics = obs.Metrics()
 
     def instance(self, app: str) -> str:
-        """Where an app's episodes are placed (one instance per app for now)."""
+        """The app's configured URL (any of its instances serves the same OpenAPI document);
+        episodes are placed per instance by :attr:`placement`."""
         try:
             return self.instances[app]
         except KeyError:
@@ -91,14 +98,25 @@ class EpisodeService:
 
     async def _create(self, body: EpisodeCreate, base_url: str) -> EpisodeCreated:
         task = self.catalogue.get(body.task)
-        instance = self.instance(task.app)
         faults = plan_for(body.faults, task.faults)
         episode_id, token, refresh_token = self.registry.new_identity()
         ttl = self.settings.episode_ttl_s
-        created = await self.replicas.create_episode(
-            instance, episode_id=episode_id, seed=body.seed, setup=task.setup,
-            script=task.script, ttl_s=ttl,
-        )
+        for attempt in range(PLACEMENT_ATTEMPTS):
+            instance = await self.placement.place(task.app)
+            try:
+                created = await self.replicas.create_episode(
+                    instance, episode_id=episode_id, seed=body.seed, setup=task.setup,
+                    script=task.script, ttl_s=ttl,
+                )
+                break
+            except WorkGymError as error:
+                # An instance that died since its last heartbeat: place on another one.
+                if error.code != "episode_lost":
+                    raise
+                await self.placement.evict(task.app, instance)
+                if attempt == PLACEMENT_ATTEMPTS - 1:
+                    raise UpstreamError(f"no reachable {task.app} instance: {error.message}",
+                                        code="replica_unavailable") from error
         record = await self.registry.create(
             episode_id=episode_id, token=token, refresh_token=refresh_token, task=task.id,
             seed=body.seed, max_steps=task.max_steps, apps={task.app: instance},
@@ -134,13 +152,18 @@ class EpisodeService:
         previous = await self.registry.claim_finish(record.id)
         if previous == FINISHED:
             return (await self.registry.get(record.id)).report or {}
+        if previous == LOST:
+            raise lost_error()
         if previous == FINISHING:
             raise Conflict("this episode is already being finished", code="finish_in_progress")
         task = self.catalogue.get(record.task)
         instance = record.apps[task.app]
         trajectory = await self.registry.trajectory(record.id)
-        initial = await self.replicas.state(instance, record.id, "initial")
-        final = await self.replicas.state(instance, record.id, "final")
+        try:
+            initial = await self.replicas.state(instance, record.id, "initial")
+            final = await self.replicas.state(instance, record.id, "final")
+        except WorkGymError as error:
+            raise await self._lost(record.id, error) from error
         with obs.span("reward.score", {"workgym.episode_id": record.id}):
             report = await anyio.to_thread.run_sync(lambda: score(
                 verifier=task.verifier, initial=initial, final=final, trajectory=trajectory,
@@ -156,7 +179,23 @@ class EpisodeService:
         await self.replicas.delete_episode(instance, record.id)
         return result
 
+    async def _lost(self, episode_id: str, error: WorkGymError) -> WorkGymError:
+        """``error`` from the episode's replica instance; when the instance is gone (or no
+        longer holds the episode: it restarted), the episode is marked lost and the error
+        is ``episode_lost``."""
+        if error.code not in ("episode_lost", "episode_not_found"):
+            return error
+        await self.registry.mark_lost(episode_id)
+        if error.code == "episode_lost":  # unreachable: place no new episode there
+            for app, instance in (await self.registry.get(episode_id)).apps.items():
+                await self.placement.evict(app, instance)
+        return lost_error()
+
     async def delete(self, record: EpisodeRecord) -> None:
         for instance in record.apps.values():
-            await self.replicas.delete_episode(instance, record.id)
+            try:
+                await self.replicas.delete_episode(instance, record.id)
+            except WorkGymError as error:
+                if error.code != "episode_lost":  # a lost instance holds nothing to reclaim
+                    raise
         await self.registry.delete(record.id)

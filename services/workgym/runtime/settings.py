@@ -40,6 +40,12 @@ class Settings(BaseSettings):
         default_factory=dict,
         description="app -> replica base URL; apps not listed run in this process.",
     )
+    instance_url: str | None = Field(
+        None, description="The URL the gym API and the proxy reach this replica instance at. "
+        "With REDIS_URL, a replica served alone registers it (heartbeat with a TTL) and new "
+        "episodes are placed on the live instances. `workgym serve --role replica` derives "
+        "http://<hostname>:<port> when REDIS_URL is set (a container's hostname).",
+    )
     roles: frozenset[str] = Field(
         frozenset({"gym", "proxy", "replicas"}),
         description="What this process serves (JSON list): 'gym' (the gym API), 'proxy' "

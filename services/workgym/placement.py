@@ -1,0 +1,125 @@
+"""Where an episode lives: replica instances register in Redis, the gym API places episodes.
+
+A replica served alone with ``REDIS_URL`` and an instance URL (``WORKGYM_INSTANCE_URL``;
+``workgym serve`` derives ``http://<hostname>:<port>`` from the container's hostname) keeps
+itself in a sorted set with a :class:`Heartbeat`::
+
+    wg:replicas:{app}     zset   instance URL -> the wall time its registration lapses
+    wg:replicas:{app}:rr  int    the round-robin counter
+
+:meth:`Placement.place` drops lapsed instances and picks the next live one, round-robin, in
+one Lua call; the gym API stores the choice on the episode record (``apps``), which is where
+the proxy forwards. An app without any registered instance is placed at its configured URL
+(``WORKGYM_REPLICA_URLS``); in-process replicas (all-in-one, ``workgym.make``) never consult
+Redis. A dead instance lapses within ``ttl_s``; its episodes fail with ``episode_lost``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from .runtime.errors import NotFound
+
+log = logging.getLogger("workgym.placement")
+
+HEARTBEAT_S = 2.0
+TTL_S = 6.0
+
+# KEYS: the app's zset, its counter. ARGV: now. The next live instance, or nil.
+_PLACE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local live = redis.call('ZRANGE', KEYS[1], 0, -1)
+if #live == 0 then return false end
+local n = redis.call('INCR', KEYS[2])
+return live[(n % #live) + 1]
+"""
+
+
+def instances_key(app: str) -> str:
+    return f"wg:replicas:{app}"
+
+
+def is_local(url: str) -> bool:
+    """An in-process replica (``http://<app>.replica``), reached through an ASGI transport."""
+    return url.endswith(".replica")
+
+
+class Placement:
+    """Chooses the instance for each new episode of an app."""
+
+    def __init__(self, redis: aioredis.Redis | None, configured: dict[str, str]) -> None:
+        self.redis = redis
+        self.configured = configured
+        self._place = redis.register_script(_PLACE) if redis is not None else None
+
+    def configured_url(self, app: str) -> str:
+        try:
+            return self.configured[app]
+        except KeyError:
+            raise NotFound(f"no app '{app}'", code="app_not_found", field="app") from None
+
+    async def place(self, app: str) -> str:
+        url = self.configured_url(app)
+        if self._place is None or is_local(url):
+            return url
+        key = instances_key(app)
+        chosen = await self._place(keys=[key, f"{key}:rr"], args=[time.time()])
+        return str(chosen) if chosen else url
+
+    async def evict(self, app: str, url: str) -> None:
+        """Drop an instance found unreachable before its registration lapses (a live one
+        registers again on its next heartbeat)."""
+        if self.redis is not None and not is_local(url):
+            await self.redis.zrem(instances_key(app), url)
+
+    async def live(self, app: str) -> list[str]:
+        """The registered instances of ``app`` whose registration has not lapsed."""
+        if self.redis is None:
+            return []
+        return list(await self.redis.zrangebyscore(instances_key(app), time.time(), "+inf"))
+
+
+class Heartbeat:
+    """Keeps one replica instance registered while its server runs."""
+
+    def __init__(self, redis: aioredis.Redis, app: str, url: str,
+                 interval_s: float = HEARTBEAT_S, ttl_s: float = TTL_S) -> None:
+        self.redis, self.app, self.url = redis, app, url
+        self.interval_s, self.ttl_s = interval_s, ttl_s
+        self._task: asyncio.Task[None] | None = None
+
+    async def beat(self) -> None:
+        await self.redis.zadd(instances_key(self.app), {self.url: time.time() + self.ttl_s})
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval_s)
+            try:
+                await self.beat()
+            except (RedisError, OSError) as exc:
+                log.warning("heartbeat of %s failed: %r", self.url, exc)
+
+    async def start(self) -> None:
+        """Register now (so a healthy instance is a placed one), then keep it up."""
+        try:
+            await self.beat()
+        except (RedisError, OSError) as exc:
+            log.warning("could not register %s yet: %r", self.url, exc)
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop beating and deregister (a clean shutdown takes no new episodes at once)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.zrem(instances_key(self.app), self.url)
+        await self.redis.aclose()

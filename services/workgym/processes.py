@@ -1,0 +1,62 @@
+"""Child processes on loopback ports: what the demo, the benchmarks and wire tests share."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def running(args: Sequence[str], *, env: dict[str, str] | None = None,
+            log: Path | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """A child process for the block; terminated (then killed) when the block ends."""
+    out = open(log, "wb") if log else None  # noqa: SIM115 - closed below, after the child
+    try:
+        process = subprocess.Popen(list(args), env=env, stdout=out,
+                                   stderr=subprocess.STDOUT if out else None)
+        try:
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+    finally:
+        if out:
+            out.close()
+
+
+def wait_http(url: str, process: subprocess.Popen[bytes] | None = None,
+              timeout_s: float = 60.0, log: Path | None = None) -> None:
+    """Poll ``url`` until it answers 200; fail early if ``process`` exits."""
+    deadline = time.monotonic() + timeout_s
+    with httpx.Client(trust_env=False, timeout=2.0) as probe:
+        while time.monotonic() < deadline:
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(f"the process serving {url} exited with code "
+                                   f"{process.returncode}" + _tail(log))
+            try:
+                if probe.get(url).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+    raise RuntimeError(f"{url} did not answer within {timeout_s:.0f} s" + _tail(log))
+
+
+def _tail(log: Path | None) -> str:
+    return f"; see {log}:\n{log.read_text(errors='replace')[-2000:]}" if log else ""

@@ -1,0 +1,93 @@
+"""Tracing on vs off: in-process steps/s, and the cost of one span.
+
+The OpenTelemetry provider is per process, so each mode runs in a child process
+(``python -m tests.bench.tracing --mode on|off``); "on" exports with the batch
+processor to a real telemetry store on loopback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from workgym.processes import free_port, running, wait_http
+
+STEPS = 3000
+
+
+def _steps_per_s(mode: str, data_dir: Path) -> float:
+    from workgym.local import BASE_URL, LocalServer
+    from workgym.runtime.settings import Settings
+    from workgym.sdk import Env
+
+    local = LocalServer(Settings(data_dir=data_dir, tracing=mode == "on"))
+    try:
+        env = Env(local, BASE_URL, "helpdesk/refund-standard", seed=7)
+        env.reset()
+        ticket = env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]
+        rounds = []
+        for _ in range(5):
+            env.reset()
+            import time
+
+            start = time.perf_counter()
+            for _ in range(STEPS // 5 // 2):
+                env.call("GET", f"/tickets/{ticket}")
+                env.call("PATCH", f"/tickets/{ticket}", json={"priority": "high"})
+            rounds.append((STEPS // 5) / (time.perf_counter() - start))
+        return statistics.median(rounds)
+    finally:
+        local.close()
+
+
+def _span_cost_us() -> float:
+    import time
+
+    from opentelemetry import trace
+
+    tracer = trace.get_tracer("bench")
+    n = 20_000
+    start = time.perf_counter()
+    for i in range(n):
+        with tracer.start_as_current_span("bench.span") as span:
+            span.set_attribute("i", i)
+    return (time.perf_counter() - start) / n * 1e6
+
+
+def child(mode: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        rate = _steps_per_s(mode, Path(tmp))
+        print(f"{rate:.1f} {_span_cost_us():.2f}")
+
+
+def bench_tracing() -> None:
+    port = free_port()
+    telemetry = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp, running(
+            [sys.executable, "-m", "workgym_telemetry", "--port", str(port)],
+            env={**os.environ, "WORKGYM_TELEMETRY_DATA_DIR": tmp}) as store:
+        wait_http(f"{telemetry}/healthz", store)
+        results = {}
+        for mode in ("off", "on"):
+            env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": telemetry} if mode == "on" \
+                else {k: v for k, v in os.environ.items() if not k.startswith("OTEL_EXPORTER")}
+            out = subprocess.run([sys.executable, "-m", "tests.bench.tracing", "--mode", mode],
+                                 env=env, capture_output=True, text=True, check=True, timeout=600)
+            rate, span_us = (float(x) for x in out.stdout.split())
+            results[mode] = (rate, span_us)
+    off, on = results["off"][0], results["on"][0]
+    print(f"  {'in-process steps/s, tracing off / on':<44} {off:8,.0f} / {on:,.0f}   "
+          f"on is {100 * (1 - on / off):.1f}% slower (target <= 10%; batch export)")
+    print(f"  {'one span (SDK, batch processor), tracing on':<44} "
+          f"{results['on'][1]:8.2f} us   (off: {results['off'][1]:.2f} us, the no-op API)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mode", choices=["on", "off"], required=True)
+    child(parser.parse_args().mode)

@@ -1,0 +1,113 @@
+"""Trajectories for training: real episodes traced into a real telemetry store, exported
+as SFT, DPO and JSONL, and read back into the requests they came from."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from replicas.catalog import specs
+from replicas.runtime.app import create_replica_app
+from workgym.processes import free_port, running, wait_http
+from workgym.runtime.settings import Settings
+from workgym.tools import ToolCatalogue
+
+TASK = "helpdesk/refund-standard"
+SEED = 4
+
+
+def _workgym(*args: str, env: dict[str, str]) -> str:
+    done = subprocess.run([sys.executable, "-m", "workgym", *args], env=env, timeout=180,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    """A telemetry store holding a reference and a noop episode of the same task and seed."""
+    tmp = tmp_path_factory.mktemp("export")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp / "gym"),
+           "WORKGYM_TELEMETRY_DATA_DIR": str(tmp / "telemetry"),
+           "OTEL_EXPORTER_OTLP_ENDPOINT": url, "OTEL_BSP_SCHEDULE_DELAY": "100"}
+    with running([sys.executable, "-m", "workgym_telemetry", "--port", str(port)],
+                 env=env) as store:
+        wait_http(f"{url}/healthz", store)
+        ids = [json.loads(_workgym("run", "--task", TASK, "--seed", str(SEED), "--agent", agent,
+                                   "--json", env=env))["episode_id"]
+               for agent in ("reference", "noop")]
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:  # batch export: wait for both finished episodes
+            found = [httpx.get(f"{url}/v1/episodes/{i}/timeline").json() for i in ids]
+            if all(t.get("finished") for t in found):
+                break
+            time.sleep(0.2)
+        yield url, env
+
+
+def _export(recorded: tuple[str, dict[str, str]], fmt: str, out: Path) -> list[dict]:
+    url, env = recorded
+    _workgym("export", "--format", fmt, "--task", TASK, "--telemetry", url, "--out", str(out),
+             env=env)
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def _tools() -> ToolCatalogue:
+    app = create_replica_app(specs()["helpdesk"], Settings(data_dir=Path("/tmp/unused")))
+    return ToolCatalogue.from_openapi("helpdesk", app.openapi())
+
+
+def test_sft_round_trips_to_the_reference_requests(
+    recorded: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    records = _export(recorded, "sft", tmp_path / "sft.jsonl")
+    assert len(records) == 1  # the successful episode only
+    record = records[0]
+    assert record["metadata"]["success"] is True and record["metadata"]["reward"] == 1.0
+    messages = record["messages"]
+    assert [m["role"] for m in messages[:2]] == ["system", "user"]
+    assert "Dana Whitfield" in messages[1]["content"]
+    calls = [m["tool_calls"][0] for m in messages if m.get("tool_calls")]
+    results = [m for m in messages if m["role"] == "tool"]
+    assert len(calls) == len(results) == 6
+    assert all(r["tool_call_id"] == c["id"] for c, r in zip(calls, results, strict=True))
+    tools = _tools()
+    requests = [tools.get(c["function"]["name"]).request(json.loads(c["function"]["arguments"]))
+                for c in calls]
+    shapes = [(method, re.sub(r"\d+", "{id}", path)) for method, path, _, _ in requests]
+    assert shapes == [("GET", "/customers"), ("GET", "/tickets"), ("GET", "/orders/{id}"),
+                      ("POST", "/refunds"), ("POST", "/tickets/{id}/comments"),
+                      ("PATCH", "/tickets/{id}")]
+    assert requests[0][2] == {"email": "dana.whitfield@example.net"}
+    assert requests[3][3]["kind"] == "full"
+    assert json.loads(results[3]["content"])["status"] == 201
+    assert {t["function"]["name"] for t in record["tools"]} >= {c["function"]["name"]
+                                                               for c in calls}
+
+
+def test_dpo_pairs_success_with_failure_of_the_same_seed(
+    recorded: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    (pair,) = _export(recorded, "dpo", tmp_path / "dpo.jsonl")
+    assert pair["metadata"]["chosen"]["success"] is True
+    assert pair["metadata"]["rejected"]["success"] is False
+    assert pair["metadata"]["chosen"]["seed"] == pair["metadata"]["rejected"]["seed"] == SEED
+    assert [m["role"] for m in pair["input"]["messages"]] == ["system", "user"]
+    assert any(m.get("tool_calls") for m in pair["preferred_output"])
+    assert pair["non_preferred_output"] == [{"role": "assistant", "content": "Done."}]
+
+
+def test_jsonl_has_every_episode(recorded: tuple[str, dict[str, str]], tmp_path: Path) -> None:
+    records = _export(recorded, "jsonl", tmp_path / "all.jsonl")
+    assert sorted(r["metadata"]["success"] for r in records) == [False, True]
