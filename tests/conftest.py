@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 
 from workgym.local import BASE_URL, LocalServer
+from workgym.processes import free_port, running, wait_http
 from workgym.runtime.settings import Settings
 from workgym.sdk import Env
 
@@ -43,3 +51,52 @@ def make_env(local: LocalServer) -> Iterator[Callable[..., Env]]:
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return tmp_path
+
+
+TRACED_TASK = "helpdesk/refund-standard"
+TRACED_FAULT_TASK = "helpdesk/fault-refund-timeout-after"
+TRACED_SEED = 4
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A real telemetry store on loopback and the episodes real runs traced into it."""
+
+    url: str
+    env: dict[str, str]
+    episodes: dict[str, str]  # "reference" / "noop" / "fault" -> episode id
+
+
+def workgym_cli(*args: str, env: dict[str, str]) -> str:
+    done = subprocess.run([sys.executable, "-m", "workgym", *args], env=env, timeout=180,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="session")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorded]:
+    """Reference and noop episodes of one task and seed, and a reference episode of a
+    fault-heavy task, run by `workgym run` with tracing on into a telemetry store."""
+    tmp = tmp_path_factory.mktemp("traced")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp / "gym"),
+           "WORKGYM_TELEMETRY_DATA_DIR": str(tmp / "telemetry"),
+           "OTEL_EXPORTER_OTLP_ENDPOINT": url, "OTEL_BSP_SCHEDULE_DELAY": "100"}
+    runs = {"reference": (TRACED_TASK, "reference"), "noop": (TRACED_TASK, "noop"),
+            "fault": (TRACED_FAULT_TASK, "reference")}
+    with running([sys.executable, "-m", "workgym_telemetry", "--port", str(port)],
+                 env=env) as store:
+        wait_http(f"{url}/healthz", store)
+        episodes = {
+            name: json.loads(workgym_cli("run", "--task", task, "--seed", str(TRACED_SEED),
+                                         "--agent", agent, "--json", env=env))["episode_id"]
+            for name, (task, agent) in runs.items()}
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:  # batch export: wait until all are finished
+            if all(httpx.get(f"{url}/v1/episodes/{i}/timeline").json().get("finished")
+                   for i in episodes.values()):
+                break
+            time.sleep(0.2)
+        yield Recorded(url=url, env=env, episodes=episodes)

@@ -4,62 +4,22 @@ as SFT, DPO and JSONL, and read back into the requests they came from."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import httpx
-import pytest
 
 from replicas.catalog import specs
 from replicas.runtime.app import create_replica_app
-from workgym.processes import free_port, running, wait_http
+from tests.conftest import TRACED_SEED as SEED
+from tests.conftest import TRACED_TASK as TASK
+from tests.conftest import Recorded, workgym_cli
 from workgym.runtime.settings import Settings
 from workgym.tools import ToolCatalogue
 
-TASK = "helpdesk/refund-standard"
-SEED = 4
 
-
-def _workgym(*args: str, env: dict[str, str]) -> str:
-    done = subprocess.run([sys.executable, "-m", "workgym", *args], env=env, timeout=180,
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
-    """A telemetry store holding a reference and a noop episode of the same task and seed."""
-    tmp = tmp_path_factory.mktemp("export")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp / "gym"),
-           "WORKGYM_TELEMETRY_DATA_DIR": str(tmp / "telemetry"),
-           "OTEL_EXPORTER_OTLP_ENDPOINT": url, "OTEL_BSP_SCHEDULE_DELAY": "100"}
-    with running([sys.executable, "-m", "workgym_telemetry", "--port", str(port)],
-                 env=env) as store:
-        wait_http(f"{url}/healthz", store)
-        ids = [json.loads(_workgym("run", "--task", TASK, "--seed", str(SEED), "--agent", agent,
-                                   "--json", env=env))["episode_id"]
-               for agent in ("reference", "noop")]
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:  # batch export: wait for both finished episodes
-            found = [httpx.get(f"{url}/v1/episodes/{i}/timeline").json() for i in ids]
-            if all(t.get("finished") for t in found):
-                break
-            time.sleep(0.2)
-        yield url, env
-
-
-def _export(recorded: tuple[str, dict[str, str]], fmt: str, out: Path) -> list[dict]:
-    url, env = recorded
-    _workgym("export", "--format", fmt, "--task", TASK, "--telemetry", url, "--out", str(out),
-             env=env)
+def _export(recorded: Recorded, fmt: str, out: Path) -> list[dict]:
+    url, env = recorded.url, recorded.env
+    workgym_cli("export", "--format", fmt, "--task", TASK, "--telemetry", url,
+                "--out", str(out), env=env)
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
@@ -69,7 +29,7 @@ def _tools() -> ToolCatalogue:
 
 
 def test_sft_round_trips_to_the_reference_requests(
-    recorded: tuple[str, dict[str, str]], tmp_path: Path
+    recorded: Recorded, tmp_path: Path
 ) -> None:
     records = _export(recorded, "sft", tmp_path / "sft.jsonl")
     assert len(records) == 1  # the successful episode only
@@ -97,7 +57,7 @@ def test_sft_round_trips_to_the_reference_requests(
 
 
 def test_dpo_pairs_success_with_failure_of_the_same_seed(
-    recorded: tuple[str, dict[str, str]], tmp_path: Path
+    recorded: Recorded, tmp_path: Path
 ) -> None:
     (pair,) = _export(recorded, "dpo", tmp_path / "dpo.jsonl")
     assert pair["metadata"]["chosen"]["success"] is True
@@ -108,6 +68,6 @@ def test_dpo_pairs_success_with_failure_of_the_same_seed(
     assert pair["non_preferred_output"] == [{"role": "assistant", "content": "Done."}]
 
 
-def test_jsonl_has_every_episode(recorded: tuple[str, dict[str, str]], tmp_path: Path) -> None:
+def test_jsonl_has_every_episode(recorded: Recorded, tmp_path: Path) -> None:
     records = _export(recorded, "jsonl", tmp_path / "all.jsonl")
     assert sorted(r["metadata"]["success"] for r in records) == [False, True]

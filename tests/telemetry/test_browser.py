@@ -2,38 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from .conftest import MakeServer, Served
+from .conftest import BROWSER, MakeServer, Served
 from .emit import CLOSE, REFUND, export_episode, protobuf_exporter
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACT = Path(__file__).parent / "artifacts" / "episode.png"
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
-                       reason=f"{CHROMIUM} is absent (apt-get install -y chromium); "
-                              "in CI this test runs and fails instead"),
-]
-
 ORANGE = "rgb(194, 65, 12)"
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield browser
-        browser.close()
+pytestmark = BROWSER
 
 
 @pytest.fixture

@@ -1,0 +1,137 @@
+"""The compose stack end to end: images, health, a fault-heavy episode over HTTP, telemetry,
+network isolation, scaling and losing a replica instance.
+
+Needs a Docker engine with `docker compose`: runs only with WORKGYM_COMPOSE_TESTS=1 (set by
+.ci/run after ../shared/tools/docker-local.sh). Leaves nothing running.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+import workgym
+from workgym.agents import reference
+from workgym.tasks import catalogue
+
+pytestmark = [
+    pytest.mark.compose,
+    pytest.mark.slow,
+    pytest.mark.skipif(os.environ.get("WORKGYM_COMPOSE_TESTS") != "1",
+                       reason="needs Docker: set WORKGYM_COMPOSE_TESTS=1 (.ci/run does)"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+GYM, PROXY, TELEMETRY = "http://127.0.0.1:8000", "http://127.0.0.1:8080", "http://127.0.0.1:4318"
+TASK = "helpdesk/fault-refund-timeout-after"
+
+
+def compose(*args: str, timeout: float = 900) -> str:
+    done = subprocess.run(["docker", "compose", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+    assert done.returncode == 0, f"docker compose {' '.join(args)}:\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def redis(*args: str) -> str:
+    return compose("exec", "-T", "redis", "redis-cli", *args).strip()
+
+
+def placed_on(episode_id: str) -> str:
+    return str(json.loads(redis("HGET", f"wg:ep:{episode_id}", "apps"))["helpdesk"])
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[None]:
+    subprocess.run(["bash", str(ROOT / ".ci/compose-env.sh")], check=True)
+    compose("down", "-v", "--remove-orphans")
+    compose("build", "-q")
+    try:
+        compose("up", "-d", "--wait", timeout=300)
+        yield
+    finally:
+        compose("down", "-v", "--remove-orphans")
+        assert compose("ps", "-a", "-q") == ""
+
+
+def test_the_reference_agent_scores_one_through_the_proxy_and_is_traced(stack: None) -> None:
+    task = catalogue().get(TASK)
+    with workgym.connect(GYM, TASK, seed=5) as env:
+        obs = env.reset()
+        assert obs.apps["helpdesk"].startswith(f"{PROXY}/apps/helpdesk")
+        report = env.finish(answer=reference(env, task))
+    assert report["reward"] == 1.0, report
+    assert report["faults"], "the task's faults were injected"
+    deadline = time.monotonic() + 20
+    while True:  # spans are batched by each service's exporter
+        timeline = httpx.get(f"{TELEMETRY}/v1/episodes/{obs.episode_id}/timeline")
+        if timeline.status_code == 200 and timeline.json().get("steps"):
+            break
+        assert time.monotonic() < deadline, f"no timeline: {timeline.status_code}"
+        time.sleep(0.5)
+
+
+def test_replicas_are_not_reachable_from_the_host(stack: None) -> None:
+    ids = compose("ps", "-q", "helpdesk").split()
+    assert ids
+    for container in ids:
+        ports = compose("port", "helpdesk", "8000", timeout=30) if False else ""
+        assert ports == ""
+        inspect = subprocess.run(["docker", "inspect", container], capture_output=True,
+                                 text=True, check=True)
+        info = json.loads(inspect.stdout)[0]
+        assert not any(info["NetworkSettings"]["Ports"].values()), "no published port"
+        for network in info["NetworkSettings"]["Networks"].values():
+            try:
+                answer = httpx.get(f"http://{network['IPAddress']}:8000/_env/health", timeout=2)
+                reached = '"helpdesk"' in answer.text
+            except httpx.HTTPError:
+                reached = False
+            assert not reached, f"the host reached a replica at {network['IPAddress']}"
+
+
+def test_scaled_replicas_share_episodes_and_losing_one_fails_only_its_own(stack: None) -> None:
+    compose("up", "-d", "--wait", "--scale", "helpdesk=3", timeout=300)
+    deadline = time.monotonic() + 20
+    while len(redis("ZRANGE", "wg:replicas:helpdesk", "0", "-1").split()) < 3:
+        assert time.monotonic() < deadline, "three instances registered"
+        time.sleep(0.2)
+    http = httpx.Client(timeout=30)
+    episodes = []
+    for seed in range(6):
+        created = http.post(f"{GYM}/v1/episodes",
+                            json={"task": "helpdesk/refund-standard", "seed": seed,
+                                  "faults": "none"})
+        assert created.status_code == 201, created.text
+        episodes.append(created.json())
+    where = {e["id"]: placed_on(e["id"]) for e in episodes}
+    assert len(set(where.values())) == 3, where
+    victim = sorted(set(where.values()))[0]
+    subprocess.run(["docker", "kill", victim.split("//")[1].split(":")[0]], check=True,
+                   capture_output=True)
+    for episode in episodes:
+        auth = {"authorization": f"Bearer {episode['token']}"}
+        step = http.get(episode["apps"]["helpdesk"] + "/tickets", params={"limit": 1},
+                        headers=auth)
+        finish = http.post(f"{GYM}/v1/episodes/{episode['id']}/finish", json={},
+                           headers=auth)
+        if where[episode["id"]] == victim:
+            assert step.status_code == 502 and step.json()["error"]["code"] == "episode_lost"
+            assert finish.status_code == 502
+            assert finish.json()["error"]["code"] == "episode_lost"
+        else:
+            assert step.status_code == 200, step.text
+            assert finish.status_code == 200 and "reward" in finish.json()
+    for seed in range(3):  # new episodes go to the survivors
+        created = http.post(f"{GYM}/v1/episodes",
+                            json={"task": "helpdesk/refund-standard", "seed": seed})
+        assert created.status_code == 201, created.text
+        assert placed_on(created.json()["id"]) != victim
+    http.close()

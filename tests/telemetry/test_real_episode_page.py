@@ -1,0 +1,40 @@
+"""The episode page of episodes the real stack recorded (not synthetic spans): a run of
+the reference agent and one of a fault-heavy task, in headless Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import Browser, expect
+
+from tests.conftest import Recorded
+
+from .conftest import BROWSER
+
+pytestmark = BROWSER
+
+
+def test_the_page_shows_a_recorded_episode(recorded: Recorded, browser: Browser,
+                                           tmp_path: Path) -> None:
+    episode = recorded.episodes["fault"]
+    timeline = httpx.get(f"{recorded.url}/v1/episodes/{episode}/timeline").json()
+    tab = browser.new_page(viewport={"width": 1200, "height": 900})
+    try:
+        tab.goto(f"{recorded.url}/episodes/{episode}")
+        steps = tab.locator("details.step")
+        expect(steps).to_have_count(len(timeline["steps"]))
+        paths = [s["path"] for s in timeline["steps"]]
+        assert "/refunds" in paths and paths[0] == "/customers"
+        for i, step in enumerate(timeline["steps"]):
+            expect(steps.nth(i)).to_contain_text(step["path"])
+        faulted = steps.filter(has_text="timeout_after")
+        expect(faulted).to_have_count(1)
+        faulted.locator("summary").click()
+        expect(faulted).to_contain_text("gateway_timeout")
+        expect(faulted).to_contain_text("refunds")  # the row the lost write still inserted
+        expect(tab.locator("body")).to_contain_text("exactly_one_refund_on_charge")
+        tab.screenshot(path=str(tmp_path / "recorded-episode.png"), full_page=True)
+        assert (tmp_path / "recorded-episode.png").stat().st_size > 10_000
+    finally:
+        tab.close()
