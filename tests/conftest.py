@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from workgym.local import BASE_URL, LocalServer
-from workgym.processes import free_port, running, wait_http
+from workgym.processes import serving
 from workgym.runtime.settings import Settings
 from workgym.sdk import Env
 
@@ -79,16 +79,13 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorded]:
     """Reference and noop episodes of one task and seed, and a reference episode of a
     fault-heavy task, run by `workgym run` with tracing on into a telemetry store."""
     tmp = tmp_path_factory.mktemp("traced")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp / "gym"),
            "WORKGYM_TELEMETRY_DATA_DIR": str(tmp / "telemetry"),
-           "OTEL_EXPORTER_OTLP_ENDPOINT": url, "OTEL_BSP_SCHEDULE_DELAY": "100"}
+           "OTEL_BSP_SCHEDULE_DELAY": "100"}
     runs = {"reference": (TRACED_TASK, "reference"), "noop": (TRACED_TASK, "noop"),
             "fault": (TRACED_FAULT_TASK, "reference")}
-    with running([sys.executable, "-m", "workgym_telemetry", "--port", str(port)],
-                 env=env) as store:
-        wait_http(f"{url}/healthz", store)
+    with serving(["workgym_telemetry"], env=env) as url:
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = url
         episodes = {
             name: json.loads(workgym_cli("run", "--task", task, "--seed", str(TRACED_SEED),
                                          "--agent", agent, "--json", env=env))["episode_id"]

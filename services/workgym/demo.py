@@ -14,26 +14,17 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import httpx
 
 from .agents import AGENTS
 from .cli import format_report
-from .processes import free_port, running, wait_http
+from .processes import serving
 from .sdk import connect
 from .tasks import catalogue
 
 DEMO_TASK = "helpdesk/refund-standard"
 FAULT_TASK = "helpdesk/fault-refund-timeout-after"
-
-
-@contextmanager
-def _service(args: list[str], url: str, env: dict[str, str]) -> Iterator[None]:
-    with running([sys.executable, "-m", *args], env={**os.environ, **env}) as process:
-        wait_http(f"{url}/healthz", process)
-        yield
 
 
 def _wait_recorded(telemetry: str, episode_id: str, timeout: float = 15.0) -> bool:
@@ -61,15 +52,14 @@ def main() -> int:
     args.add_argument("--seed", type=int, default=7)
     opts = args.parse_args()
 
-    port, telemetry_port = free_port(), free_port()
-    url, telemetry = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{telemetry_port}"
-    server_env = {"OTEL_EXPORTER_OTLP_ENDPOINT": telemetry, "OTEL_BSP_SCHEDULE_DELAY": "200",
-                  "OTEL_METRIC_EXPORT_INTERVAL": "1000", "WORKGYM_TELEMETRY_URL": telemetry}
-    print(f"demo: starting the telemetry store ({telemetry}) and `workgym serve` ({url})")
     started = time.perf_counter()
-    with _service(["workgym_telemetry", "--port", str(telemetry_port)], telemetry, {}), \
-            _service(["workgym", "serve", "--port", str(port)], url, server_env):
-        print(f"demo: both ready in {time.perf_counter() - started:.2f} s\n")
+    print("demo: starting the telemetry store (python -m workgym_telemetry) and `workgym serve`")
+    with serving(["workgym_telemetry"]) as telemetry, serving(["workgym", "serve"], env={
+            **os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": telemetry,
+            "OTEL_BSP_SCHEDULE_DELAY": "200", "OTEL_METRIC_EXPORT_INTERVAL": "1000",
+            "WORKGYM_TELEMETRY_URL": telemetry}) as url:
+        print(f"demo: telemetry at {telemetry}, WorkGym at {url}, both ready in "
+              f"{time.perf_counter() - started:.2f} s\n")
         print(f"task {DEMO_TASK}: {catalogue().get(DEMO_TASK).instruction.strip()}\n")
         shown = _episode(url, DEMO_TASK, "reference", opts.seed)
         _episode(url, DEMO_TASK, "noop", opts.seed)
@@ -84,7 +74,7 @@ def main() -> int:
                   + ("" if recorded else "  (its spans had not arrived yet)"))
         print(f"demo: the pages stay readable after the demo: the store is kept in "
               f".workgym/telemetry; serve it again with `.venv/bin/python -m workgym_telemetry "
-              f"--port {telemetry_port}` and open the links.")
+              f"--port {telemetry.rsplit(':', 1)[1]}` and open the links.")
     return 0
 
 

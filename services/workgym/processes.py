@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -60,3 +61,15 @@ def wait_http(url: str, process: subprocess.Popen[bytes] | None = None,
 
 def _tail(log: Path | None) -> str:
     return f"; see {log}:\n{log.read_text(errors='replace')[-2000:]}" if log else ""
+
+
+@contextmanager
+def serving(module_args: Sequence[str], *, env: dict[str, str] | None = None,
+            health: str = "/healthz", log: Path | None = None) -> Iterator[str]:
+    """``python -m <module_args> --port <free port>`` for the block, once it answers; its URL."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with running([sys.executable, "-m", *module_args, "--port", str(port)], env=env,
+                 log=log) as process:
+        wait_http(url + health, process, log=log)
+        yield url

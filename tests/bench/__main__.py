@@ -19,7 +19,7 @@ from replicas.catalog import specs
 from replicas.runtime.store import EpisodeStore
 from workgym.agents import AGENTS
 from workgym.local import BASE_URL, LocalServer
-from workgym.processes import free_port, running, wait_http
+from workgym.processes import serving
 from workgym.runtime.settings import Settings
 from workgym.sdk import Env, connect
 from workgym.tasks import catalogue
@@ -123,17 +123,13 @@ def bench_scoring(local: LocalServer) -> None:
 
 
 def bench_http_create(data_dir: Path) -> None:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    with running([sys.executable, "-m", "workgym", "serve", "--port", str(port)],
-                 env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)}) as server:
-        wait_http(f"{url}/healthz", server)
-        with connect(url, TASK, seed=7) as env:
-            print(line("episode creation over HTTP (POST /v1/episodes)", sample(env.reset, 200)))
-            env.reset()
-            ticket = env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]
-            reads = sample(lambda: env.call("GET", f"/tickets/{ticket}"), 1000)
-            print(line("HTTP step through the proxy, one client", reads))
+    with serving(["workgym", "serve"], env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)}
+                 ) as url, connect(url, TASK, seed=7) as env:
+        print(line("episode creation over HTTP (POST /v1/episodes)", sample(env.reset, 200)))
+        env.reset()
+        ticket = env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]
+        reads = sample(lambda: env.call("GET", f"/tickets/{ticket}"), 1000)
+        print(line("HTTP step through the proxy, one client", reads))
 
 
 def main() -> int:

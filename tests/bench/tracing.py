@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from workgym.processes import free_port, running, wait_http
+from workgym.processes import serving
 
 STEPS = 3000
 
@@ -66,12 +66,9 @@ def child(mode: str) -> None:
 
 
 def bench_tracing() -> None:
-    port = free_port()
-    telemetry = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp, running(
-            [sys.executable, "-m", "workgym_telemetry", "--port", str(port)],
-            env={**os.environ, "WORKGYM_TELEMETRY_DATA_DIR": tmp}) as store:
-        wait_http(f"{telemetry}/healthz", store)
+    with tempfile.TemporaryDirectory() as tmp, serving(
+            ["workgym_telemetry"], env={**os.environ, "WORKGYM_TELEMETRY_DATA_DIR": tmp}
+    ) as telemetry:
         results = {}
         for mode in ("off", "on"):
             env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": telemetry} if mode == "on" \

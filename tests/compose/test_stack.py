@@ -82,8 +82,6 @@ def test_replicas_are_not_reachable_from_the_host(stack: None) -> None:
     ids = compose("ps", "-q", "helpdesk").split()
     assert ids
     for container in ids:
-        ports = compose("port", "helpdesk", "8000", timeout=30) if False else ""
-        assert ports == ""
         inspect = subprocess.run(["docker", "inspect", container], capture_output=True,
                                  text=True, check=True)
         info = json.loads(inspect.stdout)[0]

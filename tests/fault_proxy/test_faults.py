@@ -15,21 +15,12 @@ import pytest
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
-TASK = "helpdesk/refund-standard"
+from .conftest import TASK, auth, task_ticket
+
 Fault = dict[str, Any]
 MakeEnv = Callable[..., Env]
 
 
-def _auth(env: Env) -> dict[str, str]:
-    assert env.observation is not None
-    return {"authorization": f"Bearer {env.observation.token}"}
-
-
-def _ticket(local: LocalServer, env: Env) -> int:
-    """The id of the task's ticket (bound by the task's setup)."""
-    assert env.observation is not None
-    record = local.run(local.server.registry.get(env.observation.episode_id))
-    return int(record.vars["ticket"]["id"])
 
 
 def _faults(local: LocalServer, env: Env) -> list[str | None]:
@@ -63,7 +54,7 @@ def test_timeout_before_answers_504_without_applying_the_write(
     env = make_env(TASK, 1, [{"kind": "timeout_before", "delay_ms": 10,
                               "target": {"method": "POST"}}])
     env.reset()
-    ticket = _ticket(local, env)
+    ticket = task_ticket(local, env)
     before = _comments(env, ticket)
     response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "lost?"})
     assert response.status_code == 504
@@ -80,7 +71,7 @@ def test_timeout_after_applies_the_write_but_answers_504(
     env = make_env(TASK, 1, [{"kind": "timeout_after", "delay_ms": 10,
                               "target": {"method": "POST"}}])
     env.reset()
-    ticket = _ticket(local, env)
+    ticket = task_ticket(local, env)
     response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "applied anyway"})
     assert response.status_code == 504
     assert _error(response) == "gateway_timeout"
@@ -100,7 +91,7 @@ def test_server_error_sends_a_real_servers_body_and_applies_nothing(
     env = make_env(TASK, 1, [{"kind": "server_error", "statuses": [status],
                               "target": {"method": "POST"}}])
     env.reset()
-    ticket = _ticket(local, env)
+    ticket = task_ticket(local, env)
     response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "not applied"})
     assert response.status_code == status
     assert response.headers["content-type"] == content_type
@@ -153,7 +144,7 @@ def test_connection_reset_drops_the_connection_and_applies_nothing(
 ) -> None:
     env = make_env(TASK, 1, [{"kind": "connection_reset", "target": {"method": "POST"}}])
     env.reset()
-    ticket = _ticket(local, env)
+    ticket = task_ticket(local, env)
     with pytest.raises(httpx.TransportError):
         env.call("POST", f"/tickets/{ticket}/comments", json={"body": "dropped"})
     assert "dropped" not in _comments(env, ticket)
@@ -170,7 +161,7 @@ def test_connection_reset_drops_the_connection_and_applies_nothing(
 def test_token_expiry_until_the_token_is_refreshed(make_env: MakeEnv, local: LocalServer) -> None:
     env = make_env(TASK, 1, [{"kind": "token_expiry", "window": {"start": 2, "end": 2}}])
     obs = env.reset()
-    old = _auth(env)
+    old = auth(env)
     assert env.call("GET", "/groups").status_code == 200
     for _ in range(2):  # the step it fires on, and every request with that token after it
         expired = env.call("GET", "/groups")
@@ -197,7 +188,7 @@ def test_state_drift_changes_the_record_before_the_request(
         "ops": [{"update": "tickets", "id": "$ticket.id", "values": {"priority": "urgent"}}],
     }])
     env.reset()
-    ticket = _ticket(local, env)
+    ticket = task_ticket(local, env)
     assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "normal"
     assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "urgent"
     assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "urgent"  # it persists
@@ -211,7 +202,7 @@ def test_schema_drift_renames_fields_and_uses_legacy_dates(
     env = make_env(TASK, 1, [{"kind": "schema_drift", "window": {"start": 2, "end": 2},
                               "rename": {"subject": "title"}, "legacy_dates": True}])
     env.reset()
-    ticket = _ticket(local, env)
+    ticket = task_ticket(local, env)
     normal = env.call("GET", f"/tickets/{ticket}").json()
     drifted = env.call("GET", f"/tickets/{ticket}").json()
     assert "subject" not in drifted
@@ -244,7 +235,7 @@ def test_truncated_body_cuts_the_response(make_env: MakeEnv, local: LocalServer)
 def test_duplicate_delivery_applies_a_post_twice(make_env: MakeEnv, local: LocalServer) -> None:
     env = make_env(TASK, 1, [{"kind": "duplicate_delivery", "target": {"method": "POST"}}])
     env.reset()
-    ticket = _ticket(local, env)
+    ticket = task_ticket(local, env)
     response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "twice"})
     assert response.status_code == 201
     assert _comments(env, ticket).count("twice") == 2
@@ -347,7 +338,7 @@ def test_a_mixed_plan_replays_exactly(make_env: MakeEnv, local: LocalServer) -> 
     for _ in range(2):
         env = make_env(TASK, 21, plan)
         env.reset()
-        ticket = _ticket(local, env)
+        ticket = task_ticket(local, env)
         bodies = [env.call("GET", f"/tickets/{ticket}").content for _ in range(15)]
         runs.append((bodies, _faults(local, env), _reported(env)))
     assert runs[0] == runs[1]

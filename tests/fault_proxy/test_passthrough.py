@@ -18,20 +18,12 @@ from workgym.local import LocalServer
 from workgym.runtime.settings import Settings
 from workgym.sdk import Env
 
-TASK = "helpdesk/refund-standard"
+from .conftest import TASK, auth, task_ticket
+
 REPLICA = "helpdesk.replica"
 MakeEnv = Callable[..., Env]
 
 
-def _auth(env: Env) -> dict[str, str]:
-    assert env.observation is not None
-    return {"authorization": f"Bearer {env.observation.token}"}
-
-
-def _ticket(local: LocalServer, env: Env) -> int:
-    assert env.observation is not None
-    record = local.run(local.server.registry.get(env.observation.episode_id))
-    return int(record.vars["ticket"]["id"])
 
 
 def _direct(local: LocalServer, settings: Settings, episode_id: str, step: int, method: str,
@@ -132,8 +124,8 @@ def test_responses_are_byte_identical_to_the_replicas(
     proxied, direct = make_env(TASK, 3, "none"), make_env(TASK, 3, "none")
     proxied.reset()
     direct_obs = direct.reset()
-    ticket = _ticket(local, proxied)
-    assert _ticket(local, direct) == ticket  # the same seed, the same world
+    ticket = task_ticket(local, proxied)
+    assert task_ticket(local, direct) == ticket  # the same seed, the same world
     json_type = {"content-type": "application/json"}
     requests: list[tuple[str, str, dict[str, Any], int]] = [
         ("GET", "/tickets", {"params": {"status": "open", "limit": 5}}, 200),
@@ -152,7 +144,7 @@ def test_responses_are_byte_identical_to_the_replicas(
     assert proxied.observation is not None
     base = proxied.observation.apps["helpdesk"]
     for step, (method, path, kwargs, status) in enumerate(requests, start=1):
-        headers = {**_auth(proxied), **kwargs.get("headers", {})}
+        headers = {**auth(proxied), **kwargs.get("headers", {})}
         got = local.request(method, base + path, **{**kwargs, "headers": headers})
         want = _direct(local, settings, direct_obs.episode_id, step, method, path, **kwargs)
         assert (got.status_code, want.status_code) == (status, status), (path, got.text)
@@ -180,7 +172,7 @@ def test_query_strings_reach_the_replica_unchanged(
     proxied, direct = make_env(TASK, 3, "none"), make_env(TASK, 3, "none")
     obs = proxied.reset()
     direct_obs = direct.reset()
-    got = local.request("GET", f"{obs.apps['helpdesk']}/tickets?{query}", headers=_auth(proxied))
+    got = local.request("GET", f"{obs.apps['helpdesk']}/tickets?{query}", headers=auth(proxied))
     assert got.request.url.query == query.encode()  # what the agent sent
     assert [s.scope["query_string"] for s in seen] == [query.encode()]
     steps = local.run(local.server.registry.trajectory(obs.episode_id))
@@ -195,12 +187,12 @@ def test_a_large_body_reaches_the_replica_unchanged(
     proxied, direct = make_env(TASK, 3, "none"), make_env(TASK, 3, "none")
     obs = proxied.reset()
     direct_obs = direct.reset()
-    ticket = _ticket(local, proxied)
+    ticket = task_ticket(local, proxied)
     body = ('{"body": "' + "é€ü" * 33_000 + '", "public": true}').encode()
     assert 190_000 < len(body) < settings.max_body_bytes
     headers = {"content-type": "application/json; charset=utf-8"}
     got = local.request("POST", f"{obs.apps['helpdesk']}/tickets/{ticket}/comments",
-                        content=body, headers={**headers, **_auth(proxied)})
+                        content=body, headers={**headers, **auth(proxied)})
     assert [s.body for s in seen] == [body]
     assert seen[0].headers("content-type") == [headers["content-type"]]
     want = _direct(local, settings, direct_obs.episode_id, 1, "POST",
@@ -218,7 +210,7 @@ def test_path_characters_reach_the_replica_as_sent(
     obs = proxied.reset()
     direct_obs = direct.reset()
     for step, path in enumerate(["/tickets%3Fstatus=open", "/tickets%23x", "/groups/1%2F2"], 1):
-        got = local.request("GET", obs.apps["helpdesk"] + path, headers=_auth(proxied))
+        got = local.request("GET", obs.apps["helpdesk"] + path, headers=auth(proxied))
         want = _direct(local, settings, direct_obs.episode_id, step, "GET", path)
         assert (got.status_code, got.content) == (want.status_code, want.content), path
 
@@ -230,7 +222,7 @@ def test_request_headers_are_forwarded_except_hop_by_hop_and_internal(
     victim_obs = victim.reset()
     obs = env.reset()
     agent_headers = {
-        **_auth(env),
+        **auth(env),
         "x-custom-trace": "abc-123", "accept-language": "fr-CH", "user-agent": "agent/1.0",
         "connection": "keep-alive, x-custom-trace-hop", "keep-alive": "timeout=5",
         "te": "trailers", "upgrade": "websocket", "proxy-authorization": "Basic Zm9vOmJhcg==",
@@ -295,7 +287,7 @@ def test_no_path_leaves_the_episodes_replica(
 ) -> None:
     env = make_env(TASK, 1, "none")
     obs = env.reset()
-    response = local.request("GET", obs.apps["helpdesk"] + suffix, headers=_auth(env))
+    response = local.request("GET", obs.apps["helpdesk"] + suffix, headers=auth(env))
     assert response.status_code == 404, response.text
     for url in upstream:
         assert (url.scheme, url.host, url.port) == ("http", REPLICA, None), url
@@ -315,7 +307,7 @@ def test_the_host_header_does_not_pick_the_upstream(
     env = make_env(TASK, 1, "none")
     obs = env.reset()
     response = local.request("GET", obs.apps["helpdesk"] + "/groups",
-                             headers={**_auth(env), "host": host,
+                             headers={**auth(env), "host": host,
                                       "x-forwarded-host": "evil.example"})
     assert response.status_code == 200
     assert [(u.host, u.path) for u in upstream] == [(REPLICA, "/groups")]
@@ -332,6 +324,6 @@ def test_unknown_apps_are_404(
 ) -> None:
     env = make_env(TASK, 1, "none")
     env.reset()
-    response = local.request("GET", "http://workgym.local" + path, headers=_auth(env))
+    response = local.request("GET", "http://workgym.local" + path, headers=auth(env))
     assert response.status_code == 404, response.text
     assert upstream == []

@@ -13,12 +13,7 @@ from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 
-TASK = "helpdesk/refund-standard"
-
-
-def _auth(env: Env) -> dict[str, str]:
-    assert env.observation is not None
-    return {"authorization": f"Bearer {env.observation.token}"}
+from .conftest import TASK, auth
 
 
 def test_requests_need_a_valid_token(make_env: Callable[..., Env], local: LocalServer) -> None:
@@ -46,7 +41,7 @@ def test_one_episode_cannot_reach_another(make_env: Callable[..., Env]) -> None:
     forged = b.call("GET", f"/refunds/{refund}")
     spoof = b._http.request(  # noqa: SLF001 - raw request with forged internal headers
         "GET", b.observation.apps["helpdesk"] + f"/refunds/{refund}",
-        headers={**_auth(b), "x-workgym-episode": a.observation.episode_id,
+        headers={**auth(b), "x-workgym-episode": a.observation.episode_id,
                  "x-workgym-internal": "guess"})
     assert forged.status_code == spoof.status_code == 404
     untouched = make_env(TASK, 5)
@@ -63,7 +58,7 @@ def test_internal_routes_are_unreachable(
 ) -> None:
     env = make_env(TASK, 1)
     obs = env.reset()
-    response = local.request("POST", obs.apps["helpdesk"] + path, headers=_auth(env),
+    response = local.request("POST", obs.apps["helpdesk"] + path, headers=auth(env),
                              json={"episode_id": "evil", "seed": 1})
     assert response.status_code == 404
     assert "evil" not in str(local.server.replicas["helpdesk"].state.store._episodes)
@@ -75,7 +70,7 @@ def test_unknown_app_and_gym_internal_paths_are_404(
     env = make_env(TASK, 1)
     env.reset()
     assert local.request("GET", "http://workgym.local/apps/shop/orders",
-                         headers=_auth(env)).status_code == 404
+                         headers=auth(env)).status_code == 404
     assert local.request("GET", "http://workgym.local/_env/health").status_code == 404
 
 
@@ -108,7 +103,7 @@ def test_bad_input_is_refused_with_the_field_and_changes_nothing(
         assert env.observation is not None
         response = env._http.request(  # noqa: SLF001 - raw bodies the SDK would not send
             method, env.observation.apps["helpdesk"] + path,
-            headers={**_auth(env), "content-type": "application/json"}, **kwargs)
+            headers={**auth(env), "content-type": "application/json"}, **kwargs)
         assert response.status_code == status, (path, response.text)
         assert response.json()["error"]["field"] == field, (path, response.text)
     injection = env.call("GET", "/tickets", params={"q": "'; DROP TABLE tickets; --"})

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from workgym.processes import free_port, running, wait_http
+from workgym.processes import serving
 from workgym.sdk import connect
 
 TASK = "helpdesk/refund-standard"
@@ -51,11 +51,8 @@ def test_unknown_task_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_serve_speaks_http(tmp_path: Path) -> None:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    with running([sys.executable, "-m", "workgym", "serve", "--port", str(port)],
-                 env={**os.environ, "WORKGYM_DATA_DIR": str(tmp_path)}) as server:
-        wait_http(f"{url}/healthz", server)
+    with serving(["workgym", "serve"],
+                 env={**os.environ, "WORKGYM_DATA_DIR": str(tmp_path)}) as url:
         with connect(url, TASK, seed=2) as env:
             obs = env.reset()
             assert obs.apps["helpdesk"] == f"{url}/apps/helpdesk"

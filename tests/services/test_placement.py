@@ -1,0 +1,87 @@
+"""Placement: replica instances register with a heartbeat; new episodes go round-robin to
+the live ones; in-process replicas never consult Redis."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from workgym.placement import Heartbeat, Placement, instances_key
+from workgym.runtime import redis_store
+from workgym.runtime.errors import NotFound
+from workgym.runtime.settings import Settings
+
+A, B, C = "http://a:8000", "http://b:8000", "http://c:8000"
+CONFIGURED = {"helpdesk": "http://helpdesk:8000"}
+
+
+def _run(settings: Settings, body):  # type: ignore[no-untyped-def]
+    async def run():  # type: ignore[no-untyped-def]
+        redis = redis_store.connect(settings)
+        await redis.delete(instances_key("helpdesk"), instances_key("helpdesk") + ":rr")
+        try:
+            return await body(redis)
+        finally:
+            await redis.aclose()
+
+    return asyncio.run(run())
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path, internal_secret="s")
+
+
+def test_new_episodes_go_round_robin_to_registered_instances(settings: Settings) -> None:
+    async def body(redis):  # type: ignore[no-untyped-def]
+        beats = [Heartbeat(redis_store.connect(settings), "helpdesk", url) for url in (A, B, C)]
+        for beat in beats:
+            await beat.start()
+        placement = Placement(redis, CONFIGURED)
+        placed = [await placement.place("helpdesk") for _ in range(6)]
+        assert sorted(await placement.live("helpdesk")) == [A, B, C]
+        await beats[1].stop()  # a clean shutdown deregisters at once
+        after = {await placement.place("helpdesk") for _ in range(4)}
+        for beat in (beats[0], beats[2]):
+            await beat.stop()
+        return placed, after
+
+    placed, after = _run(settings, body)
+    assert sorted(placed) == sorted([A, B, C] * 2)
+    assert after == {A, C}
+
+
+def test_lapsed_and_evicted_instances_get_no_episode(settings: Settings) -> None:
+    async def body(redis):  # type: ignore[no-untyped-def]
+        placement = Placement(redis, CONFIGURED)
+        await Heartbeat(redis, "helpdesk", A, ttl_s=-1).beat()  # lapsed already
+        await Heartbeat(redis, "helpdesk", B).beat()
+        await Heartbeat(redis, "helpdesk", C).beat()
+        await placement.evict("helpdesk", C)
+        return {await placement.place("helpdesk") for _ in range(4)}
+
+    assert _run(settings, body) == {B}
+
+
+def test_without_registered_instances_the_configured_url_is_used(settings: Settings) -> None:
+    async def body(redis):  # type: ignore[no-untyped-def]
+        placement = Placement(redis, {**CONFIGURED, "shop": "http://shop.replica"})
+        await Heartbeat(redis, "shop", A).beat()  # never consulted for in-process replicas
+        result = (await placement.place("helpdesk"), await placement.place("shop"))
+        with pytest.raises(NotFound):
+            await placement.place("nope")
+        return result
+
+    assert _run(settings, body) == ("http://helpdesk:8000", "http://shop.replica")
+
+
+def test_a_replica_served_alone_with_redis_registers_itself(tmp_path: Path) -> None:
+    from workgym.app import create_app
+
+    server = create_app(Settings(data_dir=tmp_path, internal_secret="s",
+                                 roles=frozenset({"replica:helpdesk"}),
+                                 redis_url="redis://127.0.0.1:9/0", instance_url=A))
+    assert server.heartbeat is not None and server.heartbeat.url == A
+    asyncio.run(server.aclose())  # deregistering from an unreachable Redis is not an error
