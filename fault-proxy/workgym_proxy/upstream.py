@@ -25,6 +25,7 @@ Headers = list[tuple[bytes, bytes]]
 Exchange = tuple[int, Headers, bytes]  # status, headers (names lower-case), body
 NetworkClient = Literal["httpx", "aiohttp"]
 TIMEOUT_S = 30.0
+CONNECT_S = 3.0
 
 
 def _unreachable(url: str, exc: Exception) -> UpstreamError:
@@ -70,9 +71,12 @@ class AiohttpUpstream:
 
             self._errors = (aiohttp.ClientError, asyncio.TimeoutError)
             self._session = aiohttp.ClientSession(
-                timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+                # A dead instance's address answers nothing: fail the connect fast.
+                timeout=aiohttp.ClientTimeout(total=self.timeout_s, sock_connect=CONNECT_S),
                 cookie_jar=aiohttp.DummyCookieJar(),
-                connector=aiohttp.TCPConnector(limit=0),  # pooled per host, never queued
+                # Pooled per host, never queued; names re-resolved after 1 s, so a killed
+                # replica container's name stops resolving at once (compose --scale).
+                connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=1),
             )
         return self._session
 

@@ -155,7 +155,7 @@ def create_app(settings: Settings | None = None) -> Server:
     replicas = {name: create_replica_app(apps[name], settings) for name in local}
     http = httpx.AsyncClient(
         mounts={local_url(name): httpx.ASGITransport(app=app) for name, app in replicas.items()},
-        timeout=httpx.Timeout(30.0),
+        timeout=httpx.Timeout(30.0, connect=3.0),  # a dead replica instance fails fast
     )
     roles = settings.roles
     registry = Registry(redis_store.connect(settings)) if roles & {"gym", "proxy"} else None

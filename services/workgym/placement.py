@@ -36,6 +36,7 @@ _PLACE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 local live = redis.call('ZRANGE', KEYS[1], 0, -1)
 if #live == 0 then return false end
+table.sort(live)  -- a stable order: the scores (lapse times) move with every heartbeat
 local n = redis.call('INCR', KEYS[2])
 return live[(n % #live) + 1]
 """
@@ -82,7 +83,8 @@ class Placement:
         """The registered instances of ``app`` whose registration has not lapsed."""
         if self.redis is None:
             return []
-        return list(await self.redis.zrangebyscore(instances_key(app), time.time(), "+inf"))
+        found = await self.redis.zrangebyscore(instances_key(app), time.time(), "+inf")
+        return [str(url) for url in found]
 
 
 class Heartbeat:

