@@ -1,0 +1,53 @@
+"""W3C trace context: an agent that sends ``traceparent`` has its trace joined, and one
+step is one trace from the proxy through the replica to its SQL."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import httpx
+
+from workgym.processes import serving
+from workgym.sdk import connect
+
+AGENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+AGENT_SPAN = "00f067aa0ba902b7"
+
+
+def test_an_agents_traceparent_is_joined(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path / "gym"),
+           "WORKGYM_TELEMETRY_DATA_DIR": str(tmp_path / "telemetry"),
+           "OTEL_BSP_SCHEDULE_DELAY": "100"}
+    with serving(["workgym_telemetry"], env=env) as store, serving(
+            ["workgym", "serve"], env={**env, "OTEL_EXPORTER_OTLP_ENDPOINT": store}) as url, \
+            connect(url, "helpdesk/refund-standard", seed=1) as agent:
+        obs = agent.reset()
+        auth = {"authorization": f"Bearer {obs.token}"}
+        ticket = httpx.get(f"{obs.apps['helpdesk']}/tickets", params={"status": "open",
+                                                                      "limit": 1},
+                           headers=auth).json()["data"][0]
+        response = httpx.patch(
+            f"{obs.apps['helpdesk']}/tickets/{ticket['id']}", json={"priority": "high"},
+            headers={"authorization": f"Bearer {obs.token}",
+                     "traceparent": f"00-{AGENT_TRACE}-{AGENT_SPAN}-01"})
+        assert response.status_code == 200
+        agent.finish()
+        deadline, spans = time.monotonic() + 15, []
+        while time.monotonic() < deadline:
+            got = httpx.get(f"{store}/v1/episodes/{obs.episode_id}/trace")
+            spans = got.json()["spans"] if got.status_code == 200 else []
+            if any(s["name"] == "episode.finish" for s in spans):
+                break
+            time.sleep(0.2)
+    joined = [s for s in spans if s["trace_id"] == AGENT_TRACE]
+    step = next(s for s in joined if s["name"] == "proxy.step")
+    assert step["parent_span_id"] == AGENT_SPAN
+    assert step["attributes"]["workgym.step"] == 2
+    replica = next(s for s in joined if s["name"] == "replica.request")
+    assert replica["parent_span_id"] == step["span_id"]
+    assert any(e["name"] == "db.query" and "UPDATE tickets" in e["attributes"]["db.statement"]
+               for e in replica["events"])
+    assert "tickets" in replica["attributes"]["workgym.changes"]
+    first = next(s for s in spans if s["name"] == "proxy.step" and s["trace_id"] != AGENT_TRACE)
+    assert first["attributes"]["workgym.step"] == 1  # no traceparent: a trace of its own
