@@ -23,6 +23,7 @@ from workgym.runtime import observability as obs
 from workgym.runtime.asgi import Receive, Scope, Send, read_body, send_error, send_response
 from workgym.runtime.errors import NotFound, Unauthorized, UpstreamError, WorkGymError
 from workgym.runtime.internal import (
+    APPS_PREFIX,
     CHANGES_HEADER,
     EPISODE_HEADER,
     INTERNAL_HEADER,
@@ -37,7 +38,7 @@ from .faults.plan import cached_plan
 from .faults.plugins import limited, token_expired
 from .upstream import Upstream
 
-PREFIX = "/apps/"
+PREFIX = APPS_PREFIX
 _CHANGES = CHANGES_HEADER.encode()
 # The agent's trace context is continued by the proxy's span, not forwarded as is.
 _TRACE_CONTEXT = frozenset({b"traceparent", b"tracestate"})

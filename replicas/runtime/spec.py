@@ -6,10 +6,12 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from fastapi import APIRouter
+if TYPE_CHECKING:  # the catalogue imports this module in processes that serve no replica
+    from fastapi import APIRouter
 
-from .episode import Episode
+    from .episode import Episode
 
 
 @dataclass(frozen=True)

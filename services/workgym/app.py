@@ -13,27 +13,36 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import httpx
-from fastapi import FastAPI
 
-from replicas.catalog import specs
-from replicas.runtime.app import create_replica_app
-from workgym_proxy import Proxy
-from workgym_proxy.proxy import PREFIX
-from workgym_proxy.upstream import make_upstream
+from replicas.catalog import app_names, spec
 
-from .gym.replica_client import ReplicaClient
-from .gym.routes import control, router
-from .gym.service import EpisodeService
 from .placement import Heartbeat
 from .registry import Registry
-from .runtime import errors, redis_store
 from .runtime import observability as obs
-from .runtime.asgi import ASGIApp, BodyLimit, Message, Receive, Scope, Send
-from .runtime.errors import ConfigError
+from .runtime import redis_store
+from .runtime.asgi import (
+    ASGIApp,
+    BodyLimit,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    send_error,
+    send_response,
+)
+from .runtime.errors import ConfigError, NotFound
+from .runtime.internal import APPS_PREFIX
 from .runtime.settings import Settings
-from .tasks import catalogue
+
+if TYPE_CHECKING:  # each role imports only what it serves (start-up CPU in containers)
+    from fastapi import FastAPI
+
+    from workgym_proxy import Proxy
+
+    from .gym.service import EpisodeService
 
 
 def local_url(app: str) -> str:
@@ -53,7 +62,7 @@ class Server:
     heartbeat: Heartbeat | None = None  # a replica instance registering itself for placement
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self.proxy and scope["path"].startswith(PREFIX):
+        if scope["type"] == "http" and self.proxy and scope["path"].startswith(APPS_PREFIX):
             await self.proxy(scope, receive, send)
         elif scope["type"] == "lifespan":
             await self._root(scope, receive, self._lifespan(send))
@@ -64,7 +73,7 @@ class Server:
         self._root: ASGIApp = (
             BodyLimit(self.gym, self.settings.max_body_bytes) if self.gym
             else next(iter(self.replicas.values())) if self.replicas
-            else create_health_app()
+            else health_only
         )
 
     def _lifespan(self, send: Send) -> Send:
@@ -93,15 +102,23 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-def create_health_app() -> FastAPI:
-    """What a process without the gym API or a replica answers outside /apps/."""
-    app = FastAPI(title="WorkGym proxy", openapi_url=None, docs_url=None, redoc_url=None)
-    app.add_api_route("/healthz", healthz, include_in_schema=False)
-    errors.install(app)
-    return app
+async def health_only(scope: Scope, receive: Receive, send: Send) -> None:
+    """What a process without the gym API or a replica (the proxy alone) answers outside
+    /apps/: ``/healthz``, else a JSON 404. Pure ASGI: the proxy never imports FastAPI."""
+    if scope["type"] != "http":
+        return
+    if scope["path"] == "/healthz":
+        await send_response(send, 200, b'{"status":"ok"}', [(b"content-type", b"application/json")])
+    else:
+        await send_error(send, NotFound(f"no route {scope['path']}", code="not_found"))
 
 
 def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
+    from fastapi import FastAPI
+
+    from .gym.routes import control, router
+    from .runtime import errors
+
     app = FastAPI(
         title="WorkGym", version="0.1.0",
         description="Episodes of enterprise-software replicas for training and evaluating agents.",
@@ -149,10 +166,14 @@ def service_name(roles: frozenset[str]) -> str:
 
 def create_app(settings: Settings | None = None) -> Server:
     settings = settings or Settings()
-    apps = specs()
+    apps = app_names()
     local, instances = plan(settings, apps)
     obs.setup(settings, service_name(settings.roles))
-    replicas = {name: create_replica_app(apps[name], settings) for name in local}
+    replicas = {}
+    if local:
+        from replicas.runtime.app import create_replica_app
+
+        replicas = {name: create_replica_app(spec(name), settings) for name in local}
     http = httpx.AsyncClient(
         mounts={local_url(name): httpx.ASGITransport(app=app) for name, app in replicas.items()},
         timeout=httpx.Timeout(30.0, connect=3.0),  # a dead replica instance fails fast
@@ -161,14 +182,21 @@ def create_app(settings: Settings | None = None) -> Server:
     registry = Registry(redis_store.connect(settings)) if roles & {"gym", "proxy"} else None
     gym = proxy = None
     if registry and "gym" in roles:
+        from .gym.replica_client import ReplicaClient
+        from .gym.service import EpisodeService
+        from .tasks import catalogue
+
         service = EpisodeService(
             settings=settings, registry=registry, catalogue=catalogue(),
             replicas=ReplicaClient(http, settings.internal_secret), instances=instances,
         )
         gym = create_gym_app(settings, service)
     if registry and "proxy" in roles:
+        from workgym_proxy import Proxy
+        from workgym_proxy.upstream import make_upstream
+
         upstream = make_upstream(settings.proxy_client, http, [local_url(n) for n in replicas])
-        proxy = Proxy(settings, registry, upstream, frozenset(apps))
+        proxy = Proxy(settings, registry, upstream, apps)
     heartbeat = None
     if roles == {f"replica:{name}" for name in local} and len(local) == 1 and settings.redis_url \
             and settings.instance_url:

@@ -9,13 +9,14 @@ whole tree, FastAPI's validation errors and malformed bodies to one JSON shape:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+
+if TYPE_CHECKING:  # FastAPI is imported by the services that use install(), not the proxy
+    from fastapi import FastAPI
+    from fastapi.exceptions import RequestValidationError
 
 
 class WorkGymError(Exception):
@@ -138,6 +139,9 @@ def _validation_error(exc: RequestValidationError) -> WorkGymError:
 
 def install(app: FastAPI) -> None:
     """Map the WorkGym error tree and FastAPI's own errors to JSON, once per app."""
+    from fastapi import Request
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException as StarletteHTTPException
 
     async def workgym_error(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, WorkGymError)

@@ -14,6 +14,8 @@ STEP_HEADER = "x-workgym-step"
 # Replica -> proxy: the rows a write changed (JSON); never reaches the agent.
 CHANGES_HEADER = "x-workgym-changes"
 INTERNAL_PREFIX = "/_env"
+# Where the proxy serves agents: /apps/<app>/<path inside the app>.
+APPS_PREFIX = "/apps/"
 
 
 def require_internal(headers: Headers, secret: str) -> None:
