@@ -29,13 +29,6 @@ from workgym.runtime.errors import NotFound, RuleViolation
 # writes is authored by agent 1, "AI Agent" (Support group).
 ACTING_AGENT_ID = 1
 
-TICKET_STATUSES = ("new", "open", "pending", "on-hold", "solved", "closed")
-PRIORITIES = ("low", "normal", "high", "urgent")
-TICKET_TYPES = ("question", "incident", "problem", "task")
-CHANNELS = ("email", "chat", "phone", "web")
-TIERS = ("standard", "silver", "gold", "platinum")
-CURRENCIES = ("USD", "EUR", "GBP", "JPY")
-
 TRANSITIONS: dict[str, frozenset[str]] = {
     "new": frozenset({"open", "pending", "on-hold", "solved"}),
     "open": frozenset({"pending", "on-hold", "solved"}),

@@ -114,6 +114,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     from .agents import AGENTS
+    from .export import FORMATS
 
     root = argparse.ArgumentParser(prog="workgym", description=__doc__)
     sub = root.add_subparsers(dest="command", required=True)
@@ -145,7 +146,7 @@ def parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_run)
 
     export = sub.add_parser("export", help="recorded episodes as SFT/DPO/JSONL training data")
-    export.add_argument("--format", choices=["sft", "dpo", "jsonl"], required=True)
+    export.add_argument("--format", choices=FORMATS, required=True)
     which = export.add_mutually_exclusive_group(required=True)
     which.add_argument("--task", help="one task id")
     which.add_argument("--suite", help="every task of a suite, e.g. helpdesk")

@@ -6,7 +6,7 @@ import hashlib
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -96,9 +96,6 @@ class Fault(BaseModel):
     toxicity: float = Field(1.0, ge=0.0, le=1.0, description="Probability it fires on a step.")
     target: Target = Field(default_factory=Target, description="Which requests it applies to.")
     window: Window = Field(default_factory=Window, description="Which steps it applies to.")
-
-    # A terminal fault answers instead of the replica; the first one that fires wins.
-    terminal: ClassVar[bool] = False
 
     @property
     def name(self) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
 
@@ -42,9 +42,6 @@ PRESETS: dict[str, list[dict[str, Any]]] = {
         {"kind": "truncated_body", "toxicity": 0.05, "target": {"method": "GET"}},
     ],
 }
-
-PlanChoice = Literal["none", "task", "hard"] | FaultPlan
-
 
 def parse_plan(raw: list[dict[str, Any]]) -> FaultPlan:
     return _plan.validate_python(raw)

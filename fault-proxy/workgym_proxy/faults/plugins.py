@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import orjson
 from pydantic import Field
@@ -38,7 +38,6 @@ class TimeoutBefore(Fault):
     """The request never reaches the replica: 504 after ``delay_ms``. Safe to retry."""
 
     kind: Literal["timeout_before"] = "timeout_before"
-    terminal: ClassVar[bool] = True
     delay_ms: int = Field(100, ge=0, le=30_000, description="How long the agent waits first.")
 
     async def before(self, ctx: StepContext, position: int) -> Reply | None:
@@ -73,7 +72,6 @@ class ServerError(Fault):
     """A 500/502/503 with the body a real server sends; the request is not applied."""
 
     kind: Literal["server_error"] = "server_error"
-    terminal: ClassVar[bool] = True
     statuses: list[ServerStatus] = Field(
         default_factory=lambda: list(_SERVER_ERRORS), min_length=1,
         description="Statuses to choose from (drawn per step).",
@@ -88,7 +86,6 @@ class RateLimit(Fault):
     """429 with Retry-After; the proxy refuses every request until that time has passed."""
 
     kind: Literal["rate_limit"] = "rate_limit"
-    terminal: ClassVar[bool] = True
     retry_after_s: int = Field(1, ge=1, le=60, description="Seconds the agent must wait.")
 
     async def before(self, ctx: StepContext, position: int) -> Reply | None:
@@ -106,7 +103,6 @@ class ConnectionReset(Fault):
     """The connection drops before the request is delivered (nothing is applied)."""
 
     kind: Literal["connection_reset"] = "connection_reset"
-    terminal: ClassVar[bool] = True
 
     async def before(self, ctx: StepContext, position: int) -> Reply | None:
         raise ConnectionResetError("connection reset by peer")
@@ -116,7 +112,6 @@ class TokenExpiry(Fault):
     """From the step it fires on, the token is refused (401 token_expired) until refreshed."""
 
     kind: Literal["token_expiry"] = "token_expiry"
-    terminal: ClassVar[bool] = True
 
     async def before(self, ctx: StepContext, position: int) -> Reply | None:
         await ctx.expire_token()

@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from replicas.runtime import db as sql
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Limit, Offset, Page, page
 
 from .. import rules, schemas
 from ..schemas import (
@@ -51,7 +51,7 @@ def _filters(pairs: tuple[tuple[str, Any], ...]) -> tuple[list[str], list[Any]]:
 )
 async def list_orders(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     customer_id: Annotated[int | None, Query(ge=1, description="Only this customer's.")] = None,
     number: Annotated[
@@ -103,7 +103,7 @@ async def get_order(order_id: OrderId, episode: EpisodeDep) -> Response:
 )
 async def list_charges(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     order_id: Annotated[int | None, Query(ge=1, description="Only this order's charges.")] = None,
     status: Annotated[ChargeStatus | None, Query(description="Only this status.")] = None,
@@ -148,7 +148,7 @@ async def get_charge(charge_id: ChargeId, episode: EpisodeDep) -> Response:
 )
 async def list_refunds(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     charge_id: Annotated[
         int | None, Query(ge=1, description="Only refunds of this charge.")
@@ -216,7 +216,7 @@ async def create_refund(body: RefundCreate, episode: EpisodeDep) -> Response:
 )
 async def list_approvals(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     status: Annotated[
         Literal["approved", "denied"] | None, Query(description="Only this decision.")

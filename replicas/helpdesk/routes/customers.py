@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Limit, Offset, Page, page
 
 from .. import rules, schemas
 from ..schemas import (
@@ -40,7 +40,7 @@ ActionId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the account a
 )
 async def list_customers(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     email: Annotated[
         str | None, Query(max_length=254, description="Exact email (case-insensitive).")
@@ -177,7 +177,7 @@ async def request_email_change(
 )
 async def list_account_actions(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     customer_id: Annotated[int | None, Query(ge=1, description="Only this customer's.")] = None,
     kind: Annotated[ActionKind | None, Query(description="Only this kind.")] = None,
@@ -239,7 +239,7 @@ async def verify_account_action(
     response_model=Page[OrganizationOut],
 )
 async def list_organizations(
-    episode: EpisodeDep, limit: Limit = 25, offset: Offset = 0, q: Q = None
+    episode: EpisodeDep, limit: Limit = DEFAULT_LIMIT, offset: Offset = 0, q: Q = None
 ) -> Response:
     """Customer organizations (companies). `q` searches the name and domain."""
     where: list[str] = []

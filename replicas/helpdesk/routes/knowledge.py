@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Limit, Offset, Page, page
 
 from .. import rules, schemas
 from ..schemas import ArticleOut, MacroOut
@@ -28,7 +28,7 @@ MacroId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the macro.")]
 )
 async def list_articles(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     category: Annotated[
         str | None, Query(max_length=80, description="Only this category (exact).")
@@ -66,7 +66,7 @@ async def get_article(article_id: ArticleId, episode: EpisodeDep) -> Response:
 )
 async def list_macros(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     active: Annotated[bool | None, Query(description="Only active (true) or inactive.")] = None,
     q: Q = None,

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Limit, Offset, Page, page
 
 from .. import rules, schemas
 from ..schemas import AgentOut, GroupOut
@@ -28,7 +28,7 @@ GroupId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the group.")]
 )
 async def list_agents(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     group_id: Annotated[int | None, Query(ge=1, description="Only members of this group.")] = None,
     role: Annotated[
@@ -72,7 +72,9 @@ async def get_agent(agent_id: AgentId, episode: EpisodeDep) -> Response:
 @router.get(
     "/groups", operation_id="list_groups", summary="List groups", response_model=Page[GroupOut]
 )
-async def list_groups(episode: EpisodeDep, limit: Limit = 25, offset: Offset = 0) -> Response:
+async def list_groups(
+    episode: EpisodeDep, limit: Limit = DEFAULT_LIMIT, offset: Offset = 0
+) -> Response:
     """Agent groups tickets are routed to (Support, Billing, Tier 2, Trust & Safety)."""
     return ok(page(episode.db, "groups", [], [], order_by="id", limit=limit, offset=offset))
 

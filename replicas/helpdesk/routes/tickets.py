@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from replicas.runtime.clock import iso
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Limit, Offset, Page, page
 
 from .. import rules, schemas
 from ..schemas import (
@@ -57,7 +57,7 @@ _UNSOLVED = "status IN ('new', 'open', 'pending', 'on-hold')"
 )
 async def list_tickets(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     status: Annotated[
         TicketStatus | None, Query(description="Only tickets in this status.")
@@ -187,7 +187,7 @@ async def update_ticket(ticket_id: TicketId, body: TicketUpdate, episode: Episod
 async def list_comments(
     ticket_id: TicketId,
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     public: Annotated[
         bool | None, Query(description="true: public replies only; false: internal notes only.")
@@ -267,7 +267,7 @@ async def apply_macro(ticket_id: TicketId, macro_id: MacroId, episode: EpisodeDe
 )
 async def list_satisfaction_ratings(
     episode: EpisodeDep,
-    limit: Limit = 25,
+    limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     ticket_id: Annotated[int | None, Query(ge=1, description="Only this ticket's rating.")] = None,
     score: Annotated[Literal["good", "bad"] | None, Query(description="Only this score.")] = None,
