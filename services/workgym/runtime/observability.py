@@ -60,6 +60,11 @@ def setup(settings: Settings, service: str) -> bool:
     return True
 
 
+def active() -> bool:
+    """Whether this process exports telemetry (set up and on)."""
+    return bool(_enabled and _enabled[0])
+
+
 def tracer() -> trace.Tracer:
     return trace.get_tracer(TRACER)
 
