@@ -24,18 +24,27 @@ def _workgym(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("agent", ["reference", "random"])
-def test_same_task_seed_and_actions_same_state_in_fresh_processes(
-    tmp_path: Path, agent: str
+@pytest.mark.parametrize(("task", "agent", "faults"), [
+    (TASK, "reference", "task"),
+    (TASK, "random", "task"),
+    (TASK, "reference", "hard"),
+    ("helpdesk/fault-dropped-connections", "reference", "task"),
+    ("helpdesk/fault-refund-timeout-after", "naive", "task"),
+])
+def test_same_task_seed_and_actions_same_state_faults_and_reward_in_fresh_processes(
+    tmp_path: Path, task: str, agent: str, faults: str
 ) -> None:
-    runs = [_workgym("run", "--task", TASK, "--seed", "3", "--agent", agent, "--json",
-                     data_dir=tmp_path / str(i)) for i in range(2)]
+    runs = [_workgym("run", "--task", task, "--seed", "3", "--agent", agent, "--faults", faults,
+                     "--json", data_dir=tmp_path / str(i)) for i in range(2)]
     assert all(run.returncode == 0 for run in runs), [run.stderr for run in runs]
     first, second = (json.loads(run.stdout) for run in runs)  # stdout is the JSON alone
     assert first["final_state_hash"] == second["final_state_hash"]
     assert first["reward"] == second["reward"]
     assert first["steps"] == second["steps"]
+    assert first["faults"] == second["faults"]
     assert first["episode_id"] != second["episode_id"]
+    if faults == "task" and task != TASK:
+        assert first["faults"], "the task's plan injected no fault"
 
 
 def test_tasks_lists_the_catalogue(tmp_path: Path) -> None:
