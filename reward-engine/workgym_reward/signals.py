@@ -1,4 +1,5 @@
-"""Reward signals, each in [0, 1], and their weighted sum, the episode reward.
+"""Reward signals, each in [0, 1], and their weighted sum, the episode reward (0 unless the
+task was done).
 
 A signal is a function of the episode's :class:`Outcome` registered with ``@signal`` under its
 name; :class:`Weights` has one field of the same name. Adding a signal is adding both.
@@ -71,6 +72,15 @@ def measure(outcome: Outcome) -> dict[str, float]:
 
 
 def episode_reward(signals: Mapping[str, float], weights: Weights) -> float:
+    """The weighted sum of the signals on success; 0 when the task was not done.
+
+    Gated, not a plain sum: with partial credit an episode that made two safe reads and
+    gave up scored 0.3, more than one that tried the task and met a refusal on the way,
+    which teaches timidity. The other signals rank successful episodes; on failure they
+    are still reported, for whoever wants to shape with them.
+    """
+    if signals["task_completion"] < 1.0:
+        return 0.0
     return round(sum(getattr(weights, name) * value for name, value in signals.items()), 6)
 
 

@@ -96,7 +96,7 @@ def test_a_damaging_run_fails_the_collateral_check(
     assert verdicts["no_collateral"] == (False, "1 of 3 changes not allowed: customers delete 3")
     assert not report.success
     assert report.signals["action_precision"] == pytest.approx(2 / 3)
-    assert report.reward == round(0.1 * 2 / 3 + 0.1 + 0.1, 6)  # precision, policy, recovery
+    assert report.reward == 0.0  # no credit for a failed task, however tidy
 
 
 def test_a_duplicated_write_costs_efficiency_and_precision(

@@ -116,6 +116,7 @@ def test_default_weights_and_reward() -> None:
                                     "error_recovery": 0.1}
     assert episode_reward(signals, weights) == 0.933333
     assert episode_reward(dict.fromkeys(signals, 1.0), weights) == 1.0
+    assert episode_reward({**dict.fromkeys(signals, 1.0), "task_completion": 0.0}, weights) == 0
 
 
 @pytest.mark.parametrize(
