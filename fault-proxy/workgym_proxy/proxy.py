@@ -18,8 +18,8 @@ from urllib.parse import quote, unquote
 import orjson
 from opentelemetry.trace import Span, SpanKind
 
+import workgym.runtime.observability as obs
 from workgym.registry import Registry, StepGrant, lost_error
-from workgym.runtime import observability as obs
 from workgym.runtime.asgi import Receive, Scope, Send, read_body, send_error, send_response
 from workgym.runtime.errors import NotFound, Unauthorized, UpstreamError, WorkGymError
 from workgym.runtime.internal import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import orjson
 from opentelemetry.trace import SpanKind
 
-from workgym.runtime import observability as obs
+import workgym.runtime.observability as obs
 from workgym.runtime.asgi import ASGIApp, Message, Receive, Scope, Send
 from workgym.runtime.internal import CHANGES_HEADER, EPISODE_HEADER, STEP_HEADER
 

@@ -49,6 +49,30 @@ def like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
+class Filters:
+    """The WHERE clauses of a list route and their parameters (column names are code)."""
+
+    def __init__(self) -> None:
+        self.where: list[str] = []
+        self.params: list[Any] = []
+
+    def add(self, clause: str, *params: Any) -> None:
+        self.where.append(clause)
+        self.params.extend(params)
+
+    def equal(self, **columns: Any) -> None:
+        """``column = value`` for every value given (None: not filtered; bools as 0/1)."""
+        for column, value in columns.items():
+            if value is not None:
+                self.add(f"{column} = ?", int(value) if isinstance(value, bool) else value)
+
+    def search(self, q: str | None, *columns: str) -> None:
+        """A case-insensitive substring of any of ``columns`` (SQL expressions)."""
+        if q is not None:
+            like = " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in columns)
+            self.add(f"({like})", *[like_pattern(q)] * len(columns))
+
+
 def page(
     db: sqlite3.Connection,
     table: str,

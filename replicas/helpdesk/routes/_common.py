@@ -7,12 +7,11 @@ from typing import Annotated, Any
 from fastapi import Query
 from starlette.responses import Response
 
-from replicas.runtime.paging import like_pattern
 from workgym.runtime.errors import json_response
 
 from ..schemas import ERROR_RESPONSES
 
-__all__ = ["ERROR_RESPONSES", "MAX_ID", "Q", "like_pattern", "ok"]
+__all__ = ["ERROR_RESPONSES", "MAX_ID", "Q", "ok"]
 
 
 # Largest id a path parameter accepts (SQLite integers are 64-bit; ids stay far below).

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime import db as sql
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import DEFAULT_LIMIT, Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
 
 from .. import rules, schemas
 from ..schemas import (
@@ -41,11 +41,6 @@ CHARGE_COLUMNS = (
 )
 
 
-def _filters(pairs: tuple[tuple[str, Any], ...]) -> tuple[list[str], list[Any]]:
-    where = [f"{column} = ?" for column, value in pairs if value is not None]
-    return where, [value for _, value in pairs if value is not None]
-
-
 @router.get(
     "/orders", operation_id="list_orders", summary="List orders", response_model=Page[OrderOut]
 )
@@ -61,18 +56,16 @@ async def list_orders(
     currency: Annotated[Currency | None, Query(description="Only this currency.")] = None,
 ) -> Response:
     """Shop orders, newest first."""
-    where, params = _filters(
-        (("customer_id", customer_id), ("status", status), ("currency", currency))
-    )
+    found = Filters()
+    found.equal(customer_id=customer_id, status=status, currency=currency)
     if number is not None:
-        where.append("upper(number) = upper(?)")
-        params.append(number.strip())
+        found.add("upper(number) = upper(?)", number.strip())
     return ok(
         page(
             episode.db,
             "orders",
-            where,
-            params,
+            found.where,
+            found.params,
             order_by="placed_at DESC, id DESC",
             limit=limit,
             offset=offset,
@@ -112,15 +105,14 @@ async def list_charges(
     ] = None,
 ) -> Response:
     """Payment charges with what was refunded and what is still refundable."""
-    where, params = _filters(
-        (("order_id", order_id), ("status", status), ("processor_reference", processor_reference))
-    )
+    found = Filters()
+    found.equal(order_id=order_id, status=status, processor_reference=processor_reference)
     return ok(
         page(
             episode.db,
             "charges",
-            where,
-            params,
+            found.where,
+            found.params,
             order_by="id",
             limit=limit,
             offset=offset,
@@ -159,11 +151,12 @@ async def list_refunds(
     ] = None,
 ) -> Response:
     """Refunds issued, oldest first."""
-    where, params = _filters((("charge_id", charge_id), ("ticket_id", ticket_id)))
+    found = Filters()
+    found.equal(charge_id=charge_id, ticket_id=ticket_id)
     if order_id is not None:
-        where.append("charge_id IN (SELECT id FROM charges WHERE order_id = ?)")
-        params.append(order_id)
-    return ok(page(episode.db, "refunds", where, params, order_by="id", limit=limit, offset=offset))
+        found.add("charge_id IN (SELECT id FROM charges WHERE order_id = ?)", order_id)
+    return ok(page(episode.db, "refunds", found.where, found.params, order_by="id", limit=limit,
+                   offset=offset))
 
 
 @router.get(
@@ -225,11 +218,11 @@ async def list_approvals(
     ticket_id: Annotated[int | None, Query(ge=1, description="Only for this ticket.")] = None,
 ) -> Response:
     """Manager approval requests for refunds and their decisions."""
-    where, params = _filters(
-        (("status", status), ("charge_id", charge_id), ("ticket_id", ticket_id))
-    )
+    found = Filters()
+    found.equal(status=status, charge_id=charge_id, ticket_id=ticket_id)
     return ok(
-        page(episode.db, "approvals", where, params, order_by="id", limit=limit, offset=offset)
+        page(episode.db, "approvals", found.where, found.params, order_by="id", limit=limit,
+             offset=offset)
     )
 
 

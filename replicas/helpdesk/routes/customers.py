@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import DEFAULT_LIMIT, Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
 
 from .. import rules, schemas
 from ..schemas import (
@@ -23,7 +23,7 @@ from ..schemas import (
     TwoFactorResetRequest,
     VerifyRequest,
 )
-from ._common import ERROR_RESPONSES, MAX_ID, Q, like_pattern, ok
+from ._common import ERROR_RESPONSES, MAX_ID, Q, ok
 
 router = APIRouter(tags=["customers"], responses=ERROR_RESPONSES)
 
@@ -54,24 +54,17 @@ async def list_customers(
 ) -> Response:
     """Customers (requesters), by id. `q` searches name and email; similar names may be
     different people or duplicate records — compare email, phone and orders."""
-    where: list[str] = []
-    params: list[Any] = []
+    found = Filters()
     if email is not None:
-        where.append("lower(email) = lower(?)")
-        params.append(email)
-    for column, value in (("tier", tier), ("organization_id", organization_id), ("phone", phone)):
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
-    if q is not None:
-        where.append("(name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')")
-        params += [like_pattern(q)] * 2
+        found.add("lower(email) = lower(?)", email)
+    found.equal(tier=tier, organization_id=organization_id, phone=phone)
+    found.search(q, "name", "email")
     return ok(
         page(
             episode.db,
             "customers",
-            where,
-            params,
+            found.where,
+            found.params,
             order_by="id",
             limit=limit,
             offset=offset,
@@ -184,18 +177,14 @@ async def list_account_actions(
     status: Annotated[ActionStatus | None, Query(description="Only this status.")] = None,
 ) -> Response:
     """Password resets, 2FA resets and email changes, oldest first."""
-    where: list[str] = []
-    params: list[Any] = []
-    for column, value in (("customer_id", customer_id), ("kind", kind), ("status", status)):
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
+    found = Filters()
+    found.equal(customer_id=customer_id, kind=kind, status=status)
     return ok(
         page(
             episode.db,
             "account_actions",
-            where,
-            params,
+            found.where,
+            found.params,
             order_by="id",
             limit=limit,
             offset=offset,
@@ -242,13 +231,11 @@ async def list_organizations(
     episode: EpisodeDep, limit: Limit = DEFAULT_LIMIT, offset: Offset = 0, q: Q = None
 ) -> Response:
     """Customer organizations (companies). `q` searches the name and domain."""
-    where: list[str] = []
-    params: list[Any] = []
-    if q is not None:
-        where.append("(name LIKE ? ESCAPE '\\' OR coalesce(domain, '') LIKE ? ESCAPE '\\')")
-        params += [like_pattern(q)] * 2
+    found = Filters()
+    found.search(q, "name", "coalesce(domain, '')")
     return ok(
-        page(episode.db, "organizations", where, params, order_by="id", limit=limit, offset=offset)
+        page(episode.db, "organizations", found.where, found.params, order_by="id", limit=limit,
+             offset=offset)
     )
 
 

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import DEFAULT_LIMIT, Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
 
 from .. import rules, schemas
 from ..schemas import ArticleOut, MacroOut
-from ._common import ERROR_RESPONSES, MAX_ID, Q, like_pattern, ok
+from ._common import ERROR_RESPONSES, MAX_ID, Q, ok
 
 router = APIRouter(tags=["knowledge"], responses=ERROR_RESPONSES)
 
@@ -37,16 +37,12 @@ async def list_articles(
 ) -> Response:
     """Help-center articles, where policies (refund windows, verification) are stated.
     `q` searches title and body. Check updated_at: older articles may be superseded."""
-    where: list[str] = []
-    params: list[Any] = []
-    if category is not None:
-        where.append("category = ?")
-        params.append(category)
-    if q is not None:
-        where.append("(title LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\')")
-        params += [like_pattern(q)] * 2
+    found = Filters()
+    found.equal(category=category)
+    found.search(q, "title", "body")
     return ok(
-        page(episode.db, "articles", where, params, order_by="id", limit=limit, offset=offset)
+        page(episode.db, "articles", found.where, found.params, order_by="id", limit=limit,
+             offset=offset)
     )
 
 
@@ -72,20 +68,15 @@ async def list_macros(
     q: Q = None,
 ) -> Response:
     """Canned responses and actions agents apply to tickets (see apply_macro)."""
-    where: list[str] = []
-    params: list[Any] = []
-    if active is not None:
-        where.append("active = ?")
-        params.append(int(active))
-    if q is not None:
-        where.append("(title LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')")
-        params += [like_pattern(q)] * 2
+    found = Filters()
+    found.equal(active=active)
+    found.search(q, "title", "description")
     return ok(
         page(
             episode.db,
             "macros",
-            where,
-            params,
+            found.where,
+            found.params,
             order_by="id",
             limit=limit,
             offset=offset,

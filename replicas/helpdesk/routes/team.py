@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import DEFAULT_LIMIT, Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
 
 from .. import rules, schemas
 from ..schemas import AgentOut, GroupOut
-from ._common import ERROR_RESPONSES, MAX_ID, Q, like_pattern, ok
+from ._common import ERROR_RESPONSES, MAX_ID, Q, ok
 
 router = APIRouter(tags=["team"], responses=ERROR_RESPONSES)
 
@@ -38,21 +38,15 @@ async def list_agents(
     q: Q = None,
 ) -> Response:
     """Support staff. Agent 1 'AI Agent' is the identity this API acts as."""
-    where: list[str] = []
-    params: list[Any] = []
-    for column, value in (("group_id", group_id), ("role", role), ("active", active)):
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(int(value) if isinstance(value, bool) else value)
-    if q is not None:
-        where.append("(name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')")
-        params += [like_pattern(q)] * 2
+    found = Filters()
+    found.equal(group_id=group_id, role=role, active=active)
+    found.search(q, "name", "email")
     return ok(
         page(
             episode.db,
             "agents",
-            where,
-            params,
+            found.where,
+            found.params,
             order_by="id",
             limit=limit,
             offset=offset,

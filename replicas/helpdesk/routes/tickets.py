@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.clock import iso
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import DEFAULT_LIMIT, Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
 
 from .. import rules, schemas
 from ..schemas import (
@@ -24,7 +24,7 @@ from ..schemas import (
     TicketType,
     TicketUpdate,
 )
-from ._common import ERROR_RESPONSES, MAX_ID, Q, like_pattern, ok
+from ._common import ERROR_RESPONSES, MAX_ID, Q, ok
 
 router = APIRouter(tags=["tickets"], responses=ERROR_RESPONSES)
 
@@ -98,48 +98,28 @@ async def list_tickets(
 ) -> Response:
     """List tickets; filters combine with AND. `q` searches subject and description.
     `sla_due_before` keeps tickets whose SLA target is before that time (any status)."""
-    where: list[str] = []
-    params: list[Any] = []
-    for column, value in (
-        ("status", status),
-        ("priority", priority),
-        ("type", type),
-        ("channel", channel),
-        ("requester_id", requester_id),
-        ("assignee_id", assignee_id),
-        ("group_id", group_id),
-        ("organization_id", organization_id),
-        ("order_id", order_id),
-    ):
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
+    found = Filters()
+    found.equal(status=status, priority=priority, type=type, channel=channel,
+                requester_id=requester_id, assignee_id=assignee_id, group_id=group_id,
+                organization_id=organization_id, order_id=order_id)
     if tag is not None:
-        where.append("EXISTS (SELECT 1 FROM json_each(tickets.tags) WHERE value = ?)")
-        params.append(tag)
-    if q is not None:
-        where.append("(subject LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')")
-        params += [like_pattern(q)] * 2
+        found.add("EXISTS (SELECT 1 FROM json_each(tickets.tags) WHERE value = ?)", tag)
+    found.search(q, "subject", "description")
     if sla_breached is not None:
-        now = iso(episode.now())
         cond = f"({_UNSOLVED} AND sla_due_at IS NOT NULL AND sla_due_at < ?)"
-        where.append(cond if sla_breached else f"NOT {cond}")
-        params.append(now)
+        found.add(cond if sla_breached else f"NOT {cond}", iso(episode.now()))
     if sla_due_before is not None:
-        where.append("sla_due_at < ?")
-        params.append(sla_due_before)
+        found.add("sla_due_at < ?", sla_due_before)
     if created_after is not None:
-        where.append("created_at >= ?")
-        params.append(created_after)
+        found.add("created_at >= ?", created_after)
     if created_before is not None:
-        where.append("created_at < ?")
-        params.append(created_before)
+        found.add("created_at < ?", created_before)
     return ok(
         page(
             episode.db,
             "tickets",
-            where,
-            params,
+            found.where,
+            found.params,
             order_by=_SORTS[sort],
             limit=limit,
             offset=offset,
@@ -196,16 +176,14 @@ async def list_comments(
     """The conversation on a ticket, oldest first: the requester's messages, agents' replies
     and internal notes, and system notes (e.g. merges)."""
     rules.get_row(episode.db, "tickets", ticket_id)
-    where, params = ["ticket_id = ?"], [ticket_id]
-    if public is not None:
-        where.append("public = ?")
-        params.append(int(public))
+    found = Filters()
+    found.equal(ticket_id=ticket_id, public=public)
     return ok(
         page(
             episode.db,
             "comments",
-            where,
-            params,
+            found.where,
+            found.params,
             order_by="created_at, id",
             limit=limit,
             offset=offset,
@@ -273,20 +251,14 @@ async def list_satisfaction_ratings(
     score: Annotated[Literal["good", "bad"] | None, Query(description="Only this score.")] = None,
 ) -> Response:
     """CSAT ratings requesters gave to solved tickets."""
-    where: list[str] = []
-    params: list[Any] = []
-    if ticket_id is not None:
-        where.append("ticket_id = ?")
-        params.append(ticket_id)
-    if score is not None:
-        where.append("score = ?")
-        params.append(score)
+    found = Filters()
+    found.equal(ticket_id=ticket_id, score=score)
     return ok(
         page(
             episode.db,
             "satisfaction_ratings",
-            where,
-            params,
+            found.where,
+            found.params,
             order_by="id",
             limit=limit,
             offset=offset,
