@@ -60,7 +60,8 @@ _lock = threading.Lock()
 def local_server(settings: Settings | None = None) -> LocalServer:
     """The process's in-process server for these settings (started on first use)."""
     settings = settings or Settings()
-    key = settings.model_dump_json(exclude={"internal_secret"})
+    # Credentials are generated per Settings(): they must not make every make() a new server.
+    key = settings.model_dump_json(exclude={"internal_secret", "control_token"})
     with _lock:
         server = _servers.get(key)
         if server is None:

@@ -131,3 +131,12 @@ def test_sdk_raises_the_json_error(make_env: Callable[..., Env]) -> None:
 def test_gym_openapi_document_validates(local: LocalServer) -> None:
     validate(local.server.gym.openapi())
     validate(_gym(local, "GET", "/v1/apps/helpdesk/openapi.json").json())
+
+
+def test_make_reuses_the_processs_server(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import workgym
+    from workgym.runtime.settings import Settings
+
+    settings = [Settings(data_dir=tmp_path), Settings(data_dir=tmp_path)]
+    first, second = (workgym.make(TASK, settings=s) for s in settings)
+    assert first._http is second._http  # noqa: SLF001 - one in-process server per settings
