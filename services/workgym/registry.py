@@ -183,27 +183,28 @@ class Registry:
             await pipe.execute()
         return record
 
-    async def get(self, episode_id: str) -> EpisodeRecord:
+    async def _hash(self, episode_id: str) -> dict[str, str]:
+        """The episode's Redis hash, in one read, or 404."""
         raw: dict[str, str] = await self.redis.hgetall(_ep(episode_id))  # type: ignore[assignment]
         if not raw:
             raise NotFound(f"no episode '{episode_id}' (never created, or expired)",
                            code="episode_not_found")
-        return EpisodeRecord.from_hash(episode_id, raw)
+        return raw
+
+    async def get(self, episode_id: str) -> EpisodeRecord:
+        return EpisodeRecord.from_hash(episode_id, await self._hash(episode_id))
 
     async def authorize(self, episode_id: str, token: str) -> EpisodeRecord:
         """The episode the token (or the refresh token) grants, or 401/404: for the gym
         API's own routes, which a trainer may call after its agent refreshed the token."""
         tok_episode, secret = split_token(token)
-        shas: list[str | None] = await self.redis.hmget(  # type: ignore[assignment]
-            _ep(episode_id), ["token_sha", "refresh_sha"])
-        if shas[0] is None:
-            raise NotFound(f"no episode '{episode_id}' (never created, or expired)",
-                           code="episode_not_found")
+        raw = await self._hash(episode_id)
         presented = _sha(secret)
         if tok_episode != episode_id or not any(
-                hmac.compare_digest(sha or "", presented) for sha in shas):
+                hmac.compare_digest(raw.get(field, ""), presented)
+                for field in ("token_sha", "refresh_sha")):
             raise Unauthorized("token does not grant this episode", code="invalid_token")
-        return await self.get(episode_id)
+        return EpisodeRecord.from_hash(episode_id, raw)
 
     async def begin_step(self, token: str) -> StepGrant:
         """Count one agent request of the token's episode, or refuse it."""
@@ -236,12 +237,10 @@ class Registry:
         await self.redis.hset(_ep(episode_id), "limited_until", until)
 
     async def faults(self, episode_id: str) -> list[Any]:
-        await self.get(episode_id)
-        raw = await self.redis.hget(_ep(episode_id), "faults")
-        return orjson.loads(raw or "[]")  # type: ignore[no-any-return]
+        return orjson.loads((await self._hash(episode_id)).get("faults") or "[]")  # type: ignore[no-any-return]
 
     async def set_faults(self, episode_id: str, faults: list[Any]) -> None:
-        await self.get(episode_id)
+        await self._hash(episode_id)  # 404 for an unknown episode
         await self.redis.hset(_ep(episode_id), "faults", orjson.dumps(faults))
 
     async def record_step(self, grant: StepGrant, step: TrajectoryStep) -> None:
