@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -14,10 +15,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from workgym.local import BASE_URL, LocalServer
+from workgym.local import LocalServer
 from workgym.processes import serving
 from workgym.runtime.settings import Settings
 from workgym.sdk import Env
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """This machine's generated credentials (api-key, internal-secret) go to a directory of
+    the test run's own, inherited by every process the tests start: never ~/.config."""
+    os.environ.setdefault("WORKGYM_CONFIG_DIR", tempfile.mkdtemp(prefix="workgym-config-"))
 
 
 @pytest.fixture(scope="session")
@@ -38,7 +45,7 @@ def make_env(local: LocalServer) -> Iterator[Callable[..., Env]]:
     made: list[Env] = []
 
     def factory(task: str, seed: int = 0, faults: str | list[dict[str, object]] = "task") -> Env:
-        env = Env(local, BASE_URL, task, seed, faults)
+        env = Env.inprocess(local, task, seed, faults)
         made.append(env)
         return env
 
@@ -65,6 +72,12 @@ class Recorded:
     url: str
     env: dict[str, str]
     episodes: dict[str, str]  # "reference" / "noop" / "fault" -> episode id
+    api_key: str  # the operator's, which the store and the gym share (the config directory)
+
+    @property
+    def operator(self) -> dict[str, str]:
+        """Headers that read the store as the operator."""
+        return {"Authorization": f"Bearer {self.api_key}"}
 
 
 def workgym_cli(*args: str, env: dict[str, str]) -> str:
@@ -85,15 +98,16 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorded]:
     runs = {"reference": (TRACED_TASK, "reference"), "noop": (TRACED_TASK, "noop"),
             "fault": (TRACED_FAULT_TASK, "reference")}
     with serving(["workgym_telemetry"], env=env) as url:
-        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = url
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = env["WORKGYM_TELEMETRY_URL"] = url  # reports link
         episodes = {
             name: json.loads(workgym_cli("run", "--task", task, "--seed", str(TRACED_SEED),
                                          "--agent", agent, "--json", env=env))["episode_id"]
             for name, (task, agent) in runs.items()}
+        done = Recorded(url=url, env=env, episodes=episodes, api_key=Settings().api_key)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:  # batch export: wait until all are finished
-            if all(httpx.get(f"{url}/v1/episodes/{i}/timeline").json().get("finished")
-                   for i in episodes.values()):
+            if all(httpx.get(f"{url}/v1/episodes/{i}/timeline", headers=done.operator
+                             ).json().get("finished") for i in episodes.values()):
                 break
             time.sleep(0.2)
-        yield Recorded(url=url, env=env, episodes=episodes)
+        yield done

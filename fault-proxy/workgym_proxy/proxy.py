@@ -1,35 +1,49 @@
 """Forward an agent's request to its episode's replica, inject its faults, record it.
 
 URL shape: ``/apps/<app>/<path inside the app>``. Each request must carry the
-episode's bearer token; the proxy counts the step, applies the episode's fault
-plan, forwards to the replica instance the episode was placed on with the
-internal credential, and appends the exchange to the episode's trajectory.
-Agents can never reach another episode (the replica only sees the episode id
-the proxy derived from the token), an internal ``/_env`` route, or any host but
-the episode's replicas.
+episode's bearer token; the proxy checks its headers and body against the limits,
+counts the step, applies the episode's fault plan, forwards to the replica instance
+the episode was placed on with the internal credential, and records the exchange on
+the episode's trajectory at the index it was admitted with — whatever its body or
+outcome, even when the agent's connection drops or Redis is restarting. Agents can
+never reach another episode (the replica only sees the episode id the proxy derived
+from the token), an internal ``/_env`` route, or any host but the episode's replicas.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from typing import Any
 from urllib.parse import quote, unquote
 
 import orjson
 from opentelemetry.trace import Span, SpanKind
+from redis.exceptions import RedisError
 
 import workgym.runtime.observability as obs
-from workgym.registry import Registry, StepGrant, lost_error
+from workgym.registry import Registry, StepGrant, lost_error, step_index
 from workgym.runtime.asgi import Receive, Scope, Send, read_body, send_error, send_response
-from workgym.runtime.errors import NotFound, Unauthorized, UpstreamError, WorkGymError
+from workgym.runtime.credentials import bearer
+from workgym.runtime.errors import (
+    HeadersTooLarge,
+    InvalidRequest,
+    NotFound,
+    Unauthorized,
+    UpstreamError,
+    WorkGymError,
+)
 from workgym.runtime.internal import (
     APPS_PREFIX,
     CHANGES_HEADER,
     EPISODE_HEADER,
     INTERNAL_HEADER,
     INTERNAL_PREFIX,
+    ROUTE_HEADER,
     STEP_HEADER,
 )
+from workgym.runtime.redis_store import unavailable
 from workgym.runtime.settings import Settings
 from workgym.runtime.trajectory import TrajectoryStep
 
@@ -38,8 +52,11 @@ from .faults.plan import cached_plan
 from .faults.plugins import limited, token_expired
 from .upstream import Upstream
 
+log = logging.getLogger("workgym.proxy")
+
 PREFIX = APPS_PREFIX
 _CHANGES = CHANGES_HEADER.encode()
+_ROUTE = ROUTE_HEADER.encode()
 # The agent's trace context is continued by the proxy's span, not forwarded as is.
 _TRACE_CONTEXT = frozenset({b"traceparent", b"tracestate"})
 # Never forwarded in either direction: hop-by-hop, routing and credentials.
@@ -51,6 +68,7 @@ _DROP_RESPONSE = frozenset({
     b"connection", b"keep-alive", b"transfer-encoding", b"te", b"trailer", b"upgrade",
     b"content-length", b"content-encoding", b"date", b"server",  # the proxy's server sets these
 })
+_LOST = "its replica instance no longer holds it (the instance restarted)"
 
 
 _SAFE = "/!$&'()*+,;=:@-._~%"
@@ -72,14 +90,61 @@ def _escapes(rest: str) -> bool:
             or ("/" + seen.lstrip("/")).startswith(INTERNAL_PREFIX))
 
 
-def _bearer(headers: list[tuple[bytes, bytes]]) -> str:
+def _token(headers: list[tuple[bytes, bytes]]) -> str:
     for name, value in headers:
         if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            if scheme.lower() == "bearer" and token.strip():
-                return token.strip()
+            found = bearer(value.decode("latin-1"))
+            if found:
+                return found
     raise Unauthorized("missing bearer token: send 'Authorization: Bearer <episode token>'",
                        code="missing_token")
+
+
+def _check_headers(headers: list[tuple[bytes, bytes]], settings: Settings) -> None:
+    """431 before anything else looks at a request with too many or too large headers."""
+    if len(headers) > settings.max_header_count:
+        raise HeadersTooLarge(f"more than {settings.max_header_count} request headers",
+                              field="headers", rule=f"max_count:{settings.max_header_count}")
+    size = sum(len(k) + len(v) for k, v in headers)
+    if size > settings.max_header_bytes:
+        raise HeadersTooLarge(f"request headers exceed {settings.max_header_bytes} bytes",
+                              field="headers", rule=f"max_bytes:{settings.max_header_bytes}")
+
+
+def _depth(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays/objects deeper than ``limit`` (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _parse_body(body: bytes, limit: int) -> Any:
+    """The JSON body, or None when it is not JSON (forwarded as is: the replica refuses it);
+    422 before anything is forwarded when it nests deeper than ``limit``."""
+    if not body:
+        return None
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        if "depth limit" not in str(exc):
+            return None
+        too_deep = True  # past orjson's own limit (1024), so past ours
+    else:
+        too_deep = _depth(parsed, limit)
+    if too_deep:
+        raise InvalidRequest(f"the JSON body nests deeper than {limit} levels", code="too_deep",
+                             field="body", rule=f"max_depth:{limit}")
+    return parsed
 
 
 def _json_or_none(body: bytes, limit: int) -> Any:
@@ -96,6 +161,14 @@ def _error_code(body: Any) -> str | None:
         code = body["error"].get("code")
         return code if isinstance(code, str) else None
     return None
+
+
+def _canonical_path(route: str, params: dict[str, Any]) -> str:
+    """A route template filled with its canonical parameters."""
+    path = route
+    for name, value in params.items():
+        path = path.replace(f"{{{name}}}", str(value)).replace(f"{{{name}:path}}", str(value))
+    return path
 
 
 class Proxy:
@@ -125,16 +198,19 @@ class Proxy:
             await self._serve(scope, receive, send)
         except WorkGymError as error:
             await send_error(send, error)
+        except RedisError as exc:
+            await send_error(send, unavailable(exc))
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         app, path, sent = self._route(scope)
         headers: list[tuple[bytes, bytes]] = scope["headers"]
-        token = _bearer(headers)
-        grant = await self.registry.begin_step(token)
-        if app not in grant.apps:
-            raise NotFound(f"this episode has no app '{app}'", code="app_not_in_episode")
+        _check_headers(headers, self.settings)
+        token = _token(headers)
+        # Everything an agent sent is checked before the step is counted or forwarded.
         body = await read_body(receive, self.settings.max_body_bytes)
+        parsed = _parse_body(body, self.settings.max_json_depth)
+        grant = await self.registry.begin_step(token)
         ctx = self._context(grant, token, app, scope["method"], path,
                             scope.get("query_string", b"").decode("latin-1"), body)
         ctx.sent_path = sent
@@ -146,21 +222,33 @@ class Proxy:
             "workgym.step": grant.step, "workgym.app": app, "http.request.method": ctx.method,
             "url.path": path, "url.query": ctx.query,
         }, kind=SpanKind.SERVER, context=parent) as span:
+            reply = Reply(0, [], b"")  # what the agent got: nothing, if the connection drops
             try:
-                reply = await self._exchange(ctx, grant, headers)
-            except UpstreamError as error:
-                if error.code != "replica_unreachable":
-                    raise
-                # The instance the episode was placed on is gone, and the episode with it.
-                await self.registry.mark_lost(grant.episode_id)
-                raise lost_error() from error
-            except ConnectionResetError:
-                await self._record(ctx, grant, Reply(0, [], b""), started, span)
-                # Start a response and abandon it: the client sees the connection drop.
-                await send({"type": "http.response.start", "status": 200, "headers": []})
-                raise
-            await send_response(send, reply.status, reply.body, reply.headers)
-            await self._record(ctx, grant, reply, started, span)
+                reply = await self._reply(ctx, grant, headers)
+                await send_response(send, reply.status, reply.body, reply.headers)
+            finally:
+                # Recorded whatever happened, even if this task is being cancelled.
+                await asyncio.shield(self._record(ctx, grant, parsed, reply, started, span))
+
+    async def _reply(self, ctx: StepContext, grant: StepGrant,
+                     headers: list[tuple[bytes, bytes]]) -> Reply:
+        """The reply to an admitted request; errors are replies too (they are recorded)."""
+        if ctx.app not in grant.apps:
+            return _as_reply(NotFound(f"this episode has no app '{ctx.app}'",
+                                      code="app_not_in_episode"))
+        try:
+            return await self._exchange(ctx, grant, headers)
+        except ConnectionResetError:
+            raise  # the agent's connection drops: recorded with status 0
+        except UpstreamError as error:
+            if error.code != "replica_unreachable":
+                return _as_reply(error)
+            # The instance the episode was placed on is gone, and the episode with it.
+            reason = _LOST if error.message == _LOST else "its replica instance is unreachable"
+            await self.registry.mark_lost(grant.episode_id, reason)
+            return _as_reply(lost_error(reason))
+        except WorkGymError as error:
+            return _as_reply(error)
 
     def _context(self, grant: StepGrant, token: str, app: str, method: str, path: str,
                  query: str, body: bytes) -> StepContext:
@@ -173,18 +261,20 @@ class Proxy:
                 (b"content-type", b"application/json"),
             ], orjson.dumps({"ops": ops}))
             if status >= 400:
-                raise UpstreamError(f"replica refused POST {url}: {status} {body[:300]!r}")
+                log.error("state_drift on %s refused: %s %r", episode_id, status, body[:300])
+                raise UpstreamError("another actor's change could not be applied",
+                                    code="fault_failed")
 
-        async def set_rate_limit(until: float) -> None:
-            await self.registry.limit_until(episode_id, until)
+        async def limit(requests: int, retry_after_s: int) -> None:
+            await self.registry.limit(episode_id, requests, retry_after_s)
 
         async def expire_token() -> None:
             await self.registry.expire_token(episode_id, token)
 
         return StepContext(
             episode_id=episode_id, seed=grant.seed, step=grant.step, app=app, method=method,
-            path=path, query=query, body=body, apply_ops=apply_ops,
-            set_rate_limit=set_rate_limit, expire_token=expire_token,
+            path=path, query=query, body=body, apply_ops=apply_ops, limit=limit,
+            expire_token=expire_token,
         )
 
     async def _exchange(self, ctx: StepContext, grant: StepGrant,
@@ -194,17 +284,15 @@ class Proxy:
         if grant.token_expired:
             fired.append("token_expiry")
             return token_expired()
-        wait = grant.limited_until - time.time()
-        if wait > 0:
+        if grant.limited_s:
             fired.append("rate_limit")
-            return limited(wait)
+            return limited(grant.limited_s)
         plan: tuple[Fault, ...] = cached_plan(grant.faults)
         active = [(i, f) for i, f in enumerate(plan) if f.fires(ctx, i)]
         for n, (position, fault) in enumerate(active):
             try:
                 early = await fault.before(ctx, position)
-            except ConnectionResetError:
-                early = None
+            except (ConnectionResetError, WorkGymError):
                 fired.extend(f.name for _, f in active[: n + 1] if f.acts_before)
                 raise
             if early is not None:  # it answered: only the faults that acted so far happened
@@ -237,30 +325,54 @@ class Proxy:
             ctx.method, url, forwarded, ctx.body)
         if status == 404 and _error_code(_json_or_none(content, 4096)) == "episode_not_found":
             # The instance answers but no longer holds the episode (it restarted): lost.
-            raise UpstreamError(f"{grant.apps[ctx.app]} lost episode {grant.episode_id}",
-                                code="replica_unreachable")
+            raise UpstreamError(_LOST, code="replica_unreachable")
         out = []
         for k, v in received:
             if k == _CHANGES:
                 ctx.changes = orjson.loads(v)
+            elif k == _ROUTE:
+                matched = orjson.loads(v)
+                ctx.route, ctx.params = matched["route"], matched["params"]
             elif k not in _DROP_RESPONSE and not k.startswith(b"x-workgym-"):
                 out.append((k, v))
         return Reply(status, out, content)
 
-    async def _record(self, ctx: StepContext, grant: StepGrant, reply: Reply, started: float,
-                      span: Span) -> None:
+    def _step(self, ctx: StepContext, grant: StepGrant, parsed: Any, reply: Reply,
+              started: float) -> TrajectoryStep:
         limit = self.settings.trajectory_body_bytes
         response_body = _json_or_none(reply.body, limit)
-        duration_ms = round((time.perf_counter() - started) * 1000, 3)
-        fault = ",".join(ctx.fired) or None
-        await self.registry.record_step(grant, TrajectoryStep(
-            index=grant.step - 1, app=ctx.app, method=ctx.method, path=ctx.path, query=ctx.query,
-            request_body=_json_or_none(ctx.body, limit), status=reply.status,
-            response_body=response_body, error_code=_error_code(response_body),
-            duration_ms=duration_ms, fault=fault, changes=ctx.changes,
-        ))
+        return TrajectoryStep(
+            index=step_index(grant), app=ctx.app, method=ctx.method,
+            path=_canonical_path(ctx.route, ctx.params) if ctx.route else ctx.path,
+            route=ctx.route, params=ctx.params, query=ctx.query,
+            request_body=parsed if len(ctx.body) <= limit else None,
+            request_text=ctx.body[:limit].decode("utf-8", "replace")
+            if ctx.body and (parsed is None or len(ctx.body) > limit) else None,
+            status=reply.status, response_body=response_body,
+            error_code=_error_code(response_body),
+            duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            fault=",".join(ctx.fired) or None, changes=ctx.changes,
+        )
+
+    async def _record(self, ctx: StepContext, grant: StepGrant, parsed: Any, reply: Reply,
+                      started: float, span: Span) -> None:
+        """Put the step on the trajectory; while Redis is unreachable (a restart), retry for
+        up to ``redis_retry_s`` — a step that acted is never dropped silently."""
+        step = self._step(ctx, grant, parsed, reply, started)
+        encoded = step.model_dump_json().encode()
+        deadline = time.monotonic() + self.settings.redis_retry_s
+        while True:
+            try:
+                await self.registry.record_step(grant, encoded)
+                break
+            except RedisError as exc:
+                if time.monotonic() >= deadline:
+                    log.error("step %d of %s NOT recorded: Redis unreachable for %.0f s (%r)",
+                              step.index, grant.episode_id, self.settings.redis_retry_s, exc)
+                    break
+                await asyncio.sleep(0.25)
         self.metrics.steps.add(1, {"app": ctx.app})
-        self.metrics.step_latency.record(duration_ms, {"app": ctx.app})
+        self.metrics.step_latency.record(step.duration_ms, {"app": ctx.app})
         for kind in ctx.fired:
             self.metrics.faults.add(1, {"kind": kind})
         if span.is_recording():
@@ -268,5 +380,11 @@ class Proxy:
                 "http.response.status_code": reply.status,
                 "workgym.request_body": obs.body_text(ctx.body),
                 "workgym.response_body": obs.body_text(reply.body),
-                **({"workgym.fault": fault} if fault else {}),
+                **({"workgym.fault": step.fault} if step.fault else {}),
             })
+
+
+def _as_reply(error: WorkGymError) -> Reply:
+    response = error.response()
+    return Reply(response.status_code, [(k, v) for k, v in response.raw_headers
+                                        if k != b"content-length"], bytes(response.body))

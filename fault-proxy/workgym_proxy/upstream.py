@@ -11,6 +11,7 @@ httpx's ~0.9-1.6 ms.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -28,8 +29,13 @@ TIMEOUT_S = 30.0
 CONNECT_S = 3.0
 
 
+log = logging.getLogger("workgym.proxy")
+
+
 def _unreachable(url: str, exc: Exception) -> UpstreamError:
-    return UpstreamError(f"replica at {url} unreachable: {exc!r}", code="replica_unreachable")
+    """The error a caller may see: what failed, never where (internal hosts stay internal)."""
+    log.warning("replica at %s unreachable: %r", url, exc)
+    return UpstreamError("the app's server is unreachable", code="replica_unreachable")
 
 
 class Upstream(Protocol):

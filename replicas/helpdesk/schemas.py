@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from replicas.runtime.params import RecordId
+
 MONEY = "in the currency's minor unit (cents, pence); JPY has none, so 1 = ¥1"
 TS = "ISO 8601 UTC timestamp 'YYYY-MM-DDTHH:MM:SSZ'"
 
@@ -36,26 +38,6 @@ class _Out(BaseModel):
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-
-class ErrorDetail(_Out):
-    code: str = Field(description="Machine-readable error code, e.g. 'refund_exceeds_captured'.")
-    message: str = Field(description="What was refused and why, in plain words.")
-    field: str | None = Field(None, description="The request field the error is about, if any.")
-    rule: str | None = Field(None, description="The business or validation rule that refused.")
-
-
-class ErrorBody(_Out):
-    error: ErrorDetail = Field(description="The error.")
-
-
-ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorBody, "description": "A referenced record does not exist."},
-    409: {"model": ErrorBody, "description": "The request conflicts with the current state."},
-    422: {
-        "model": ErrorBody,
-        "description": "Invalid request or a business rule refused it (see error.code).",
-    },
-}
 
 # ---------------------------------------------------------------------------
 # Responses
@@ -291,6 +273,9 @@ class ArticleOut(_Out):
 # ---------------------------------------------------------------------------
 
 TagIn = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^\S+$")]
+# The largest amount a request may name: 1,000,000.00 in a two-decimal currency, ¥100,000,000.
+MAX_AMOUNT = 100_000_000
+Amount = Annotated[int, Field(ge=1, le=MAX_AMOUNT)]
 
 
 class TicketUpdate(_In):
@@ -301,10 +286,10 @@ class TicketUpdate(_In):
     )
     priority: Priority | None = Field(None, description="New priority.")
     type: TicketType | None = Field(None, description="New ticket type.")
-    assignee_id: int | None = Field(
-        None, ge=1, description="Agent to assign (null to unassign); must be in the group."
+    assignee_id: RecordId | None = Field(
+        None, description="Agent to assign (null to unassign); must be in the group."
     )
-    group_id: int | None = Field(None, ge=1, description="Group to route to (null to clear).")
+    group_id: RecordId | None = Field(None, description="Group to route to (null to clear).")
     add_tags: list[TagIn] | None = Field(
         None, max_length=20, description="Tags to add (exact, case-sensitive, no spaces)."
     )
@@ -321,8 +306,8 @@ class CommentCreate(_In):
 
 
 class MergeRequest(_In):
-    target_ticket_id: int = Field(
-        ge=1, description="Ticket to merge into; stays open and receives a system note."
+    target_ticket_id: RecordId = Field(
+        description="Ticket to merge into; stays open and receives a system note."
     )
 
 
@@ -342,7 +327,7 @@ class CustomerUpdate(_In):
     notes: str | None = Field(
         None, max_length=4000, description="Replaces the staff notes on the customer."
     )
-    organization_id: int | None = Field(None, ge=1, description="Organization to link.")
+    organization_id: RecordId | None = Field(None, description="Organization to link.")
 
 
 class EmailChangeRequest(_In):
@@ -367,16 +352,14 @@ class VerifyRequest(_In):
 
 
 class RefundCreate(_In):
-    charge_id: int = Field(ge=1, description="Charge to refund (see list_charges).")
+    charge_id: RecordId = Field(description="Charge to refund (see list_charges).")
     currency: Currency = Field(description="Must equal the charge's currency.")
     kind: RefundKind = Field(
         description="full: everything still refundable; partial: `amount`; prorated: "
         "floor(charge amount * (total_days - used_days) / total_days)."
     )
-    amount: int | None = Field(
+    amount: Amount | None = Field(
         None,
-        ge=1,
-        le=100_000_000,
         description=f"Refund amount {MONEY}. Required for partial; optional (checked) for "
         "full and prorated.",
     )
@@ -387,18 +370,18 @@ class RefundCreate(_In):
         None, ge=1, le=3660, description="Prorated only: days in the paid period."
     )
     reason: str = Field(min_length=1, max_length=500, description="Why the refund is issued.")
-    approval_id: int | None = Field(
-        None, ge=1, description="Approved manager approval; required above USD 500 equivalent."
+    approval_id: RecordId | None = Field(
+        None, description="Approved manager approval; required above USD 500 equivalent."
     )
-    ticket_id: int | None = Field(None, ge=1, description="Ticket the refund is for.")
+    ticket_id: RecordId | None = Field(None, description="Ticket the refund is for.")
 
 
 class ApprovalCreate(_In):
-    amount: int = Field(ge=1, le=100_000_000, description=f"Refund amount to approve, {MONEY}.")
+    amount: Amount = Field(description=f"Refund amount to approve, {MONEY}.")
     currency: Currency = Field(description="ISO 4217 currency of amount.")
     reason: str = Field(min_length=1, max_length=500, description="Justification for the manager.")
-    charge_id: int | None = Field(None, ge=1, description="Charge the refund is for.")
-    ticket_id: int | None = Field(None, ge=1, description="Ticket the request comes from.")
+    charge_id: RecordId | None = Field(None, description="Charge the refund is for.")
+    ticket_id: RecordId | None = Field(None, description="Ticket the request comes from.")
 
 
 # ---------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI
 
 from workgym.runtime import errors
@@ -9,6 +11,7 @@ from workgym.runtime.settings import Settings
 
 from . import internal
 from .observe import ObserveRequests
+from .openapi import document_agent_errors
 from .spec import ReplicaSpec
 from .store import EpisodeStore
 
@@ -17,6 +20,8 @@ def create_replica_app(spec: ReplicaSpec, settings: Settings) -> FastAPI:
     app = FastAPI(
         title=spec.title, description=spec.description, version=spec.data_version,
         openapi_tags=spec.openapi_tags or None,
+        # A trailing slash is a JSON 404, never a redirect (to the host the replica sees).
+        redirect_slashes=False,
     )
     app.state.settings = settings
     app.state.store = store = EpisodeStore(spec, settings)
@@ -26,4 +31,13 @@ def create_replica_app(spec: ReplicaSpec, settings: Settings) -> FastAPI:
     app.include_router(internal.health, include_in_schema=False)
     app.include_router(internal.router, include_in_schema=False)
     errors.install(app)
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        """FastAPI's document plus every error status an agent can get, built once."""
+        if app.openapi_schema is None:
+            app.openapi_schema = document_agent_errors(generate())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app

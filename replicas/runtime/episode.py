@@ -26,6 +26,8 @@ class Episode:
     # Task-specific world behaviour, e.g. {"customer": {...}} for scripted replies.
     script: dict[str, Any]
     expires_at: float
+    # Where the world's secrets (verification codes) derive from; never shown to the agent.
+    secret: str
     step: int = 0
     # Free-form per-episode memory of the app (e.g. which scripted replies were sent).
     memory: dict[str, Any] = field(default_factory=dict)

@@ -12,9 +12,10 @@ from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from workgym.runtime.internal import INTERNAL_PREFIX, require_internal
+from workgym.runtime.rowops import RowOps
 
 from . import changes
-from .setup import apply_setup, parse_setup
+from .setup import apply_ops as apply_row_ops
 from .store import EpisodeStore
 
 
@@ -31,7 +32,7 @@ class EpisodeCreate(BaseModel):
 
     episode_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
     seed: int = Field(ge=0, le=2**31 - 1)
-    setup: list[dict[str, Any]] = Field(default_factory=list)
+    setup: RowOps = Field(default_factory=list, description="The task's setup.")
     script: dict[str, Any] = Field(default_factory=dict)
     ttl_s: float = Field(3600, gt=0)
 
@@ -39,7 +40,8 @@ class EpisodeCreate(BaseModel):
 class OpsApply(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    ops: list[dict[str, Any]] = Field(min_length=1, description="Setup operations.")
+    ops: RowOps = Field(min_length=1, max_length=100,
+                             description="Row operations of another actor.")
 
 
 class EpisodeCreated(BaseModel):
@@ -58,10 +60,17 @@ async def get_health(request: Request) -> dict[str, Any]:
     return {"status": "ok", "app": store.spec.name, "episodes": len(store)}
 
 
+@router.get("/schema")
+async def get_schema(request: Request) -> dict[str, list[str]]:
+    """The app's tables and columns, which row operations are checked against."""
+    return _store(request).schema()
+
+
 @router.post("/episodes", status_code=201)
 async def create_episode(body: EpisodeCreate, request: Request) -> EpisodeCreated:
     episode = _store(request).create(
-        body.episode_id, seed=body.seed, setup=body.setup, script=body.script, ttl_s=body.ttl_s
+        body.episode_id, seed=body.seed, setup=[op.model_dump() for op in body.setup],
+        script=body.script, ttl_s=body.ttl_s,
     )
     return EpisodeCreated(
         episode_id=episode.id, snapshot_key=episode.snapshot_key, vars=episode.vars
@@ -80,10 +89,10 @@ async def get_state(
 
 @router.post("/episodes/{episode_id}/apply", status_code=204)
 async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Response:
-    """Another actor changes the world (the state_drift fault): setup ops at the clock's now."""
+    """Another actor changes the world (the state_drift fault): row ops at the clock's now."""
     episode = _store(request).get(episode_id)
     async with episode.lock:
-        apply_setup(episode.db, parse_setup(body.ops), episode.now(), episode.vars)
+        apply_row_ops(episode.db, body.ops, episode.now(), episode.vars)
         # Another actor's changes are not the agent's: skip them in the change log.
         episode.memory["changes_seq"] = changes.since(episode.db, 0)[1]
     return Response(status_code=204)

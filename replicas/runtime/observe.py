@@ -1,6 +1,7 @@
 """Pure-ASGI middleware of every replica: one ``replica.request`` span per request
-(joined to the proxy's trace) with its SQL statements while tracing is on,
-and the rows a write changed, reported to the proxy in an internal header."""
+(joined to the proxy's trace) with its SQL statements while tracing is on; and, reported
+to the proxy in internal headers, the route the request matched (its template and
+canonical path parameters) and the rows a write changed."""
 
 from __future__ import annotations
 
@@ -9,13 +10,30 @@ from opentelemetry.trace import SpanKind
 
 import workgym.runtime.observability as obs
 from workgym.runtime.asgi import ASGIApp, Message, Receive, Scope, Send
-from workgym.runtime.internal import CHANGES_HEADER, EPISODE_HEADER, STEP_HEADER
+from workgym.runtime.internal import CHANGES_HEADER, EPISODE_HEADER, ROUTE_HEADER, STEP_HEADER
 
 from . import changes
 from .episode import Episode
 from .store import EpisodeStore
 
 _READS = frozenset({"GET", "HEAD", "OPTIONS"})
+_ROUTE = ROUTE_HEADER.encode()
+
+
+def _canonical(value: str) -> int | str:
+    """A path parameter as the replica understood it: ids are integers (a non-canonical
+    spelling never reaches a route: it is refused with 422)."""
+    return int(value) if value.isdigit() and len(value) < 19 else value
+
+
+def matched_route(scope: Scope) -> bytes | None:
+    """``{"route", "params"}`` of the route that handled the request, if one did."""
+    route = scope.get("route")
+    template = getattr(route, "path", None)
+    if template is None:
+        return None
+    params = {k: _canonical(str(v)) for k, v in scope.get("path_params", {}).items()}
+    return orjson.dumps({"route": template, "params": params})
 
 
 def _trace_sql(episode: Episode) -> list[str]:
@@ -47,7 +65,9 @@ class ObserveRequests:
             recording = span.is_recording() and episode is not None
 
             async def observed_send(message: Message) -> None:
-                if message["type"] == "http.response.start":
+                if message["type"] == "http.response.start" and episode is not None:
+                    if (route := matched_route(scope)) is not None:
+                        message["headers"] = [*message.get("headers", []), (_ROUTE, route)]
                     if recording:
                         span.set_attribute("http.response.status_code", message["status"])
                     if write and episode is not None:

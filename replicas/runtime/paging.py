@@ -14,21 +14,26 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Generic, TypeVar
 
+from annotated_types import Interval
 from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field
+
+from .params import CANONICAL
 
 T = TypeVar("T")
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
 
+MAX_OFFSET = 1_000_000
+
 Limit = Annotated[
-    int,
-    Query(ge=1, le=MAX_LIMIT, description=f"Page size: at most {MAX_LIMIT} items per page."),
+    int, Interval(ge=1, le=MAX_LIMIT), CANONICAL,
+    Query(description=f"Page size: at most {MAX_LIMIT} items per page."),
 ]
 Offset = Annotated[
-    int,
-    Query(ge=0, le=1_000_000, description="Number of matching items to skip (0 = first page)."),
+    int, Interval(ge=0, le=MAX_OFFSET), CANONICAL,
+    Query(description="Number of matching items to skip (0 = first page)."),
 ]
 
 

@@ -2,7 +2,9 @@
 
 * pristine: the seeded world of (app, data version, seed), cached in memory and
   as a real SQLite file under ``data_dir/snapshots`` so a restart or another
-  process reuses it;
+  process reuses it. The file is written atomically (aside, then renamed) and read-only,
+  with its SHA-256 beside it (``<key>.sqlite.sha256``); a file that does not match its hash
+  when loaded is never used: the world is seeded again and the file replaced;
 * prepared: a pristine snapshot with a task's setup applied, cached in memory
   per (pristine, setup). GRPO groups share task and seed, so they share it.
 """
@@ -10,6 +12,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 from collections import OrderedDict
@@ -22,8 +25,10 @@ import orjson
 from . import changes
 from .clock import WORLD_START
 from .db import connect_memory
-from .setup import apply_setup, parse_setup
+from .setup import apply_ops, parse_ops
 from .spec import ReplicaSpec
+
+log = logging.getLogger("workgym.snapshots")
 
 # Bumped when the runtime changes what a snapshot holds (e.g. the change-log triggers).
 RUNTIME_VERSION = 2
@@ -63,6 +68,32 @@ def load(data: bytes) -> sqlite3.Connection:
     return conn
 
 
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_atomically(path: Path, data: bytes, mode: int = 0o444) -> None:
+    """``data`` at ``path``, never seen half-written: written aside, then renamed."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    tmp.chmod(mode)
+    tmp.replace(path)
+
+
+def read_verified(path: Path) -> bytes | None:
+    """The snapshot at ``path`` if it is there and matches its recorded hash."""
+    try:
+        data = path.read_bytes()
+        recorded = path.with_name(path.name + ".sha256").read_text().strip()
+    except FileNotFoundError:
+        return None
+    if _digest(data) != recorded:
+        log.error("snapshot %s does not match its recorded SHA-256: not used; seeding again",
+                  path)
+        return None
+    return data
+
+
 class SnapshotCache:
     def __init__(self, spec: ReplicaSpec, data_dir: Path, size: int) -> None:
         self.spec = spec
@@ -83,8 +114,9 @@ class SnapshotCache:
 
     def _read_or_seed(self, key: str, seed: int) -> bytes:
         path = self.dir / f"{key}.sqlite"
-        if path.exists():
-            return path.read_bytes()
+        data = read_verified(path)
+        if data is not None:
+            return data
         conn = connect_memory()
         self.spec.seed(conn, seed, WORLD_START)
         changes.install(conn)
@@ -92,9 +124,9 @@ class SnapshotCache:
         data = conn.serialize()
         conn.close()
         self.dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)  # atomic: concurrent processes never read half a file
+        # The hash first: a reader between the two renames sees a mismatch and seeds again.
+        write_atomically(path.with_name(path.name + ".sha256"), _digest(data).encode())
+        write_atomically(path, data)
         return data
 
     def prepared(self, seed: int, setup: list[Any]) -> Prepared:
@@ -104,7 +136,7 @@ class SnapshotCache:
         if found is not None:
             return found  # type: ignore[no-any-return]
         conn = load(self.pristine(seed))
-        bound = apply_setup(conn, parse_setup(setup), WORLD_START)
+        bound = apply_ops(conn, parse_ops(setup), WORLD_START, field="setup")
         conn.execute("DELETE FROM _changes")  # the world as the agent finds it: nothing yet
         prepared = Prepared(key=key, data=conn.serialize(), vars=bound)
         conn.close()

@@ -1,29 +1,57 @@
-"""The episodes a replica instance holds: create (= reset), look up, reclaim."""
+"""The episodes a replica instance holds: create (= reset), look up, reclaim.
+
+Expired episodes are freed on time by a reaper task (started with the first episode, in
+the event loop that serves the app), and new episodes are refused (503 with Retry-After)
+while the process holds more memory than its ceiling (``memory_limit_mb``).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import heapq
 import time
+from functools import cached_property
 from typing import Any
 
-from workgym.runtime.errors import Conflict, NotFound
+from workgym.runtime import credentials
+from workgym.runtime.errors import Conflict, NotFound, ServiceUnavailable
 from workgym.runtime.settings import Settings
 
+from . import memory
 from .clock import WORLD_START
 from .episode import Episode
+from .setup import schema
 from .snapshots import SnapshotCache, load
 from .spec import ReplicaSpec
+
+REAP_EVERY_S = 1.0  # at most this late, an expired episode is freed
 
 
 class EpisodeStore:
     def __init__(self, spec: ReplicaSpec, settings: Settings) -> None:
         self.spec = spec
+        self.settings = settings
         self.snapshots = SnapshotCache(spec, settings.data_dir, settings.snapshot_cache_size)
+        self.memory_limit_mb = settings.memory_limit_mb or memory.default_limit_mb()
         self._episodes: dict[str, Episode] = {}
         self._expiry: list[tuple[float, str]] = []
+        self._reaper: asyncio.Task[None] | None = None
 
     def __len__(self) -> int:
         return len(self._episodes)
+
+    @cached_property
+    def _schema(self) -> dict[str, list[str]]:
+        conn = load(self.snapshots.pristine(0))
+        try:
+            return schema(conn)
+        finally:
+            conn.close()
+
+    def schema(self) -> dict[str, list[str]]:
+        """The app's tables and their columns (the same in every seed's world)."""
+        return self._schema
 
     def create(
         self, episode_id: str, *, seed: int, setup: list[Any], script: dict[str, Any], ttl_s: float
@@ -31,15 +59,24 @@ class EpisodeStore:
         if episode_id in self._episodes:
             raise Conflict(f"episode {episode_id} already exists", code="episode_exists")
         self.reclaim_expired()
+        if (used := memory.resident_mb()) > self.memory_limit_mb:
+            raise ServiceUnavailable(
+                f"this {self.spec.name} instance is at its memory ceiling ({used:.0f} of "
+                f"{self.memory_limit_mb:.0f} MB): finish or delete episodes, or add instances",
+                code="capacity_exhausted", retry_after_s=5)
         prepared = self.snapshots.prepared(seed, setup)
         expires_at = time.time() + ttl_s
         episode = Episode(
             id=episode_id, db=load(prepared.data), seed=seed, clock_start=WORLD_START,
             snapshot_key=prepared.key, initial=prepared.data, vars=prepared.vars,
             script=script, expires_at=expires_at,
+            # The same for every episode of this world (app, seed, setup): deterministic, and
+            # not computable without the deployment's internal secret.
+            secret=credentials.mac(self.settings.internal_secret, "episode", prepared.key),
         )
         self._episodes[episode_id] = episode
         heapq.heappush(self._expiry, (expires_at, episode_id))
+        self._start_reaper()
         return episode
 
     def peek(self, episode_id: str) -> Episode | None:
@@ -63,11 +100,38 @@ class EpisodeStore:
         return True
 
     def reclaim_expired(self) -> int:
-        """Drop every episode past its expiry; cheap when none are (a heap peek)."""
-        now, dropped = time.time(), 0
+        """Drop every episode past its expiry; cheap when none are (a heap peek). One still
+        serving a request is dropped on the next pass."""
+        now, dropped, busy = time.time(), 0, []
         while self._expiry and self._expiry[0][0] <= now:
-            _, episode_id = heapq.heappop(self._expiry)
-            episode = self._episodes.get(episode_id)
-            if episode is not None and episode.expires_at <= now:
-                dropped += self.delete(episode_id)
+            entry = heapq.heappop(self._expiry)
+            episode = self._episodes.get(entry[1])
+            if episode is None or episode.expires_at > now:
+                continue
+            if episode.lock.locked():
+                busy.append(entry)
+            else:
+                dropped += self.delete(entry[1])
+        for entry in busy:
+            heapq.heappush(self._expiry, (now + REAP_EVERY_S, entry[1]))
         return dropped
+
+    def _start_reaper(self) -> None:
+        if self._reaper is not None and not self._reaper.done():
+            return
+        with contextlib.suppress(RuntimeError):  # no running loop: reclaimed on create
+            self._reaper = asyncio.get_running_loop().create_task(self._reap())
+
+    async def aclose(self) -> None:
+        """Stop the reaper (the server is shutting down)."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reaper
+            self._reaper = None
+
+    async def _reap(self) -> None:
+        while self._expiry:
+            wait = self._expiry[0][0] - time.time()
+            await asyncio.sleep(min(max(wait, 0.0), REAP_EVERY_S))
+            self.reclaim_expired()

@@ -20,6 +20,7 @@ import orjson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, model_validator
 
 from workgym.runtime.refs import Vars, resolve
+from workgym.runtime import paths
 from workgym.runtime.trajectory import TrajectoryStep
 
 from .diff import SCHEMAS, Diff, Row, Side, States, TableDiff
@@ -322,29 +323,29 @@ class OnlyChanges(Assertion):
 
 
 class StepPattern(BaseModel):
-    """Which trajectory steps match: method, path regex, optional status and body subset."""
+    """Which trajectory steps match: method, path pattern, optional route parameters, status
+    and body subset. Paths are matched as the replica understood them: the canonical path
+    of the route it matched (so ``/tickets/+301`` can never pass for ``/tickets/301``)."""
 
     model_config = ConfigDict(extra="forbid")
 
     method: Annotated[str, AfterValidator(str.upper)]
-    path: str = Field(description="Regular expression the whole step path must match.")
+    path: paths.PathPattern = Field(
+        description="Path pattern(s): '/refunds', '/tickets/{id}/comments', '/tickets/*', "
+        "'/orders/**'; a list means any of them. Never a regular expression.")
+    params: dict[str, Any] | None = Field(
+        None, description="Route parameters the step must have matched, e.g. {ticket_id: 12} "
+        "(canonical: ids are integers).")
     status: int | Annotated[str, Field(pattern=r"^[1-5]xx$")] | None = Field(
         None, description="Exact status, or a class such as '2xx'."
     )
     body: dict[str, Any] | None = Field(None, description="Subset of the request body.")
 
-    @model_validator(mode="after")
-    def _check_path(self) -> Self:
-        try:
-            re.compile(self.path)
-        except re.error as exc:
-            raise ValueError(f"path is not a valid regular expression: {exc}") from exc
-        return self
-
     def matches(self, step: TrajectoryStep) -> bool:
         return (
             step.method == self.method
-            and re.fullmatch(self.path, step.path) is not None
+            and paths.any_matches(self.path, step.path)
+            and (self.params is None or _subset(self.params, step.params))
             and self._status_matches(step.status)
             and (self.body is None or _subset(self.body, step.request_body))
         )
@@ -360,9 +361,11 @@ class StepPattern(BaseModel):
         return [step for step in ctx.trajectory if self.matches(step)]
 
     def _shape(self) -> str:
+        path = self.path if isinstance(self.path, str) else "|".join(self.path)
+        params = f" {orjson.dumps(self.params).decode()}" if self.params is not None else ""
         status = f" -> {self.status}" if self.status is not None else ""
         body = f" with body {orjson.dumps(self.body).decode()}" if self.body is not None else ""
-        return f"{self.method} {self.path}{status}{body}"
+        return f"{self.method} {path}{params}{status}{body}"
 
 
 class _StepMatcher(Assertion, StepPattern):

@@ -7,8 +7,9 @@ Judged from the trajectory alone (fault kinds are recorded on the steps):
   when the same method and path later succeed.
 * ``timeout_after`` and ``truncated_body`` on a write: the write *was* applied;
   recovered unless the agent re-sent it before reading anything (a blind retry).
-* ``rate_limit``: recovered when the next request is not refused again, i.e. the
-  agent waited out Retry-After.
+* ``rate_limit``: recovered when the same method and path later succeed (the agent kept
+  trying through the burst of refusals rather than giving up). Refusals are counted in
+  requests, never timed, so waiting cannot be observed and is not asked for.
 * ``token_expiry``: recovered when a later request succeeds (after a refresh).
 * ``state_drift``: recovered when the agent read state (a successful GET) after the
   drift and before its next write.
@@ -51,10 +52,6 @@ def _no_blind_retry(steps: Steps, i: int) -> bool:
     return True
 
 
-def _not_refused_again(steps: Steps, i: int) -> bool:
-    return i + 1 < len(steps) and "rate_limit" not in _kinds(steps[i + 1])
-
-
 def _later_success(steps: Steps, i: int) -> bool:
     return any(_ok(step) and not step.fault for step in steps[i + 1:])
 
@@ -78,7 +75,7 @@ RULES: dict[str, Callable[[Steps, int], bool]] = {
     "connection_reset": _retried_ok,
     "timeout_after": _no_blind_retry,
     "truncated_body": _lost_answer,
-    "rate_limit": _not_refused_again,
+    "rate_limit": _retried_ok,
     "token_expiry": _later_success,
     "state_drift": _read_before_write,
 }

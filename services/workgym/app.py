@@ -93,6 +93,8 @@ class Server:
             self.heartbeat = None
         if self.proxy:
             await self.proxy.upstream.aclose()
+        for replica in self.replicas.values():
+            await replica.state.store.aclose()
         await self.http.aclose()
         if self.registry:
             await self.registry.redis.aclose()
@@ -114,14 +116,17 @@ async def health_only(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
-    from fastapi import FastAPI
+    from fastapi import FastAPI, Request, Response
+    from redis.exceptions import RedisError
 
     from .gym.routes import control, router
     from .runtime import errors
 
     app = FastAPI(
-        title="WorkGym", version="0.1.0",
-        description="Episodes of enterprise-software replicas for training and evaluating agents.",
+        title="WorkGym", version="0.1.0", redirect_slashes=False,
+        description="Episodes of enterprise-software replicas for training and evaluating agents."
+        " Every call but /healthz needs 'Authorization: Bearer <credential>': the operator's "
+        "API key, or (where a route allows) an episode's token.",
     )
     app.state.settings = settings
     app.state.service = service
@@ -129,6 +134,12 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
     app.include_router(control)
     app.add_api_route("/healthz", healthz, include_in_schema=False)
     errors.install(app)
+
+    async def store_down(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RedisError)
+        return redis_store.unavailable(exc).response()
+
+    app.add_exception_handler(RedisError, store_down)
     return app
 
 
@@ -152,10 +163,6 @@ def plan(settings: Settings, apps: Collection[str]) -> tuple[list[str], dict[str
     if ("gym" in roles) != ("proxy" in roles) and not settings.redis_url:
         raise ConfigError("the gym API and the proxy share episodes through Redis: set REDIS_URL "
                           "in both processes")
-    split = not together or any(url != local_url(n) for n, url in instances.items())
-    if split and "internal_secret" not in settings.model_fields_set:
-        raise ConfigError("services in separate processes share WORKGYM_INTERNAL_SECRET: set it, "
-                          "the same in every process")
     return local, instances
 
 
@@ -175,11 +182,14 @@ def create_app(settings: Settings | None = None) -> Server:
 
         replicas = {name: create_replica_app(spec(name), settings) for name in local}
     http = httpx.AsyncClient(
-        mounts={local_url(name): httpx.ASGITransport(app=app) for name, app in replicas.items()},
+        # A replica's unhandled error is its JSON 500 answer, recorded like any other.
+        mounts={local_url(name): httpx.ASGITransport(app=app, raise_app_exceptions=False)
+                for name, app in replicas.items()},
         timeout=httpx.Timeout(30.0, connect=3.0),  # a dead replica instance fails fast
     )
     roles = settings.roles
-    registry = Registry(redis_store.connect(settings)) if roles & {"gym", "proxy"} else None
+    registry = (Registry(redis_store.connect(settings), settings.internal_secret)
+                if roles & {"gym", "proxy"} else None)
     gym = proxy = None
     if registry and "gym" in roles:
         from .gym.replica_client import ReplicaClient

@@ -12,6 +12,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .app import create_app
+    from .runtime import credentials
     from .runtime.errors import ConfigError
     from .runtime.settings import Settings
 
@@ -28,9 +29,17 @@ def _serve(args: argparse.Namespace) -> int:
                 update={"instance_url": f"http://{socket.gethostname()}:{args.port}"})
     elif args.app:
         raise ConfigError("--app goes with --role replica")
+    if "public_url" not in settings.model_fields_set:  # agents reach this server's proxy
+        host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+        settings = settings.model_copy(update={"public_url": f"http://{host}:{args.port}"})
     server = create_app(settings)
     print(f"workgym: serving {', '.join(sorted(settings.roles))} on "
           f"http://{args.host}:{args.port}  (Ctrl-C to stop)", file=sys.stderr)
+    if "gym" in settings.roles:
+        print("workgym: operator API key: " + (
+            "WORKGYM_API_KEY" if "api_key" in settings.model_fields_set
+            else f"{settings.config_dir / credentials.API_KEY_FILE} (the SDK and CLI on this "
+            "machine read it from there)"), file=sys.stderr)
     uvicorn.run(server, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
@@ -105,10 +114,13 @@ def _export(args: argparse.Namespace) -> int:
     tools = {name: ToolCatalogue.from_openapi(name, create_replica_app(spec, settings).openapi())
              for name, spec in specs().items()}
     url = args.telemetry or settings.telemetry_url or "http://127.0.0.1:4318"
-    exporter = Exporter(url, tasks, tools)
-    count = write(exporter.records(args.format, exporter.timelines(task_ids, args.limit)),
+    exporter = Exporter(url, tasks, tools, settings.api_key)
+    count = write(exporter.records(args.format, exporter.episodes(task_ids, args.limit)),
                   Path(args.out))
     print(f"workgym: wrote {count} {args.format} records to {args.out}", file=sys.stderr)
+    skipped = exporter.skipped_summary()
+    if skipped:
+        print(f"workgym: {skipped}", file=sys.stderr)
     return 0
 
 
@@ -160,12 +172,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from .runtime.errors import WorkGymError
-    from .sdk import WorkGymClientError
+    from .sdk import MissingApiKey, WorkGymClientError
 
     args = parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (WorkGymError, WorkGymClientError) as exc:
+    except (WorkGymError, WorkGymClientError, MissingApiKey) as exc:
         print(f"workgym: error: {exc}", file=sys.stderr)
         return 2
 

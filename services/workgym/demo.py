@@ -6,6 +6,11 @@ telemetry store (``python -m workgym_telemetry``) on another; both are stopped
 afterwards. It runs the reference and the noop agent on a task, then the
 reference and the naive agent on a fault-heavy task, prints every reward
 report, and the link to an episode's page.
+
+The three processes share this machine's credentials (WORKGYM_API_KEY and
+WORKGYM_INTERNAL_SECRET, else the files of the config directory, created by whichever
+starts first): the server's exporters present the internal secret to the store, and the
+demo reads the store with the API key. The printed links are signed: each opens its page.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import httpx
 from .agents import AGENTS
 from .cli import format_report
 from .processes import serving
+from .runtime import credentials
+from .runtime.settings import Settings
 from .sdk import connect
 from .tasks import catalogue
 
@@ -27,11 +34,13 @@ DEMO_TASK = "helpdesk/refund-standard"
 FAULT_TASK = "helpdesk/fault-refund-timeout-after"
 
 
-def _wait_recorded(telemetry: str, episode_id: str, timeout: float = 15.0) -> bool:
+def _wait_recorded(telemetry: str, api_key: str, episode_id: str,
+                   timeout: float = 15.0) -> bool:
     """Spans are exported in batches: wait until the store has the finished episode."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        response = httpx.get(f"{telemetry}/v1/episodes/{episode_id}/timeline", timeout=2.0)
+        response = httpx.get(f"{telemetry}/v1/episodes/{episode_id}/timeline", timeout=2.0,
+                             headers={"authorization": f"Bearer {api_key}"})
         if response.status_code == 200 and response.json()["finished"]:
             return True
         time.sleep(0.2)
@@ -52,6 +61,7 @@ def main() -> int:
     args.add_argument("--seed", type=int, default=7)
     opts = args.parse_args()
 
+    settings = Settings()  # creates the shared credentials before either child needs them
     started = time.perf_counter()
     print("demo: starting the telemetry store (python -m workgym_telemetry) and `workgym serve`")
     with serving(["workgym_telemetry"]) as telemetry, serving(["workgym", "serve"], env={
@@ -69,12 +79,14 @@ def main() -> int:
         _episode(url, FAULT_TASK, "naive", opts.seed)
         for report in (shown, faulted):
             page = str(report.get("episode_page"))
-            recorded = _wait_recorded(telemetry, str(report["episode_id"]))
+            recorded = _wait_recorded(telemetry, settings.api_key, str(report["episode_id"]))
             print(f"demo: episode page of {report['task']} (reference): {page}"
                   + ("" if recorded else "  (its spans had not arrived yet)"))
         print(f"demo: the pages stay readable after the demo: the store is kept in "
               f".workgym/telemetry; serve it again with `.venv/bin/python -m workgym_telemetry "
-              f"--port {telemetry.rsplit(':', 1)[1]}` and open the links.")
+              f"--port {telemetry.rsplit(':', 1)[1]}` and open the links; the index page "
+              f"({telemetry}/) asks for the API key: WORKGYM_API_KEY, else the file "
+              f"{settings.config_dir / credentials.API_KEY_FILE}.")
     return 0
 
 

@@ -1,7 +1,8 @@
 """Recorded episodes as training data: chat transcripts with OpenAI-style tool calls.
 
-Episodes are read from the telemetry store (its timeline API), so an export sees
-every episode any WorkGym process recorded. Formats, one JSON object per line:
+Episodes are read from the telemetry store (its timeline API, with the operator's API
+key), so an export sees every episode any WorkGym process recorded. Formats, one JSON
+object per line:
 
 * ``jsonl`` — every episode: ``{"messages", "tools", "metadata"}``.
 * ``sft``   — successful episodes only, same shape (OpenAI chat fine-tuning).
@@ -14,24 +15,60 @@ then per step an assistant message with one tool call and the tool's result
 (``{"status", "body"}``), and a final assistant message with the answer.
 ``metadata`` is the reward report (episode id, task, seed, reward, signals,
 assertions, faults).
+
+Only episodes whose report the gym signed are exported: an episode is skipped unless its
+timeline's ``report`` carries the gym's signature under the API key and names that episode.
+Task, seed, success, reward and the answer come from that verified report alone, never from
+the span attributes beside it; the spans give the steps.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
 
+from .runtime import credentials
+from .runtime.errors import Unauthorized
 from .tasks import Catalogue
 from .tools import ToolCatalogue
 
 SYSTEM = ("You are a support agent working in the company's helpdesk. Use the tools to act; "
           "every call changes or reads the real system. Finish with a short answer.")
 FORMATS = ("sft", "dpo", "jsonl")
+METADATA = ("episode_id", "task", "seed", "reward", "success", "signals", "assertions", "faults")
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """A finished episode: the steps of its timeline, and its report, verified."""
+
+    steps: list[dict[str, Any]]
+    report: dict[str, Any]
+
+    @property
+    def success(self) -> bool:
+        return self.report.get("success") is True
+
+    def metadata(self) -> dict[str, Any]:
+        return {key: self.report.get(key) for key in METADATA}
+
+
+def unverified(api_key: str, timeline: dict[str, Any]) -> str | None:
+    """Why the timeline's report is not the gym's signed report of that episode, or None."""
+    report = timeline.get("report")
+    if not isinstance(report, dict) or credentials.SIGNATURE not in report:
+        return "report not signed"
+    if not credentials.report_signed(api_key, report):
+        return "signature does not verify"
+    if report.get("episode_id") != timeline.get("episode_id"):
+        return "report of another episode"
+    return None
 
 
 def _json_or_text(excerpt: str | None) -> Any:
@@ -43,13 +80,13 @@ def _json_or_text(excerpt: str | None) -> Any:
         return excerpt
 
 
-def transcript(timeline: dict[str, Any], instruction: str, tools: ToolCatalogue
+def transcript(episode: Episode, instruction: str, tools: ToolCatalogue
                ) -> list[dict[str, Any]]:
     """The episode as chat messages with tool calls and tool results."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM}, {"role": "user", "content": instruction},
     ]
-    for step in timeline["steps"]:
+    for step in episode.steps:
         body = _json_or_text(step["request_body"])
         found = tools.match(step["method"], step["path"], step["query"] or "", body)
         if found is None:
@@ -63,55 +100,74 @@ def transcript(timeline: dict[str, Any], instruction: str, tools: ToolCatalogue
         result = {"status": step["status"], "body": _json_or_text(step["response_body"])}
         messages.append({"role": "tool", "tool_call_id": call_id,
                          "content": orjson.dumps(result).decode()})
-    messages.append({"role": "assistant", "content": timeline.get("answer") or "Done."})
+    messages.append({"role": "assistant", "content": episode.report.get("answer") or "Done."})
     return messages
-
-
-def _metadata(timeline: dict[str, Any]) -> dict[str, Any]:
-    keys = ("episode_id", "task", "seed", "reward", "success", "signals", "assertions", "faults")
-    return {key: timeline.get(key) for key in keys}
 
 
 class Exporter:
     def __init__(self, telemetry_url: str, catalogue: Catalogue,
-                 tools: dict[str, ToolCatalogue]) -> None:
+                 tools: dict[str, ToolCatalogue], api_key: str) -> None:
         self.url = telemetry_url.rstrip("/")
         self.catalogue = catalogue
         self.tools = tools
+        self.api_key = api_key
+        self.skipped: Counter[str] = Counter()  # reason -> episodes
 
-    def timelines(self, task_ids: Iterable[str], limit: int) -> Iterator[dict[str, Any]]:
-        """Finished episodes of these tasks, from the telemetry store."""
-        with httpx.Client(base_url=self.url, timeout=30.0) as http:
-            for task_id in task_ids:
-                listing = http.get("/v1/episodes", params={"task": task_id, "limit": limit})
-                listing.raise_for_status()
-                for episode in listing.json():
-                    if episode.get("success") is None:
+    def episodes(self, task_ids: Iterable[str], limit: int) -> Iterator[Episode]:
+        """Finished episodes of these tasks whose report the gym signed, from the telemetry
+        store; the others are counted in ``skipped``, by reason."""
+        wanted = list(task_ids)
+        with httpx.Client(base_url=self.url, timeout=30.0,
+                          headers={"authorization": f"Bearer {self.api_key}"}) as http:
+            for task_id in wanted:
+                for listed in self._get(http, "/v1/episodes", {"task": task_id, "limit": limit}):
+                    if listed.get("success") is None:
                         continue  # not finished
-                    timeline = http.get(f"/v1/episodes/{episode['id']}/timeline")
-                    timeline.raise_for_status()
-                    yield timeline.json()
+                    timeline = self._get(http, f"/v1/episodes/{listed['id']}/timeline")
+                    reason = unverified(self.api_key, timeline)
+                    if reason is None and timeline["report"].get("task") not in wanted:
+                        reason = "report of another task"
+                    if reason is None:
+                        yield Episode(steps=timeline["steps"], report=timeline["report"])
+                    else:
+                        self.skipped[reason] += 1
 
-    def record(self, timeline: dict[str, Any]) -> dict[str, Any]:
-        task = self.catalogue.get(timeline["task"])
+    def _get(self, http: httpx.Client, path: str, params: dict[str, Any] | None = None) -> Any:
+        response = http.get(path, params=params)
+        if response.status_code == 401:
+            raise Unauthorized(f"the telemetry store at {self.url} refused the API key: export "
+                               "needs the gym's (WORKGYM_API_KEY, or the config directory's)")
+        response.raise_for_status()
+        return response.json()
+
+    def skipped_summary(self) -> str | None:
+        """How many episodes were skipped and why; None when none was."""
+        if not self.skipped:
+            return None
+        reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(self.skipped.items()))
+        return (f"skipped {self.skipped.total()} episode(s) without a report signed by this "
+                f"gym: {reasons}")
+
+    def record(self, episode: Episode) -> dict[str, Any]:
+        task = self.catalogue.get(episode.report["task"])
         tools = self.tools[task.app]
-        return {"messages": transcript(timeline, task.instruction, tools),
-                "tools": tools.schemas(), "metadata": _metadata(timeline)}
+        return {"messages": transcript(episode, task.instruction, tools),
+                "tools": tools.schemas(), "metadata": episode.metadata()}
 
-    def records(self, fmt: str, timelines: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    def records(self, fmt: str, episodes: Iterable[Episode]) -> Iterator[dict[str, Any]]:
         if fmt == "jsonl":
-            yield from (self.record(t) for t in timelines)
+            yield from (self.record(e) for e in episodes)
         elif fmt == "sft":
-            yield from (self.record(t) for t in timelines if t["success"])
+            yield from (self.record(e) for e in episodes if e.success)
         else:
-            yield from self._pairs(timelines)
+            yield from self._pairs(episodes)
 
-    def _pairs(self, timelines: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        groups: dict[tuple[str, int], dict[bool, list[dict[str, Any]]]] = defaultdict(
+    def _pairs(self, episodes: Iterable[Episode]) -> Iterator[dict[str, Any]]:
+        groups: dict[tuple[str, int], dict[bool, list[Episode]]] = defaultdict(
             lambda: {True: [], False: []})
-        for timeline in timelines:
-            groups[(timeline["task"], timeline["seed"])][bool(timeline["success"])].append(
-                timeline)
+        for episode in episodes:
+            groups[(episode.report["task"], episode.report["seed"])][episode.success].append(
+                episode)
         for group in groups.values():
             for chosen, rejected in zip(group[True], group[False], strict=False):
                 good, bad = self.record(chosen), self.record(rejected)

@@ -28,7 +28,9 @@ class LocalServer:
         self._thread = threading.Thread(target=self.loop.run_forever, name="workgym-local",
                                         daemon=True)
         self._thread.start()
-        self.server: Server = self.run(self._build(settings))
+        # Agents of an in-process server reach its apps at BASE_URL, whatever was configured.
+        self.server: Server = self.run(self._build(settings.model_copy(
+            update={"public_url": BASE_URL})))
         self.client = httpx.AsyncClient(
             transport=httpx.ASGITransport(app=self.server), base_url=BASE_URL, timeout=60.0
         )
@@ -60,8 +62,8 @@ _lock = threading.Lock()
 def local_server(settings: Settings | None = None) -> LocalServer:
     """The process's in-process server for these settings (started on first use)."""
     settings = settings or Settings()
-    # Credentials are generated per Settings(): they must not make every make() a new server.
-    key = settings.model_dump_json(exclude={"internal_secret", "control_token"})
+    # Credentials are never part of the key (nor logged through it).
+    key = settings.model_dump_json(exclude={"internal_secret", "api_key"})
     with _lock:
         server = _servers.get(key)
         if server is None:

@@ -1,18 +1,25 @@
-"""Episodes in Redis: the record, its token, its step counter and its trajectory.
+"""Episodes in Redis: the record, its tokens, its step counter and its trajectory.
 
 Keys (all expire with the episode):
-    wg:ep:{id}    hash   task, seed, token_sha, refresh_sha, status, steps, max_steps,
-                         apps (JSON), vars (JSON), faults (JSON plan), created_at, expires_at,
-                         expired_sha (a token the token_expiry fault revoked),
-                         limited_until (rate_limit fault), report (JSON, once finished)
-    wg:traj:{id}  list   one JSON TrajectoryStep per agent request
+    wg:ep:{id}    hash   task, seed, owner, token_sha, refresh_sha, status, steps, inflight,
+                         max_steps, apps (JSON), vars (JSON), faults (JSON plan), created_at,
+                         expires_at, expired_sha (a token the token_expiry fault revoked),
+                         limited ("<requests left>:<retry after s>", the rate_limit fault),
+                         lost_reason, report (JSON, once finished)
+    wg:traj:{id}  zset   one JSON TrajectoryStep per agent request, scored by its index
+                         (the order the proxy admitted them in, not the order they ended)
+    wg:live:{owner}   zset   the owner's live episodes, scored by expiry (the quota)
+    wg:rate:{owner}   hash   the owner's creation token bucket
 
-A token is ``<episode id>.<secret>``; Redis keeps only the secret's SHA-256. The
-refresh token (``<episode id>.r.<secret>``) mints a new token after a token_expiry.
+A token is ``<episode id>.<expiry>.<nonce>.<signature>``, signed with the internal secret, so
+a service tells a genuine token from a guess without Redis, and a genuine token whose record
+is gone from an expired episode or a lost one. Redis keeps only a token's SHA-256 (the
+refresh token, ``...r<nonce>...``, mints a new token after a token_expiry).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import secrets
@@ -23,23 +30,57 @@ from typing import Any
 import orjson
 import redis.asyncio as aioredis
 
-from .runtime.errors import Conflict, NotFound, Unauthorized, UpstreamError
+from .runtime import credentials
+from .runtime.errors import (
+    Conflict,
+    Gone,
+    NotFound,
+    TooManyRequests,
+    Unauthorized,
+    UpstreamError,
+    WorkGymError,
+)
 from .runtime.trajectory import TrajectoryStep
 
 ACTIVE, FINISHING, FINISHED = "active", "finishing", "finished"
 LOST = "lost"  # the replica instance holding the episode died: nothing to step or score
+DELETED = "deleted"  # dropped by its operator; the record stays (a tombstone) until expiry
 
-# Atomically: check the token, refuse finished episodes and spent budgets, count the step.
+# Atomically: check the token, refuse finished episodes and spent budgets, count the step
+# and hold it in flight until it is recorded; spend one refusal of an active rate limit.
 _BEGIN_STEP = """
 local v = redis.call('HMGET', KEYS[1], 'token_sha', 'status', 'max_steps', 'steps',
-                     'apps', 'expires_at', 'seed', 'faults', 'limited_until', 'expired_sha', 'task')
-local expired = v[10] and v[10] == ARGV[1]
+                     'apps', 'expires_at', 'seed', 'faults', 'limited', 'expired_sha', 'task',
+                     'lost_reason')
 if not v[1] then return {'missing'} end
+local expired = v[10] and v[10] == ARGV[1]
 if v[1] ~= ARGV[1] and not expired then return {'bad_token'} end
-if v[2] ~= 'active' then return {v[2]} end
+if v[2] ~= 'active' then return {v[2], v[12] or ''} end
+if tonumber(ARGV[2]) >= tonumber(v[6]) then return {'timed_out'} end
 if tonumber(v[4]) >= tonumber(v[3]) then return {'budget'} end
 local step = redis.call('HINCRBY', KEYS[1], 'steps', 1)
-return {expired and 'expired' or 'ok', tostring(step), v[5], v[6], v[7], v[8], v[9] or '0', v[11]}
+redis.call('HINCRBY', KEYS[1], 'inflight', 1)
+local limited = '0'
+if v[9] then
+  local left, wait = string.match(v[9], '^(%d+):(%d+)$')
+  if left and tonumber(left) > 0 then
+    limited = wait
+    if tonumber(left) > 1 then
+      redis.call('HSET', KEYS[1], 'limited', (tonumber(left) - 1) .. ':' .. wait)
+    else
+      redis.call('HDEL', KEYS[1], 'limited')
+    end
+  end
+end
+return {expired and 'expired' or 'ok', tostring(step), v[5], v[6], v[7], v[8], limited, v[11]}
+"""
+
+# Record one step: it leaves the in-flight count (of an episode that still exists).
+_RECORD = """
+redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
+redis.call('EXPIREAT', KEYS[2], ARGV[3])
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'inflight', -1) end
+return 1
 """
 
 # Rotate the access token if the refresh token matches.
@@ -56,7 +97,9 @@ return 'ok'
 # Mark an episode lost unless it was already finished (its report stays).
 _MARK_LOST = """
 local status = redis.call('HGET', KEYS[1], 'status')
-if status and status ~= 'finished' then redis.call('HSET', KEYS[1], 'status', 'lost') end
+if status and status ~= 'finished' then
+  redis.call('HSET', KEYS[1], 'status', 'lost', 'lost_reason', ARGV[1])
+end
 return status
 """
 
@@ -68,6 +111,26 @@ if status == 'active' then redis.call('HSET', KEYS[1], 'status', 'finishing') en
 return status
 """
 
+# The owner's quotas. KEYS: live zset, bucket. ARGV: now, expires_at, max_live, rate/s,
+# burst, episode id. Returns {'ok'} or {'live'|'rate', seconds until it may succeed}.
+_ADMIT = """
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {'live', tostring(tonumber(first[2]) - now)}
+end
+local rate, burst = tonumber(ARGV[4]), tonumber(ARGV[5])
+local b = redis.call('HMGET', KEYS[2], 'tokens', 'at')
+local tokens = burst
+if b[1] then tokens = math.min(burst, tonumber(b[1]) + (now - tonumber(b[2])) * rate) end
+if tokens < 1 then return {'rate', tostring((1 - tokens) / rate)} end
+redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(now))
+redis.call('EXPIRE', KEYS[2], math.ceil(burst / rate) + 60)
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[6])
+return {'ok'}
+"""
+
 
 def _ep(episode_id: str) -> str:
     return f"wg:ep:{episode_id}"
@@ -77,21 +140,36 @@ def _traj(episode_id: str) -> str:
     return f"wg:traj:{episode_id}"
 
 
-def _sha(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
+def _live(owner: str) -> str:
+    return f"wg:live:{owner}"
 
 
-def lost_error() -> UpstreamError:
-    return UpstreamError("the replica instance holding this episode is gone, and the episode "
-                         "with it; start a new episode", code="episode_lost")
+def _sha(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _refused(outcome: str) -> Exception:
-    """The error for a refused token check (missing, bad token, finished, budget, lost)."""
+def lost_error(reason: str = "") -> UpstreamError:
+    why = reason or "the replica instance holding it is gone"
+    return UpstreamError(f"this episode is lost: {why}; start a new episode",
+                         code="episode_lost")
+
+
+def invalid_token() -> Unauthorized:
+    return Unauthorized("invalid or expired episode token", code="invalid_token")
+
+
+def not_found(episode_id: str) -> NotFound:
+    """The one answer for an episode the caller may not see: unknown and foreign ids alike."""
+    return NotFound(f"no episode '{episode_id}' for this credential", code="episode_not_found",
+                    field="episode_id")
+
+
+def _refused(outcome: str, reason: str = "") -> WorkGymError:
+    """The error for a refused step (finished, deleted, budget, lost)."""
     if outcome == LOST:
-        return lost_error()
-    if outcome in ("missing", "bad_token"):
-        return Unauthorized("invalid or expired episode token", code="invalid_token")
+        return lost_error(reason)
+    if outcome == DELETED:
+        return Gone("this episode was deleted", code="episode_deleted")
     if outcome == "budget":
         return Conflict("the episode's step budget is spent; finish it",
                         code="step_budget_exhausted")
@@ -99,11 +177,51 @@ def _refused(outcome: str) -> Exception:
                     code="episode_finished")
 
 
-def split_token(token: str) -> tuple[str, str]:
-    episode_id, _, secret = token.partition(".")
-    if not episode_id or not secret:
-        raise Unauthorized("malformed episode token", code="invalid_token")
-    return episode_id, secret
+@dataclass(frozen=True)
+class Token:
+    """A parsed, genuine (signature-checked) episode or refresh token."""
+
+    episode_id: str
+    expires_at: int
+    refresh: bool
+    raw: str
+
+
+class Tokens:
+    """Mints and checks episode tokens, signed with the deployment's internal secret."""
+
+    def __init__(self, secret: str) -> None:
+        self.secret = secret
+
+    def _sign(self, body: str) -> str:
+        return credentials.mac(self.secret, "episode-token", body)[:32]
+
+    def mint(self, episode_id: str, expires_at: float, refresh: bool = False) -> str:
+        body = f"{episode_id}.{int(expires_at)}.{'r' if refresh else ''}{secrets.token_urlsafe(18)}"
+        return f"{body}.{self._sign(body)}"
+
+    def parse(self, token: str) -> Token | None:
+        """The token if it is genuine (whatever its episode's state), else None."""
+        body, _, signature = token.rpartition(".")
+        parts = body.split(".")
+        if len(parts) != 3 or not parts[1].isdigit() or len(token) > 200 or \
+                not hmac.compare_digest(signature.encode(), self._sign(body).encode()):
+            return None
+        return Token(parts[0], int(parts[1]), parts[2].startswith("r"), token)
+
+    def genuine(self, token: str) -> Token:
+        found = self.parse(token)
+        if found is None:
+            raise invalid_token()
+        return found
+
+
+def gone(token: Token) -> WorkGymError:
+    """Why a genuine token's episode has no record: it expired, or its record was lost."""
+    if token.expires_at <= time.time():
+        return Gone("this episode expired and was reclaimed; start a new episode",
+                    code="episode_expired")
+    return lost_error("its record is missing from the episode store (Redis lost its data)")
 
 
 @dataclass(frozen=True)
@@ -117,7 +235,7 @@ class StepGrant:
     apps: dict[str, str]
     expires_at: float
     faults: str  # the plan's JSON, parsed (and cached) by the proxy
-    limited_until: float  # a rate_limit fault refuses requests until then (wall time)
+    limited_s: int  # > 0: an active rate limit refuses this request (Retry-After seconds)
     token_expired: bool  # the token_expiry fault revoked the token this request used
 
 
@@ -126,115 +244,162 @@ class EpisodeRecord:
     id: str
     task: str
     seed: int
+    owner: str
     status: str
     steps: int
+    inflight: int
     max_steps: int
     apps: dict[str, str]
     vars: dict[str, Any]
     created_at: float
     expires_at: float
+    lost_reason: str
     report: dict[str, Any] | None
 
     @classmethod
     def from_hash(cls, episode_id: str, raw: dict[str, str]) -> EpisodeRecord:
         return cls(
-            id=episode_id, task=raw["task"], seed=int(raw["seed"]), status=raw["status"],
-            steps=int(raw["steps"]), max_steps=int(raw["max_steps"]),
-            apps=orjson.loads(raw["apps"]), vars=orjson.loads(raw["vars"]),
-            created_at=float(raw["created_at"]), expires_at=float(raw["expires_at"]),
+            id=episode_id, task=raw["task"], seed=int(raw["seed"]), owner=raw.get("owner", ""),
+            status=raw["status"], steps=int(raw["steps"]), inflight=int(raw.get("inflight", 0)),
+            max_steps=int(raw["max_steps"]), apps=orjson.loads(raw["apps"]),
+            vars=orjson.loads(raw["vars"]), created_at=float(raw["created_at"]),
+            expires_at=float(raw["expires_at"]), lost_reason=raw.get("lost_reason", ""),
             report=orjson.loads(raw["report"]) if raw.get("report") else None,
         )
 
 
+@dataclass(frozen=True)
+class Identity:
+    episode_id: str
+    token: str
+    refresh_token: str
+    expires_at: float
+
+
 class Registry:
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: aioredis.Redis, secret: str) -> None:
         self.redis = redis
+        self.tokens = Tokens(secret)
         self._begin_step = redis.register_script(_BEGIN_STEP)
+        self._record = redis.register_script(_RECORD)
         self._claim_finish = redis.register_script(_CLAIM_FINISH)
         self._refresh = redis.register_script(_REFRESH)
         self._mark_lost = redis.register_script(_MARK_LOST)
+        self._admit = redis.register_script(_ADMIT)
 
-    @staticmethod
-    def new_identity() -> tuple[str, str, str]:
-        """A fresh (episode id, token, refresh token)."""
+    def new_identity(self, ttl_s: int) -> Identity:
+        """A fresh episode id, its token and refresh token, and its expiry."""
         episode_id = "ep_" + secrets.token_hex(8)
-        return (episode_id, f"{episode_id}.{secrets.token_urlsafe(24)}",
-                f"{episode_id}.r{secrets.token_urlsafe(24)}")
+        expires_at = time.time() + ttl_s
+        return Identity(episode_id, self.tokens.mint(episode_id, expires_at),
+                        self.tokens.mint(episode_id, expires_at, refresh=True), expires_at)
+
+    async def admit(self, owner: str, episode_id: str, expires_at: float, *, max_live: int,
+                    rate_per_s: float, burst: int) -> None:
+        """Count a new episode against its owner's quotas, or 429 with Retry-After."""
+        result = await self._admit(
+            keys=[_live(owner), f"wg:rate:{owner}"],
+            args=[time.time(), expires_at, max_live, rate_per_s, burst, episode_id])
+        if result[0] == "live":
+            raise TooManyRequests(
+                f"{max_live} live episodes is this key's quota: finish or delete some",
+                code="live_episode_quota", retry_after_s=float(result[1]))
+        if result[0] == "rate":
+            raise TooManyRequests(
+                f"episodes are created at most {rate_per_s:g}/s per key (bursts of {burst})",
+                code="creation_rate_quota", retry_after_s=float(result[1]))
+
+    async def release(self, owner: str, episode_id: str) -> None:
+        """The episode no longer counts against its owner's live quota."""
+        await self.redis.zrem(_live(owner), episode_id)
 
     async def create(
-        self, *, episode_id: str, token: str, refresh_token: str, task: str, seed: int,
-        max_steps: int, apps: dict[str, str], vars: dict[str, Any], faults: list[Any],
-        ttl_s: int,
+        self, identity: Identity, *, owner: str, task: str, seed: int, max_steps: int,
+        apps: dict[str, str], vars: dict[str, Any], faults: list[Any], ttl_s: int,
     ) -> EpisodeRecord:
         now = time.time()
-        record = EpisodeRecord(
-            id=episode_id, task=task, seed=seed, status=ACTIVE, steps=0, max_steps=max_steps,
-            apps=apps, vars=vars, created_at=now, expires_at=now + ttl_s, report=None,
-        )
+        episode_id = identity.episode_id
         fields: dict[str, str | int | float | bytes] = {
-            "task": task, "seed": seed, "status": ACTIVE, "steps": 0, "max_steps": max_steps,
-            "apps": orjson.dumps(apps), "vars": orjson.dumps(vars), "created_at": now,
-            "expires_at": record.expires_at, "token_sha": _sha(split_token(token)[1]),
-            "refresh_sha": _sha(split_token(refresh_token)[1]), "faults": orjson.dumps(faults),
+            "task": task, "seed": seed, "owner": owner, "status": ACTIVE, "steps": 0,
+            "inflight": 0, "max_steps": max_steps, "apps": orjson.dumps(apps),
+            "vars": orjson.dumps(vars), "created_at": now, "expires_at": identity.expires_at,
+            "token_sha": _sha(identity.token), "refresh_sha": _sha(identity.refresh_token),
+            "faults": orjson.dumps(faults),
         }
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(_ep(episode_id), mapping=fields)  # type: ignore[arg-type]
-            pipe.expire(_ep(episode_id), ttl_s)
+            pipe.pexpireat(_ep(episode_id), int(identity.expires_at * 1000) + 1)
             await pipe.execute()
-        return record
+        return EpisodeRecord.from_hash(episode_id, {k: str(v) if not isinstance(v, bytes)
+                                                    else v.decode() for k, v in fields.items()})
 
     async def _hash(self, episode_id: str) -> dict[str, str]:
         """The episode's Redis hash, in one read, or 404."""
         raw: dict[str, str] = await self.redis.hgetall(_ep(episode_id))  # type: ignore[assignment]
         if not raw:
-            raise NotFound(f"no episode '{episode_id}' (never created, or expired)",
-                           code="episode_not_found")
+            raise not_found(episode_id)
         return raw
 
     async def get(self, episode_id: str) -> EpisodeRecord:
         return EpisodeRecord.from_hash(episode_id, await self._hash(episode_id))
 
     async def authorize(self, episode_id: str, token: str) -> EpisodeRecord:
-        """The episode the token (or the refresh token) grants, or 401/404: for the gym
-        API's own routes, which a trainer may call after its agent refreshed the token."""
-        tok_episode, secret = split_token(token)
-        raw = await self._hash(episode_id)
-        presented = _sha(secret)
-        if tok_episode != episode_id or not any(
-                hmac.compare_digest(raw.get(field, ""), presented)
-                for field in ("token_sha", "refresh_sha")):
-            raise Unauthorized("token does not grant this episode", code="invalid_token")
+        """The episode an agent's token (or refresh token) grants, for the gym API's own
+        routes. Unknown ids, other episodes' ids and wrong tokens answer alike (404)."""
+        found = self.tokens.parse(token)
+        if found is None or found.episode_id != episode_id:
+            raise not_found(episode_id)
+        raw: dict[str, str] = await self.redis.hgetall(_ep(episode_id))  # type: ignore[assignment]
+        if not raw:
+            raise gone(found)
+        presented = _sha(token)
+        if not any(hmac.compare_digest(raw.get(field, ""), presented)
+                   for field in ("token_sha", "refresh_sha")):
+            raise not_found(episode_id)
         return EpisodeRecord.from_hash(episode_id, raw)
 
     async def begin_step(self, token: str) -> StepGrant:
         """Count one agent request of the token's episode, or refuse it."""
-        episode_id, secret = split_token(token)
-        result = await self._begin_step(keys=[_ep(episode_id)], args=[_sha(secret)])
+        found = self.tokens.genuine(token)
+        result = await self._begin_step(keys=[_ep(found.episode_id)],
+                                        args=[_sha(token), time.time()])
+        if result[0] in ("missing", "timed_out"):
+            raise gone(found)
+        if result[0] == "bad_token":
+            raise invalid_token()
         if result[0] not in ("ok", "expired"):
-            raise _refused(result[0])
+            raise _refused(result[0], result[1] if len(result) > 1 else "")
         return StepGrant(
-            episode_id=episode_id, step=int(result[1]), apps=orjson.loads(result[2]),
+            episode_id=found.episode_id, step=int(result[1]), apps=orjson.loads(result[2]),
             expires_at=float(result[3]), seed=int(result[4]), faults=result[5],
-            limited_until=float(result[6]), task=result[7], token_expired=result[0] == "expired",
+            limited_s=int(result[6]), task=result[7], token_expired=result[0] == "expired",
         )
 
     async def refresh(self, episode_id: str, refresh_token: str) -> str:
         """A new access token, if ``refresh_token`` is this episode's."""
-        tok_episode, secret = split_token(refresh_token)
-        token = f"{episode_id}.{secrets.token_urlsafe(24)}"
+        found = self.tokens.parse(refresh_token)
+        if found is None or not found.refresh or found.episode_id != episode_id:
+            raise invalid_token()
+        token = self.tokens.mint(episode_id, found.expires_at)
         outcome = await self._refresh(keys=[_ep(episode_id)],
-                                      args=[_sha(secret), _sha(split_token(token)[1])])
-        if tok_episode != episode_id or outcome != "ok":
-            raise _refused("bad_token" if tok_episode != episode_id else str(outcome))
+                                      args=[_sha(refresh_token), _sha(token)])
+        if outcome == "missing":
+            raise gone(found)
+        if outcome == "bad_token":
+            raise invalid_token()
+        if outcome != "ok":
+            raise _refused(str(outcome))
         return token
 
     async def expire_token(self, episode_id: str, token: str) -> None:
         """The token_expiry fault: refuse this token (401 token_expired) until a refresh."""
-        await self.redis.hset(_ep(episode_id), "expired_sha", _sha(split_token(token)[1]))
+        await self.redis.hset(_ep(episode_id), "expired_sha", _sha(token))
 
-    async def limit_until(self, episode_id: str, until: float) -> None:
-        """The rate_limit fault: refuse the episode's requests until ``until`` (wall time)."""
-        await self.redis.hset(_ep(episode_id), "limited_until", until)
+    async def limit(self, episode_id: str, requests: int, retry_after_s: int) -> None:
+        """The rate_limit fault: refuse the episode's next ``requests`` requests (counted,
+        never timed: the same requests meet the same refusals at any speed)."""
+        if requests > 0:
+            await self.redis.hset(_ep(episode_id), "limited", f"{requests}:{retry_after_s}")
 
     async def faults(self, episode_id: str) -> list[Any]:
         return orjson.loads((await self._hash(episode_id)).get("faults") or "[]")  # type: ignore[no-any-return]
@@ -243,25 +408,38 @@ class Registry:
         await self._hash(episode_id)  # 404 for an unknown episode
         await self.redis.hset(_ep(episode_id), "faults", orjson.dumps(faults))
 
-    async def record_step(self, grant: StepGrant, step: TrajectoryStep) -> None:
-        key = _traj(grant.episode_id)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.rpush(key, step.model_dump_json())
-            pipe.expireat(key, int(grant.expires_at) + 1)
-            await pipe.execute()
+    async def record_step(self, grant: StepGrant, step: bytes) -> None:
+        """Append one step (its JSON) at its index; it is no longer in flight."""
+        await self._record(keys=[_ep(grant.episode_id), _traj(grant.episode_id)],
+                           args=[step_index(grant), step, int(grant.expires_at) + 1])
 
     async def trajectory(self, episode_id: str) -> list[TrajectoryStep]:
-        raw = await self.redis.lrange(_traj(episode_id), 0, -1)
+        raw = await self.redis.zrange(_traj(episode_id), 0, -1)
         return [TrajectoryStep.model_validate_json(item) for item in raw]
+
+    async def settled(self, episode_id: str, wait_s: float) -> int:
+        """Wait (up to ``wait_s``) until no request of the episode is in flight; returns how
+        many still are (their proxy died mid-request, or Redis lost their records)."""
+        deadline, pause = time.monotonic() + wait_s, 0.002
+        while True:
+            inflight = int(await self.redis.hget(_ep(episode_id), "inflight") or 0)
+            if inflight <= 0 or time.monotonic() >= deadline:
+                return max(inflight, 0)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
     async def claim_finish(self, episode_id: str) -> str:
         """Stop the episode taking steps; returns its status before the claim."""
         return str(await self._claim_finish(keys=[_ep(episode_id)]))
 
-    async def mark_lost(self, episode_id: str) -> None:
+    async def reopen(self, episode_id: str) -> None:
+        """A finish that failed on our side: the episode may be finished again."""
+        await self.redis.hset(_ep(episode_id), "status", ACTIVE)
+
+    async def mark_lost(self, episode_id: str, reason: str) -> None:
         """The episode's replica instance is gone: refuse its steps and finish (502
-        ``episode_lost``) from now on."""
-        await self._mark_lost(keys=[_ep(episode_id)])
+        ``episode_lost``, with ``reason``) from now on."""
+        await self._mark_lost(keys=[_ep(episode_id)], args=[reason])
 
     async def store_report(self, episode_id: str, report: dict[str, Any], ttl_s: int) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -272,4 +450,15 @@ class Registry:
             await pipe.execute()
 
     async def delete(self, episode_id: str) -> None:
-        await self.redis.delete(_ep(episode_id), _traj(episode_id))
+        """Drop the episode's trajectory and report; its record stays as a tombstone until
+        it expires, so its token is told the episode was deleted (not that it was lost)."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(_ep(episode_id), "status", DELETED)
+            pipe.hdel(_ep(episode_id), "report", "vars", "faults")
+            pipe.delete(_traj(episode_id))
+            await pipe.execute()
+
+
+def step_index(grant: StepGrant) -> int:
+    """A step's 0-based index: the order the proxy admitted it in."""
+    return grant.step - 1

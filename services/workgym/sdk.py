@@ -17,6 +17,7 @@ import httpx
 import orjson
 
 from .local import BASE_URL, LocalServer, local_server
+from .runtime.credentials import find_api_key
 from .runtime.settings import Settings
 from .tools import ToolCatalogue
 
@@ -53,9 +54,14 @@ class Observation:
 
 
 class Env:
+    """One task's episodes, driven as their operator (``api_key``: creates them, gets the
+    full report) while every app request carries the episode's own token, as an agent's."""
+
     def __init__(self, transport: Transport, base_url: str, task: str, seed: int = 0,
-                 faults: FaultChoice = "task", owns_transport: bool = False) -> None:
+                 faults: FaultChoice = "task", owns_transport: bool = False, *,
+                 api_key: str) -> None:
         self._http = transport
+        self._operator = {"authorization": f"Bearer {api_key}"}
         self.faults = faults
         self._owns_transport = owns_transport
         self.base_url = base_url.rstrip("/")
@@ -65,8 +71,16 @@ class Env:
         self._finished = False
         self._tools: dict[str, ToolCatalogue] = {}
 
+    @classmethod
+    def inprocess(cls, server: LocalServer, task: str, seed: int = 0,
+                  faults: FaultChoice = "task") -> Env:
+        """An environment of ``server``, driven with its own API key."""
+        return cls(server, BASE_URL, task, seed, faults, api_key=server.server.settings.api_key)
+
     def _gym(self, method: str, path: str, **kwargs: Any) -> Any:
-        """A gym API call's parsed JSON (orjson: episode bodies carry every tool schema)."""
+        """A gym API call as the operator: its parsed JSON (orjson: episode bodies carry
+        every tool schema)."""
+        kwargs.setdefault("headers", self._operator)
         response = self._http.request(method, f"{self.base_url}{path}", **kwargs)
         if response.status_code >= 400:
             raise WorkGymClientError(response)
@@ -141,12 +155,12 @@ class Env:
 
     def state(self) -> dict[str, Any]:
         return self._gym(  # type: ignore[no-any-return]
-            "GET", f"/v1/episodes/{self._obs.episode_id}", headers=self._auth())
+            "GET", f"/v1/episodes/{self._obs.episode_id}")
 
     def finish(self, answer: str | None = None) -> dict[str, Any]:
         """End the episode and return its reward report."""
         report = self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/finish",
-                           json={"answer": answer}, headers=self._auth())
+                           json={"answer": answer})
         self._finished = True
         return report  # type: ignore[no-any-return]
 
@@ -155,7 +169,7 @@ class Env:
         if self.observation is None:
             return
         if not self._finished:
-            self._gym("DELETE", f"/v1/episodes/{self._obs.episode_id}", headers=self._auth())
+            self._gym("DELETE", f"/v1/episodes/{self._obs.episode_id}")
         self.observation = None
 
     def close(self) -> None:
@@ -174,10 +188,21 @@ class Env:
 def make(task: str, seed: int = 0, faults: FaultChoice = "task",
          settings: Settings | None = None) -> Env:
     """An environment served in this process (ASGI transport, no ports)."""
-    return Env(local_server(settings), BASE_URL, task, seed, faults)
+    return Env.inprocess(local_server(settings), task, seed, faults)
+
+
+class MissingApiKey(RuntimeError):
+    """No operator API key was given or found on this machine."""
 
 
 def connect(base_url: str, task: str, seed: int = 0, faults: FaultChoice = "task",
-            timeout: float = 60.0) -> Env:
-    """An environment served by a WorkGym server at ``base_url``."""
-    return Env(httpx.Client(timeout=timeout), base_url, task, seed, faults, owns_transport=True)
+            timeout: float = 60.0, api_key: str | None = None) -> Env:
+    """An environment served by a WorkGym server at ``base_url``, driven with the operator's
+    ``api_key`` (default: ``WORKGYM_API_KEY``, else the key ``workgym serve`` stored on this
+    machine)."""
+    key = api_key or find_api_key()
+    if not key:
+        raise MissingApiKey("no operator API key: pass api_key=, set WORKGYM_API_KEY, or run "
+                            "`workgym serve` once on this machine (it stores one)")
+    return Env(httpx.Client(timeout=timeout), base_url, task, seed, faults,
+               owns_transport=True, api_key=key)

@@ -19,6 +19,7 @@ from workgym_proxy.faults import parse_plan
 from workgym_reward import Verifier
 
 from .runtime.errors import NotFound
+from .runtime.rowops import parse_ops
 
 TASKS_DIR = Path(__file__).resolve().parents[2] / "tasks"
 # libyaml's safe loader when PyYAML has it (~10x faster: the gym parses every task at start).
@@ -101,6 +102,12 @@ class Task(BaseModel):
     @classmethod
     def _valid_plan(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
         parse_plan(value)
+        return value
+
+    @field_validator("setup")
+    @classmethod
+    def _valid_setup(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        parse_ops(value)  # row operations, never SQL
         return value
 
     @property

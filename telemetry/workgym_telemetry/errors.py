@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from workgym.runtime.errors import WorkGymError
 
 
@@ -26,3 +28,21 @@ class UnsupportedMediaType(TelemetryError):
 class UnknownEpisode(TelemetryError):
     status_code = 404
     code = "unknown_episode"
+
+
+CHALLENGE = {"www-authenticate": 'Bearer realm="workgym"'}
+"""What every 401 answers with (RFC 9110): the credential goes in a Bearer header."""
+
+
+class NotAuthenticated(TelemetryError):
+    """The request does not carry the credential its route needs."""
+
+    status_code = 401
+    code = "unauthorized"
+
+    def __init__(self, message: str, **kwargs: Any) -> None:
+        super().__init__(message, headers=dict(CHALLENGE), **kwargs)
+
+
+class LoginRequired(NotAuthenticated):
+    """A page asked for without the operator's credentials: answered with the login page."""

@@ -103,4 +103,7 @@ class Timeline(BaseModel):
     assertions: list[Assertion]
     faults: list[Any] = Field(description="The faults the report lists.")
     answer: str | None = Field(None, description="The agent's final answer, if any.")
+    report: dict[str, Any] | None = Field(
+        None, description="The reward report exactly as the gym put it on the finish span, "
+        "its signature included (what `workgym export` verifies); None before the finish.")
     steps: list[Step]

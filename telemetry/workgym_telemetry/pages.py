@@ -1,4 +1,5 @@
-"""The HTML pages: recent episodes (``/``) and one episode's timeline (``/episodes/{id}``)."""
+"""The HTML pages: recent episodes (``/``) and one episode's timeline (``/episodes/{id}``),
+the operator's; an episode's page also opens with its signed link."""
 
 from __future__ import annotations
 
@@ -9,9 +10,26 @@ from fastapi.responses import HTMLResponse
 
 from . import render
 from .api import LimitQuery, episode_timeline
+from .auth import OperatorPageDep, ReaderPageDep
 from .deps import StoreDep
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
+
+# The pages load nothing from anywhere, run no script, post forms only to the store, are
+# never framed, cached or named in a Referer (a signed link is a credential).
+_HEADERS = {
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; "
+                               "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "cache-control": "no-store",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+}
+
+
+def html(page: str, status_code: int = 200, headers: dict[str, str] | None = None
+         ) -> HTMLResponse:
+    return HTMLResponse(page, status_code=status_code, headers={**_HEADERS, **(headers or {})})
+
 
 # The filter form sends empty values for "all tasks" and "any outcome".
 TaskField = Annotated[str, Query()]
@@ -19,13 +37,13 @@ OutcomeField = Annotated[Literal["", "success", "failure"], Query()]
 
 
 @router.get("/")
-def index_page(store: StoreDep, task: TaskField = "", outcome: OutcomeField = "",
-               limit: LimitQuery = 100) -> HTMLResponse:
+def index_page(_: OperatorPageDep, store: StoreDep, task: TaskField = "",
+               outcome: OutcomeField = "", limit: LimitQuery = 100) -> HTMLResponse:
     episodes = store.episodes(task=task or None, outcome=outcome or None, limit=limit)
-    return HTMLResponse(render.index(episodes, tasks=store.tasks(), task=task or None,
-                                     outcome=outcome or None))
+    return html(render.index(episodes, tasks=store.tasks(), task=task or None,
+                             outcome=outcome or None))
 
 
 @router.get("/episodes/{episode_id}")
-def episode_page(episode_id: str, store: StoreDep) -> HTMLResponse:
-    return HTMLResponse(render.episode(episode_timeline(store, episode_id)))
+def episode_page(access: ReaderPageDep, episode_id: str, store: StoreDep) -> HTMLResponse:
+    return html(render.episode(episode_timeline(store, episode_id), sig=access.sig))

@@ -2,7 +2,9 @@
 
 As the OTLP spec says: protobuf or JSON bodies, optionally gzip- or deflate-encoded,
 answered 200 with an empty Export*ServiceResponse in the request's own encoding; 400 for a
-body that does not decode, 415 for another media type or encoding.
+body that does not decode, 415 for another media type or encoding. Only WorkGym's services
+may export (``Authorization: Bearer <internal secret>``): anything else is 401 and nothing
+is stored.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from starlette.concurrency import run_in_threadpool
 
 from . import otlp, records
+from .auth import ServiceDep
 from .deps import StoreDep
 from .store import SpanStore
 
@@ -49,13 +52,13 @@ def _ingest_metrics(store: SpanStore, request: Request, raw: bytes) -> str:
 
 @router.post("/traces", operation_id="export_traces", openapi_extra={"requestBody": _OTLP_BODY},
              summary="OTLP/HTTP trace export (ExportTraceServiceRequest).")
-async def export_traces(request: Request, store: StoreDep) -> Response:
+async def export_traces(_: ServiceDep, request: Request, store: StoreDep) -> Response:
     media = await run_in_threadpool(_ingest_traces, store, request, await request.body())
     return Response(otlp.encode(ExportTraceServiceResponse(), media), media_type=media)
 
 
 @router.post("/metrics", operation_id="export_metrics", openapi_extra={"requestBody": _OTLP_BODY},
              summary="OTLP/HTTP metrics export (ExportMetricsServiceRequest).")
-async def export_metrics(request: Request, store: StoreDep) -> Response:
+async def export_metrics(_: ServiceDep, request: Request, store: StoreDep) -> Response:
     media = await run_in_threadpool(_ingest_metrics, store, request, await request.body())
     return Response(otlp.encode(ExportMetricsServiceResponse(), media), media_type=media)

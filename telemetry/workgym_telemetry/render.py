@@ -85,6 +85,13 @@ ul.assertions li:last-child { border-bottom:none; }
 ul.assertions .detail { color:var(--muted); font-size:12px; }
 .empty { color:var(--muted); padding:18px; background:var(--card);
   border:1px dashed var(--line); border-radius:8px; text-align:center; }
+form.login { display:flex; flex-direction:column; gap:12px; max-width:420px; margin-top:16px;
+  background:var(--card); border:1px solid var(--line); border-radius:8px; padding:16px; }
+form.login label { display:flex; flex-direction:column; gap:4px; font-size:12px;
+  color:var(--muted); }
+form.login input { font:inherit; padding:6px 8px; border:1px solid #d1d5db; border-radius:6px; }
+.error { color:var(--bad); background:var(--bad-bg); border-radius:6px; padding:8px 12px; }
+code { font-family:ui-monospace,monospace; font-size:12px; }
 """
 
 
@@ -212,12 +219,15 @@ def _step(step: Step) -> str:
     )
 
 
-def episode(timeline: Timeline) -> str:
+def episode(timeline: Timeline, *, sig: str | None = None) -> str:
+    """The episode's page; ``sig`` (it was opened by its signed link) goes on its JSON link."""
     faulted = sum(1 for s in timeline.steps if s.faults)
     cards = [("Outcome", _outcome(timeline.success)), ("Reward", _reward(timeline.reward)),
              ("Steps", str(len(timeline.steps))), ("Faulted steps", str(faulted)),
              ("Duration", _duration(timeline.duration_ms))]
     api = f"/v1/episodes/{quote(timeline.episode_id, safe='')}/timeline"
+    if sig is not None:
+        api += f"?{urlencode({'sig': sig})}"
     head = (
         f"<h1>Episode {_e(timeline.episode_id)}</h1><div class=sub>task "
         f"<b>{_e(timeline.task or '–')}</b> · seed {_e(timeline.seed)}"
@@ -257,3 +267,18 @@ def _reward_breakdown(timeline: Timeline) -> str:
                   else "<div class=empty>No assertions reported.</div>")
     return (f"<h2>Reward {_reward(timeline.reward)} {_outcome(timeline.success)}</h2>"
             f"<div class=grid2><div>{signal_table}</div><div>{assertions}</div></div>")
+
+
+def login(next_path: str, message: str | None = None) -> str:
+    """The form asking for the API key; it posts to ``/login``, which goes on to ``next``."""
+    error = f"<div class=error role=alert>{_e(message)}</div>" if message else ""
+    return _page("Log in · WorkGym telemetry", (
+        "<h1>Log in</h1><div class=sub>The episodes are the operator's: enter WorkGym's API "
+        "key (<code>WORKGYM_API_KEY</code>, or the <code>api-key</code> file in WorkGym's "
+        "config directory, <code>~/.config/workgym</code> by default).</div>"
+        f"<form class=login method=post action='/login'>{error}"
+        "<label>API key<input type=password name=api_key autocomplete=current-password "
+        "required autofocus></label>"
+        f"<input type=hidden name=next value='{_e(next_path)}'>"
+        "<button type=submit>Log in</button></form>"
+    ))

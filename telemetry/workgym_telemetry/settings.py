@@ -1,12 +1,16 @@
-"""The telemetry store's typed settings, read from WORKGYM_TELEMETRY_* variables."""
+"""The telemetry store's typed settings, read from WORKGYM_TELEMETRY_* variables; its
+credentials are the deployment's own (WORKGYM_API_KEY, WORKGYM_INTERNAL_SECRET)."""
 
 from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Self
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from workgym.runtime import credentials
 
 
 class TelemetrySettings(BaseSettings):
@@ -27,6 +31,29 @@ class TelemetrySettings(BaseSettings):
         32 * 1024 * 1024, gt=0,
         description="Largest OTLP request accepted, before and after decompression.",
     )
+    config_dir: Path = Field(
+        default_factory=credentials.default_config_dir, validation_alias="WORKGYM_CONFIG_DIR",
+        description="Where this machine's generated credentials are kept (api-key, "
+        "internal-secret), shared with every WorkGym process of the user.",
+    )
+    api_key: str = Field(
+        "", validation_alias="WORKGYM_API_KEY",
+        description="The operator's API key: reading episodes (API and pages) needs it. "
+        "Unset: <config_dir>/api-key, created on first use.",
+    )
+    internal_secret: str = Field(
+        "", validation_alias="WORKGYM_INTERNAL_SECRET",
+        description="What WorkGym's services present to export spans and metrics "
+        "(OTLP ingest). Unset: <config_dir>/internal-secret, created on first use.",
+    )
+    session_ttl_s: int = Field(
+        12 * 3600, gt=0, description="Seconds a browser stays logged in to the pages."
+    )
+
+    @model_validator(mode="after")
+    def _credentials(self) -> Self:
+        credentials.complete(self)
+        return self
 
     @cached_property
     def db_path(self) -> Path:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from . import contract
@@ -25,13 +27,25 @@ class EpisodeRow:
     success: bool | None = None
 
 
+def report_document(span: Span) -> dict[str, Any] | None:
+    """The reward report of an ``episode.finish`` span as the gym wrote it (a JSON object),
+    or None when absent or malformed."""
+    raw = span.attributes.get(contract.REPORT)
+    if not isinstance(raw, str):
+        return None
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    return document if isinstance(document, dict) else None
+
+
 def report(span: Span) -> Report:
     """The reward report of an ``episode.finish`` span, its reward and success attributes
     taking precedence; empty when absent or malformed."""
     attrs = span.attributes
-    raw = attrs.get(contract.REPORT)
     try:
-        found = Report.model_validate_json(raw) if isinstance(raw, str) else Report()
+        found = Report.model_validate(report_document(span) or {})
     except ValidationError:
         found = Report()
     reward, success = attrs.get(contract.REWARD), attrs.get(contract.SUCCESS)

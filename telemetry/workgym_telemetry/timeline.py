@@ -17,7 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from . import contract
 from .models import Change, Report, Span, Step, Timeline
-from .summaries import report
+from .summaries import report, report_document
 
 EXCERPT_CHARS = 4096
 
@@ -49,6 +49,7 @@ def build(episode_id: str, spans: Sequence[Span]) -> Timeline:
         finished=finish is not None,
         reward=final.reward, success=final.success, signals=final.signals,
         assertions=final.assertions, faults=final.faults, answer=final.answer,
+        report=report_document(finish) if finish else None,
         steps=[_step(span, changes) for span in steps],
     )
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from replicas.catalog import specs
 from replicas.runtime.store import EpisodeStore
 from workgym.agents import AGENTS
-from workgym.local import BASE_URL, LocalServer
+from workgym.local import LocalServer
 from workgym.processes import serving
 from workgym.runtime.settings import Settings
 from workgym.sdk import Env, connect
@@ -69,7 +69,7 @@ def bench_memory(settings: Settings) -> None:
 
 
 def bench_in_process(local: LocalServer) -> None:
-    env = Env(local, BASE_URL, TASK, seed=7)
+    env = Env.inprocess(local, TASK, seed=7)
 
     resets, finishes = [], []
     for _ in range(200):  # the RL loop: reset, (act), finish
@@ -99,7 +99,7 @@ def bench_in_process(local: LocalServer) -> None:
 
 def bench_scoring(local: LocalServer) -> None:
     task = catalogue().get(TASK)
-    env = Env(local, BASE_URL, TASK, seed=7)
+    env = Env.inprocess(local, TASK, seed=7)
     env.reset()
     AGENTS["reference"](env, task)
     obs = env.observation

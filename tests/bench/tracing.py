@@ -21,13 +21,13 @@ STEPS = 3000
 
 
 def _steps_per_s(mode: str, data_dir: Path) -> float:
-    from workgym.local import BASE_URL, LocalServer
+    from workgym.local import LocalServer
     from workgym.runtime.settings import Settings
     from workgym.sdk import Env
 
     local = LocalServer(Settings(data_dir=data_dir, tracing=mode == "on"))
     try:
-        env = Env(local, BASE_URL, "helpdesk/refund-standard", seed=7)
+        env = Env.inprocess(local, "helpdesk/refund-standard", seed=7)
         env.reset()
         ticket = env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]
         rounds = []

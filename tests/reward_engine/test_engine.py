@@ -24,7 +24,7 @@ VERIFIER: list[dict[str, Any]] = [
     {"check": "row_absent", "name": "no_over_refund", "policy": True, "table": "refunds",
      "where": {"amount_cents": {"gt": "$charge.amount_cents"}}},
     {"check": "trajectory_contains", "name": "refund_call", "method": "POST",
-     "path": r"/charges/\d+/refunds", "status": "2xx"},
+     "path": "/charges/{charge_id}/refunds", "status": "2xx"},
     {"check": "answer_matches", "name": "told", "contains_all": ["refund", "$charge.amount_cents"]},
 ]
 

@@ -134,16 +134,21 @@ def test_truncated_body_on_a_read_needs_the_read_again() -> None:
 # --- rate limits, tokens, drift -------------------------------------------------------------------
 
 
-def test_rate_limit_waited_out_is_recovered() -> None:
+def test_rate_limit_retried_through_is_recovered() -> None:
     assert _first(("GET", "/tickets", 429, "rate_limit"),
                   ("GET", "/tickets", 200, None))
 
 
-def test_rate_limit_hammered_is_not_recovered() -> None:
+def test_a_burst_of_refusals_is_recovered_by_the_retry_that_gets_through() -> None:
     steps = _steps(("GET", "/tickets", 429, "rate_limit"),
                    ("GET", "/tickets", 429, "rate_limit"),
                    ("GET", "/tickets", 200, None))
-    assert _verdicts(steps) == [(0, "rate_limit", False), (1, "rate_limit", True)]
+    assert _verdicts(steps) == [(0, "rate_limit", True), (1, "rate_limit", True)]
+
+
+def test_rate_limit_given_up_on_is_not_recovered() -> None:
+    assert not _first(("GET", "/tickets", 429, "rate_limit"),
+                      ("GET", "/customers", 200, None))  # another request does not count
 
 
 def test_rate_limit_on_the_last_step_is_not_recovered() -> None:
@@ -214,7 +219,10 @@ def test_error_recovery_is_the_share_recovered() -> None:
                    ("GET", "/tickets", 429, "rate_limit"),
                    ("GET", "/tickets", 503, "latency,server_error"),
                    ("GET", "/tickets", 200, None))
-    assert error_recovery(_outcome(steps)) == pytest.approx(2 / 3)
+    assert error_recovery(_outcome(steps)) == 1.0  # each met fault, the request got through
+    given_up = _steps(("GET", "/tickets", 429, "rate_limit"), ("GET", "/tickets", 503,
+                      "latency,server_error"), ("GET", "/customers", 200, None))
+    assert error_recovery(_outcome(given_up)) == 0.0
     assert error_recovery(_outcome(_steps(("GET", "/tickets", 200, "latency")))) == 1.0
     assert error_recovery(_outcome([])) == 0.0
 

@@ -81,10 +81,10 @@ def test_repeating_a_successful_write_is_imprecise(make_step: MakeStep) -> None:
 def test_deletes_are_imprecise_unless_the_verifier_expects_them(make_step: MakeStep) -> None:
     delete = make_step("DELETE", "/comments/7", 204)
     expected = _assertion(
-        "deleted", check="trajectory_contains", method="DELETE", path=r"/comments/\d+"
+        "deleted", check="trajectory_contains", method="DELETE", path="/comments/*"
     )
     elsewhere = _assertion(
-        "other", check="trajectory_contains", method="DELETE", path=r"/tickets/\d+"
+        "other", check="trajectory_contains", method="DELETE", path="/tickets/*"
     )
 
     assert action_precision(_outcome([delete], [(expected, True)])) == 1.0

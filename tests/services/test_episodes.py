@@ -14,7 +14,12 @@ from workgym.sdk import Env, WorkGymClientError
 TASK = "helpdesk/refund-standard"
 
 
-def _gym(local: LocalServer, method: str, path: str, **kwargs):  # type: ignore[no-untyped-def]
+def _gym(local: LocalServer, method: str, path: str, *, operator: bool = True,
+         **kwargs):  # type: ignore[no-untyped-def]
+    """A gym API call, with the operator's API key unless ``operator`` is False."""
+    if operator:
+        kwargs.setdefault("headers", {"authorization":
+                                      f"Bearer {local.server.settings.api_key}"})
     return local.request(method, f"http://workgym.local{path}", **kwargs)
 
 
@@ -29,25 +34,33 @@ def test_create_returns_everything_an_agent_needs(make_env: Callable[..., Env]) 
     assert obs.max_steps > 0
 
 
-def test_episode_routes_need_the_episode_token(
+def test_episode_routes_need_a_credential_and_answer_alike_for_others(
     make_env: Callable[..., Env], local: LocalServer
 ) -> None:
     a, b = make_env(TASK, 1), make_env(TASK, 1)
     obs_a, obs_b = a.reset(), b.reset()
     path = f"/v1/episodes/{obs_a.episode_id}"
-    assert _gym(local, "GET", path).json()["error"]["code"] == "missing_token"
-    wrong = _gym(local, "GET", path, headers={"authorization": f"Bearer {obs_b.token}"})
-    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "invalid_token"
-    tampered = f"{obs_a.episode_id}.{obs_b.token.split('.', 1)[1]}"
-    assert _gym(local, "GET", path, headers={"authorization": f"Bearer {tampered}"}
-                ).status_code == 401
-    assert _gym(local, "GET", path, headers={"authorization": f"Bearer {obs_a.token}"}
-                ).json()["status"] == "active"
-    assert _gym(local, "POST", f"/v1/episodes/{obs_a.episode_id}/finish",
-                headers={"authorization": f"Bearer {obs_b.token}"}).status_code == 401
-    missing = _gym(local, "GET", "/v1/episodes/ep_0000000000000000",
-                   headers={"authorization": f"Bearer {obs_a.token}"})
-    assert missing.status_code == 404
+
+    def get(token: str | None, where: str = path):  # type: ignore[no-untyped-def]
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        return _gym(local, "GET", where, operator=False, headers=headers)
+
+    assert get(None).status_code == 401
+    assert get(None).json()["error"]["code"] == "missing_credential"
+    own = get(obs_a.token).json()
+    assert own["status"] == "active" and own["report"] is None
+    # Another episode's token, a tampered token and an unknown id: the same 404.
+    tampered = obs_a.token[:-1] + ("A" if obs_a.token[-1] != "A" else "B")
+    unknown = "/v1/episodes/ep_0000000000000000"
+    refusals = [get(obs_b.token), get(tampered), get(obs_a.token, unknown),
+                get(obs_b.token, unknown),
+                _gym(local, "POST", f"{path}/finish", operator=False,
+                     headers={"authorization": f"Bearer {obs_b.token}"})]
+    for refused in refusals:
+        assert refused.status_code == 404, refused.text
+        assert refused.json()["error"]["code"] == "episode_not_found"
+    assert len({r.json()["error"]["message"].replace(obs_a.episode_id, "ID").replace(
+        "ep_0000000000000000", "ID") for r in refusals}) == 1
 
 
 def test_finish_is_idempotent_and_closes_the_episode(make_env: Callable[..., Env]) -> None:
@@ -74,7 +87,8 @@ def test_delete_reclaims_the_replica_state(
     assert lost.value.code == "episode_not_found"
     gone = local.request("GET", obs.apps["helpdesk"] + "/tickets",
                          headers={"authorization": f"Bearer {obs.token}"})
-    assert gone.status_code == 401
+    assert gone.status_code == 410
+    assert gone.json()["error"]["code"] == "episode_deleted"
 
 
 def test_step_budget_is_enforced(make_env: Callable[..., Env]) -> None:

@@ -1,11 +1,12 @@
-"""Abandoned episodes expire: the registry forgets them and replicas reclaim their state."""
+"""Abandoned episodes expire: the registry forgets them and replicas reclaim their state on
+time (a reaper), not only when another episode is created."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from workgym.local import BASE_URL, LocalServer
+from workgym.local import LocalServer
 from workgym.runtime.settings import Settings
 from workgym.sdk import Env
 
@@ -15,16 +16,18 @@ TASK = "helpdesk/refund-standard"
 def test_expired_episodes_are_reclaimed(tmp_path: Path) -> None:
     local = LocalServer(Settings(data_dir=tmp_path, episode_ttl_s=1))
     try:
-        old, new = Env(local, BASE_URL, TASK, 1), Env(local, BASE_URL, TASK, 1)
+        old = Env.inprocess(local, TASK, 1)
         obs = old.reset()
         store = local.server.replicas["helpdesk"].state.store
         assert len(store) == 1
         time.sleep(1.2)
         expired = old.call("GET", "/tickets")
-        assert expired.status_code == 401
-        assert expired.json()["error"]["code"] == "invalid_token"
-        new.reset()  # creating an episode sweeps expired ones
-        assert len(store) == 1
+        assert expired.status_code == 410
+        assert expired.json()["error"]["code"] == "episode_expired"
+        deadline = time.monotonic() + 2
+        while len(store) and time.monotonic() < deadline:  # nothing else is created
+            time.sleep(0.05)
+        assert len(store) == 0
         assert obs.episode_id not in store._episodes  # noqa: SLF001
     finally:
         local.close()

@@ -72,20 +72,21 @@ def test_the_gym_alone_places_episodes_on_replica_urls(tmp_path: Path) -> None:
     ({"roles": frozenset({"gym"}), "redis_url": REDIS}, "needs WORKGYM_REPLICA_URLS"),
     ({"roles": frozenset({"proxy"})}, "set REDIS_URL"),
     ({"roles": frozenset({"gym"}), "replica_urls": REPLICA}, "set REDIS_URL"),
-    ({"roles": frozenset({"proxy"}), "redis_url": REDIS, "internal_secret": None},
-     "WORKGYM_INTERNAL_SECRET"),
-    ({"replica_urls": REPLICA, "internal_secret": None}, "WORKGYM_INTERNAL_SECRET"),
 ])
 def test_settings_that_cannot_work_fail_at_startup(
     tmp_path: Path, overrides: dict[str, Any], message: str
 ) -> None:
-    if overrides.get("internal_secret", "") is None:
-        overrides.pop("internal_secret")
-        settings = Settings(data_dir=tmp_path, **overrides)  # a generated secret
-    else:
-        settings = _settings(tmp_path, **overrides)
     with pytest.raises(ConfigError, match=message):
-        create_app(settings)
+        create_app(_settings(tmp_path, **overrides))
+
+
+def test_processes_on_one_machine_share_generated_credentials(tmp_path: Path) -> None:
+    one, two = (Settings(config_dir=tmp_path / "config") for _ in range(2))
+    assert one.internal_secret == two.internal_secret and one.api_key == two.api_key
+    assert one.api_key.startswith("wgk_") and one.api_key != one.internal_secret
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in (tmp_path / "config").iterdir()} == {
+        "api-key": "0o600", "internal-secret": "0o600"}
+    assert not {"api_key", "internal_secret"} & one.model_fields_set  # generated, not given
 
 
 def test_unknown_roles_are_refused() -> None:

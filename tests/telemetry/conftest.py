@@ -1,4 +1,6 @@
-"""Fixtures of the telemetry tests: a store served by uvicorn on a free loopback port."""
+"""Fixtures of the telemetry tests: a store served by uvicorn on a free loopback port, and
+clients holding each credential (the operator's API key, the services' internal secret,
+none)."""
 
 from __future__ import annotations
 
@@ -23,12 +25,23 @@ from workgym_telemetry.store import SpanStore
 
 @dataclass
 class Served:
-    """A telemetry store listening on loopback."""
+    """A telemetry store listening on loopback: ``http`` reads as the operator, ``ingest``
+    exports as a WorkGym service, ``anonymous`` holds no credential."""
 
     url: str
     settings: TelemetrySettings
     store: SpanStore
     http: httpx.Client
+    ingest: httpx.Client
+    anonymous: httpx.Client
+
+    @property
+    def api_key(self) -> str:
+        return self.settings.api_key
+
+    @property
+    def secret(self) -> str:
+        return self.settings.internal_secret
 
 
 MakeServer = Callable[..., Served]
@@ -37,7 +50,7 @@ MakeServer = Callable[..., Served]
 @pytest.fixture
 def make_server(tmp_path: Path) -> Iterator[MakeServer]:
     """Factory: a real uvicorn server of ``create_app`` with settings overrides."""
-    running: list[tuple[uvicorn.Server, threading.Thread, httpx.Client]] = []
+    running: list[tuple[uvicorn.Server, threading.Thread, list[httpx.Client]]] = []
 
     def factory(**overrides: Any) -> Served:
         settings = TelemetrySettings(data_dir=tmp_path / f"telemetry-{len(running)}", **overrides)
@@ -54,15 +67,21 @@ def make_server(tmp_path: Path) -> Iterator[MakeServer]:
             assert time.monotonic() < deadline, "uvicorn did not start"
             time.sleep(0.01)
         url = f"http://127.0.0.1:{port}"
-        http = httpx.Client(base_url=url, timeout=10)
-        running.append((server, thread, http))
-        return Served(url, settings, app.state.store, http)
+        clients = [httpx.Client(base_url=url, timeout=10, headers=headers) for headers in (
+            _bearer(settings.api_key), _bearer(settings.internal_secret), {})]
+        running.append((server, thread, clients))
+        return Served(url, settings, app.state.store, *clients)
 
     yield factory
-    for server, thread, http in running:
-        http.close()
+    for server, thread, clients in running:
+        for client in clients:
+            client.close()
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def _bearer(credential: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {credential}"}
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 
 ``export_episode`` plays a synthetic episode following the span contract, each step its own
 trace, through exporters that speak OTLP/HTTP to the store: the SDK's protobuf
-``OTLPSpanExporter``, or :class:`JsonSpanExporter` for the OTLP/JSON encoding.
+``OTLPSpanExporter``, or :class:`JsonSpanExporter` for the OTLP/JSON encoding. Exporters
+present ``secret`` as WorkGym's services do (``Authorization: Bearer <internal secret>``).
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ MakeExporter = Callable[[], SpanExporter]
 class JsonSpanExporter(SpanExporter):
     """Exports OTLP/JSON: protobuf JSON with ids in hex, as OTLP's JS exporters send it."""
 
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, secret: str) -> None:
         self.endpoint = endpoint
-        self.http = httpx.Client(timeout=10)
+        self.http = httpx.Client(timeout=10, headers={"Authorization": f"Bearer {secret}"})
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         document = json_format.MessageToDict(encode_spans(spans))
@@ -58,13 +59,14 @@ class JsonSpanExporter(SpanExporter):
         self.http.close()
 
 
-def protobuf_exporter(url: str, *, gzip: bool = True) -> MakeExporter:
+def protobuf_exporter(url: str, secret: str, *, gzip: bool = True) -> MakeExporter:
     compression = Compression.Gzip if gzip else Compression.NoCompression
-    return lambda: OTLPSpanExporter(endpoint=f"{url}/v1/traces", compression=compression)
+    return lambda: OTLPSpanExporter(endpoint=f"{url}/v1/traces", compression=compression,
+                                    headers={"authorization": f"Bearer {secret}"})
 
 
-def json_exporter(url: str) -> MakeExporter:
-    return lambda: JsonSpanExporter(f"{url}/v1/traces")
+def json_exporter(url: str, secret: str) -> MakeExporter:
+    return lambda: JsonSpanExporter(f"{url}/v1/traces", secret)
 
 
 @dataclass
@@ -86,6 +88,9 @@ class EpisodePlan:
     seed: int
     steps: list[StepPlan]
     report: dict[str, Any]
+    # Attributes of the episode.finish span over the ones derived from the report (a forger
+    # may set them apart from it).
+    finish_attributes: dict[str, Any] = field(default_factory=dict)
 
 
 REFUND = EpisodePlan(
@@ -188,7 +193,7 @@ def export_episode(plan: EpisodePlan, make_exporter: MakeExporter, *,
         "episode.finish", kind=SpanKind.SERVER,
         attributes={**episode, "workgym.reward": plan.report["reward"],
                     "workgym.success": plan.report["success"],
-                    "workgym.report": json.dumps(plan.report)},
+                    "workgym.report": json.dumps(plan.report), **plan.finish_attributes},
     ):
         pass
     for provider in (gym, proxy, replica):

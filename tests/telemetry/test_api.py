@@ -1,8 +1,10 @@
-"""The read API over a synthetic episode exported on the wire: timeline, trace, listing."""
+"""The read API over a synthetic episode exported on the wire: timeline, trace, listing (as
+the operator; tests/security/test_telemetry_auth.py has who else may read)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -12,8 +14,8 @@ from .emit import CLOSE, REFUND, export_episode, json_exporter, protobuf_exporte
 
 @pytest.fixture
 def episodes(served: Served) -> Served:
-    export_episode(REFUND, protobuf_exporter(served.url))
-    export_episode(CLOSE, json_exporter(served.url))
+    export_episode(REFUND, protobuf_exporter(served.url, served.secret))
+    export_episode(CLOSE, json_exporter(served.url, served.secret))
     return served
 
 
@@ -41,6 +43,19 @@ def test_timeline_lists_the_steps_in_order_with_faults_and_changes(episodes: Ser
     assert timeline["assertions"] == REFUND.report["assertions"]
     assert timeline["faults"] == REFUND.report["faults"]
     assert timeline["duration_ms"] >= sum(s["duration_ms"] for s in steps)
+    assert timeline["report"] == REFUND.report  # the whole report, as the gym wrote it
+
+
+def test_the_report_reaches_the_timeline_unchanged(served: Served) -> None:
+    report = {**REFUND.report, "episode_id": REFUND.episode_id, "task": REFUND.task,
+              "seed": REFUND.seed, "answer": "Refunded 12.50.", "future_field": [1, {"x": None}],
+              "signature": "ab" * 32}
+    export_episode(replace(REFUND, report=report), protobuf_exporter(served.url, served.secret))
+
+    timeline = served.http.get(f"/v1/episodes/{REFUND.episode_id}/timeline").json()
+
+    assert timeline["report"] == report
+    assert timeline["answer"] == "Refunded 12.50."
 
 
 def test_episodes_are_listed_newest_first_and_filtered(episodes: Served) -> None:
@@ -69,13 +84,13 @@ def test_an_unfinished_episode_has_no_outcome_yet(served: Served) -> None:
     span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "proxy.step",
             "startTimeUnixNano": "1", "endTimeUnixNano": "2000001", "attributes": attributes}
     body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
-    served.http.post("/v1/traces", content=body, headers={"Content-Type": "application/json"})
+    served.ingest.post("/v1/traces", content=body, headers={"Content-Type": "application/json"})
 
     [live] = served.http.get("/v1/episodes").json()
     timeline = served.http.get("/v1/episodes/live/timeline").json()
 
     assert (live["reward"], live["success"], live["steps"], live["task"]) == (None, None, 1, None)
-    assert (timeline["finished"], timeline["assertions"]) == (False, [])
+    assert (timeline["finished"], timeline["assertions"], timeline["report"]) == (False, [], None)
     assert timeline["steps"][0]["duration_ms"] == 2.0
 
 
@@ -88,6 +103,7 @@ def test_unknown_episodes_are_404_json(episodes: Served, path: str) -> None:
     assert response.json()["error"]["code"] == "unknown_episode"
 
 
-def test_health(served: Served) -> None:
-    assert served.http.get("/healthz").json() == {
-        "status": "ok", "rows": {"spans": 0, "points": 0, "episodes": 0}}
+def test_health_is_open_and_tells_nothing(episodes: Served) -> None:
+    response = episodes.anonymous.get("/healthz")
+
+    assert (response.status_code, response.json()) == (200, {"status": "ok"})

@@ -1,4 +1,5 @@
-"""The pages in a real headless Chromium (Debian's ``chromium``), driven by Playwright."""
+"""The pages in a real headless Chromium (Debian's ``chromium``), driven by Playwright: an
+operator logs in with the API key; a signed link opens its episode and nothing else."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+
+from workgym.runtime import credentials
 
 from .conftest import BROWSER, MakeServer, Served
 from .emit import CLOSE, REFUND, export_episode, protobuf_exporter
@@ -21,8 +24,8 @@ pytestmark = BROWSER
 @pytest.fixture
 def page(browser: Browser, make_server: MakeServer) -> Iterator[tuple[Page, Served]]:
     served = make_server()
-    export_episode(REFUND, protobuf_exporter(served.url))
-    export_episode(CLOSE, protobuf_exporter(served.url))
+    export_episode(REFUND, protobuf_exporter(served.url, served.secret))
+    export_episode(CLOSE, protobuf_exporter(served.url, served.secret))
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     page = context.new_page()
     foreign: list[str] = []
@@ -32,9 +35,30 @@ def page(browser: Browser, make_server: MakeServer) -> Iterator[tuple[Page, Serv
     assert foreign == [], "the pages must load nothing from outside the store"
 
 
-def test_episode_page_and_index(page: tuple[Page, Served], tmp_path: Path) -> None:
+def _log_in_form(tab: Page) -> None:
+    expect(tab.locator("h1")).to_have_text("Log in")
+    expect(tab.locator("form.login input[name=api_key]")).to_have_attribute("type", "password")
+    expect(tab.locator("details.step")).to_have_count(0)
+
+
+def test_logging_in_then_the_episode_page_and_index(page: tuple[Page, Served],
+                                                    tmp_path: Path) -> None:
     tab, served = page
-    tab.goto(f"{served.url}/episodes/{REFUND.episode_id}")
+    asked = tab.goto(f"{served.url}/episodes/{REFUND.episode_id}")
+
+    assert asked is not None and asked.status == 401
+    _log_in_form(tab)
+    tab.locator("input[name=api_key]").fill("wgk_not-the-key")
+    tab.locator("form.login button").click()
+    expect(tab.locator(".error")).to_have_text("That is not the API key.")
+    _log_in_form(tab)
+    assert tab.context.cookies() == []
+    tab.locator("input[name=api_key]").fill(served.api_key)
+    tab.locator("form.login button").click()
+    tab.wait_for_url(f"{served.url}/episodes/{REFUND.episode_id}")
+    [cookie] = tab.context.cookies()
+    assert (cookie["httpOnly"], cookie["sameSite"], cookie["path"]) == (True, "Strict", "/")
+    assert served.api_key not in cookie["value"]
 
     expect(tab.locator("h1")).to_contain_text(REFUND.episode_id)
     steps = tab.locator("details.step")
@@ -97,3 +121,21 @@ def test_episode_page_and_index(page: tuple[Page, Served], tmp_path: Path) -> No
     tab.screenshot(path=tmp_path / "index.png", full_page=True)
     rows.first.locator("a").click()
     expect(tab.locator("h1")).to_contain_text(CLOSE.episode_id)
+
+
+def test_a_signed_link_opens_its_episode_and_nothing_else(page: tuple[Page, Served]) -> None:
+    tab, served = page
+    link = credentials.page_link(served.url, served.api_key, REFUND.episode_id)
+
+    tab.goto(link)
+
+    expect(tab.locator("h1")).to_contain_text(REFUND.episode_id)
+    expect(tab.locator("details.step")).to_have_count(len(REFUND.steps))
+    tab.locator("a", has_text="JSON").click()  # the timeline, signed by the same link
+    expect(tab.locator("body")).to_contain_text(f'"episode_id":"{REFUND.episode_id}"')
+    assert tab.context.cookies() == []
+    for elsewhere in (link.replace(REFUND.episode_id, CLOSE.episode_id), f"{served.url}/",
+                      link.replace(REFUND.episode_id, "no-such-episode")):
+        refused = tab.goto(elsewhere)
+        assert refused is not None and refused.status == 401, elsewhere
+        _log_in_form(tab)

@@ -1,5 +1,6 @@
 """The episode page of episodes the real stack recorded (not synthetic spans): a run of
-the reference agent and one of a fault-heavy task, in headless Chromium."""
+the reference agent and one of a fault-heavy task, in headless Chromium, opened by the
+signed link the gym put in the report."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import httpx
 from playwright.sync_api import Browser, expect
 
 from tests.conftest import Recorded
+from workgym.runtime import credentials
 
 from .conftest import BROWSER
 
@@ -18,10 +20,13 @@ pytestmark = BROWSER
 def test_the_page_shows_a_recorded_episode(recorded: Recorded, browser: Browser,
                                            tmp_path: Path) -> None:
     episode = recorded.episodes["fault"]
-    timeline = httpx.get(f"{recorded.url}/v1/episodes/{episode}/timeline").json()
+    timeline = httpx.get(f"{recorded.url}/v1/episodes/{episode}/timeline",
+                         headers=recorded.operator).json()
+    link = timeline["report"]["episode_page"]
+    assert link == credentials.page_link(recorded.url, recorded.api_key, episode)
     tab = browser.new_page(viewport={"width": 1200, "height": 900})
     try:
-        tab.goto(f"{recorded.url}/episodes/{episode}")
+        tab.goto(link)
         steps = tab.locator("details.step")
         expect(steps).to_have_count(len(timeline["steps"]))
         paths = [s["path"] for s in timeline["steps"]]

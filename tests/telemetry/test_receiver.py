@@ -1,4 +1,5 @@
-"""The OTLP/HTTP receiver on the wire: SDK exporters, OTLP/JSON, metrics, bad payloads."""
+"""The OTLP/HTTP receiver on the wire: SDK exporters, OTLP/JSON, metrics, bad payloads (all
+with the services' credential; tests/security/test_telemetry_auth.py: without it)."""
 
 from __future__ import annotations
 
@@ -52,9 +53,9 @@ SPEC_JSON = """{
 
 
 def _exporters(served: Served) -> dict[str, MakeExporter]:
-    return {"protobuf+gzip": protobuf_exporter(served.url),
-            "protobuf": protobuf_exporter(served.url, gzip=False),
-            "json": json_exporter(served.url)}
+    return {"protobuf+gzip": protobuf_exporter(served.url, served.secret),
+            "protobuf": protobuf_exporter(served.url, served.secret, gzip=False),
+            "json": json_exporter(served.url, served.secret)}
 
 
 @pytest.mark.parametrize("encoding", ["protobuf+gzip", "protobuf", "json"])
@@ -91,7 +92,7 @@ def test_sdk_export_stores_every_span_with_its_tree(served: Served, encoding: st
 
 
 def test_otlp_json_of_the_spec_is_decoded(served: Served) -> None:
-    response = served.http.post("/v1/traces", content=SPEC_JSON,
+    response = served.ingest.post("/v1/traces", content=SPEC_JSON,
                                 headers={"Content-Type": "application/json; charset=utf-8"})
 
     assert response.status_code == 200
@@ -111,10 +112,10 @@ def test_otlp_json_of_the_spec_is_decoded(served: Served) -> None:
 
 
 def test_gzip_json_and_empty_protobuf_get_empty_responses(served: Served) -> None:
-    gz = served.http.post("/v1/traces", content=gzip.compress(SPEC_JSON.encode()),
+    gz = served.ingest.post("/v1/traces", content=gzip.compress(SPEC_JSON.encode()),
                           headers={"Content-Type": "application/json",
                                    "Content-Encoding": "gzip"})
-    empty = served.http.post("/v1/traces", content=b"",
+    empty = served.ingest.post("/v1/traces", content=b"",
                              headers={"Content-Type": "application/x-protobuf"})
 
     assert (gz.status_code, gz.json()) == (200, {})
@@ -129,16 +130,17 @@ def test_spans_without_an_episode_are_stored(served: Served) -> None:
     span = request.resource_spans.add().scope_spans.add().spans.add()
     span.trace_id, span.span_id, span.name = bytes(range(16)), bytes(range(8)), "orphan"
 
-    response = served.http.post("/v1/traces", content=request.SerializeToString(),
+    response = served.ingest.post("/v1/traces", content=request.SerializeToString(),
                                 headers={"Content-Type": "application/x-protobuf"})
 
     assert response.status_code == 200
-    assert served.http.get("/healthz").json()["rows"]["spans"] == 1
+    assert served.store.counts()["spans"] == 1
     assert served.http.get("/v1/episodes").json() == []
 
 
 def test_sdk_metrics_are_kept(served: Served) -> None:
-    exporter = OTLPMetricExporter(endpoint=f"{served.url}/v1/metrics")
+    exporter = OTLPMetricExporter(endpoint=f"{served.url}/v1/metrics",
+                                  headers={"authorization": f"Bearer {served.secret}"})
     reader = PeriodicExportingMetricReader(exporter, export_interval_millis=3_600_000)
     provider = MeterProvider(resource=Resource.create({"service.name": "workgym-proxy"}),
                              metric_readers=[reader])
@@ -159,11 +161,11 @@ def test_otlp_json_metrics_are_kept(served: Served) -> None:
     body = """{"resourceMetrics": [{"scopeMetrics": [{"metrics": [{"name": "queue.depth",
       "gauge": {"dataPoints": [{"asInt": "12", "timeUnixNano": "1544712660000000000"}]}}]}]}]}"""
 
-    response = served.http.post("/v1/metrics", content=body,
+    response = served.ingest.post("/v1/metrics", content=body,
                                 headers={"Content-Type": "application/json"})
 
     assert (response.status_code, response.json()) == (200, {})
-    assert served.http.get("/healthz").json()["rows"]["points"] == 1
+    assert served.store.counts()["points"] == 1
 
 
 BAD = [
@@ -189,14 +191,14 @@ def test_garbage_is_a_400_json_error(served: Served, case: str, content_type: st
     if encoding:
         headers["Content-Encoding"] = encoding
 
-    response = served.http.post("/v1/traces", content=body, headers=headers)
+    response = served.ingest.post("/v1/traces", content=body, headers=headers)
 
     assert response.status_code == 400, case
     assert response.headers["content-type"] == "application/json"
     error: dict[str, Any] = response.json()["error"]
     assert error["code"] == "malformed_payload"
     assert says in error["message"]
-    assert served.http.get("/healthz").json()["rows"]["spans"] == 0
+    assert served.store.counts()["spans"] == 0
 
 
 @pytest.mark.parametrize(("headers", "field"), [
@@ -205,7 +207,7 @@ def test_garbage_is_a_400_json_error(served: Served, case: str, content_type: st
     ({"Content-Type": "application/json", "Content-Encoding": "br"}, "content-encoding"),
 ])
 def test_other_media_types_are_415(served: Served, headers: dict[str, str], field: str) -> None:
-    response = served.http.post("/v1/metrics", content=b"{}", headers=headers)
+    response = served.ingest.post("/v1/metrics", content=b"{}", headers=headers)
 
     assert response.status_code == 415
     assert response.json()["error"]["field"] == field
@@ -215,9 +217,9 @@ def test_oversized_bodies_are_413(make_server: Any) -> None:
     served = make_server(max_body_bytes=1_000)
     bomb = gzip.compress(b'{"resourceSpans": []}' + b" " * 10_000)
 
-    big = served.http.post("/v1/traces", content=b"{}" + b" " * 2_000,
+    big = served.ingest.post("/v1/traces", content=b"{}" + b" " * 2_000,
                            headers={"Content-Type": "application/json"})
-    inflated = served.http.post("/v1/traces", content=bomb,
+    inflated = served.ingest.post("/v1/traces", content=bomb,
                                 headers={"Content-Type": "application/json",
                                          "Content-Encoding": "gzip"})
 

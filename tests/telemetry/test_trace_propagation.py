@@ -7,8 +7,11 @@ import os
 import time
 
 import httpx
+import pytest
 
 from workgym.processes import serving
+from workgym.runtime.observability import exporter_headers
+from workgym.runtime.settings import Settings
 from workgym.sdk import connect
 
 AGENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -34,8 +37,9 @@ def test_an_agents_traceparent_is_joined(tmp_path) -> None:  # type: ignore[no-u
         assert response.status_code == 200
         agent.finish()
         deadline, spans = time.monotonic() + 15, []
+        operator = {"Authorization": f"Bearer {Settings().api_key}"}  # shared: config dir
         while time.monotonic() < deadline:
-            got = httpx.get(f"{store}/v1/episodes/{obs.episode_id}/trace")
+            got = httpx.get(f"{store}/v1/episodes/{obs.episode_id}/trace", headers=operator)
             spans = got.json()["spans"] if got.status_code == 200 else []
             if any(s["name"] == "episode.finish" for s in spans):
                 break
@@ -50,3 +54,17 @@ def test_an_agents_traceparent_is_joined(tmp_path) -> None:  # type: ignore[no-u
     assert "tickets" in replica["attributes"]["workgym.changes"]
     first = next(s for s in spans if s["name"] == "proxy.step" and s["trace_id"] != AGENT_TRACE)
     assert first["attributes"]["workgym.step"] == 1  # no traceparent: a trace of its own
+
+
+def test_exporters_present_the_internal_secret_with_the_users_headers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings(internal_secret="s3cret")
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_HEADERS", raising=False)
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", raising=False)
+    assert exporter_headers(settings, "TRACES") == {"authorization": "Bearer s3cret"}
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "X-Tenant=a%20b,api-key=k")
+    assert exporter_headers(settings, "METRICS") == {
+        "authorization": "Bearer s3cret", "x-tenant": "a b", "api-key": "k"}
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "Authorization=Bearer%20mine")
+    assert exporter_headers(settings, "TRACES") == {"authorization": "Bearer mine"}

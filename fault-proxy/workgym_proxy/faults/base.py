@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from workgym.runtime import paths
 
 
 @dataclass
@@ -40,21 +41,26 @@ class StepContext:
     body: bytes
     # Side effects the proxy lends plugins (they never reach a network on their own).
     apply_ops: Callable[[list[dict[str, Any]]], Awaitable[None]]
-    set_rate_limit: Callable[[float], Awaitable[None]]
+    limit: Callable[[int, int], Awaitable[None]]  # refuse the next n requests (Retry-After s)
     expire_token: Callable[[], Awaitable[None]]
     # The path exactly as the agent sent it (still percent-encoded): what is forwarded.
     sent_path: str = ""
     # What happened: the faults that acted, and the rows the replica changed.
     fired: list[str] = field(default_factory=list)
     changes: list[dict[str, Any]] = field(default_factory=list)
+    # The route the replica matched (template, canonical path parameters), once it answered.
+    route: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 class Target(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     method: str | None = Field(None, description="Only this HTTP method (any when unset).")
-    path: str | None = Field(
-        None, description="Regular expression the app path must fully match (any when unset)."
+    path: paths.PathPattern | None = Field(
+        None, description="Path pattern(s) inside the app: '/refunds', '/tickets/{id}/comments' "
+        "or '/tickets/*/comments' (one segment), '/orders/**' (any depth); a list means any "
+        "of them. Never a regular expression. Any path when unset.",
     )
 
     @field_validator("method")
@@ -62,19 +68,9 @@ class Target(BaseModel):
     def _upper(cls, value: str | None) -> str | None:
         return value.upper() if value else value
 
-    @field_validator("path")
-    @classmethod
-    def _regex(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"not a valid regular expression: {exc}") from exc
-        return value
-
     def matches(self, method: str, path: str) -> bool:
         return (self.method is None or self.method == method) and (
-            self.path is None or re.fullmatch(self.path, path) is not None
+            self.path is None or paths.any_matches(self.path, path)
         )
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from typing import Any, Literal
 
 import orjson
 from pydantic import Field
+
+from workgym.runtime.rowops import RowOps
 
 from .base import Fault, Reply, StepContext, draw
 
@@ -83,20 +84,24 @@ class ServerError(Fault):
 
 
 class RateLimit(Fault):
-    """429 with Retry-After; the proxy refuses every request until that time has passed."""
+    """429 with Retry-After, on this request and the episode's next ``refusals - 1``.
+
+    Counted in requests, never timed: the same requests meet the same refusals whether the
+    agent waited or not, so a reward never depends on how fast a machine ran it."""
 
     kind: Literal["rate_limit"] = "rate_limit"
-    retry_after_s: int = Field(1, ge=1, le=60, description="Seconds the agent must wait.")
+    retry_after_s: int = Field(1, ge=1, le=60, description="The Retry-After it answers.")
+    refusals: int = Field(1, ge=1, le=20, description="Requests refused in a row, this one "
+                          "first (a too-eager retry meets another 429).")
 
     async def before(self, ctx: StepContext, position: int) -> Reply | None:
-        await ctx.set_rate_limit(time.time() + self.retry_after_s)
+        await ctx.limit(self.refusals - 1, self.retry_after_s)
         return limited(self.retry_after_s)
 
 
-def limited(seconds: float) -> Reply:
-    wait = max(1, round(seconds))
-    return _error(429, "rate_limited", f"Too many requests; retry after {wait} s.",
-                  [(b"retry-after", str(wait).encode())])
+def limited(seconds: int) -> Reply:
+    return _error(429, "rate_limited", f"Too many requests; retry after {seconds} s.",
+                  [(b"retry-after", str(seconds).encode())])
 
 
 class ConnectionReset(Fault):
@@ -125,16 +130,17 @@ def token_expired() -> Reply:
 
 
 class StateDrift(Fault):
-    """Before the request, another actor changes records (setup operations, e.g. an update)."""
+    """Before the request, another actor changes records: row operations on the app's own
+    tables (checked against them when the plan is accepted), never SQL."""
 
     kind: Literal["state_drift"] = "state_drift"
-    ops: list[dict[str, Any]] = Field(
-        min_length=1, description="Setup operations applied to the world, e.g. "
+    ops: RowOps = Field(
+        min_length=1, max_length=20, description="Row operations applied to the world, e.g. "
         "{update: tickets, id: $ticket.id, values: {assignee_id: 7}}.",
     )
 
     async def before(self, ctx: StepContext, position: int) -> Reply | None:
-        await ctx.apply_ops(self.ops)
+        await ctx.apply_ops([op.model_dump() for op in self.ops])
         return None
 
 

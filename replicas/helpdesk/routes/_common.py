@@ -1,4 +1,4 @@
-"""What every helpdesk route module shares: path/query aliases and the JSON reply."""
+"""What every helpdesk route module shares: the search parameter and the JSON reply."""
 
 from __future__ import annotations
 
@@ -9,13 +9,7 @@ from starlette.responses import Response
 
 from workgym.runtime.errors import json_response
 
-from ..schemas import ERROR_RESPONSES
-
-__all__ = ["ERROR_RESPONSES", "MAX_ID", "Q", "ok"]
-
-
-# Largest id a path parameter accepts (SQLite integers are 64-bit; ids stay far below).
-MAX_ID = 2**31 - 1
+__all__ = ["Q", "ok"]
 
 
 Q = Annotated[

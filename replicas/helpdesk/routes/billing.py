@@ -10,6 +10,7 @@ from starlette.responses import Response
 from replicas.runtime import db as sql
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
+from replicas.runtime.params import Id
 
 from .. import rules, schemas
 from ..schemas import (
@@ -24,14 +25,14 @@ from ..schemas import (
     RefundCreate,
     RefundOut,
 )
-from ._common import ERROR_RESPONSES, MAX_ID, ok
+from ._common import ok
 
-router = APIRouter(tags=["billing"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["billing"])
 
-OrderId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the order.")]
-ChargeId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the charge.")]
-RefundId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the refund.")]
-ApprovalId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the approval.")]
+OrderId = Annotated[Id, Path(description="Id of the order.")]
+ChargeId = Annotated[Id, Path(description="Id of the charge.")]
+RefundId = Annotated[Id, Path(description="Id of the refund.")]
+ApprovalId = Annotated[Id, Path(description="Id of the approval.")]
 
 _REFUNDED = "(SELECT coalesce(sum(r.amount), 0) FROM refunds r WHERE r.charge_id = charges.id)"
 CHARGE_COLUMNS = (
@@ -48,7 +49,7 @@ async def list_orders(
     episode: EpisodeDep,
     limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
-    customer_id: Annotated[int | None, Query(ge=1, description="Only this customer's.")] = None,
+    customer_id: Annotated[Id | None, Query(description="Only this customer's.")] = None,
     number: Annotated[
         str | None, Query(max_length=20, description="Order number, e.g. 'A-10423' (exact).")
     ] = None,
@@ -98,7 +99,7 @@ async def list_charges(
     episode: EpisodeDep,
     limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
-    order_id: Annotated[int | None, Query(ge=1, description="Only this order's charges.")] = None,
+    order_id: Annotated[Id | None, Query(description="Only this order's charges.")] = None,
     status: Annotated[ChargeStatus | None, Query(description="Only this status.")] = None,
     processor_reference: Annotated[
         str | None, Query(max_length=64, description="Exact payment processor reference.")
@@ -143,11 +144,11 @@ async def list_refunds(
     limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
     charge_id: Annotated[
-        int | None, Query(ge=1, description="Only refunds of this charge.")
+        Id | None, Query(description="Only refunds of this charge.")
     ] = None,
-    order_id: Annotated[int | None, Query(ge=1, description="Only refunds of this order.")] = None,
+    order_id: Annotated[Id | None, Query(description="Only refunds of this order.")] = None,
     ticket_id: Annotated[
-        int | None, Query(ge=1, description="Only refunds for this ticket.")
+        Id | None, Query(description="Only refunds for this ticket.")
     ] = None,
 ) -> Response:
     """Refunds issued, oldest first."""
@@ -214,8 +215,8 @@ async def list_approvals(
     status: Annotated[
         Literal["approved", "denied"] | None, Query(description="Only this decision.")
     ] = None,
-    charge_id: Annotated[int | None, Query(ge=1, description="Only for this charge.")] = None,
-    ticket_id: Annotated[int | None, Query(ge=1, description="Only for this ticket.")] = None,
+    charge_id: Annotated[Id | None, Query(description="Only for this charge.")] = None,
+    ticket_id: Annotated[Id | None, Query(description="Only for this ticket.")] = None,
 ) -> Response:
     """Manager approval requests for refunds and their decisions."""
     found = Filters()

@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
+from replicas.runtime.params import Id
 
 from .. import rules, schemas
 from ..schemas import (
@@ -23,13 +24,13 @@ from ..schemas import (
     TwoFactorResetRequest,
     VerifyRequest,
 )
-from ._common import ERROR_RESPONSES, MAX_ID, Q, ok
+from ._common import Q, ok
 
-router = APIRouter(tags=["customers"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["customers"])
 
-CustomerId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the customer.")]
-OrganizationId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the organization.")]
-ActionId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the account action.")]
+CustomerId = Annotated[Id, Path(description="Id of the customer.")]
+OrganizationId = Annotated[Id, Path(description="Id of the organization.")]
+ActionId = Annotated[Id, Path(description="Id of the account action.")]
 
 
 @router.get(
@@ -47,7 +48,7 @@ async def list_customers(
     ] = None,
     tier: Annotated[Tier | None, Query(description="Only this loyalty tier.")] = None,
     organization_id: Annotated[
-        int | None, Query(ge=1, description="Only this organization's.")
+        Id | None, Query(description="Only this organization's.")
     ] = None,
     phone: Annotated[str | None, Query(max_length=32, description="Exact phone number.")] = None,
     q: Q = None,
@@ -172,7 +173,7 @@ async def list_account_actions(
     episode: EpisodeDep,
     limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
-    customer_id: Annotated[int | None, Query(ge=1, description="Only this customer's.")] = None,
+    customer_id: Annotated[Id | None, Query(description="Only this customer's.")] = None,
     kind: Annotated[ActionKind | None, Query(description="Only this kind.")] = None,
     status: Annotated[ActionStatus | None, Query(description="Only this status.")] = None,
 ) -> Response:

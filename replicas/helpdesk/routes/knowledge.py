@@ -9,15 +9,16 @@ from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
+from replicas.runtime.params import Id
 
 from .. import rules, schemas
 from ..schemas import ArticleOut, MacroOut
-from ._common import ERROR_RESPONSES, MAX_ID, Q, ok
+from ._common import Q, ok
 
-router = APIRouter(tags=["knowledge"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["knowledge"])
 
-ArticleId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the article.")]
-MacroId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the macro.")]
+ArticleId = Annotated[Id, Path(description="Id of the article.")]
+MacroId = Annotated[Id, Path(description="Id of the macro.")]
 
 
 @router.get(

@@ -9,15 +9,16 @@ from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
+from replicas.runtime.params import Id
 
 from .. import rules, schemas
 from ..schemas import AgentOut, GroupOut
-from ._common import ERROR_RESPONSES, MAX_ID, Q, ok
+from ._common import Q, ok
 
-router = APIRouter(tags=["team"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["team"])
 
-AgentId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the agent.")]
-GroupId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the group.")]
+AgentId = Annotated[Id, Path(description="Id of the agent.")]
+GroupId = Annotated[Id, Path(description="Id of the group.")]
 
 
 @router.get(
@@ -30,7 +31,7 @@ async def list_agents(
     episode: EpisodeDep,
     limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
-    group_id: Annotated[int | None, Query(ge=1, description="Only members of this group.")] = None,
+    group_id: Annotated[Id | None, Query(description="Only members of this group.")] = None,
     role: Annotated[
         Literal["agent", "lead", "manager"] | None, Query(description="Only this role.")
     ] = None,

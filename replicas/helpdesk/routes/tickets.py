@@ -10,6 +10,7 @@ from starlette.responses import Response
 from replicas.runtime.clock import iso
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
+from replicas.runtime.params import Id
 
 from .. import rules, schemas
 from ..schemas import (
@@ -24,12 +25,12 @@ from ..schemas import (
     TicketType,
     TicketUpdate,
 )
-from ._common import ERROR_RESPONSES, MAX_ID, Q, ok
+from ._common import Q, ok
 
-router = APIRouter(tags=["tickets"], responses=ERROR_RESPONSES)
+router = APIRouter(tags=["tickets"])
 
-TicketId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the ticket.")]
-MacroId = Annotated[int, Path(ge=1, le=MAX_ID, description="Id of the macro.")]
+TicketId = Annotated[Id, Path(description="Id of the ticket.")]
+MacroId = Annotated[Id, Path(description="Id of the macro.")]
 IsoTime = Annotated[
     str | None,
     Query(
@@ -65,15 +66,15 @@ async def list_tickets(
     priority: Annotated[Priority | None, Query(description="Only this priority.")] = None,
     type: Annotated[TicketType | None, Query(description="Only this ticket type.")] = None,
     channel: Annotated[Channel | None, Query(description="Only this channel.")] = None,
-    requester_id: Annotated[int | None, Query(ge=1, description="Only this requester's.")] = None,
+    requester_id: Annotated[Id | None, Query(description="Only this requester's.")] = None,
     assignee_id: Annotated[
-        int | None, Query(ge=1, description="Only assigned to this agent.")
+        Id | None, Query(description="Only assigned to this agent.")
     ] = None,
-    group_id: Annotated[int | None, Query(ge=1, description="Only routed to this group.")] = None,
+    group_id: Annotated[Id | None, Query(description="Only routed to this group.")] = None,
     organization_id: Annotated[
-        int | None, Query(ge=1, description="Only this organization's.")
+        Id | None, Query(description="Only this organization's.")
     ] = None,
-    order_id: Annotated[int | None, Query(ge=1, description="Only linked to this order.")] = None,
+    order_id: Annotated[Id | None, Query(description="Only linked to this order.")] = None,
     tag: Annotated[
         str | None,
         Query(max_length=40, description="Only tickets with this exact tag (case-sensitive)."),
@@ -247,7 +248,7 @@ async def list_satisfaction_ratings(
     episode: EpisodeDep,
     limit: Limit = DEFAULT_LIMIT,
     offset: Offset = 0,
-    ticket_id: Annotated[int | None, Query(ge=1, description="Only this ticket's rating.")] = None,
+    ticket_id: Annotated[Id | None, Query(description="Only this ticket's rating.")] = None,
     score: Annotated[Literal["good", "bad"] | None, Query(description="Only this score.")] = None,
 ) -> Response:
     """CSAT ratings requesters gave to solved tickets."""

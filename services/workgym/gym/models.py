@@ -42,7 +42,17 @@ class EpisodeView(BaseModel):
     apps: dict[str, str]
     created_at: str
     expires_at: str
-    report: dict[str, Any] | None = Field(None, description="Reward report once finished.")
+    lost_reason: str | None = Field(None, description="Why a lost episode was lost.")
+    report: dict[str, Any] | None = Field(
+        None, description="The reward report once finished (the operator's view only).")
+
+
+class FinishAck(BaseModel):
+    """What the agent gets when it declares its episode finished: no verifier detail."""
+
+    episode_id: str
+    status: Literal["finished"] = "finished"
+    steps: int = Field(description="Requests the episode took.")
 
 
 class TokenRefresh(BaseModel):

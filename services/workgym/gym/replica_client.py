@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import httpx
@@ -9,6 +10,9 @@ import orjson
 
 from ..runtime.errors import UpstreamError, WorkGymError
 from ..runtime.internal import INTERNAL_HEADER, INTERNAL_PREFIX
+
+
+log = logging.getLogger("workgym.gym")
 
 
 class ReplicaClient:
@@ -20,13 +24,18 @@ class ReplicaClient:
         try:
             response = await self.http.request(method, url, headers=self.headers, **kwargs)
         except httpx.HTTPError as exc:
-            raise UpstreamError(f"replica at {url} unreachable: {exc}",
-                                code="episode_lost") from exc
+            log.warning("replica at %s unreachable: %r", url, exc)
+            raise UpstreamError("the app's server is unreachable", code="episode_lost") from exc
         if response.status_code >= 400:
-            error = WorkGymError(f"replica refused {method} {url}: {response.text[:300]}")
-            try:
+            log.warning("replica refused %s %s: %s %s", method, url, response.status_code,
+                        response.text[:300])
+            retry = response.headers.get("retry-after")
+            headers = {"retry-after": retry} if retry else None
+            error = WorkGymError("the app's server refused the request", code="upstream_error",
+                                 headers=headers)
+            try:  # the replica's own JSON error (it names no internal host)
                 body = orjson.loads(response.content)["error"]
-                error = WorkGymError(body["message"], code=body["code"],
+                error = WorkGymError(body["message"], code=body["code"], headers=headers,
                                      field=body.get("field"), rule=body.get("rule"))
             except (orjson.JSONDecodeError, KeyError, TypeError):
                 pass
@@ -41,6 +50,10 @@ class ReplicaClient:
     async def state(self, base: str, episode_id: str, which: str) -> bytes:
         url = f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}/state/{which}"
         return (await self._call("GET", url)).content
+
+    async def schema(self, base: str) -> dict[str, list[str]]:
+        response = await self._call("GET", f"{base}{INTERNAL_PREFIX}/schema")
+        return orjson.loads(response.content)  # type: ignore[no-any-return]
 
     async def delete_episode(self, base: str, episode_id: str) -> None:
         await self._call("DELETE", f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}")

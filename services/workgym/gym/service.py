@@ -1,7 +1,8 @@
-"""Episode lifecycle: create (place + reset), look up, finish (score), delete."""
+"""Episode lifecycle: create (admit + place + reset), look up, finish (score), delete."""
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,13 +15,31 @@ from workgym_reward import score
 
 from ..placement import Placement
 from ..registry import FINISHED, FINISHING, LOST, EpisodeRecord, Registry, lost_error
+from ..runtime import credentials
 from ..runtime import observability as obs
 from ..runtime.errors import Conflict, InvalidRequest, NotFound, UpstreamError, WorkGymError
+from ..runtime.rowops import check_schema, parse_ops
 from ..runtime.settings import Settings
 from ..tasks import Catalogue
 from ..tools import ToolCatalogue
 from .models import EpisodeCreate, EpisodeCreated, EpisodeView
 from .replica_client import ReplicaClient
+
+log = logging.getLogger("workgym.gym")
+
+
+def _invalid_plan(exc: ValidationError) -> InvalidRequest:
+    first = exc.errors()[0]
+    # pydantic puts the union's tag (the fault kind) after the index: not a field name.
+    loc = list(first["loc"])
+    if len(loc) > 1 and isinstance(loc[0], int) and loc[1] in PLUGINS:
+        del loc[1]
+    path = [str(p) for p in loc]
+    if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        path.append("kind")  # the missing or unknown fault kind
+    field = ".".join(["faults", *path])
+    return InvalidRequest(f"field '{field}': {first['msg']}", code="validation_error",
+                          field=field, rule=first["type"])
 
 
 def plan_for(choice: str | list[Any], task_plan: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -28,17 +47,7 @@ def plan_for(choice: str | list[Any], task_plan: list[dict[str, Any]]) -> list[d
     try:
         return resolve_plan(choice, task_plan)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        # pydantic puts the union's tag (the fault kind) after the index: not a field name.
-        loc = list(first["loc"])
-        if len(loc) > 1 and isinstance(loc[0], int) and loc[1] in PLUGINS:
-            del loc[1]
-        path = [str(p) for p in loc]
-        if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
-            path.append("kind")  # the missing or unknown fault kind
-        field = ".".join(["faults", *path])
-        raise InvalidRequest(f"field '{field}': {first['msg']}", code="validation_error",
-                             field=field, rule=first["type"]) from exc
+        raise _invalid_plan(exc) from exc
 
 
 # Instances tried for one new episode before giving up (a dead one is evicted and skipped).
@@ -60,6 +69,7 @@ class EpisodeService:
         self.placement = Placement(registry.redis, instances)
         self._tools: dict[str, ToolCatalogue] = {}
         self._openapi: dict[str, dict[str, Any]] = {}
+        self._schemas: dict[str, dict[str, list[str]]] = {}
         self.metrics = obs.Metrics()
 
     def instance(self, app: str) -> str:
@@ -77,6 +87,13 @@ class EpisodeService:
             self._openapi[app] = document
         return document
 
+    async def schema(self, app: str) -> dict[str, list[str]]:
+        """The app's tables and columns, which fault plans' row operations must use."""
+        found = self._schemas.get(app)
+        if found is None:
+            found = self._schemas[app] = await self.replicas.schema(self.instance(app))
+        return found
+
     async def tools(self, app: str) -> ToolCatalogue:
         catalogue = self._tools.get(app)
         if catalogue is None:
@@ -84,58 +101,82 @@ class EpisodeService:
             self._tools[app] = catalogue
         return catalogue
 
-    @staticmethod
-    def public_apps(record_apps: dict[str, str], base_url: str) -> dict[str, str]:
-        return {app: f"{base_url}/apps/{app}" for app in record_apps}
+    async def checked_plan(self, app: str, choice: str | list[Any],
+                           task_plan: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``plan_for``, with every state_drift's row operations checked against the app's
+        own tables and columns (422 naming the fault, op and column)."""
+        plan = plan_for(choice, task_plan)
+        for i, fault in enumerate(plan):
+            if fault["kind"] == "state_drift":
+                check_schema(parse_ops(fault["ops"]), await self.schema(app),
+                             field=f"faults.{i}.ops")
+        return plan
 
-    async def create(self, body: EpisodeCreate, base_url: str) -> EpisodeCreated:
+    def public_apps(self, record_apps: dict[str, str]) -> dict[str, str]:
+        """Where the agent reaches each app: the configured public URL, never a Host header."""
+        base = self.settings.public_url.rstrip("/")
+        return {app: f"{base}/apps/{app}" for app in record_apps}
+
+    async def create(self, body: EpisodeCreate, owner: str) -> EpisodeCreated:
         with obs.span("episode.create", {"workgym.task": body.task,
                                          "workgym.seed": body.seed}) as span:
-            created = await self._create(body, base_url)
+            created = await self._create(body, owner)
             span.set_attribute("workgym.episode_id", created.id)
         self.metrics.episodes_created.add(1, {"task": created.task})
         return created
 
-    async def _create(self, body: EpisodeCreate, base_url: str) -> EpisodeCreated:
+    async def _create(self, body: EpisodeCreate, owner: str) -> EpisodeCreated:
         task = self.catalogue.get(body.task)
-        faults = plan_for(body.faults, task.faults)
-        episode_id, token, refresh_token = self.registry.new_identity()
+        faults = await self.checked_plan(task.app, body.faults, task.faults)
         ttl = self.settings.episode_ttl_s
+        identity = self.registry.new_identity(ttl)
+        await self.registry.admit(owner, identity.episode_id, identity.expires_at,
+                                  max_live=self.settings.max_live_episodes,
+                                  rate_per_s=self.settings.create_rate_per_s,
+                                  burst=self.settings.create_burst)
+        try:
+            instance, created = await self._place(task.app, identity.episode_id, body.seed,
+                                                  task.setup, task.script, ttl)
+            record = await self.registry.create(
+                identity, owner=owner, task=task.id, seed=body.seed, max_steps=task.max_steps,
+                apps={task.app: instance}, vars=created["vars"], faults=faults, ttl_s=ttl,
+            )
+        except BaseException:
+            await self.registry.release(owner, identity.episode_id)
+            raise
+        return EpisodeCreated(
+            id=identity.episode_id, token=identity.token, refresh_token=identity.refresh_token,
+            task=task.id, seed=body.seed, instruction=task.instruction,
+            apps=self.public_apps(record.apps), tools=(await self.tools(task.app)).schemas(),
+            max_steps=record.max_steps, expires_at=_iso(record.expires_at),
+        )
+
+    async def _place(self, app: str, episode_id: str, seed: int, setup: list[dict[str, Any]],
+                     script: dict[str, Any], ttl: int) -> tuple[str, dict[str, Any]]:
+        """The instance holding the new episode, and what it answered."""
         for attempt in range(PLACEMENT_ATTEMPTS):
-            instance = await self.placement.place(task.app)
+            instance = await self.placement.place(app)
             try:
-                created = await self.replicas.create_episode(
-                    instance, episode_id=episode_id, seed=body.seed, setup=task.setup,
-                    script=task.script, ttl_s=ttl,
-                )
-                break
+                return instance, await self.replicas.create_episode(
+                    instance, episode_id=episode_id, seed=seed, setup=setup, script=script,
+                    ttl_s=ttl)
             except WorkGymError as error:
                 # An instance that died since its last heartbeat: place on another one.
                 if error.code != "episode_lost":
                     raise
-                await self.placement.evict(task.app, instance)
+                await self.placement.evict(app, instance)
                 if attempt == PLACEMENT_ATTEMPTS - 1:
-                    raise UpstreamError(f"no reachable {task.app} instance: {error.message}",
+                    raise UpstreamError(f"no reachable {app} instance",
                                         code="replica_unavailable") from error
-        record = await self.registry.create(
-            episode_id=episode_id, token=token, refresh_token=refresh_token, task=task.id,
-            seed=body.seed, max_steps=task.max_steps, apps={task.app: instance},
-            vars=created["vars"], faults=faults, ttl_s=ttl,
-        )
-        return EpisodeCreated(
-            id=episode_id, token=token, refresh_token=refresh_token, task=task.id, seed=body.seed,
-            instruction=task.instruction, apps=self.public_apps(record.apps, base_url),
-            tools=(await self.tools(task.app)).schemas(), max_steps=record.max_steps,
-            expires_at=_iso(record.expires_at),
-        )
+        raise AssertionError("unreachable")
 
-    def view(self, record: EpisodeRecord, base_url: str) -> EpisodeView:
+    def view(self, record: EpisodeRecord, operator: bool) -> EpisodeView:
+        """The episode as its caller may see it: the report is the operator's alone."""
         return EpisodeView(
             id=record.id, task=record.task, seed=record.seed, status=record.status,
-            steps=record.steps, max_steps=record.max_steps,
-            apps=self.public_apps(record.apps, base_url),
+            steps=record.steps, max_steps=record.max_steps, apps=self.public_apps(record.apps),
             created_at=_iso(record.created_at), expires_at=_iso(record.expires_at),
-            report=record.report,
+            lost_reason=record.lost_reason or None, report=record.report if operator else None,
         )
 
     async def finish(self, record: EpisodeRecord, answer: str | None) -> dict[str, Any]:
@@ -153,9 +194,26 @@ class EpisodeService:
         if previous == FINISHED:
             return (await self.registry.get(record.id)).report or {}
         if previous == LOST:
-            raise lost_error()
+            raise lost_error(record.lost_reason)
         if previous == FINISHING:
             raise Conflict("this episode is already being finished", code="finish_in_progress")
+        try:
+            result = await self._score(record, answer)
+        except BaseException:
+            # Ours failed, not the agent: the episode stays open to be finished again (a lost
+            # replica instance marked it lost, which reopening leaves as it is).
+            if (await self.registry.get(record.id)).status == FINISHING:
+                await self.registry.reopen(record.id)
+            raise
+        await self.registry.release(record.owner, record.id)
+        return result
+
+    async def _score(self, record: EpisodeRecord, answer: str | None) -> dict[str, Any]:
+        # Requests admitted before the claim are still being answered: wait for their records.
+        unrecorded = await self.registry.settled(record.id, self.settings.finish_wait_s)
+        if unrecorded:
+            log.error("finishing %s with %d request(s) admitted but never recorded",
+                      record.id, unrecorded)
         task = self.catalogue.get(record.task)
         instance = record.apps[task.app]
         trajectory = await self.registry.trajectory(record.id)
@@ -163,33 +221,40 @@ class EpisodeService:
             initial = await self.replicas.state(instance, record.id, "initial")
             final = await self.replicas.state(instance, record.id, "final")
         except WorkGymError as error:
-            raise await self._lost(record.id, error) from error
+            raise await self._lost(record, error) from error
         with obs.span("reward.score", {"workgym.episode_id": record.id}):
             report = await anyio.to_thread.run_sync(lambda: score(
                 verifier=task.verifier, initial=initial, final=final, trajectory=trajectory,
                 answer=answer, vars=record.vars, reference_steps=task.reference_steps,
             ))
-        result = {"episode_id": record.id, "task": record.task, "seed": record.seed,
-                  "answer": answer, **report.model_dump()}
+        result: dict[str, Any] = {"episode_id": record.id, "task": record.task,
+                                  "seed": record.seed, "answer": answer, **report.model_dump()}
+        if unrecorded:
+            result["unrecorded_steps"] = unrecorded
         if self.settings.telemetry_url:
-            result["episode_page"] = f"{self.settings.telemetry_url}/episodes/{record.id}"
+            result["episode_page"] = credentials.page_link(
+                self.settings.telemetry_url, self.settings.api_key, record.id)
+        result = credentials.sign_report(self.settings.api_key, result)
         self.metrics.episodes_finished.add(1, {"task": record.task})
         self.metrics.reward.record(report.reward, {"task": record.task})
         await self.registry.store_report(record.id, result, self.settings.episode_ttl_s)
         await self.replicas.delete_episode(instance, record.id)
         return result
 
-    async def _lost(self, episode_id: str, error: WorkGymError) -> WorkGymError:
+    async def _lost(self, record: EpisodeRecord, error: WorkGymError) -> WorkGymError:
         """``error`` from the episode's replica instance; when the instance is gone (or no
         longer holds the episode: it restarted), the episode is marked lost and the error
-        is ``episode_lost``."""
+        is ``episode_lost``, with the reason."""
         if error.code not in ("episode_lost", "episode_not_found"):
             return error
-        await self.registry.mark_lost(episode_id)
+        reason = ("its replica instance is unreachable" if error.code == "episode_lost"
+                  else "its replica instance no longer holds it (the instance restarted)")
+        await self.registry.mark_lost(record.id, reason)
+        await self.registry.release(record.owner, record.id)
         if error.code == "episode_lost":  # unreachable: place no new episode there
-            for app, instance in (await self.registry.get(episode_id)).apps.items():
+            for app, instance in record.apps.items():
                 await self.placement.evict(app, instance)
-        return lost_error()
+        return lost_error(reason)
 
     async def delete(self, record: EpisodeRecord) -> None:
         for instance in record.apps.values():
@@ -199,3 +264,4 @@ class EpisodeService:
                 if error.code != "episode_lost":  # a lost instance holds nothing to reclaim
                     raise
         await self.registry.delete(record.id)
+        await self.registry.release(record.owner, record.id)

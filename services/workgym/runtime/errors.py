@@ -89,6 +89,33 @@ class PayloadTooLarge(WorkGymError):
     code = "payload_too_large"
 
 
+class HeadersTooLarge(WorkGymError):
+    status_code = 431
+    code = "headers_too_large"
+
+
+class TooManyRequests(WorkGymError):
+    """A quota refused the request; ``Retry-After`` says when to try again."""
+
+    status_code = 429
+    code = "quota_exceeded"
+
+    def __init__(self, message: str, *, retry_after_s: float, **kwargs: Any) -> None:
+        super().__init__(message, headers={"retry-after": str(max(1, round(retry_after_s)))},
+                         **kwargs)
+
+
+class ServiceUnavailable(WorkGymError):
+    """A dependency (Redis, a replica) is down or the service is at capacity: try later."""
+
+    status_code = 503
+    code = "service_unavailable"
+
+    def __init__(self, message: str, *, retry_after_s: float = 1, **kwargs: Any) -> None:
+        super().__init__(message, headers={"retry-after": str(max(1, round(retry_after_s)))},
+                         **kwargs)
+
+
 class RuleViolation(WorkGymError):
     """A business rule of a replica refused the request (the rule names which)."""
 
@@ -137,8 +164,24 @@ def _validation_error(exc: RequestValidationError) -> WorkGymError:
     )
 
 
+def _undecodable_body(cause: BaseException) -> WorkGymError:
+    """FastAPI's bare 400 for a body it could not decode (not UTF-8, nested past the parser's
+    depth), raised from the decoder's error: named, without the decoder's text."""
+    if isinstance(cause, UnicodeDecodeError):
+        return WorkGymError("request body is not valid UTF-8", code="malformed_body",
+                            field="body", rule="utf-8")
+    return WorkGymError("request body could not be decoded", code="malformed_body",
+                        field="body", rule="decodable")
+
+
+# What a client sees of an unhandled exception: never its text, traceback, SQL or URLs.
+INTERNAL_ERROR = {"error": {"code": "internal_error",
+                            "message": "an internal error occurred while handling the request"}}
+
+
 def install(app: FastAPI) -> None:
-    """Map the WorkGym error tree and FastAPI's own errors to JSON, once per app."""
+    """Map the WorkGym error tree, FastAPI's own errors and any unhandled exception to JSON,
+    once per app."""
     from fastapi import Request
     from fastapi.exceptions import RequestValidationError
     from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -153,12 +196,19 @@ def install(app: FastAPI) -> None:
 
     async def http_error(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 400 and exc.__cause__ is not None:
+            return _undecodable_body(exc.__cause__).response()
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return json_response(
             {"error": {"code": code, "message": str(exc.detail)}},
             status_code=exc.status_code, headers=getattr(exc, "headers", None),
         )
 
+    async def internal_error(_: Request, exc: Exception) -> Response:
+        # Starlette's ServerErrorMiddleware sends this, then re-raises for the server to log.
+        return json_response(INTERNAL_ERROR, status_code=500)
+
     app.add_exception_handler(WorkGymError, workgym_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(Exception, internal_error)

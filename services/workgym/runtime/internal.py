@@ -13,6 +13,8 @@ EPISODE_HEADER = "x-workgym-episode"
 STEP_HEADER = "x-workgym-step"
 # Replica -> proxy: the rows a write changed (JSON); never reaches the agent.
 CHANGES_HEADER = "x-workgym-changes"
+# Replica -> proxy: the route a request matched, {"route": template, "params": {...}}.
+ROUTE_HEADER = "x-workgym-route"
 INTERNAL_PREFIX = "/_env"
 # Where the proxy serves agents: /apps/<app>/<path inside the app>.
 APPS_PREFIX = "/apps/"

@@ -4,7 +4,8 @@ Configured by the standard ``OTEL_*`` variables (``OTEL_EXPORTER_OTLP_ENDPOINT``
 ``OTEL_SERVICE_NAME``, ``OTEL_SDK_DISABLED``, ...). Tracing is on when an OTLP
 endpoint is configured or ``WORKGYM_TRACING=true``; off, the OpenTelemetry API's
 no-op tracer is used and instrumented code skips building attributes, so it
-costs nothing measurable.
+costs nothing measurable. The exporters present the internal secret to the telemetry
+store (``Authorization: Bearer``), which refuses spans from anyone else.
 """
 
 from __future__ import annotations
@@ -34,6 +35,19 @@ def enabled(settings: Settings) -> bool:
             "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
 
 
+def exporter_headers(settings: Settings, signal: str) -> dict[str, str]:
+    """The headers of the ``signal`` (TRACES, METRICS) exporter: the telemetry store's ingest
+    credential, and what ``OTEL_EXPORTER_OTLP_<signal>_HEADERS`` (else
+    ``OTEL_EXPORTER_OTLP_HEADERS``) sets, parsed by the SDK's own parser; those win, so an
+    ``authorization`` of the user's own (a Collector's) is sent instead."""
+    from opentelemetry.util.re import parse_env_headers
+
+    configured = (os.environ.get(f"OTEL_EXPORTER_OTLP_{signal}_HEADERS")
+                  or os.environ.get("OTEL_EXPORTER_OTLP_HEADERS", ""))
+    return {"authorization": f"Bearer {settings.internal_secret}",
+            **parse_env_headers(configured, liberal=True)}
+
+
 def setup(settings: Settings, service: str) -> bool:
     """Install the SDK providers once per process; returns whether telemetry is on."""
     if _enabled:
@@ -53,10 +67,12 @@ def setup(settings: Settings, service: str) -> bool:
     resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", service)}
                                ).merge(OTELResourceDetector().detect())
     provider = TracerProvider(resource=resource)
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    provider.add_span_processor(BatchSpanProcessor(
+        OTLPSpanExporter(headers=exporter_headers(settings, "TRACES"))))
     trace.set_tracer_provider(provider)
     metrics.set_meter_provider(MeterProvider(
-        resource=resource, metric_readers=[PeriodicExportingMetricReader(OTLPMetricExporter())]))
+        resource=resource, metric_readers=[PeriodicExportingMetricReader(
+            OTLPMetricExporter(headers=exporter_headers(settings, "METRICS")))]))
     return True
 
 

@@ -9,17 +9,25 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import logging
 import shutil
 import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import redis
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import RedisError
 
+from .errors import ServiceUnavailable
 from .settings import Settings
+
+log = logging.getLogger("workgym.redis")
 
 _embedded: dict[Path, str] = {}
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -81,10 +89,22 @@ def embedded_socket(data_dir: Path) -> str:
     return _embedded[key]
 
 
+# A blip (a dropped connection) is retried at once; an outage fails fast, as a 503 the
+# client can retry, rather than holding every request for many seconds.
+def _options() -> dict[str, Any]:
+    return {"decode_responses": True, "socket_connect_timeout": 2.0, "socket_timeout": 10.0,
+            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.02), 2)}
+
+
 def connect(settings: Settings) -> aioredis.Redis:
     """An asyncio Redis client for these settings (decoded str responses)."""
     if settings.redis_url:
-        return aioredis.Redis.from_url(settings.redis_url, decode_responses=True)
-    return aioredis.Redis(
-        unix_socket_path=embedded_socket(settings.redis_dir), decode_responses=True
-    )
+        return aioredis.Redis.from_url(settings.redis_url, **_options())
+    return aioredis.Redis(unix_socket_path=embedded_socket(settings.redis_dir), **_options())
+
+
+def unavailable(exc: RedisError) -> ServiceUnavailable:
+    """What a client is told while Redis is down: JSON 503 with Retry-After, no internals."""
+    log.warning("redis unavailable: %r", exc)
+    return ServiceUnavailable("the episode store is unavailable (restarting?); retry shortly",
+                              code="store_unavailable", retry_after_s=1)

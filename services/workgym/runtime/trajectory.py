@@ -11,9 +11,19 @@ class TrajectoryStep(BaseModel):
     index: int = Field(description="0-based position of the request in the episode.")
     app: str = Field(description="Replica the request was addressed to, e.g. 'helpdesk'.")
     method: str = Field(description="HTTP method, upper case.")
-    path: str = Field(description="Path inside the app, e.g. '/tickets/12/comments'.")
+    path: str = Field(description="Path inside the app, e.g. '/tickets/12/comments': the "
+                      "canonical path of the route the replica matched (its template filled "
+                      "with the canonical parameters), else the decoded path as sent.")
+    route: str | None = Field(
+        None, description="Template of the route the replica matched, e.g. "
+        "'/tickets/{ticket_id}/comments'; None when no route matched (or no replica answered).")
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="The matched route's path parameters, canonical "
+        "(ids as integers).")
     query: str = Field("", description="Raw query string, without '?'.")
     request_body: Any = Field(None, description="Parsed JSON body, or None.")
+    request_text: str | None = Field(
+        None, description="The body as text (cut), when it was not JSON.")
     status: int = Field(description="Status code the agent received.")
     response_body: Any = Field(None, description="Parsed JSON response (None when cut).")
     error_code: str | None = Field(None, description="error.code of an error response.")

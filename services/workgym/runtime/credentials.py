@@ -1,0 +1,147 @@
+"""The credentials of a WorkGym deployment, and what is signed with them.
+
+Two principals reach WorkGym: the *operator*, who holds the API key (creates episodes,
+reads full reports, controls faults, reads telemetry), and the *agent*, who holds one
+episode's token (reaches that episode's apps through the proxy and may declare it
+finished). Services also share an *internal secret* they present to each other (replicas,
+telemetry ingest) and from which episode tokens and per-episode secrets are derived.
+
+Each is read from its variable (``WORKGYM_API_KEY``, ``WORKGYM_INTERNAL_SECRET``) or, when
+that is unset, from a file in the machine's WorkGym config directory
+(``$WORKGYM_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/workgym``, else ``~/.config/workgym``),
+created with a fresh random value by the first process that needs it. So every process of
+one user on one machine (``workgym serve``, the SDK, the CLI, the telemetry store) agrees
+without configuration, and containers get theirs from the environment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import quote
+
+import orjson
+
+API_KEY_FILE = "api-key"
+INTERNAL_SECRET_FILE = "internal-secret"
+API_KEY_PREFIX = "wgk_"
+
+
+def default_config_dir() -> Path:
+    explicit = os.environ.get("WORKGYM_CONFIG_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "workgym"
+
+
+def load_or_create(path: Path, prefix: str = "") -> str:
+    """The secret stored at ``path``; a new random one (mode 0600) if there is none.
+
+    Safe against concurrent first uses: the file is written aside and linked into place,
+    which fails if another process got there first (then its value is read)."""
+    with contextlib.suppress(FileNotFoundError):
+        value = path.read_text().strip()
+        if value:
+            return value
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    value = prefix + secrets.token_urlsafe(32)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(value + "\n")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return path.read_text().strip()
+    finally:
+        tmp.unlink(missing_ok=True)
+    return value
+
+
+def matches(presented: str | None, expected: str) -> bool:
+    """Constant-time comparison of a presented credential."""
+    return presented is not None and hmac.compare_digest(presented.encode(), expected.encode())
+
+
+def bearer(authorization: str | None) -> str | None:
+    """The credential of an ``Authorization: Bearer <credential>`` header, if any."""
+    scheme, _, value = (authorization or "").partition(" ")
+    value = value.strip()
+    return value if scheme.lower() == "bearer" and value else None
+
+
+def mac(key: str, purpose: str, message: str | bytes) -> str:
+    """HMAC-SHA256 of ``message`` under ``key``, separated by ``purpose`` (hex)."""
+    data = message.encode() if isinstance(message, str) else message
+    derived = hmac.new(key.encode(), purpose.encode(), hashlib.sha256).digest()
+    return hmac.new(derived, data, hashlib.sha256).hexdigest()
+
+
+# Reports: the gym signs every report it produces with the operator's key, so that what
+# reaches training data (``workgym export``) is what the gym scored, not forged spans.
+SIGNATURE = "signature"
+
+
+def _report_bytes(report: dict[str, Any]) -> bytes:
+    unsigned = {k: v for k, v in report.items() if k != SIGNATURE}
+    return orjson.dumps(unsigned, option=orjson.OPT_SORT_KEYS)
+
+
+def sign_report(api_key: str, report: dict[str, Any]) -> dict[str, Any]:
+    """``report`` with its ``signature``."""
+    return {**report, SIGNATURE: mac(api_key, "report", _report_bytes(report))}
+
+
+def report_signed(api_key: str, report: dict[str, Any]) -> bool:
+    """Whether ``report`` carries a valid signature of the gym holding ``api_key``."""
+    signature = report.get(SIGNATURE)
+    return isinstance(signature, str) and hmac.compare_digest(
+        signature, mac(api_key, "report", _report_bytes(report)))
+
+
+class _Holder(Protocol):
+    config_dir: Path
+    api_key: str
+    internal_secret: str
+
+
+def complete(settings: _Holder) -> None:
+    """Fill the credentials ``settings`` (a pydantic settings object) was not given from the
+    files in its ``config_dir``, creating them on first use: the one resolution every settings
+    class uses. Set through ``__dict__``, so they stay out of ``model_fields_set``, which tells
+    what was configured."""
+    fields = vars(settings)
+    if not settings.api_key:
+        fields["api_key"] = load_or_create(settings.config_dir / API_KEY_FILE, API_KEY_PREFIX)
+    if not settings.internal_secret:
+        fields["internal_secret"] = load_or_create(settings.config_dir / INTERNAL_SECRET_FILE)
+
+
+# Episode pages: a link the gym puts in a report opens that episode's page (and its timeline)
+# in the telemetry store without the API key; the store checks ``sig`` the same way.
+def page_signature(api_key: str, episode_id: str) -> str:
+    return mac(api_key, "page", episode_id)
+
+
+def page_link(base_url: str, api_key: str, episode_id: str) -> str:
+    """``<base_url>/episodes/<id>?sig=...``: the signed link to one episode's page."""
+    return (f"{base_url.rstrip('/')}/episodes/{quote(episode_id, safe='')}"
+            f"?sig={page_signature(api_key, episode_id)}")
+
+
+def find_api_key() -> str | None:
+    """The operator's API key as a client on this machine finds it: ``WORKGYM_API_KEY``, else
+    the config directory's ``api-key`` (written by ``workgym serve``); None if neither."""
+    if key := os.environ.get("WORKGYM_API_KEY"):
+        return key
+    try:
+        return (default_config_dir() / API_KEY_FILE).read_text().strip() or None
+    except OSError:
+        return None

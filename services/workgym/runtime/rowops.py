@@ -1,0 +1,124 @@
+"""Row operations: the one declarative way anything but an app's own routes changes a world.
+
+Task setup (from task files) and the ``state_drift`` fault (from fault plans, which an
+operator may send over HTTP) describe changes as these operations on the app's own
+tables, never as SQL::
+
+    {bind: billing, select: groups, where: {name: Billing}}
+    {bind: order, insert: orders, values: {customer_id: $customer.id, placed_at: "@now-3d"}}
+    {update: tickets, id: $ticket.id, values: {status: pending}}
+
+``$name.field`` refers to a row bound earlier (or by the task's setup); ``@now-3d`` is a
+time relative to the episode's virtual clock. Tables and columns are checked against the
+app's schema (:func:`check_schema`) before anything runs: only the app's own tables (no
+``_``-prefixed bookkeeping, no ``sqlite_`` internals) and their existing columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+
+from .errors import InvalidRequest
+
+Identifier = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,62}$",
+                                  description="A table or column of the app.")]
+# Bounded so that nothing a plan carries overflows SQLite's 64-bit integers.
+Scalar = (Annotated[int, Field(ge=-(2**53), le=2**53)]
+          | Annotated[float, Field(ge=-1e15, le=1e15, allow_inf_nan=False)]
+          | bool | None | Annotated[str, Field(max_length=20_000)])
+Values = dict[Identifier, Scalar]
+Schema = Mapping[str, Sequence[str]]  # table -> its columns
+
+
+class _Op(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class InsertRow(_Op):
+    op: Literal["insert"] = "insert"
+    insert: Identifier = Field(description="Table to insert into.")
+    values: Values = Field(min_length=1, description="Column -> value.")
+    bind: Identifier | None = Field(None, description="Name to refer to the new row by.")
+
+
+class UpdateRow(_Op):
+    op: Literal["update"] = "update"
+    update: Identifier = Field(description="Table of the row.")
+    id: Annotated[int, Field(ge=1, le=2**53)] | Annotated[
+        str, Field(pattern=r"^\$[A-Za-z_]\w*\.[A-Za-z_]\w*$")] = Field(
+        description="The row's id, or a reference to a bound row's id ($name.id).")
+    values: Values = Field(min_length=1, description="Column -> new value.")
+    bind: Identifier | None = None
+
+
+class SelectRow(_Op):
+    op: Literal["select"] = "select"
+    select: Identifier = Field(description="Table to find the row in.")
+    where: Values = Field(default_factory=dict, description="Column -> required value.")
+    exclude: Values = Field(default_factory=dict, description="Column -> value it must not "
+                            "have.")
+    order_by: Annotated[str, Field(pattern=r"^-?[a-z][a-z0-9_]{0,62}$")] = Field(
+        "id", description="Column the first row is taken by ('-' for descending).")
+    bind: Identifier = Field(description="Name to refer to the row by.")
+
+
+RowOp = Annotated[InsertRow | UpdateRow | SelectRow, Field(discriminator="op")]
+_ops = TypeAdapter(list[RowOp])
+
+_KEYS = ("insert", "update", "select")
+
+
+def _tag(raw: Any) -> Any:
+    """Let authors omit ``op``: it is the one operation key present."""
+    if isinstance(raw, dict) and "op" not in raw:
+        for key in _KEYS:
+            if key in raw:
+                return {**raw, "op": key}
+    return raw
+
+
+def _tag_all(raw: Any) -> Any:
+    return [_tag(item) for item in raw] if isinstance(raw, list) else raw
+
+
+# A list of row operations as a model field (``op`` may be omitted, as in task files).
+RowOps = Annotated[list[RowOp], BeforeValidator(_tag_all)]
+
+
+def parse_ops(raw: Sequence[Any]) -> list[InsertRow | UpdateRow | SelectRow]:
+    """Validate row operations (pydantic's ValidationError names the failing field)."""
+    return _ops.validate_python(_tag_all(list(raw)))
+
+
+def table_of(op: InsertRow | UpdateRow | SelectRow) -> str:
+    return op.insert if isinstance(op, InsertRow) else (
+        op.update if isinstance(op, UpdateRow) else op.select)
+
+
+def _columns(op: InsertRow | UpdateRow | SelectRow) -> list[tuple[str, str]]:
+    """(where in the op, column) for every column the op names."""
+    if isinstance(op, SelectRow):
+        named = [("where", c) for c in op.where] + [("exclude", c) for c in op.exclude]
+        return [*named, ("order_by", op.order_by.lstrip("-"))]
+    return [("values", column) for column in op.values]
+
+
+def check_schema(ops: Sequence[InsertRow | UpdateRow | SelectRow], schema: Schema,
+                 field: str = "ops") -> None:
+    """InvalidRequest naming the first table or column the app does not have."""
+    for i, op in enumerate(ops):
+        table = table_of(op)
+        if table not in schema:
+            raise InvalidRequest(
+                f"{field}[{i}]: no table '{table}' (tables: {', '.join(sorted(schema))})",
+                code="unknown_table", field=f"{field}.{i}.{op.op}", rule="app_table")
+        known = set(schema[table])
+        for where, column in _columns(op):
+            if column not in known:
+                raise InvalidRequest(
+                    f"{field}[{i}]: table '{table}' has no column '{column}'",
+                    code="unknown_column", field=f"{field}.{i}.{where}.{column}",
+                    rule="table_column")
