@@ -24,11 +24,18 @@ from redis.exceptions import RedisError
 
 import workgym.runtime.observability as obs
 from workgym.registry import Registry, StepGrant, lost_error, step_index
-from workgym.runtime.asgi import Receive, Scope, Send, read_body, send_error, send_response
+from workgym.runtime.asgi import (
+    Receive,
+    Scope,
+    Send,
+    json_body,
+    read_body,
+    send_error,
+    send_response,
+)
 from workgym.runtime.credentials import bearer
 from workgym.runtime.errors import (
     HeadersTooLarge,
-    InvalidRequest,
     NotFound,
     Unauthorized,
     UpstreamError,
@@ -111,42 +118,6 @@ def _check_headers(headers: list[tuple[bytes, bytes]], settings: Settings) -> No
                               field="headers", rule=f"max_bytes:{settings.max_header_bytes}")
 
 
-def _depth(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests arrays/objects deeper than ``limit`` (iterative: no recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
-
-
-def _parse_body(body: bytes, limit: int) -> Any:
-    """The JSON body, or None when it is not JSON (forwarded as is: the replica refuses it);
-    422 before anything is forwarded when it nests deeper than ``limit``."""
-    if not body:
-        return None
-    try:
-        parsed = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        if "depth limit" not in str(exc):
-            return None
-        too_deep = True  # past orjson's own limit (1024), so past ours
-    else:
-        too_deep = _depth(parsed, limit)
-    if too_deep:
-        raise InvalidRequest(f"the JSON body nests deeper than {limit} levels", code="too_deep",
-                             field="body", rule=f"max_depth:{limit}")
-    return parsed
-
-
 def _json_or_none(body: bytes, limit: int) -> Any:
     if not body or len(body) > limit:
         return None
@@ -209,7 +180,7 @@ class Proxy:
         token = _token(headers)
         # Everything an agent sent is checked before the step is counted or forwarded.
         body = await read_body(receive, self.settings.max_body_bytes)
-        parsed = _parse_body(body, self.settings.max_json_depth)
+        parsed = json_body(body, self.settings.max_json_depth)
         grant = await self.registry.begin_step(token)
         ctx = self._context(grant, token, app, scope["method"], path,
                             scope.get("query_string", b"").decode("latin-1"), body)

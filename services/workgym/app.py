@@ -11,11 +11,13 @@ same code path. Without the gym API, a process serves at most one replica, at
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import httpx
+import orjson
 
 from replicas.catalog import app_names, spec
 
@@ -33,7 +35,7 @@ from .runtime.asgi import (
     send_error,
     send_response,
 )
-from .runtime.errors import ConfigError, NotFound
+from .runtime.errors import INTERNAL_ERROR, ConfigError, NotFound
 from .runtime.internal import APPS_PREFIX
 from .runtime.settings import Settings
 
@@ -43,6 +45,9 @@ if TYPE_CHECKING:  # each role imports only what it serves (start-up CPU in cont
     from workgym_proxy import Proxy
 
     from .gym.service import EpisodeService
+
+
+log = logging.getLogger("workgym")
 
 
 def local_url(app: str) -> str:
@@ -62,16 +67,35 @@ class Server:
     heartbeat: Heartbeat | None = None  # a replica instance registering itself for placement
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self.proxy and scope["path"].startswith(APPS_PREFIX):
-            await self.proxy(scope, receive, send)
-        elif scope["type"] == "lifespan":
+        if scope["type"] == "lifespan":
             await self._root(scope, receive, self._lifespan(send))
-        else:
-            await self._root(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            if scope["type"] == "http" and self.proxy and scope["path"].startswith(APPS_PREFIX):
+                await self.proxy(scope, receive, tracked)
+            else:
+                await self._root(scope, receive, tracked)
+        except ConnectionResetError:
+            raise  # the connection_reset fault: the agent's connection drops
+        except Exception:
+            # Whatever failed, the client gets JSON (never a traceback), the log the details,
+            # in every way of running (in-process, uvicorn, compose) alike.
+            log.exception("unhandled error serving %s %s", scope.get("method"), scope["path"])
+            if scope["type"] == "http" and not started:
+                await send_response(send, 500, orjson.dumps(INTERNAL_ERROR),
+                                    [(b"content-type", b"application/json")])
 
     def __post_init__(self) -> None:
         self._root: ASGIApp = (
-            BodyLimit(self.gym, self.settings.max_body_bytes) if self.gym
+            BodyLimit(self.gym, self.settings.max_body_bytes, self.settings.max_json_depth)
+            if self.gym
             else next(iter(self.replicas.values())) if self.replicas
             else health_only
         )

@@ -414,7 +414,7 @@ class Registry:
                            args=[step_index(grant), step, int(grant.expires_at) + 1])
 
     async def trajectory(self, episode_id: str) -> list[TrajectoryStep]:
-        raw = await self.redis.zrange(_traj(episode_id), 0, -1)
+        raw: list[str] = await self.redis.zrange(_traj(episode_id), 0, -1)  # type: ignore[assignment]
         return [TrajectoryStep.model_validate_json(item) for item in raw]
 
     async def settled(self, episode_id: str, wait_s: float) -> int:

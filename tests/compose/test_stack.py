@@ -1,5 +1,5 @@
 """The compose stack end to end: images, health, a fault-heavy episode over HTTP, telemetry,
-network isolation, scaling and losing a replica instance.
+network isolation, scaling and losing a replica instance, and Redis restarting mid-episode.
 
 Needs a Docker engine with `docker compose`: runs only with WORKGYM_COMPOSE_TESTS=1 (set by
 .ci/run after ../shared/tools/docker-local.sh). Leaves nothing running.
@@ -19,6 +19,7 @@ import pytest
 
 import workgym
 from workgym.agents import reference
+from workgym.agents.reference import run_step
 from workgym.tasks import catalogue
 
 pytestmark = [
@@ -44,6 +45,18 @@ def redis(*args: str) -> str:
     return compose("exec", "-T", "redis", "redis-cli", *args).strip()
 
 
+def api_key() -> str:
+    """The operator's key the stack runs with (.env, written by `make compose-env`)."""
+    for line in (ROOT / ".env").read_text().splitlines():
+        if line.startswith("WORKGYM_API_KEY="):
+            return line.split("=", 1)[1]
+    raise AssertionError("no WORKGYM_API_KEY in .env")
+
+
+def operator() -> dict[str, str]:
+    return {"authorization": f"Bearer {api_key()}"}
+
+
 def placed_on(episode_id: str) -> str:
     return str(json.loads(redis("HGET", f"wg:ep:{episode_id}", "apps"))["helpdesk"])
 
@@ -63,7 +76,7 @@ def stack() -> Iterator[None]:
 
 def test_the_reference_agent_scores_one_through_the_proxy_and_is_traced(stack: None) -> None:
     task = catalogue().get(TASK)
-    with workgym.connect(GYM, TASK, seed=5) as env:
+    with workgym.connect(GYM, TASK, seed=5, api_key=api_key()) as env:
         obs = env.reset()
         assert obs.apps["helpdesk"].startswith(f"{PROXY}/apps/helpdesk")
         report = env.finish(answer=reference(env, task))
@@ -71,7 +84,8 @@ def test_the_reference_agent_scores_one_through_the_proxy_and_is_traced(stack: N
     assert report["faults"], "the task's faults were injected"
     deadline = time.monotonic() + 20
     while True:  # spans are batched by each service's exporter
-        timeline = httpx.get(f"{TELEMETRY}/v1/episodes/{obs.episode_id}/timeline")
+        timeline = httpx.get(f"{TELEMETRY}/v1/episodes/{obs.episode_id}/timeline",
+                             headers=operator())
         if timeline.status_code == 200 and timeline.json().get("steps"):
             break
         assert time.monotonic() < deadline, f"no timeline: {timeline.status_code}"
@@ -101,7 +115,7 @@ def test_scaled_replicas_share_episodes_and_losing_one_fails_only_its_own(stack:
     while len(redis("ZRANGE", "wg:replicas:helpdesk", "0", "-1").split()) < 3:
         assert time.monotonic() < deadline, "three instances registered"
         time.sleep(0.2)
-    http = httpx.Client(timeout=30)
+    http = httpx.Client(timeout=30, headers=operator())
     episodes = []
     for seed in range(6):
         created = http.post(f"{GYM}/v1/episodes",
@@ -118,8 +132,7 @@ def test_scaled_replicas_share_episodes_and_losing_one_fails_only_its_own(stack:
         auth = {"authorization": f"Bearer {episode['token']}"}
         step = http.get(episode["apps"]["helpdesk"] + "/tickets", params={"limit": 1},
                         headers=auth)
-        finish = http.post(f"{GYM}/v1/episodes/{episode['id']}/finish", json={},
-                           headers=auth)
+        finish = http.post(f"{GYM}/v1/episodes/{episode['id']}/finish", json={})
         if where[episode["id"]] == victim:
             assert step.status_code == 502 and step.json()["error"]["code"] == "episode_lost"
             assert finish.status_code == 502
@@ -133,3 +146,37 @@ def test_scaled_replicas_share_episodes_and_losing_one_fails_only_its_own(stack:
         assert created.status_code == 201, created.text
         assert placed_on(created.json()["id"]) != victim
     http.close()
+
+
+def test_redis_restarting_mid_episode_loses_nothing(stack: None) -> None:
+    """While Redis is down every service answers JSON 503 with Retry-After; once it is back
+    (its append-only file reloaded) the episode goes on and finishes with the right reward."""
+    task = catalogue().get("helpdesk/refund-standard")
+    with workgym.connect(GYM, task.id, seed=3, faults="none", api_key=api_key()) as env:
+        obs = env.reset()
+        saved: dict[str, object] = {}
+        half = len(task.reference.steps) // 2
+        for step in task.reference.steps[:half]:
+            run_step(env, step, saved)
+        compose("stop", "redis")
+        try:
+            auth = {"authorization": f"Bearer {obs.token}"}
+            for answer in (httpx.get(obs.apps["helpdesk"] + "/groups", headers=auth),
+                           httpx.get(f"{GYM}/v1/episodes/{obs.episode_id}", headers=operator(),
+                                     timeout=30)):
+                assert answer.status_code == 503, answer.text
+                assert answer.json()["error"]["code"] == "store_unavailable"
+                assert int(answer.headers["retry-after"]) >= 1
+        finally:
+            compose("start", "redis")
+        deadline = time.monotonic() + 30
+        while httpx.get(f"{GYM}/v1/episodes/{obs.episode_id}", headers=operator(),
+                        timeout=30).status_code != 200:
+            assert time.monotonic() < deadline, "the gym answers again once Redis is back"
+            time.sleep(0.2)
+        for step in task.reference.steps[half:]:
+            run_step(env, step, saved)
+        report = env.finish(answer=None)
+    assert report["success"] and report["reward"] == 1.0, report
+    # The refused request was never admitted: it is no step. Every admitted one is recorded.
+    assert report["steps"] == len(task.reference.steps)

@@ -8,8 +8,8 @@ coverage (boundaries, wrong types, aliases) and fuzzing. Deterministic
 (derandomized Hypothesis, a fixed seed) and bounded by MAX_EXAMPLES.
 
 Generated values reach real records: integers are drawn from existing ids half the
-time, strings from the gym's real names (tasks, apps), and the fuzzing phase reuses
-values the API answered. One episode serves a replica's whole run: a write may
+time, the gym's tasks and apps from their real names, and the fuzzing phase reuses
+values the API answered (e.g. a created episode's id). One episode serves a replica's whole run: a write may
 change what a later case finds (a closed ticket, a spent refund), which only moves
 answers between documented statuses; every check holds whatever the state.
 """
@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.python import asgi
 
 from replicas.catalog import app_names, spec
 from replicas.runtime.app import create_replica_app
@@ -31,25 +32,25 @@ from workgym.runtime.settings import Settings
 SECRET = "fuzz-secret"
 EPISODE = "fuzz"
 # Fuzzing-phase cases per operation (the examples and coverage phases add their own).
-MAX_EXAMPLES = 25
+MAX_EXAMPLES = 50
 CHECKS = ["not_a_server_error", "status_code_conformance", "content_type_conformance",
           "response_schema_conformance"]
 # Ids the seeded worlds have in every table.
 KNOWN_IDS = list(range(1, 11))
 
 
-def _config(headers: dict[str, str], strings: list[str]) -> schemathesis.Config:
-    dictionaries: dict[str, Any] = {"integers": {"values": KNOWN_IDS}}
-    bindings: dict[str, Any] = {"integer": {"dictionary": "integers", "probability": 0.5}}
-    if strings:
-        dictionaries["strings"] = {"values": strings}
-        bindings["string"] = {"dictionary": "strings", "probability": 0.3}
+def _config(headers: dict[str, str], real: dict[str, list[str]]) -> schemathesis.Config:
+    """Every request sent with ``headers``; integers drawn from KNOWN_IDS half the time and
+    each parameter of ``real`` ('path.app', 'body.task') from its real values."""
+    dictionaries = {"ids": {"values": KNOWN_IDS},
+                    **{key: {"values": values} for key, values in real.items()}}
     return schemathesis.Config.from_dict({
         "seed": 20_250_601,
         "headers": headers,
         "dictionaries": dictionaries,
+        "parameters": {key: {"dictionary": key, "probability": 0.5} for key in real},
         "generation": {"mode": "all", "deterministic": True, "database": "none",
-                       "dictionaries": bindings},
+                       "dictionaries": {"integer": {"dictionary": "ids", "probability": 0.5}}},
         "checks": {"enabled": False, **{check: {"enabled": True} for check in CHECKS}},
         "phases": {"stateful": {"enabled": False},
                    "fuzzing": {"extra-data-sources": {"responses": True}}},
@@ -70,8 +71,8 @@ def replica(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     app = create_replica_app(spec(request.param), Settings(data_dir=tmp_path,
                                                            internal_secret=SECRET))
     app.state.store.create(EPISODE, seed=1, setup=[], script={}, ttl_s=3600)
-    return _schema(request, app, _config({INTERNAL_HEADER: SECRET, EPISODE_HEADER: EPISODE},
-                                         strings=[]))
+    return _schema(request, app,
+                   _config({INTERNAL_HEADER: SECRET, EPISODE_HEADER: EPISODE}, real={}))
 
 
 @pytest.fixture
@@ -82,23 +83,29 @@ def gym(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 
     server = create_app(Settings(data_dir=tmp_path, internal_secret=SECRET))
     assert server.gym is not None
-    names = [task.id for task in catalogue()] + sorted(app_names())
-    return _schema(request, server.gym,
-                   _config({"Authorization": f"Bearer {server.settings.api_key}"}, names))
+    auth = {"Authorization": f"Bearer {server.settings.api_key}"}
+    tasks, apps = [task.id for task in catalogue()], sorted(app_names())
+    # Through schemathesis's client: the app runs on the event loop the fuzzer's requests use.
+    with asgi.get_client(server.gym) as client:
+        created = client.post("/v1/episodes", json={"task": tasks[0], "seed": 1}, headers=auth)
+    assert created.status_code == 201, created.text
+    real = {"body.task": tasks, "path.app": apps,
+            "path.episode_id": [created.json()["id"]]}
+    return _schema(request, server.gym, _config(auth, real))
 
 
 FUZZ = settings(max_examples=MAX_EXAMPLES, derandomize=True, deadline=None, database=None,
                 suppress_health_check=list(HealthCheck))
 
 
-import collections, atexit
+import atexit
+import collections
+
 _SEEN = collections.Counter()
-atexit.register(lambda: print("\nDEBUG", sum(_SEEN.values()), sorted(_SEEN.items())))
+atexit.register(lambda: print("\nDEBUG", sum(_SEEN.values()), sorted(collections.Counter(k[1] for k in _SEEN.elements()).items())))
 def _call_and_validate(case: schemathesis.Case) -> None:
     r = case.call_and_validate()
     _SEEN[(case.operation.label, r.status_code)] += 1
-    if "task" in case.operation.label or case.operation.label == "POST /v1/episodes":
-        print("CASE", case.operation.label, case.path_parameters, str(case.body)[:80], r.status_code, case.meta.phase.name if case.meta else None)
 
 
 test_replica_api_answers_as_documented = FUZZ(

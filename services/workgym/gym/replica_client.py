@@ -11,7 +11,6 @@ import orjson
 from ..runtime.errors import UpstreamError, WorkGymError
 from ..runtime.internal import INTERNAL_HEADER, INTERNAL_PREFIX
 
-
 log = logging.getLogger("workgym.gym")
 
 

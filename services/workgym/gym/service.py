@@ -28,15 +28,17 @@ from .replica_client import ReplicaClient
 log = logging.getLogger("workgym.gym")
 
 
+# The tags of the plan's unions: pydantic puts one after a list index; it is no field name.
+_TAGS = frozenset(PLUGINS) | {"insert", "update", "select"}
+
+
 def _invalid_plan(exc: ValidationError) -> InvalidRequest:
     first = exc.errors()[0]
-    # pydantic puts the union's tag (the fault kind) after the index: not a field name.
     loc = list(first["loc"])
-    if len(loc) > 1 and isinstance(loc[0], int) and loc[1] in PLUGINS:
-        del loc[1]
-    path = [str(p) for p in loc]
+    path = [str(p) for i, p in enumerate(loc)
+            if not (i > 0 and isinstance(loc[i - 1], int) and p in _TAGS)]
     if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
-        path.append("kind")  # the missing or unknown fault kind
+        path.append(str(first.get("ctx", {}).get("discriminator", "kind")).strip("'"))
     field = ".".join(["faults", *path])
     return InvalidRequest(f"field '{field}': {first['msg']}", code="validation_error",
                           field=field, rule=first["type"])

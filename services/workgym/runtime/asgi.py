@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from .errors import PayloadTooLarge, WorkGymError
+import orjson
+
+from .errors import InvalidRequest, PayloadTooLarge, WorkGymError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -60,12 +62,51 @@ def replay(body: bytes, receive: Receive) -> Receive:
     return replayed
 
 
-class BodyLimit:
-    """Refuse bodies over ``limit`` bytes with 413 before the app parses them."""
+def _too_deep(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays/objects deeper than ``limit`` (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+
+def json_body(body: bytes, max_depth: int) -> Any:
+    """The parsed JSON body, or None when there is none or it is not JSON (the app answers
+    that itself); 422 ``too_deep`` when it nests deeper than ``max_depth``, before any app
+    (or serialiser) recurses into it."""
+    if not body:
+        return None
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        if "depth limit" not in str(exc):  # past orjson's own limit (1024): past ours
+            return None
+        too_deep = True
+    else:
+        too_deep = _too_deep(parsed, max_depth)
+    if too_deep:
+        raise InvalidRequest(f"the JSON body nests deeper than {max_depth} levels",
+                             code="too_deep", field="body", rule=f"max_depth:{max_depth}")
+    return parsed
+
+
+class BodyLimit:
+    """Refuse bodies over ``limit`` bytes (413) or nested deeper than ``max_depth`` (422)
+    before the app parses them."""
+
+    def __init__(self, app: ASGIApp, limit: int, max_depth: int = 32) -> None:
         self.app = app
         self.limit = limit
+        self.max_depth = max_depth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "DELETE"):
@@ -73,6 +114,7 @@ class BodyLimit:
             return
         try:
             body = await read_body(receive, self.limit)
+            json_body(body, self.max_depth)
         except WorkGymError as error:
             await send_error(send, error)
             return
