@@ -15,6 +15,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from .settings import Settings
 log = logging.getLogger("workgym.redis")
 
 _embedded: dict[Path, str] = {}
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="workgym-redis-spawner")
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -53,11 +55,15 @@ def _start_embedded(data_dir: Path) -> str:
     data_dir.mkdir(parents=True, exist_ok=True)
     run_dir = Path(tempfile.mkdtemp(prefix="workgym-redis-"))  # short: socket paths are limited
     socket_path, log = run_dir / "redis.sock", data_dir / "redis.log"
-    process = subprocess.Popen(
+    # Started from a thread that lives as long as the process: the parent-death signal fires
+    # when the *thread* that forked the child ends, and a caller's thread (an in-process
+    # server's event loop) may end long before the process does.
+    process = _SPAWNER.submit(
+        subprocess.Popen,
         [executable, "--port", "0", "--unixsocket", str(socket_path), "--unixsocketperm", "700",
          "--save", "", "--appendonly", "no", "--dir", str(run_dir), "--logfile", str(log)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
-    )
+    ).result()
 
     def stop() -> None:
         process.terminate()
@@ -105,6 +111,6 @@ def connect(settings: Settings) -> aioredis.Redis:
 
 def unavailable(exc: RedisError) -> ServiceUnavailable:
     """What a client is told while Redis is down: JSON 503 with Retry-After, no internals."""
-    log.warning("redis unavailable: %r", exc)
+    log.warning("redis unavailable: %s", exc)
     return ServiceUnavailable("the episode store is unavailable (restarting?); retry shortly",
                               code="store_unavailable", retry_after_s=1)
