@@ -32,7 +32,7 @@ SPEC = ReplicaSpec(
         "the currency's minor unit (JPY has none). Errors are JSON "
         '{"error": {code, message, field, rule}}.'
     ),
-    data_version="1",
+    data_version="2",  # 2: no verification codes stored in the world
     router=router,
     seed=_seed,
     after_write=customer.after_write,

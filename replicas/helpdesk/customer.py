@@ -32,7 +32,7 @@ from replicas.runtime.clock import iso
 from replicas.runtime.episode import Episode
 from workgym.runtime.refs import resolve
 
-from .rules import parse_iso
+from .rules import email_verification_code, parse_iso
 
 _MEMORY = "helpdesk.customer"
 _CODE = "{verification_code}"
@@ -76,7 +76,7 @@ def after_write(episode: Episode) -> None:
             if index in state["used"]:
                 continue
             if any(needle.lower() in text for needle in reply.get("when_any", [""])):
-                body = _fill_code(db, ticket_id, reply["reply"])
+                body = _fill_code(episode, ticket_id, reply["reply"])
                 if body is None:
                     continue
                 state["used"].append(index)
@@ -87,20 +87,21 @@ def after_write(episode: Episode) -> None:
     state["last_seen"] = max(state["last_seen"], latest["n"])
 
 
-def _fill_code(db: sqlite3.Connection, ticket_id: int, body: str) -> str | None:
+def _fill_code(episode: Episode, ticket_id: int, body: str) -> str | None:
     """``body`` with ``{verification_code}`` filled in; None if there is no code to give."""
     if _CODE not in body:
         return body
     action = sql.one(
-        db,
-        "SELECT a.verification_code FROM account_actions a JOIN tickets t "
+        episode.db,
+        "SELECT a.customer_id, a.new_email FROM account_actions a JOIN tickets t "
         "ON t.requester_id = a.customer_id WHERE t.id = ? AND a.kind = 'email_change' "
         "AND a.status = 'pending' ORDER BY a.id DESC LIMIT 1",
         (ticket_id,),
     )
-    if action is None or action["verification_code"] is None:
+    if action is None or not action["new_email"]:
         return None
-    return body.replace(_CODE, action["verification_code"])
+    code = email_verification_code(episode.secret, action["customer_id"], action["new_email"])
+    return body.replace(_CODE, code)
 
 
 def _post_reply(db: sqlite3.Connection, ticket_id: int, body: str, after: Any) -> None:

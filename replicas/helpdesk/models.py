@@ -191,7 +191,6 @@ class AccountAction(HelpdeskModel, table=True):
     verification_method: str | None = None
     new_email: str | None = None
     # Stored, never returned by the API: the customer receives it at new_email.
-    verification_code: str | None = None
     requested_by: int | None = Field(default=None, foreign_key="agents.id")
     created_at: str
     completed_at: str | None = None

@@ -9,7 +9,7 @@ refusal leaves the database untouched.
 
 from __future__ import annotations
 
-import hashlib
+import hmac
 import sqlite3
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
@@ -19,6 +19,7 @@ import orjson
 
 from replicas.runtime import db as sql
 from replicas.runtime.clock import iso
+from workgym.runtime.credentials import mac
 from workgym.runtime.errors import NotFound, RuleViolation
 
 # ---------------------------------------------------------------------------
@@ -65,9 +66,11 @@ def format_money(amount: int, currency: str) -> str:
     return f"{currency} {amount // 100:,}.{amount % 100:02d}"
 
 
-def email_verification_code(customer_id: int, new_email: str) -> str:
-    """The 6-digit code emailed to ``new_email`` (deterministic, for task scripts)."""
-    digest = hashlib.sha256(f"{customer_id}:{new_email.lower()}".encode()).hexdigest()
+def email_verification_code(secret: str, customer_id: int, new_email: str) -> str:
+    """The 6-digit code emailed to ``new_email``: derived from the episode's secret, so it is
+    the same for the same world and request (determinism) and no agent can compute it — it
+    must ask the customer, who received it."""
+    digest = mac(secret, "email-code", f"{customer_id}:{new_email.lower()}")
     return f"{int(digest[:8], 16) % 1_000_000:06d}"
 
 
@@ -647,7 +650,6 @@ def _action(
     verification_required: bool,
     verification_method: str | None = None,
     new_email: str | None = None,
-    code: str | None = None,
 ) -> dict[str, Any]:
     stamp = iso(now)
     action_id = sql.insert(
@@ -660,7 +662,6 @@ def _action(
             "verification_required": verification_required,
             "verification_method": verification_method,
             "new_email": new_email,
-            "verification_code": code,
             "requested_by": ACTING_AGENT_ID,
             "created_at": stamp,
             "completed_at": stamp if status == "completed" else None,
@@ -769,12 +770,11 @@ def request_email_change(
         verification_required=True,
         verification_method="code_to_new_email",
         new_email=new_email,
-        code=email_verification_code(customer_id, new_email),
     )
 
 
 def verify_account_action(
-    db: sqlite3.Connection, *, action_id: int, code: str, now: datetime
+    db: sqlite3.Connection, *, action_id: int, code: str, now: datetime, secret: str
 ) -> dict[str, Any]:
     action = get_row(db, "account_actions", action_id)
     if action["status"] != "pending":
@@ -784,7 +784,8 @@ def verify_account_action(
             field="action_id",
             rule="verify_pending_action",
         )
-    if code != action["verification_code"]:
+    expected = email_verification_code(secret, action["customer_id"], action["new_email"] or "")
+    if not hmac.compare_digest(code, expected):
         raise RuleViolation(
             f"verification code does not match the one sent to {action['new_email']}",
             code="invalid_verification_code",

@@ -422,7 +422,6 @@ def order(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def account_action(row: dict[str, Any]) -> dict[str, Any]:
-    row.pop("verification_code", None)
     row["verification_required"] = bool(row["verification_required"])
     return row
 

@@ -26,7 +26,6 @@ from replicas.runtime.clock import iso
 from .models import METADATA
 from .rules import (
     REFUND_APPROVAL_THRESHOLD_USD,
-    email_verification_code,
     format_money,
     usd_equivalent,
 )
@@ -351,7 +350,6 @@ class _World:
                     "verification_required": 1,
                     "verification_method": "code_to_new_email",
                     "new_email": new_email,
-                    "verification_code": email_verification_code(c["id"], new_email),
                     "requested_by": None,
                     "created_at": iso(created),
                     "completed_at": None,
@@ -371,7 +369,6 @@ class _World:
                     if kind == "2fa_reset"
                     else "verified_email_link",
                     "new_email": None,
-                    "verification_code": None,
                     "requested_by": agent,
                     "created_at": iso(created),
                     "completed_at": iso(created + timedelta(minutes=3)),

@@ -58,7 +58,8 @@ class ObserveRequests:
         write = scope["method"] not in _READS and episode is not None
         start = episode.memory.get("changes_seq", 0) if write and episode else 0
         attributes = {"workgym.episode_id": episode.id if episode else None,
-                      "workgym.step": int(headers.get(STEP_HEADER, "0") or 0),
+                      "workgym.step": int(step) if (step := headers.get(STEP_HEADER, "")
+                                                    ).isdigit() else None,
                       "http.request.method": scope["method"], "url.path": scope["path"]}
         with obs.span("replica.request", attributes, kind=SpanKind.SERVER,
                       context=obs.extract(headers)) as span:

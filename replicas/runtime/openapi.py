@@ -11,28 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-
-class ErrorDetail(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    code: str = Field(description="Machine-readable error code, e.g. 'refund_exceeds_captured'.")
-    message: str = Field(description="What was refused and why, in plain words.")
-    field: str | None = Field(None, description="The request field the error is about, if any.")
-    rule: str | None = Field(None, description="The business or validation rule that refused.")
-
-
-class ErrorBody(BaseModel):
-    """Every error a WorkGym service answers: ``{"error": {code, message, field, rule}}``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    error: ErrorDetail = Field(description="The error.")
-
-
-_RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before retrying.",
-                                "schema": {"type": "integer", "minimum": 0}}}
+from workgym.runtime.error_docs import RETRY_AFTER as _RETRY_AFTER
+from workgym.runtime.error_docs import ErrorBody
 
 # status -> (description, response headers). 400 only where a body is sent (see below).
 AGENT_ERRORS: dict[int, tuple[str, dict[str, Any]]] = {

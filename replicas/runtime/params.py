@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from annotated_types import Interval
-from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, Strict
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
@@ -62,6 +62,7 @@ class CanonicalInteger:
 
 CANONICAL = CanonicalInteger()
 
-# The id of a record: in a request body, and (spelled canonically) in a path or a query.
-RecordId = Annotated[int, Interval(ge=1, le=MAX_ID)]
-Id = Annotated[RecordId, CANONICAL]
+# The id of a record in a path or a query (text, spelled canonically), and in a request body
+# (a JSON integer: strict, so "301", 301.0 and true are refused rather than read as 301).
+Id = Annotated[int, Interval(ge=1, le=MAX_ID), CANONICAL]
+RecordId = Annotated[int, Strict(), Interval(ge=1, le=MAX_ID)]

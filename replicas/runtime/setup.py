@@ -103,7 +103,7 @@ def apply_ops(db: sqlite3.Connection, ops: Sequence[Op], now: datetime,
                 raise InvalidRequest(f"{field}[{i}] ({op.op} {table_of(op)}): {exc}",
                                      code="setup_failed", field=f"{field}.{i}",
                                      rule="constraint") from exc
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, OverflowError) as exc:
                 raise InvalidRequest(f"{field}[{i}] ({op.op} {table_of(op)}) was refused by "
                                      "the database", code="setup_failed",
                                      field=f"{field}.{i}") from exc

@@ -164,12 +164,22 @@ def not_found(episode_id: str) -> NotFound:
                     field="episode_id")
 
 
+def _deleted() -> Gone:
+    return Gone("this episode was deleted", code="episode_deleted")
+
+
+def _not_deleted(raw: dict[str, str]) -> dict[str, str]:
+    if raw.get("status") == DELETED:
+        raise _deleted()
+    return raw
+
+
 def _refused(outcome: str, reason: str = "") -> WorkGymError:
     """The error for a refused step (finished, deleted, budget, lost)."""
     if outcome == LOST:
         return lost_error(reason)
     if outcome == DELETED:
-        return Gone("this episode was deleted", code="episode_deleted")
+        return _deleted()
     if outcome == "budget":
         return Conflict("the episode's step budget is spent; finish it",
                         code="step_budget_exhausted")
@@ -334,11 +344,11 @@ class Registry:
                                                     else v.decode() for k, v in fields.items()})
 
     async def _hash(self, episode_id: str) -> dict[str, str]:
-        """The episode's Redis hash, in one read, or 404."""
+        """The episode's Redis hash, in one read; 404 if there is none, 410 if deleted."""
         raw: dict[str, str] = await self.redis.hgetall(_ep(episode_id))  # type: ignore[assignment]
         if not raw:
             raise not_found(episode_id)
-        return raw
+        return _not_deleted(raw)
 
     async def get(self, episode_id: str) -> EpisodeRecord:
         return EpisodeRecord.from_hash(episode_id, await self._hash(episode_id))
@@ -352,6 +362,7 @@ class Registry:
         raw: dict[str, str] = await self.redis.hgetall(_ep(episode_id))  # type: ignore[assignment]
         if not raw:
             raise gone(found)
+        _not_deleted(raw)
         presented = _sha(token)
         if not any(hmac.compare_digest(raw.get(field, ""), presented)
                    for field in ("token_sha", "refresh_sha")):

@@ -26,7 +26,7 @@ def create_app(settings: TelemetrySettings | None = None) -> FastAPI:
         store.close()
 
     app = FastAPI(
-        title="WorkGym telemetry", version="0.1.0", lifespan=lifespan,
+        title="WorkGym telemetry", version="0.1.0", lifespan=lifespan, redirect_slashes=False,
         description="OTLP/HTTP receiver and span store; per-episode traces, timelines and pages.",
     )
     app.state.settings = settings

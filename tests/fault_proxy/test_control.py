@@ -175,7 +175,8 @@ def test_every_plugin_publishes_its_schema(local: LocalServer, settings: Setting
         "duplicate_delivery"}
     own = {"latency": {"delay_ms", "jitter_ms"}, "timeout_before": {"delay_ms"},
            "timeout_after": {"delay_ms"}, "server_error": {"statuses"},
-           "rate_limit": {"retry_after_s", "refusals"}, "connection_reset": set(), "token_expiry": set(),
+           "rate_limit": {"retry_after_s", "refusals"}, "connection_reset": set(),
+           "token_expiry": set(),
            "state_drift": {"ops"}, "schema_drift": {"rename", "legacy_dates"},
            "truncated_body": {"keep"}, "duplicate_delivery": set()}
     for kind, schema in body["plugins"].items():

@@ -7,6 +7,7 @@ so the same actions could score 0.925, 0.95 or 1.0."""
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import threading
 import time
@@ -15,8 +16,11 @@ from typing import Any
 
 import pytest
 
+from replicas.helpdesk.rules import email_verification_code
 from workgym.agents import AGENTS
 from workgym.local import LocalServer
+from workgym.runtime.credentials import mac
+from workgym.runtime.settings import Settings
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 
@@ -63,3 +67,26 @@ def test_trajectories_are_in_admission_order_not_completion_order(
     assert [(s.index, s.path, s.fault) for s in steps] == [
         (0, "/groups", "latency"), (1, "/agents", None)]
     assert steps[0].duration_ms > steps[1].duration_ms  # it completed last
+
+
+def test_a_verification_code_comes_from_the_episodes_secret(
+    local: LocalServer, make_env: MakeEnv, settings: Settings
+) -> None:
+    """Before, the code was sha256(customer_id:email): an agent could compute it without
+    asking the customer. Now: the same for the same world (determinism), unknowable without
+    the deployment's secret, and nowhere in the world's tables."""
+    codes = []
+    for _ in range(2):
+        env = make_env("helpdesk/email-change-verify", 3)
+        env.reset()
+        assert local.server.registry is not None and env.observation is not None
+        record = local.run(local.server.registry.get(env.observation.episode_id))
+        customer = record.vars["customer"]["id"]
+        episode = local.server.replicas["helpdesk"].state.store.get(env.observation.episode_id)
+        codes.append(email_verification_code(episode.secret, customer, "x@example.com"))
+        assert settings.internal_secret not in episode.secret
+        assert b"x@example.com" not in episode.db.serialize()
+    digest = hashlib.sha256(f"{customer}:x@example.com".encode()).hexdigest()
+    assert codes[0] == codes[1] != f"{int(digest[:8], 16) % 1_000_000:06d}"
+    other = mac("another deployment's secret", "episode", episode.snapshot_key)
+    assert email_verification_code(other, customer, "x@example.com") != codes[0]

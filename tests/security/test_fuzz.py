@@ -4,7 +4,7 @@ Each replica is fuzzed as agents reach it (the proxy's internal headers, one rea
 episode created through the app's store); the gym API as its operator reaches it
 (the API key). Checks: no 5xx, only documented statuses, bodies and content types
 as documented. All of schemathesis's phases but the stateful one run: examples,
-coverage (boundaries, wrong types, aliases) and fuzzing. Deterministic
+coverage (boundaries, wrong types, missing fields) and fuzzing. Deterministic
 (derandomized Hypothesis, a fixed seed) and bounded by MAX_EXAMPLES.
 
 Generated values reach real records: integers are drawn from existing ids half the
@@ -28,6 +28,8 @@ from replicas.catalog import app_names, spec
 from replicas.runtime.app import create_replica_app
 from workgym.runtime.internal import EPISODE_HEADER, INTERNAL_HEADER
 from workgym.runtime.settings import Settings
+
+pytestmark = pytest.mark.slow
 
 SECRET = "fuzz-secret"
 EPISODE = "fuzz"

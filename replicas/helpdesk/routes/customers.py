@@ -217,7 +217,7 @@ async def verify_account_action(
     """Complete a pending email change with the 6-digit code the customer received at the new
     address: the customer's email becomes the new one (verified) and pending_email clears."""
     row = rules.verify_account_action(
-        episode.db, action_id=action_id, code=body.code, now=episode.now()
+        episode.db, action_id=action_id, code=body.code, now=episode.now(), secret=episode.secret
     )
     return ok(schemas.account_action(row))
 

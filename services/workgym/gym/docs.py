@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.error_docs import RETRY_AFTER as _RETRY_AFTER
 from ..runtime.error_docs import ErrorBody
-
-_RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before retrying.",
-                                "schema": {"type": "integer", "minimum": 0}}}
 
 _STATUSES: dict[int, tuple[str, dict[str, Any]]] = {
     400: ("The request body could not be decoded (not UTF-8).", {}),

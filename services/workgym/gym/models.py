@@ -11,7 +11,8 @@ class EpisodeCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     task: str = Field(description="Task id, e.g. 'helpdesk/refund-standard'.", max_length=200)
-    seed: int = Field(0, ge=0, le=2**31 - 1, description="World seed; same seed, same world.")
+    seed: int = Field(0, ge=0, le=2**31 - 1, strict=True,
+                      description="World seed; same seed, same world.")
     faults: Literal["none", "task", "hard"] | list[dict[str, Any]] = Field(
         "task", description="Fault plan: none, the task's own, the hard preset, or a list of "
         "fault configs (see GET /v1/faults).")

@@ -79,7 +79,7 @@ async def refresh_token(episode_id: EpisodeId, body: TokenRefresh,
 
 
 control = APIRouter(prefix="/v1/control")
-_CONTROL = responses(401, 404, 422, 503)
+_CONTROL = responses(401, 404, 410, 422, 503)
 
 
 @control.get("/episodes/{episode_id}/faults", operation_id="list_faults",

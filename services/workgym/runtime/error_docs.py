@@ -20,3 +20,8 @@ class ErrorBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     error: ErrorDetail = Field(description="The error.")
+
+
+# The response header of every 429 and 503, as documented.
+RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before retrying.",
+                               "schema": {"type": "integer", "minimum": 0}}}

@@ -28,6 +28,7 @@ class Api:
         self.headers = {"x-workgym-internal": SECRET, "x-workgym-episode": episode_id}
         self.step = 0
         self.vars: dict[str, Any] = {}
+        self.secret = ""  # the episode's secret (what its verification codes derive from)
 
     async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         self.step += 1
@@ -76,7 +77,7 @@ async def client(app: FastAPI, anyio_backend: str) -> AsyncIterator[httpx.AsyncC
 
 
 @pytest.fixture
-def episode(client: httpx.AsyncClient) -> Callable[..., Awaitable[Api]]:
+def episode(app: FastAPI, client: httpx.AsyncClient) -> Callable[..., Awaitable[Api]]:
     """Factory: ``await episode(seed=1, setup=[...], script={...})`` -> an :class:`Api`."""
 
     async def make(
@@ -96,6 +97,7 @@ def episode(client: httpx.AsyncClient) -> Callable[..., Awaitable[Api]]:
         assert response.status_code == 201, response.text
         api = Api(client, episode_id)
         api.vars = response.json()["vars"]
+        api.secret = app.state.store.get(episode_id).secret
         return api
 
     return make
