@@ -61,10 +61,12 @@ class _Lru(OrderedDict[str, Any]):
 
 
 def load(data: bytes) -> sqlite3.Connection:
-    """A private in-memory database holding ``data``."""
+    """A private in-memory database holding ``data`` (an episode's: it can attach no other
+    database, so no statement on it could ever reach a file)."""
     conn = connect_memory()
     conn.deserialize(data)
     conn.execute("PRAGMA foreign_keys = ON")
+    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
     return conn
 
 

@@ -8,6 +8,7 @@ every change another actor makes is a row operation checked against the app's ow
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,10 @@ def test_the_replica_refuses_sql_even_with_the_internal_credential(
         refused = local.run(local.server.http.post(url, json={"ops": ops}, headers=internal))
         assert refused.status_code == 422, refused.text
     assert not Path("/tmp/poisoned.sqlite").exists()
+    # And were a statement ever to get through, an episode's database reaches no other file.
+    episode = local.server.replicas["helpdesk"].state.store.get(obs.episode_id)
+    with pytest.raises(sqlite3.OperationalError, match="too many attached"):
+        episode.db.execute("ATTACH DATABASE ':memory:' AS other")
 
 
 def test_a_drift_the_operator_adds_applies_as_rows(local: LocalServer,
