@@ -76,12 +76,21 @@ def call(method: str, url: str, body: object = None, token: str | None = None) -
         return json.loads(response.read() or b"null")  # type: ignore[no-any-return]
 
 
+def api_key() -> str:
+    """The operator's key the stack runs with (.env, written by compose-env.sh)."""
+    for line in (ROOT / ".env").read_text().splitlines():
+        if line.startswith("WORKGYM_API_KEY="):
+            return line.split("=", 1)[1]
+    raise SystemExit("compose-boot: no WORKGYM_API_KEY in .env")
+
+
 def first_episode(deadline: float) -> float:
     """Poll until an episode is created and a request through the proxy answered."""
+    key = api_key()
     while time.perf_counter() < deadline:
         try:
             episode = call("POST", f"{GYM}/v1/episodes", {"task": TASK, "seed": 0,
-                                                          "faults": "none"})
+                                                          "faults": "none"}, token=key)
             call("GET", episode["apps"]["helpdesk"] + "/tickets?limit=1", token=episode["token"])
             return time.perf_counter()
         except (urllib.error.URLError, ConnectionError, OSError, KeyError):

@@ -149,7 +149,8 @@ async def _episodes(settings: Settings, replica_port: int,
     """``EPISODES`` episodes via the gym API (served alone, in this process), each with a
     ticket id and an unlimited step budget (the benchmark outlasts any task's)."""
     server = create_app(settings)
-    gym = httpx.AsyncClient(transport=httpx.ASGITransport(app=server), base_url="http://gym")
+    gym = httpx.AsyncClient(transport=httpx.ASGITransport(app=server), base_url="http://gym",
+                            headers={"authorization": f"Bearer {settings.api_key}"})
     replica = httpx.AsyncClient(base_url=f"http://127.0.0.1:{replica_port}", trust_env=False)
     store = redis.asyncio.Redis(port=redis_port)
     try:
