@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,11 +21,20 @@ from workgym.processes import serving
 from workgym.runtime.settings import Settings
 from workgym.sdk import Env
 
+_CONFIG_DIRS: list[str] = []
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """This machine's generated credentials (api-key, internal-secret) go to a directory of
     the test run's own, inherited by every process the tests start: never ~/.config."""
-    os.environ.setdefault("WORKGYM_CONFIG_DIR", tempfile.mkdtemp(prefix="workgym-config-"))
+    if "WORKGYM_CONFIG_DIR" not in os.environ:
+        _CONFIG_DIRS.append(tempfile.mkdtemp(prefix="workgym-config-"))
+        os.environ["WORKGYM_CONFIG_DIR"] = _CONFIG_DIRS[-1]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for path in _CONFIG_DIRS:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
