@@ -23,7 +23,14 @@ from opentelemetry.trace import Span, SpanKind
 from redis.exceptions import RedisError
 
 import workgym.runtime.observability as obs
-from workgym.registry import Registry, StepGrant, lost_error, step_index
+from workgym.registry import (
+    RESTARTED,
+    UNREACHABLE,
+    Registry,
+    StepGrant,
+    lost_error,
+    step_index,
+)
 from workgym.runtime.asgi import (
     Receive,
     Scope,
@@ -75,7 +82,6 @@ _DROP_RESPONSE = frozenset({
     b"connection", b"keep-alive", b"transfer-encoding", b"te", b"trailer", b"upgrade",
     b"content-length", b"content-encoding", b"date", b"server",  # the proxy's server sets these
 })
-_LOST = "its replica instance no longer holds it (the instance restarted)"
 
 
 _SAFE = "/!$&'()*+,;=:@-._~%"
@@ -212,10 +218,11 @@ class Proxy:
         except ConnectionResetError:
             raise  # the agent's connection drops: recorded with status 0
         except UpstreamError as error:
-            if error.code != "replica_unreachable":
+            reasons = {"replica_unreachable": UNREACHABLE, "replica_restarted": RESTARTED}
+            if error.code not in reasons:
                 return _as_reply(error)
             # The instance the episode was placed on is gone, and the episode with it.
-            reason = _LOST if error.message == _LOST else "its replica instance is unreachable"
+            reason = reasons[error.code]
             await self.registry.mark_lost(grant.episode_id, reason)
             return _as_reply(lost_error(reason))
         except WorkGymError as error:
@@ -296,7 +303,7 @@ class Proxy:
             ctx.method, url, forwarded, ctx.body)
         if status == 404 and _error_code(_json_or_none(content, 4096)) == "episode_not_found":
             # The instance answers but no longer holds the episode (it restarted): lost.
-            raise UpstreamError(_LOST, code="replica_unreachable")
+            raise UpstreamError(RESTARTED, code="replica_restarted")
         out = []
         for k, v in received:
             if k == _CHANGES:

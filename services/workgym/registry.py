@@ -148,8 +148,13 @@ def _sha(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+# Why an episode is lost (said in every ``episode_lost`` error and the episode's view).
+UNREACHABLE = "its replica instance is unreachable"
+RESTARTED = "its replica instance no longer holds it (the instance restarted)"
+
+
 def lost_error(reason: str = "") -> UpstreamError:
-    why = reason or "the replica instance holding it is gone"
+    why = reason or UNREACHABLE
     return UpstreamError(f"this episode is lost: {why}; start a new episode",
                          code="episode_lost")
 

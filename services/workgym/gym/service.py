@@ -14,7 +14,16 @@ from workgym_proxy.faults import PLUGINS, resolve_plan
 from workgym_reward import score
 
 from ..placement import Placement
-from ..registry import FINISHED, FINISHING, LOST, EpisodeRecord, Registry, lost_error
+from ..registry import (
+    FINISHED,
+    FINISHING,
+    LOST,
+    RESTARTED,
+    UNREACHABLE,
+    EpisodeRecord,
+    Registry,
+    lost_error,
+)
 from ..runtime import credentials
 from ..runtime import observability as obs
 from ..runtime.errors import Conflict, InvalidRequest, NotFound, UpstreamError, WorkGymError
@@ -249,8 +258,7 @@ class EpisodeService:
         is ``episode_lost``, with the reason."""
         if error.code not in ("episode_lost", "episode_not_found"):
             return error
-        reason = ("its replica instance is unreachable" if error.code == "episode_lost"
-                  else "its replica instance no longer holds it (the instance restarted)")
+        reason = UNREACHABLE if error.code == "episode_lost" else RESTARTED
         await self.registry.mark_lost(record.id, reason)
         await self.registry.release(record.owner, record.id)
         if error.code == "episode_lost":  # unreachable: place no new episode there
