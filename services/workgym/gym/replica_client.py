@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import orjson
 
-from ..runtime.errors import UpstreamError, WorkGymError
+from ..runtime.errors import ServiceUnavailable, UpstreamError, WorkGymError
 from ..runtime.internal import INTERNAL_HEADER, INTERNAL_PREFIX
 
 log = logging.getLogger("workgym.gym")
@@ -19,11 +19,17 @@ class ReplicaClient:
         self.http = http
         self.headers = {INTERNAL_HEADER: secret}
 
-    async def _call(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    async def _call(self, method: str, url: str, *, episode: bool = True,
+                    **kwargs: Any) -> httpx.Response:
+        """``episode``: the call is about one episode, which an unreachable instance has lost
+        (``episode_lost``); otherwise the app is just unavailable for now (503)."""
         try:
             response = await self.http.request(method, url, headers=self.headers, **kwargs)
         except httpx.HTTPError as exc:
             log.warning("replica at %s unreachable: %r", url, exc)
+            if not episode:
+                raise ServiceUnavailable("the app's server is unreachable; retry shortly",
+                                         code="app_unavailable", retry_after_s=2) from exc
             raise UpstreamError("the app's server is unreachable", code="episode_lost") from exc
         if response.status_code >= 400:
             log.warning("replica refused %s %s: %s %s", method, url, response.status_code,
@@ -51,11 +57,12 @@ class ReplicaClient:
         return (await self._call("GET", url)).content
 
     async def schema(self, base: str) -> dict[str, list[str]]:
-        response = await self._call("GET", f"{base}{INTERNAL_PREFIX}/schema")
+        response = await self._call("GET", f"{base}{INTERNAL_PREFIX}/schema", episode=False)
         return orjson.loads(response.content)  # type: ignore[no-any-return]
 
     async def delete_episode(self, base: str, episode_id: str) -> None:
         await self._call("DELETE", f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}")
 
     async def openapi(self, base: str) -> dict[str, Any]:
-        return orjson.loads((await self._call("GET", f"{base}/openapi.json")).content)  # type: ignore[no-any-return]
+        return orjson.loads(
+            (await self._call("GET", f"{base}/openapi.json", episode=False)).content)  # type: ignore[no-any-return]

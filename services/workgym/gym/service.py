@@ -26,7 +26,13 @@ from ..registry import (
 )
 from ..runtime import credentials
 from ..runtime import observability as obs
-from ..runtime.errors import Conflict, InvalidRequest, NotFound, UpstreamError, WorkGymError
+from ..runtime.errors import (
+    Conflict,
+    InvalidRequest,
+    NotFound,
+    ServiceUnavailable,
+    WorkGymError,
+)
 from ..runtime.rowops import check_schema, parse_ops
 from ..runtime.settings import Settings
 from ..tasks import Catalogue
@@ -177,8 +183,9 @@ class EpisodeService:
                     raise
                 await self.placement.evict(app, instance)
                 if attempt == PLACEMENT_ATTEMPTS - 1:
-                    raise UpstreamError(f"no reachable {app} instance",
-                                        code="replica_unavailable") from error
+                    raise ServiceUnavailable(f"no reachable {app} instance; retry shortly",
+                                             code="replica_unavailable",
+                                             retry_after_s=2) from error
         raise AssertionError("unreachable")
 
     def view(self, record: EpisodeRecord, operator: bool) -> EpisodeView:
