@@ -22,7 +22,7 @@ def seeds(text: str) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from workgym.runtime.settings import Settings
+    from workgym_core.settings import Settings
 
     from .catalog import specs
     from .runtime.snapshots import SnapshotCache

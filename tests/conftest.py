@@ -18,8 +18,8 @@ import pytest
 
 from workgym.local import LocalServer
 from workgym.processes import serving
-from workgym.runtime.settings import Settings
 from workgym.sdk import Env
+from workgym_core.settings import Settings
 
 _CONFIG_DIRS: list[str] = []
 

@@ -22,16 +22,8 @@ import orjson
 from opentelemetry.trace import Span, SpanKind
 from redis.exceptions import RedisError
 
-import workgym.runtime.observability as obs
-from workgym.registry import (
-    RESTARTED,
-    UNREACHABLE,
-    Registry,
-    StepGrant,
-    lost_error,
-    step_index,
-)
-from workgym.runtime.asgi import (
+import workgym_core.observability as obs
+from workgym_core.asgi import (
     Receive,
     Scope,
     Send,
@@ -40,15 +32,15 @@ from workgym.runtime.asgi import (
     send_error,
     send_response,
 )
-from workgym.runtime.credentials import bearer
-from workgym.runtime.errors import (
+from workgym_core.credentials import bearer
+from workgym_core.errors import (
     HeadersTooLarge,
     NotFound,
     Unauthorized,
     UpstreamError,
     WorkGymError,
 )
-from workgym.runtime.internal import (
+from workgym_core.internal import (
     APPS_PREFIX,
     CHANGES_HEADER,
     EPISODE_HEADER,
@@ -57,9 +49,17 @@ from workgym.runtime.internal import (
     ROUTE_HEADER,
     STEP_HEADER,
 )
-from workgym.runtime.redis_store import unavailable
-from workgym.runtime.settings import Settings
-from workgym.runtime.trajectory import TrajectoryStep
+from workgym_core.redis_store import unavailable
+from workgym_core.registry import (
+    RESTARTED,
+    UNREACHABLE,
+    Registry,
+    StepGrant,
+    lost_error,
+    step_index,
+)
+from workgym_core.settings import Settings
+from workgym_core.trajectory import TrajectoryStep
 
 from .faults import Fault, Reply, StepContext
 from .faults.plan import cached_plan

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import httpx
 
-from workgym.runtime.errors import UpstreamError
+from workgym_core.errors import UpstreamError
 
 if TYPE_CHECKING:
     import aiohttp

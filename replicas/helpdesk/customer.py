@@ -30,7 +30,7 @@ from typing import Any
 from replicas.runtime import db as sql
 from replicas.runtime.clock import iso
 from replicas.runtime.episode import Episode
-from workgym.runtime.refs import resolve
+from workgym_core.refs import resolve
 
 from .rules import email_verification_code, parse_iso
 

@@ -19,8 +19,8 @@ import orjson
 
 from replicas.runtime import db as sql
 from replicas.runtime.clock import iso
-from workgym.runtime.credentials import mac
-from workgym.runtime.errors import NotFound, RuleViolation
+from workgym_core.credentials import mac
+from workgym_core.errors import NotFound, RuleViolation
 
 # ---------------------------------------------------------------------------
 # Policy constants (also documented in README.md and the help-center articles)

@@ -6,8 +6,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from workgym.runtime import errors
-from workgym.runtime.settings import Settings
+from workgym_core import errors
+from workgym_core.settings import Settings
 
 from . import internal
 from .observe import ObserveRequests

@@ -7,8 +7,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from workgym.runtime.errors import InvalidRequest
-from workgym.runtime.internal import EPISODE_HEADER, STEP_HEADER, require_internal
+from workgym_core.errors import InvalidRequest
+from workgym_core.internal import EPISODE_HEADER, STEP_HEADER, require_internal
 
 from .episode import Episode
 from .store import EpisodeStore

@@ -11,8 +11,8 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from workgym.runtime.internal import INTERNAL_PREFIX, require_internal
-from workgym.runtime.rowops import RowOps
+from workgym_core.internal import INTERNAL_PREFIX, require_internal
+from workgym_core.rowops import RowOps
 
 from . import changes
 from .setup import apply_ops as apply_row_ops

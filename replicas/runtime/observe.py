@@ -8,9 +8,9 @@ from __future__ import annotations
 import orjson
 from opentelemetry.trace import SpanKind
 
-import workgym.runtime.observability as obs
-from workgym.runtime.asgi import ASGIApp, Message, Receive, Scope, Send
-from workgym.runtime.internal import CHANGES_HEADER, EPISODE_HEADER, ROUTE_HEADER, STEP_HEADER
+import workgym_core.observability as obs
+from workgym_core.asgi import ASGIApp, Message, Receive, Scope, Send
+from workgym_core.internal import CHANGES_HEADER, EPISODE_HEADER, ROUTE_HEADER, STEP_HEADER
 
 from . import changes
 from .episode import Episode

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workgym.runtime.error_docs import RETRY_AFTER as _RETRY_AFTER
-from workgym.runtime.error_docs import ErrorBody
+from workgym_core.error_docs import RETRY_AFTER as _RETRY_AFTER
+from workgym_core.error_docs import ErrorBody
 
 # status -> (description, response headers). 400 only where a body is sent (see below).
 AGENT_ERRORS: dict[int, tuple[str, dict[str, Any]]] = {

@@ -1,7 +1,7 @@
 """Row operations applied to a world: a task's setup, and other actors' changes (the
 ``state_drift`` fault), binding rows to names.
 
-The operations are :mod:`workgym.runtime.rowops` (declarative, never SQL): checked against
+The operations are :mod:`workgym_core.rowops` (declarative, never SQL): checked against
 the database's own tables and columns first, then applied in one transaction. Bound rows
 are returned to the gym API for verifiers; agents never see them.
 """
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from workgym.runtime.errors import InvalidRequest
-from workgym.runtime.refs import resolve
-from workgym.runtime.rowops import (
+from workgym_core.errors import InvalidRequest
+from workgym_core.refs import resolve
+from workgym_core.rowops import (
     InsertRow,
     SelectRow,
     UpdateRow,

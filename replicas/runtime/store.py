@@ -14,9 +14,9 @@ import time
 from functools import cached_property
 from typing import Any
 
-from workgym.runtime import credentials
-from workgym.runtime.errors import Conflict, NotFound, ServiceUnavailable
-from workgym.runtime.settings import Settings
+from workgym_core import credentials
+from workgym_core.errors import Conflict, NotFound, ServiceUnavailable
+from workgym_core.settings import Settings
 
 from . import memory
 from .clock import WORLD_START

@@ -19,9 +19,9 @@ from typing import Annotated, Any, Literal, Self, get_args
 import orjson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, model_validator
 
-from workgym.runtime import paths
-from workgym.runtime.refs import Vars, resolve
-from workgym.runtime.trajectory import TrajectoryStep
+from workgym_core import paths
+from workgym_core.refs import Vars, resolve
+from workgym_core.trajectory import TrajectoryStep
 
 from .diff import SCHEMAS, Diff, Row, Side, States, TableDiff
 from .errors import ConfigError

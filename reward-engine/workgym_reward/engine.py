@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from workgym.runtime.refs import BadReference, Vars
-from workgym.runtime.trajectory import TrajectoryStep
+from workgym_core.refs import BadReference, Vars
+from workgym_core.trajectory import TrajectoryStep
 
 from .assertions import Assertion, Context, Verifier
 from .diff import States, diff_states

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workgym.runtime.errors import WorkGymError
+from workgym_core.errors import WorkGymError
 
 
 class RewardError(WorkGymError):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from workgym.runtime.trajectory import TrajectoryStep
+from workgym_core.trajectory import TrajectoryStep
 
 Steps = Sequence[TrajectoryStep]
 

@@ -14,7 +14,7 @@ from typing import Annotated, Self
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from workgym.runtime.trajectory import TrajectoryStep
+from workgym_core.trajectory import TrajectoryStep
 
 from .assertions import Assertion, TrajectoryContains
 from .recovery import judge

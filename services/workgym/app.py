@@ -20,12 +20,9 @@ import httpx
 import orjson
 
 from replicas.catalog import app_names, spec
-
-from .placement import Heartbeat
-from .registry import Registry
-from .runtime import observability as obs
-from .runtime import redis_store
-from .runtime.asgi import (
+from workgym_core import observability as obs
+from workgym_core import redis_store
+from workgym_core.asgi import (
     ASGIApp,
     BodyLimit,
     Message,
@@ -35,9 +32,12 @@ from .runtime.asgi import (
     send_error,
     send_response,
 )
-from .runtime.errors import INTERNAL_ERROR, ConfigError, NotFound
-from .runtime.internal import APPS_PREFIX
-from .runtime.settings import Settings
+from workgym_core.errors import INTERNAL_ERROR, ConfigError, NotFound
+from workgym_core.internal import APPS_PREFIX
+from workgym_core.registry import Registry
+from workgym_core.settings import Settings
+
+from .placement import Heartbeat
 
 if TYPE_CHECKING:  # each role imports only what it serves (start-up CPU in containers)
     from fastapi import FastAPI
@@ -143,8 +143,9 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
     from fastapi import FastAPI, Request, Response
     from redis.exceptions import RedisError
 
+    from workgym_core import errors
+
     from .gym.routes import control, router
-    from .runtime import errors
 
     app = FastAPI(
         title="WorkGym", version="0.1.0", redirect_slashes=False,

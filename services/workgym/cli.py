@@ -11,10 +11,11 @@ from typing import Any
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from workgym_core import credentials
+    from workgym_core.errors import ConfigError
+    from workgym_core.settings import Settings
+
     from .app import create_app
-    from .runtime import credentials
-    from .runtime.errors import ConfigError
-    from .runtime.settings import Settings
 
     settings = Settings()
     if args.role:
@@ -97,9 +98,9 @@ def _export(args: argparse.Namespace) -> int:
 
     from replicas.catalog import specs
     from replicas.runtime.app import create_replica_app
+    from workgym_core.settings import Settings
 
     from .export import Exporter, write
-    from .runtime.settings import Settings
     from .tasks import catalogue
     from .tools import ToolCatalogue
 
@@ -171,7 +172,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .runtime.errors import WorkGymError
+    from workgym_core.errors import WorkGymError
+
     from .sdk import MissingApiKey, WorkGymClientError
 
     args = parser().parse_args(argv)

@@ -22,11 +22,12 @@ import time
 
 import httpx
 
+from workgym_core import credentials
+from workgym_core.settings import Settings
+
 from .agents import AGENTS
 from .cli import format_report
 from .processes import serving
-from .runtime import credentials
-from .runtime.settings import Settings
 from .sdk import connect
 from .tasks import catalogue
 

@@ -33,8 +33,9 @@ from typing import Any
 import httpx
 import orjson
 
-from .runtime import credentials
-from .runtime.errors import Unauthorized
+from workgym_core import credentials
+from workgym_core.errors import Unauthorized
+
 from .tasks import Catalogue
 from .tools import ToolCatalogue
 

@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 
 import httpx
 
+from workgym_core.settings import Settings
+
 from .app import Server, create_app
-from .runtime.settings import Settings
 
 T = TypeVar("T")
 BASE_URL = "http://workgym.local"

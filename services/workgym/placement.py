@@ -24,7 +24,7 @@ import time
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from .runtime.errors import NotFound
+from workgym_core.errors import NotFound
 
 log = logging.getLogger("workgym.placement")
 

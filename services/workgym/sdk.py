@@ -16,9 +16,10 @@ from typing import Any
 import httpx
 import orjson
 
+from workgym_core.credentials import find_api_key
+from workgym_core.settings import Settings
+
 from .local import BASE_URL, LocalServer, local_server
-from .runtime.credentials import find_api_key
-from .runtime.settings import Settings
 from .tools import ToolCatalogue
 
 # "none", the task's own plan, the "hard" preset, or a list of fault configs.

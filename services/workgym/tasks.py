@@ -15,11 +15,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from workgym_core.errors import NotFound
+from workgym_core.rowops import parse_ops
 from workgym_proxy.faults import parse_plan
 from workgym_reward import Verifier
-
-from .runtime.errors import NotFound
-from .runtime.rowops import parse_ops
 
 TASKS_DIR = Path(__file__).resolve().parents[2] / "tasks"
 # libyaml's safe loader when PyYAML has it (~10x faster: the gym parses every task at start).

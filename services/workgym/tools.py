@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-from .runtime.errors import InvalidRequest, NotFound
+from workgym_core.errors import InvalidRequest, NotFound
 
 _METHODS = ("get", "post", "put", "patch", "delete")
 

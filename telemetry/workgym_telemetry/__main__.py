@@ -7,7 +7,7 @@ import sys
 
 import uvicorn
 
-from workgym.runtime import credentials
+from workgym_core import credentials
 
 from .app import create_app
 from .settings import TelemetrySettings

@@ -8,8 +8,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from workgym.runtime import errors
-from workgym.runtime.asgi import BodyLimit
+from workgym_core import errors
+from workgym_core.asgi import BodyLimit
 
 from . import api, login, pages, receiver
 from .settings import TelemetrySettings

@@ -5,7 +5,7 @@
 * Reading (the API and the pages): the operator, with ``Authorization: Bearer <API key>`` or
   the session cookie a browser gets from ``POST /login``. One episode's page and timeline
   also open with the signed link the gym puts in its report (``?sig=``,
-  :func:`workgym.runtime.credentials.page_link`), and with nothing else.
+  :func:`workgym_core.credentials.page_link`), and with nothing else.
 
 A request with an Authorization header is judged by that header alone. Every check is
 made before the store is read, so an unknown episode and another episode's answer alike.
@@ -19,7 +19,7 @@ from typing import Annotated
 
 from fastapi import Depends, Query, Request
 
-from workgym.runtime import credentials
+from workgym_core import credentials
 
 from .deps import settings_of
 from .errors import LoginRequired, NotAuthenticated

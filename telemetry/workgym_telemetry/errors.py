@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workgym.runtime.errors import WorkGymError
+from workgym_core.errors import WorkGymError
 
 
 class TelemetryError(WorkGymError):

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from workgym.runtime import credentials
+from workgym_core import credentials
 
 from . import render
 from .auth import SESSION_COOKIE, session_cookie

@@ -16,7 +16,7 @@ import orjson
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 
-from workgym.runtime.errors import PayloadTooLarge
+from workgym_core.errors import PayloadTooLarge
 
 from .errors import MalformedPayload, UnsupportedMediaType
 

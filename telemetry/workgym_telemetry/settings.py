@@ -10,7 +10,7 @@ from typing import Self
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from workgym.runtime import credentials
+from workgym_core import credentials
 
 
 class TelemetrySettings(BaseSettings):

@@ -20,9 +20,9 @@ from replicas.runtime.store import EpisodeStore
 from workgym.agents import AGENTS
 from workgym.local import LocalServer
 from workgym.processes import serving
-from workgym.runtime.settings import Settings
 from workgym.sdk import Env, connect
 from workgym.tasks import catalogue
+from workgym_core.settings import Settings
 from workgym_reward import score
 
 from .proxy import bench_proxy

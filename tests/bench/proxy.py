@@ -29,8 +29,8 @@ import uvloop
 
 from workgym.app import create_app
 from workgym.processes import free_port, running, wait_http
-from workgym.runtime.internal import EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
-from workgym.runtime.settings import Settings
+from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
+from workgym_core.settings import Settings
 
 from .stats import line, pct
 

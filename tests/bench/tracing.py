@@ -22,8 +22,8 @@ STEPS = 3000
 
 def _steps_per_s(mode: str, data_dir: Path) -> float:
     from workgym.local import LocalServer
-    from workgym.runtime.settings import Settings
     from workgym.sdk import Env
+    from workgym_core.settings import Settings
 
     local = LocalServer(Settings(data_dir=data_dir, tracing=mode == "on"))
     try:

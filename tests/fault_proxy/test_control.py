@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from workgym.local import LocalServer
-from workgym.runtime.settings import Settings
 from workgym.sdk import Env
+from workgym_core.settings import Settings
 from workgym_proxy.faults import PLUGINS
 
 TASK = "helpdesk/refund-standard"

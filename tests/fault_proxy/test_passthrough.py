@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from workgym.local import LocalServer
-from workgym.runtime.settings import Settings
 from workgym.sdk import Env
+from workgym_core.settings import Settings
 
 from .conftest import TASK, auth, task_ticket
 

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from workgym.runtime.trajectory import TrajectoryStep
+from workgym_core.trajectory import TrajectoryStep
 from workgym_reward import ConfigError, Context
 from workgym_reward.assertions import AnyAssertion
 from workgym_reward.diff import States, diff_states

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from workgym.runtime.trajectory import TrajectoryStep
+from workgym_core.trajectory import TrajectoryStep
 from workgym_reward import ConfigError, Report, Verifier, Weights, score, state_hash
 
 VARS = {"ticket": {"id": 10, "status": "open"}, "charge": {"id": 41, "amount_cents": 2500}}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from workgym.runtime.trajectory import TrajectoryStep
+from workgym_core.trajectory import TrajectoryStep
 from workgym_reward.assertions import AnyAssertion, Assertion
 from workgym_reward.recovery import RULES, judge
 from workgym_reward.signals import Outcome, efficiency, error_recovery

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from workgym.runtime.trajectory import TrajectoryStep
+from workgym_core.trajectory import TrajectoryStep
 from workgym_reward import SIGNALS, Weights
 from workgym_reward.assertions import AnyAssertion, Assertion
 from workgym_reward.signals import (

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from workgym.local import LocalServer
-from workgym.runtime.settings import Settings
 from workgym.sdk import Env
+from workgym_core.settings import Settings
 
 TASK = "helpdesk/refund-standard"
 

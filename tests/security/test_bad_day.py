@@ -21,10 +21,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from workgym.agents.reference import run_step
 from workgym.local import LocalServer
-from workgym.registry import Registry
-from workgym.runtime.settings import Settings
 from workgym.sdk import Env
 from workgym.tasks import catalogue
+from workgym_core.registry import Registry
+from workgym_core.settings import Settings
 
 from .conftest import TASK, agent, app_url, operator, trajectory
 

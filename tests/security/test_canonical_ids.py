@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 
 from workgym.local import LocalServer
-from workgym.runtime.trajectory import TrajectoryStep
 from workgym.sdk import Env
+from workgym_core.trajectory import TrajectoryStep
 from workgym_reward.assertions import TrajectoryContains
 
 from .conftest import TASK, ticket_of, trajectory

@@ -19,10 +19,10 @@ import pytest
 from replicas.helpdesk.rules import email_verification_code
 from workgym.agents import AGENTS
 from workgym.local import LocalServer
-from workgym.runtime.credentials import mac
-from workgym.runtime.settings import Settings
 from workgym.sdk import Env
 from workgym.tasks import catalogue
+from workgym_core.credentials import mac
+from workgym_core.settings import Settings
 
 from .conftest import TASK, trajectory
 

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 
 from replicas.catalog import app_names, spec
 from replicas.runtime.app import create_replica_app
-from workgym.runtime.settings import Settings
+from workgym_core.settings import Settings
 
 pytestmark = pytest.mark.anyio
 

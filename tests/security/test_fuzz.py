@@ -26,8 +26,8 @@ from schemathesis.python import asgi
 
 from replicas.catalog import app_names, spec
 from replicas.runtime.app import create_replica_app
-from workgym.runtime.internal import EPISODE_HEADER, INTERNAL_HEADER
-from workgym.runtime.settings import Settings
+from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER
+from workgym_core.settings import Settings
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from workgym.local import BASE_URL, LocalServer
-from workgym.runtime.settings import Settings
 from workgym.sdk import Env
+from workgym_core.settings import Settings
 
 from .conftest import TASK, agent, app_url, operator
 

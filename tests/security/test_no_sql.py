@@ -18,9 +18,9 @@ import pytest
 from replicas.catalog import spec
 from replicas.runtime.snapshots import SnapshotCache
 from workgym.local import LocalServer
-from workgym.runtime.internal import INTERNAL_HEADER
-from workgym.runtime.settings import Settings
 from workgym.sdk import Env
+from workgym_core.internal import INTERNAL_HEADER
+from workgym_core.settings import Settings
 
 from .conftest import TASK, operator
 

@@ -12,8 +12,8 @@ import pytest
 from pydantic import ValidationError
 
 from workgym.local import LocalServer
-from workgym.runtime import paths
 from workgym.sdk import Env
+from workgym_core import paths
 from workgym_proxy.faults.base import Target
 
 from .conftest import TASK, operator

@@ -22,7 +22,7 @@ from tests.telemetry.conftest import MakeServer, Served
 from tests.telemetry.conftest import make_server as make_server  # noqa: F401 - fixture
 from tests.telemetry.emit import CLOSE, REFUND, EpisodePlan, export_episode, protobuf_exporter
 from workgym import cli
-from workgym.runtime import credentials
+from workgym_core import credentials
 
 UNKNOWN = "ep-nobody-ran-this"
 

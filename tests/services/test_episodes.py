@@ -8,8 +8,8 @@ import pytest
 from openapi_spec_validator import validate
 
 from workgym.local import LocalServer
-from workgym.runtime.errors import NotFound
 from workgym.sdk import Env, WorkGymClientError
+from workgym_core.errors import NotFound
 
 TASK = "helpdesk/refund-standard"
 
@@ -149,7 +149,7 @@ def test_gym_openapi_document_validates(local: LocalServer) -> None:
 
 def test_make_reuses_the_processs_server(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import workgym
-    from workgym.runtime.settings import Settings
+    from workgym_core.settings import Settings
 
     settings = [Settings(data_dir=tmp_path), Settings(data_dir=tmp_path)]
     first, second = (workgym.make(TASK, settings=s) for s in settings)

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from workgym.local import LocalServer
-from workgym.runtime.settings import Settings
 from workgym.sdk import Env
+from workgym_core.settings import Settings
 
 TASK = "helpdesk/refund-standard"
 

@@ -12,8 +12,8 @@ from replicas.runtime.app import create_replica_app
 from tests.conftest import TRACED_SEED as SEED
 from tests.conftest import TRACED_TASK as TASK
 from tests.conftest import Recorded, workgym_cli
-from workgym.runtime.settings import Settings
 from workgym.tools import ToolCatalogue
+from workgym_core.settings import Settings
 
 
 def _export(recorded: Recorded, fmt: str, out: Path) -> list[dict]:

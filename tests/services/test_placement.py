@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from workgym.placement import Heartbeat, Placement, instances_key
-from workgym.runtime import redis_store
-from workgym.runtime.errors import NotFound
-from workgym.runtime.settings import Settings
+from workgym_core import redis_store
+from workgym_core.errors import NotFound
+from workgym_core.settings import Settings
 
 A, B, C = "http://a:8000", "http://b:8000", "http://c:8000"
 CONFIGURED = {"helpdesk": "http://helpdesk:8000"}

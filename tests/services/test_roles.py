@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from workgym.app import create_app
-from workgym.runtime.errors import ConfigError
-from workgym.runtime.settings import Settings
+from workgym_core.errors import ConfigError
+from workgym_core.settings import Settings
 from workgym_proxy.upstream import AiohttpUpstream, HttpxUpstream, Split, make_upstream
 
 REPLICA = {"helpdesk": "http://127.0.0.1:9/"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
-from workgym.runtime.errors import InvalidRequest
 from workgym.tools import ToolCatalogue
+from workgym_core.errors import InvalidRequest
 
 
 class Item(BaseModel):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from workgym.runtime import credentials
+from workgym_core import credentials
 
 from .conftest import BROWSER, MakeServer, Served
 from .emit import CLOSE, REFUND, export_episode, protobuf_exporter

@@ -10,7 +10,7 @@ import httpx
 from playwright.sync_api import Browser, expect
 
 from tests.conftest import Recorded
-from workgym.runtime import credentials
+from workgym_core import credentials
 
 from .conftest import BROWSER
 

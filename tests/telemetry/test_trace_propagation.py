@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from workgym.processes import serving
-from workgym.runtime.observability import exporter_headers
-from workgym.runtime.settings import Settings
 from workgym.sdk import connect
+from workgym_core.observability import exporter_headers
+from workgym_core.settings import Settings
 
 AGENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 AGENT_SPAN = "00f067aa0ba902b7"

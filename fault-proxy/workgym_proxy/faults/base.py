@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from workgym.runtime import paths
+from workgym_core import paths
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import Field
 
-from workgym.runtime.rowops import RowOps
+from workgym_core.rowops import RowOps
 
 from .base import Fault, Reply, StepContext, draw
 

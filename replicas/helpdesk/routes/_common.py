@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import Query
 from starlette.responses import Response
 
-from workgym.runtime.errors import json_response
+from workgym_core.errors import json_response
 
 __all__ = ["Q", "ok"]
 

@@ -13,9 +13,10 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request
 
-from ..registry import EpisodeRecord
-from ..runtime import credentials
-from ..runtime.errors import Unauthorized
+from workgym_core import credentials
+from workgym_core.errors import Unauthorized
+from workgym_core.registry import EpisodeRecord
+
 from .service import EpisodeService
 
 AuthHeader = Annotated[str | None, Header(

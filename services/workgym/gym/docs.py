@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..runtime.error_docs import RETRY_AFTER as _RETRY_AFTER
-from ..runtime.error_docs import ErrorBody
+from workgym_core.error_docs import RETRY_AFTER as _RETRY_AFTER
+from workgym_core.error_docs import ErrorBody
 
 _STATUSES: dict[int, tuple[str, dict[str, Any]]] = {
     400: ("The request body could not be decoded (not UTF-8).", {}),

@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 import orjson
 
-from ..runtime.errors import ServiceUnavailable, UpstreamError, WorkGymError
-from ..runtime.internal import INTERNAL_HEADER, INTERNAL_PREFIX
+from workgym_core.errors import ServiceUnavailable, UpstreamError, WorkGymError
+from workgym_core.internal import INTERNAL_HEADER, INTERNAL_PREFIX
 
 log = logging.getLogger("workgym.gym")
 

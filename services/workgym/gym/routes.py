@@ -11,9 +11,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Response
 
+from workgym_core.errors import NotFound
 from workgym_proxy.faults import PLUGINS, PRESETS
 
-from ..runtime.errors import NotFound
 from ..tasks import TaskDetail, TaskSummary
 from .auth import AccessDep, Anyone, OperatorDep, ServiceDep
 from .docs import responses

@@ -10,11 +10,16 @@ import anyio
 import orjson
 from pydantic import ValidationError
 
-from workgym_proxy.faults import PLUGINS, resolve_plan
-from workgym_reward import score
-
-from ..placement import Placement
-from ..registry import (
+from workgym_core import credentials
+from workgym_core import observability as obs
+from workgym_core.errors import (
+    Conflict,
+    InvalidRequest,
+    NotFound,
+    ServiceUnavailable,
+    WorkGymError,
+)
+from workgym_core.registry import (
     FINISHED,
     FINISHING,
     LOST,
@@ -24,17 +29,12 @@ from ..registry import (
     Registry,
     lost_error,
 )
-from ..runtime import credentials
-from ..runtime import observability as obs
-from ..runtime.errors import (
-    Conflict,
-    InvalidRequest,
-    NotFound,
-    ServiceUnavailable,
-    WorkGymError,
-)
-from ..runtime.rowops import check_schema, parse_ops
-from ..runtime.settings import Settings
+from workgym_core.rowops import check_schema, parse_ops
+from workgym_core.settings import Settings
+from workgym_proxy.faults import PLUGINS, resolve_plan
+from workgym_reward import score
+
+from ..placement import Placement
 from ..tasks import Catalogue
 from ..tools import ToolCatalogue
 from .models import EpisodeCreate, EpisodeCreated, EpisodeView

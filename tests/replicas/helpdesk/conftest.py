@@ -13,7 +13,7 @@ from fastapi import FastAPI
 
 from replicas.helpdesk import SPEC
 from replicas.runtime.app import create_replica_app
-from workgym.runtime.settings import Settings
+from workgym_core.settings import Settings
 
 SECRET = "s"
 _ids = itertools.count(1)

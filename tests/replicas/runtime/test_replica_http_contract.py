@@ -16,8 +16,8 @@ from openapi_spec_validator import validate
 from replicas.catalog import app_names, spec
 from replicas.runtime.app import create_replica_app
 from replicas.runtime.params import CANONICAL_INTEGER, MAX_ID
-from workgym.runtime.internal import EPISODE_HEADER, INTERNAL_HEADER
-from workgym.runtime.settings import Settings
+from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER
+from workgym_core.settings import Settings
 
 pytestmark = pytest.mark.anyio
 

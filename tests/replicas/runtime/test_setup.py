@@ -11,8 +11,8 @@ from pydantic import ValidationError
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.db import connect_memory, rows
 from replicas.runtime.setup import apply_ops, parse_ops
-from workgym.runtime.errors import InvalidRequest
-from workgym.runtime.refs import BadReference
+from workgym_core.errors import InvalidRequest
+from workgym_core.refs import BadReference
 
 
 def _db() -> sqlite3.Connection:

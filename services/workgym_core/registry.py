@@ -30,8 +30,8 @@ from typing import Any
 import orjson
 import redis.asyncio as aioredis
 
-from .runtime import credentials
-from .runtime.errors import (
+from . import credentials
+from .errors import (
     Conflict,
     Gone,
     NotFound,
@@ -40,7 +40,7 @@ from .runtime.errors import (
     UpstreamError,
     WorkGymError,
 )
-from .runtime.trajectory import TrajectoryStep
+from .trajectory import TrajectoryStep
 
 ACTIVE, FINISHING, FINISHED = "active", "finishing", "finished"
 LOST = "lost"  # the replica instance holding the episode died: nothing to step or score

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from workgym.runtime.refs import BadReference, resolve
+from workgym_core.refs import BadReference, resolve
 
 VARS: dict[str, dict[str, Any]] = {
     "ticket": {"id": 512, "status": "open"},

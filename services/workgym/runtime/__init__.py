@@ -1,1 +1,0 @@
-"""Shared runtime of every WorkGym service: settings, errors, Redis, JSON helpers."""
