@@ -34,11 +34,14 @@ from workgym_core.asgi import (
 )
 from workgym_core.credentials import bearer
 from workgym_core.errors import (
+    EpisodeNotFound,
     HeadersTooLarge,
     NotFound,
+    ReplicaUnreachable,
     Unauthorized,
     UpstreamError,
     WorkGymError,
+    from_wire,
 )
 from workgym_core.internal import (
     APPS_PREFIX,
@@ -217,12 +220,10 @@ class Proxy:
             return await self._exchange(ctx, grant, headers)
         except ConnectionResetError:
             raise  # the agent's connection drops: recorded with status 0
-        except UpstreamError as error:
-            reasons = {"replica_unreachable": UNREACHABLE, "replica_restarted": RESTARTED}
-            if error.code not in reasons:
-                return _as_reply(error)
-            # The instance the episode was placed on is gone, and the episode with it.
-            reason = reasons[error.code]
+        except (ReplicaUnreachable, EpisodeNotFound) as error:
+            # The instance the episode was placed on is gone (or restarted without it), and
+            # the episode with it.
+            reason = UNREACHABLE if isinstance(error, ReplicaUnreachable) else RESTARTED
             await self.registry.mark_lost(grant.episode_id, reason)
             return _as_reply(lost_error(reason))
         except WorkGymError as error:
@@ -301,9 +302,9 @@ class Proxy:
         url = grant.apps[ctx.app] + ctx.sent_path + ("?" + ctx.query if ctx.query else "")
         status, received, content = await self.upstream.request(
             ctx.method, url, forwarded, ctx.body)
-        if status == 404 and _error_code(_json_or_none(content, 4096)) == "episode_not_found":
-            # The instance answers but no longer holds the episode (it restarted): lost.
-            raise UpstreamError(RESTARTED, code="replica_restarted")
+        if status == 404 and isinstance(
+                refused := from_wire(status, _json_or_none(content, 4096)), EpisodeNotFound):
+            raise refused  # the instance answers but no longer holds the episode: it restarted
         out = []
         for k, v in received:
             if k == _CHANGES:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import httpx
 
-from workgym_core.errors import UpstreamError
+from workgym_core.errors import ReplicaUnreachable
 
 if TYPE_CHECKING:
     import aiohttp
@@ -32,10 +32,10 @@ CONNECT_S = 3.0
 log = logging.getLogger("workgym.proxy")
 
 
-def _unreachable(url: str, exc: Exception) -> UpstreamError:
+def _unreachable(url: str, exc: Exception) -> ReplicaUnreachable:
     """The error a caller may see: what failed, never where (internal hosts stay internal)."""
     log.warning("replica at %s unreachable: %r", url, exc)
-    return UpstreamError("the app's server is unreachable", code="replica_unreachable")
+    return ReplicaUnreachable()
 
 
 class Upstream(Protocol):

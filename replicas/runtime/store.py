@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from workgym_core import credentials
-from workgym_core.errors import Conflict, NotFound, ServiceUnavailable
+from workgym_core.errors import Conflict, EpisodeNotFound, ServiceUnavailable
 from workgym_core.settings import Settings
 
 from . import memory
@@ -86,10 +86,8 @@ class EpisodeStore:
     def get(self, episode_id: str) -> Episode:
         episode = self._episodes.get(episode_id)
         if episode is None or episode.expires_at <= time.time():
-            raise NotFound(
-                f"episode {episode_id} is not held by this {self.spec.name} instance "
-                "(finished, expired or lost)", code="episode_not_found",
-            )
+            raise EpisodeNotFound(f"episode {episode_id} is not held by this {self.spec.name} "
+                                  "instance (finished, expired or lost)")
         return episode
 
     def delete(self, episode_id: str) -> bool:

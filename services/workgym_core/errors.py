@@ -135,6 +135,58 @@ class ConfigError(WorkGymError):
     code = "misconfigured"
 
 
+# Conditions services tell apart by type (never by comparing code strings).
+
+
+class EpisodeNotFound(NotFound):
+    """No such episode here: a replica instance does not hold it (finished, expired, or the
+    instance restarted), or a credential may not see it."""
+
+    code = "episode_not_found"
+
+
+class ReplicaUnreachable(UpstreamError):
+    """A replica instance did not answer: what failed, never where (hosts stay internal)."""
+
+    code = "replica_unreachable"
+
+    def __init__(self, message: str = "the app's server is unreachable", **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+
+
+class EpisodeLost(UpstreamError):
+    """The episode is gone with what held it; ``reason`` says what happened."""
+
+    code = "episode_lost"
+
+    def __init__(self, reason: str, **kwargs: Any) -> None:
+        super().__init__(f"this episode is lost: {reason}; start a new episode", **kwargs)
+        self.reason = reason
+
+
+def _codes(root: type[WorkGymError]) -> dict[str, type[WorkGymError]]:
+    found = {root.code: root}
+    for sub in root.__subclasses__():
+        found.update(_codes(sub))
+    return found
+
+
+def from_wire(status: int, body: Any) -> WorkGymError:
+    """The typed error another WorkGym service answered with: the class of its code (or a
+    plain WorkGymError carrying code and status), its message, field and rule."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or not isinstance(error.get("code"), str):
+        found = WorkGymError("the app's server refused the request", code="upstream_error")
+        found.status_code = status
+        return found
+    cls = _codes(WorkGymError).get(error["code"], WorkGymError)
+    found = WorkGymError.__new__(cls)
+    WorkGymError.__init__(found, str(error.get("message", "")), code=error["code"],
+                          field=error.get("field"), rule=error.get("rule"))
+    found.status_code = status
+    return found
+
+
 def json_response(
     content: Any, *, status_code: int = 200, headers: dict[str, str] | None = None
 ) -> Response:

@@ -33,11 +33,11 @@ import redis.asyncio as aioredis
 from . import credentials
 from .errors import (
     Conflict,
+    EpisodeLost,
+    EpisodeNotFound,
     Gone,
-    NotFound,
     TooManyRequests,
     Unauthorized,
-    UpstreamError,
     WorkGymError,
 )
 from .trajectory import TrajectoryStep
@@ -153,20 +153,17 @@ UNREACHABLE = "its replica instance is unreachable"
 RESTARTED = "its replica instance no longer holds it (the instance restarted)"
 
 
-def lost_error(reason: str = "") -> UpstreamError:
-    why = reason or UNREACHABLE
-    return UpstreamError(f"this episode is lost: {why}; start a new episode",
-                         code="episode_lost")
+def lost_error(reason: str = "") -> EpisodeLost:
+    return EpisodeLost(reason or UNREACHABLE)
 
 
 def invalid_token() -> Unauthorized:
     return Unauthorized("invalid or expired episode token", code="invalid_token")
 
 
-def not_found(episode_id: str) -> NotFound:
+def not_found(episode_id: str) -> EpisodeNotFound:
     """The one answer for an episode the caller may not see: unknown and foreign ids alike."""
-    return NotFound(f"no episode '{episode_id}' for this credential", code="episode_not_found",
-                    field="episode_id")
+    return EpisodeNotFound(f"no episode '{episode_id}' for this credential", field="episode_id")
 
 
 def _deleted() -> Gone:

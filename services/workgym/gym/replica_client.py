@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import orjson
 
-from workgym_core.errors import ServiceUnavailable, UpstreamError, WorkGymError
+from workgym_core.errors import ReplicaUnreachable, ServiceUnavailable, from_wire
 from workgym_core.internal import INTERNAL_HEADER, INTERNAL_PREFIX
 
 log = logging.getLogger("workgym.gym")
@@ -22,7 +22,8 @@ class ReplicaClient:
     async def _call(self, method: str, url: str, *, episode: bool = True,
                     **kwargs: Any) -> httpx.Response:
         """``episode``: the call is about one episode, which an unreachable instance has lost
-        (``episode_lost``); otherwise the app is just unavailable for now (503)."""
+        (ReplicaUnreachable); otherwise the app is just unavailable for now (503). A refusal
+        is the replica's own error, typed (``from_wire``), with its Retry-After."""
         try:
             response = await self.http.request(method, url, headers=self.headers, **kwargs)
         except httpx.HTTPError as exc:
@@ -30,21 +31,17 @@ class ReplicaClient:
             if not episode:
                 raise ServiceUnavailable("the app's server is unreachable; retry shortly",
                                          code="app_unavailable", retry_after_s=2) from exc
-            raise UpstreamError("the app's server is unreachable", code="episode_lost") from exc
+            raise ReplicaUnreachable() from exc
         if response.status_code >= 400:
             log.warning("replica refused %s %s: %s %s", method, url, response.status_code,
                         response.text[:300])
-            retry = response.headers.get("retry-after")
-            headers = {"retry-after": retry} if retry else None
-            error = WorkGymError("the app's server refused the request", code="upstream_error",
-                                 headers=headers)
-            try:  # the replica's own JSON error (it names no internal host)
-                body = orjson.loads(response.content)["error"]
-                error = WorkGymError(body["message"], code=body["code"], headers=headers,
-                                     field=body.get("field"), rule=body.get("rule"))
-            except (orjson.JSONDecodeError, KeyError, TypeError):
-                pass
-            error.status_code = response.status_code
+            try:
+                body = orjson.loads(response.content)
+            except orjson.JSONDecodeError:
+                body = None
+            error = from_wire(response.status_code, body)
+            if retry := response.headers.get("retry-after"):
+                error.headers = {"retry-after": retry}
             raise error
         return response
 

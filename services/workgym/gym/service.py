@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from datetime import UTC, datetime
 from typing import Any
@@ -14,8 +15,10 @@ from workgym_core import credentials
 from workgym_core import observability as obs
 from workgym_core.errors import (
     Conflict,
+    EpisodeNotFound,
     InvalidRequest,
     NotFound,
+    ReplicaUnreachable,
     ServiceUnavailable,
     WorkGymError,
 )
@@ -177,10 +180,8 @@ class EpisodeService:
                 return instance, await self.replicas.create_episode(
                     instance, episode_id=episode_id, seed=seed, setup=setup, script=script,
                     ttl_s=ttl)
-            except WorkGymError as error:
+            except ReplicaUnreachable as error:
                 # An instance that died since its last heartbeat: place on another one.
-                if error.code != "episode_lost":
-                    raise
                 await self.placement.evict(app, instance)
                 if attempt == PLACEMENT_ATTEMPTS - 1:
                     raise ServiceUnavailable(f"no reachable {app} instance; retry shortly",
@@ -263,22 +264,20 @@ class EpisodeService:
         """``error`` from the episode's replica instance; when the instance is gone (or no
         longer holds the episode: it restarted), the episode is marked lost and the error
         is ``episode_lost``, with the reason."""
-        if error.code not in ("episode_lost", "episode_not_found"):
+        if not isinstance(error, ReplicaUnreachable | EpisodeNotFound):
             return error
-        reason = UNREACHABLE if error.code == "episode_lost" else RESTARTED
+        reason = UNREACHABLE if isinstance(error, ReplicaUnreachable) else RESTARTED
         await self.registry.mark_lost(record.id, reason)
         await self.registry.release(record.owner, record.id)
-        if error.code == "episode_lost":  # unreachable: place no new episode there
+        if isinstance(error, ReplicaUnreachable):  # place no new episode there
             for app, instance in record.apps.items():
                 await self.placement.evict(app, instance)
         return lost_error(reason)
 
     async def delete(self, record: EpisodeRecord) -> None:
         for instance in record.apps.values():
-            try:
+            # A lost instance, or one that restarted, holds nothing to reclaim.
+            with contextlib.suppress(ReplicaUnreachable, EpisodeNotFound):
                 await self.replicas.delete_episode(instance, record.id)
-            except WorkGymError as error:
-                if error.code != "episode_lost":  # a lost instance holds nothing to reclaim
-                    raise
         await self.registry.delete(record.id)
         await self.registry.release(record.owner, record.id)
