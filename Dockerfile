@@ -46,7 +46,7 @@ CMD ["python", "-m", "workgym", "serve", "--role", "gym", "--host", "0.0.0.0", "
 FROM base AS proxy
 ENV WORKGYM_PORT=8080
 EXPOSE 8080
-CMD ["python", "-m", "workgym_proxy", "--host", "0.0.0.0", "--port", "8080"]
+CMD ["python", "-m", "workgym", "serve", "--role", "proxy", "--host", "0.0.0.0", "--port", "8080"]
 
 FROM base AS replica
 ARG APP=helpdesk
@@ -54,12 +54,12 @@ ARG SEEDS=0-15
 ENV WORKGYM_APP=${APP} WORKGYM_HEALTH_PATH=/_env/health
 # Pristine snapshots of the first seeds, built now so that no instance seeds at boot or on
 # its first episodes (other seeds are built on first use and cached in memory).
-RUN python -m replicas.prebuild "$APP" --seeds "$SEEDS"
+RUN python -m workgym prebuild "$APP" --seeds "$SEEDS"
 EXPOSE 8000
-CMD ["sh", "-c", "exec python -m replicas \"$WORKGYM_APP\" --host 0.0.0.0 --port 8000"]
+CMD ["sh", "-c", "exec python -m workgym serve --role replica --app \"$WORKGYM_APP\" --host 0.0.0.0 --port 8000"]
 
 FROM base AS telemetry
 ENV WORKGYM_PORT=4318
 EXPOSE 4318
 VOLUME ["/var/lib/workgym/telemetry"]
-CMD ["python", "-m", "workgym_telemetry", "--host", "0.0.0.0", "--port", "4318"]
+CMD ["python", "-m", "workgym", "serve", "--role", "telemetry", "--host", "0.0.0.0", "--port", "4318"]

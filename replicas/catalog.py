@@ -1,5 +1,9 @@
 """Which replica apps exist: every package under replicas/ (but runtime) is one, exporting
-``SPEC``; its name is its folder's. Names are known without importing any app."""
+``SPEC``; its name is its folder's. Names are known without importing any app.
+
+Framework apps exist to keep the runtime honest (tested on every run, deployable like any
+other) and are served only when ``WORKGYM_FRAMEWORK_APPS`` is on; tasks that use one are
+left out of the catalogue of a deployment that does not serve it."""
 
 from __future__ import annotations
 
@@ -11,11 +15,20 @@ import replicas
 
 from .runtime.spec import ReplicaSpec
 
+# Apps that exist to test the framework, not to be trained on.
+FRAMEWORK_APPS = frozenset({"notes"})
+
 
 @cache
 def app_names() -> frozenset[str]:
+    """Every app, framework apps included."""
     return frozenset(m.name for m in pkgutil.iter_modules(replicas.__path__)
                      if m.ispkg and m.name != "runtime")
+
+
+def served_apps(framework: bool) -> frozenset[str]:
+    """The apps a deployment serves: the public ones, and the framework's if asked."""
+    return app_names() if framework else app_names() - FRAMEWORK_APPS
 
 
 def spec(name: str) -> ReplicaSpec:

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -17,7 +16,7 @@ import httpx
 import pytest
 
 from workgym.local import LocalServer
-from workgym.processes import serving
+from workgym.processes import serving, workgym
 from workgym.sdk import Env
 from workgym_core.settings import Settings
 
@@ -39,7 +38,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    return Settings(data_dir=tmp_path_factory.mktemp("workgym"), internal_secret="test-secret")
+    return Settings(data_dir=tmp_path_factory.mktemp("workgym"), internal_secret="test-secret",
+                    framework_apps=True)  # the framework's test app and its tasks too
 
 
 @pytest.fixture(scope="session")
@@ -91,7 +91,7 @@ class Recorded:
 
 
 def workgym_cli(*args: str, env: dict[str, str]) -> str:
-    done = subprocess.run([sys.executable, "-m", "workgym", *args], env=env, timeout=180,
+    done = subprocess.run(workgym(*args), env=env, timeout=180,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -107,7 +107,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorded]:
            "OTEL_BSP_SCHEDULE_DELAY": "100"}
     runs = {"reference": (TRACED_TASK, "reference"), "noop": (TRACED_TASK, "noop"),
             "fault": (TRACED_FAULT_TASK, "reference")}
-    with serving(["workgym_telemetry"], env=env) as url:
+    with serving(["--role", "telemetry"], env=env) as url:
         env["OTEL_EXPORTER_OTLP_ENDPOINT"] = env["WORKGYM_TELEMETRY_URL"] = url  # reports link
         episodes = {
             name: json.loads(workgym_cli("run", "--task", task, "--seed", str(TRACED_SEED),

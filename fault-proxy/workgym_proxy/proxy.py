@@ -23,6 +23,7 @@ from opentelemetry.trace import Span, SpanKind
 from redis.exceptions import RedisError
 
 import workgym_core.observability as obs
+from workgym_core import spans
 from workgym_core.asgi import (
     Receive,
     Scope,
@@ -197,10 +198,10 @@ class Proxy:
         # The agent's own trace context, if it sent one (only looked at while tracing).
         parent = obs.extract({k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
                              ) if obs.active() else None
-        with obs.span("proxy.step", {
-            "workgym.episode_id": grant.episode_id, "workgym.task": grant.task,
-            "workgym.step": grant.step, "workgym.app": app, "http.request.method": ctx.method,
-            "url.path": path, "url.query": ctx.query,
+        with obs.span(spans.PROXY_STEP, {
+            spans.EPISODE_ID: grant.episode_id, spans.TASK: grant.task,
+            spans.STEP: grant.step, spans.APP: app, spans.HTTP_METHOD: ctx.method,
+            spans.URL_PATH: path, spans.URL_QUERY: ctx.query,
         }, kind=SpanKind.SERVER, context=parent) as span:
             reply = Reply(0, [], b"")  # what the agent got: nothing, if the connection drops
             try:
@@ -356,10 +357,10 @@ class Proxy:
             self.metrics.faults.add(1, {"kind": kind})
         if span.is_recording():
             span.set_attributes({
-                "http.response.status_code": reply.status,
-                "workgym.request_body": obs.body_text(ctx.body),
-                "workgym.response_body": obs.body_text(reply.body),
-                **({"workgym.fault": step.fault} if step.fault else {}),
+                spans.HTTP_STATUS: reply.status,
+                spans.REQUEST_BODY: obs.body_text(ctx.body),
+                spans.RESPONSE_BODY: obs.body_text(reply.body),
+                **({spans.FAULT: step.fault} if step.fault else {}),
             })
 
 

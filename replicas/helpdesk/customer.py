@@ -1,14 +1,5 @@
-"""The scripted customer: answers an agent's public replies on one ticket.
-
-A task's ``script`` may hold::
-
-    customer:
-      ticket: $ticket.id            # a bound row reference or a literal id
-      replies:
-        - when_any: ["order number", "order #"]   # case-insensitive substrings
-          reply: "Sure — it's order A-10423."
-        - when_any: [""]                          # "" matches any public reply
-          reply: "Thanks!"
+"""The scripted customer (``actors.customer``, see actors.py): answers an agent's public
+replies on one ticket.
 
 After every successful write, each new public agent comment on that ticket gets
 the first not-yet-used reply whose ``when_any`` matches, posted as a public
@@ -24,15 +15,16 @@ reply is only eligible while a pending email change exists.
 from __future__ import annotations
 
 import sqlite3
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from replicas.runtime import db as sql
-from replicas.runtime.clock import iso
+from replicas.runtime.clock import iso, parse_iso
 from replicas.runtime.episode import Episode
 from workgym_core.refs import resolve
 
-from .rules import email_verification_code, parse_iso
+from .actors import Actors
+from .rules import email_verification_code
 
 _MEMORY = "helpdesk.customer"
 _CODE = "{verification_code}"
@@ -50,15 +42,15 @@ def _initial_last_comment_id(episode: Episode) -> int:
 
 
 def after_write(episode: Episode) -> None:
-    spec = episode.script.get("customer")
-    if not spec:
+    actors = episode.actors
+    if not isinstance(actors, Actors) or actors.customer is None:
         return
+    script = actors.customer
     state: dict[str, Any] = episode.memory.setdefault(_MEMORY, {})
     if "last_seen" not in state:
         state["last_seen"] = _initial_last_comment_id(episode)
         state["used"] = []
-    ticket_id = int(resolve(spec["ticket"], episode.vars))
-    replies: list[dict[str, Any]] = spec.get("replies", [])
+    ticket_id = int(resolve(script.ticket, episode.vars))
     db = episode.db
     new = sql.rows(db, "SELECT * FROM comments WHERE id > ? ORDER BY id", (state["last_seen"],))
     if not new:
@@ -72,11 +64,11 @@ def after_write(episode: Episode) -> None:
         ):
             continue
         text = comment["body"].lower()
-        for index, reply in enumerate(replies):
+        for index, reply in enumerate(script.replies):
             if index in state["used"]:
                 continue
-            if any(needle.lower() in text for needle in reply.get("when_any", [""])):
-                body = _fill_code(episode, ticket_id, reply["reply"])
+            if any(needle.lower() in text for needle in reply.when_any):
+                body = _fill_code(episode, ticket_id, reply.reply)
                 if body is None:
                     continue
                 state["used"].append(index)
@@ -104,7 +96,7 @@ def _fill_code(episode: Episode, ticket_id: int, body: str) -> str | None:
     return body.replace(_CODE, code)
 
 
-def _post_reply(db: sqlite3.Connection, ticket_id: int, body: str, after: Any) -> None:
+def _post_reply(db: sqlite3.Connection, ticket_id: int, body: str, after: datetime) -> None:
     ticket = sql.one(db, "SELECT * FROM tickets WHERE id = ?", (ticket_id,))
     if ticket is None or ticket["status"] == "closed":
         return

@@ -1,9 +1,9 @@
 """The helpdesk schema: one SQLModel table class per table.
 
-These classes are the schema (DDL is compiled from their metadata in seed.py);
-routes read and write rows with plain sqlite3 and return dicts. Timestamps are
-ISO strings 'YYYY-MM-DDTHH:MM:SSZ'; money is integer minor units with an ISO
-currency code; JSON columns (tags, items, actions) hold JSON text.
+These classes are the schema (the runtime compiles the DDL from their metadata when seed/
+writes a world: replicas/runtime/world.py); routes read and write rows with plain sqlite3
+and return dicts. Timestamps are ISO strings 'YYYY-MM-DDTHH:MM:SSZ'; money is integer minor
+units with an ISO currency code; JSON columns (tags, items, actions) hold JSON text.
 """
 
 from __future__ import annotations

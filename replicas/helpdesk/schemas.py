@@ -12,10 +12,11 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from replicas.runtime.clock import ISO_DESCRIPTION
 from replicas.runtime.params import RecordId
 
 MONEY = "in the currency's minor unit (cents, pence); JPY has none, so 1 = ¥1"
-TS = "ISO 8601 UTC timestamp 'YYYY-MM-DDTHH:MM:SSZ'"
+TS = ISO_DESCRIPTION
 
 TicketStatus = Literal["new", "open", "pending", "on-hold", "solved", "closed"]
 Priority = Literal["low", "normal", "high", "urgent"]

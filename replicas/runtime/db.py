@@ -1,10 +1,16 @@
-"""Thin helpers over sqlite3 for replica domain code: rows come back as dicts."""
+"""Thin helpers over sqlite3 for replica domain code: rows come back as dicts.
+
+Table and column names passed here are code, never user input (row operations check
+theirs against the schema first); only values are bound.
+"""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from workgym_core.errors import NotFound
 
 
 def dict_factory(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
@@ -31,8 +37,22 @@ def one(db: sqlite3.Connection, sql: str, params: Params = ()) -> dict[str, Any]
     return row
 
 
+def get_row(db: sqlite3.Connection, table: str, row_id: int, *, field: str | None = None,
+            noun: str | None = None) -> dict[str, Any]:
+    """The row ``row_id`` of ``table``, or NotFound naming it: ``<noun> <id> does not exist``,
+    code ``<noun>_not_found``. ``noun`` defaults to the table's name in the singular
+    (``account_actions`` -> ``account action``); ``field`` is the request field that named
+    the id, if one did."""
+    row = one(db, f"SELECT * FROM {table} WHERE id = ?", (row_id,))
+    if row is None:
+        noun = noun or table.removesuffix("s").replace("_", " ")
+        raise NotFound(f"{noun} {row_id} does not exist",
+                       code=f"{noun.replace(' ', '_')}_not_found", field=field)
+    return row
+
+
 def insert(db: sqlite3.Connection, table: str, values: Mapping[str, Any]) -> int:
-    """Insert one row; ``table`` and the keys are code, never user input."""
+    """Insert one row; return its id."""
     cols = ", ".join(values)
     marks = ", ".join("?" for _ in values)
     cur = db.execute(f"INSERT INTO {table} ({cols}) VALUES ({marks})", tuple(values.values()))
@@ -41,8 +61,19 @@ def insert(db: sqlite3.Connection, table: str, values: Mapping[str, Any]) -> int
 
 
 def update(db: sqlite3.Connection, table: str, row_id: int, values: Mapping[str, Any]) -> None:
-    """Update one row by id; ``table`` and the keys are code, never user input."""
+    """Update one row by id."""
     if not values:
         return
     sets = ", ".join(f"{col} = ?" for col in values)
     db.execute(f"UPDATE {table} SET {sets} WHERE id = ?", (*values.values(), row_id))
+
+
+def update_changed(db: sqlite3.Connection, table: str, row: Mapping[str, Any],
+                   values: Mapping[str, Any], *,
+                   touch: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Write the ``values`` that differ from ``row`` (its current state), plus ``touch``
+    (e.g. ``updated_at``) when any do; return those that differed (empty: nothing written)."""
+    changed = {col: value for col, value in values.items() if row[col] != value}
+    if changed:
+        update(db, table, row["id"], {**changed, **(touch or {})})
+    return changed

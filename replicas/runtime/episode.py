@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from pydantic import BaseModel
+
+from workgym_core.refs import Others
+
 # Virtual time advances by this much per agent request: the world's clock is a
 # function of the step index, never of wall time.
 STEP_DURATION = timedelta(minutes=1)
@@ -23,8 +27,10 @@ class Episode:
     # The prepared snapshot this episode started from (shared, never copied).
     initial: bytes
     vars: dict[str, Any]
-    # Task-specific world behaviour, e.g. {"customer": {...}} for scripted replies.
-    script: dict[str, Any]
+    # Rows other apps of the episode bound before this one (app -> name -> row).
+    others: Others
+    # The task's scripted actors, validated by the app's model (SPEC.actors), if any.
+    actors: BaseModel | None
     expires_at: float
     # Where the world's secrets (verification codes) derive from; never shown to the agent.
     secret: str

@@ -33,7 +33,11 @@ class EpisodeCreate(BaseModel):
     episode_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
     seed: int = Field(ge=0, le=2**31 - 1)
     setup: RowOps = Field(default_factory=list, description="The task's setup.")
-    script: dict[str, Any] = Field(default_factory=dict)
+    script: dict[str, Any] = Field(default_factory=dict,
+                                   description="The task's scripted actors (SPEC.actors).")
+    others: dict[str, dict[str, dict[str, Any]]] = Field(
+        default_factory=dict, description="Rows other apps of the episode bound before this "
+        "one (app -> name -> row): the setup refers to them as $app.name.field.")
     ttl_s: float = Field(3600, gt=0)
 
 
@@ -70,7 +74,7 @@ async def get_schema(request: Request) -> dict[str, list[str]]:
 async def create_episode(body: EpisodeCreate, request: Request) -> EpisodeCreated:
     episode = _store(request).create(
         body.episode_id, seed=body.seed, setup=[op.model_dump() for op in body.setup],
-        script=body.script, ttl_s=body.ttl_s,
+        script=body.script, others=body.others, ttl_s=body.ttl_s,
     )
     return EpisodeCreated(
         episode_id=episode.id, snapshot_key=episode.snapshot_key, vars=episode.vars
@@ -90,9 +94,12 @@ async def get_state(
 @router.post("/episodes/{episode_id}/apply", status_code=204)
 async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Response:
     """Another actor changes the world (the state_drift fault): row ops at the clock's now."""
-    episode = _store(request).get(episode_id)
+    store = _store(request)
+    episode = store.get(episode_id)
     async with episode.lock:
-        apply_row_ops(episode.db, body.ops, episode.now(), episode.vars)
+        apply_row_ops(episode.db, body.ops, episode.now(), seed=episode.seed,
+                      bound=episode.vars, others=episode.others,
+                      factories=store.spec.factories)
         # Another actor's changes are not the agent's: skip them in the change log.
         episode.memory["changes_seq"] = changes.since(episode.db, 0)[1]
     return Response(status_code=204)

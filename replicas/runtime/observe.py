@@ -9,6 +9,7 @@ import orjson
 from opentelemetry.trace import SpanKind
 
 import workgym_core.observability as obs
+from workgym_core import spans
 from workgym_core.asgi import ASGIApp, Message, Receive, Scope, Send
 from workgym_core.internal import CHANGES_HEADER, EPISODE_HEADER, ROUTE_HEADER, STEP_HEADER
 
@@ -57,11 +58,11 @@ class ObserveRequests:
         episode = self.store.peek(headers.get(EPISODE_HEADER, ""))
         write = scope["method"] not in _READS and episode is not None
         start = episode.memory.get("changes_seq", 0) if write and episode else 0
-        attributes = {"workgym.episode_id": episode.id if episode else None,
-                      "workgym.step": int(step) if (step := headers.get(STEP_HEADER, "")
+        attributes = {spans.EPISODE_ID: episode.id if episode else None,
+                      spans.STEP: int(step) if (step := headers.get(STEP_HEADER, "")
                                                     ).isdigit() else None,
-                      "http.request.method": scope["method"], "url.path": scope["path"]}
-        with obs.span("replica.request", attributes, kind=SpanKind.SERVER,
+                      spans.HTTP_METHOD: scope["method"], spans.URL_PATH: scope["path"]}
+        with obs.span(spans.REPLICA_REQUEST, attributes, kind=SpanKind.SERVER,
                       context=obs.extract(headers)) as span:
             recording = span.is_recording() and episode is not None
 
@@ -70,7 +71,7 @@ class ObserveRequests:
                     if (route := matched_route(scope)) is not None:
                         message["headers"] = [*message.get("headers", []), (_ROUTE, route)]
                     if recording:
-                        span.set_attribute("http.response.status_code", message["status"])
+                        span.set_attribute(spans.HTTP_STATUS, message["status"])
                     if write and episode is not None:
                         found, episode.memory["changes_seq"] = changes.since(episode.db, start)
                         if found:
@@ -78,7 +79,7 @@ class ObserveRequests:
                             message["headers"] = [*message.get("headers", []),
                                                   (CHANGES_HEADER.encode(), encoded)]
                             if recording:
-                                span.set_attribute("workgym.changes", encoded.decode())
+                                span.set_attribute(spans.CHANGES, encoded.decode())
                 await send(message)
 
             statements = _trace_sql(episode) if recording and episode is not None else None
@@ -87,4 +88,5 @@ class ObserveRequests:
             finally:
                 if statements is not None and episode is not None:
                     episode.db.set_trace_callback(None)
-                    span.set_attributes({"db.system": "sqlite", "db.statements": statements})
+                    span.set_attributes({spans.DB_SYSTEM: "sqlite",
+                                         spans.DB_STATEMENTS: statements})

@@ -1,8 +1,13 @@
-"""Offset pagination every replica list route shares: query params, page model, helper.
+"""What every replica list route shares: its common query parameters (paging, search,
+time bounds), the page model, filters and the paging helper.
 
     @router.get("/tickets", response_model=Page[Ticket])
-    async def list_tickets(episode: EpisodeDep, limit: Limit = 25, offset: Offset = 0):
-        return page(episode.db, "tickets", where, params, order_by="id", limit=limit, offset=offset)
+    async def list_tickets(episode: EpisodeDep, limit: Limit = 25, offset: Offset = 0,
+                           q: Q = None):
+        found = Filters()
+        found.search(q, "subject", "description")
+        return page(episode.db, "tickets", found.where, found.params, order_by="id",
+                    limit=limit, offset=offset)
 
 ``where`` is a list of SQL conditions written in code (never user strings) whose
 ``?`` placeholders are bound from ``params``.
@@ -18,6 +23,7 @@ from annotated_types import Interval
 from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field
 
+from .clock import ISO_DESCRIPTION, ISO_PATTERN
 from .params import CANONICAL
 
 T = TypeVar("T")
@@ -35,6 +41,13 @@ Offset = Annotated[
     int, Interval(ge=0, le=MAX_OFFSET), CANONICAL,
     Query(description="Number of matching items to skip (0 = first page)."),
 ]
+# A case-insensitive substring search (see Filters.search).
+Q = Annotated[
+    str | None,
+    Query(min_length=1, max_length=200, description="Case-insensitive substring search."),
+]
+# A time bound in the one timestamp format (compared as text: the format sorts as time does).
+IsoTime = Annotated[str | None, Query(pattern=ISO_PATTERN, description=f"{ISO_DESCRIPTION}.")]
 
 
 class Page(BaseModel, Generic[T]):

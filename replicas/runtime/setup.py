@@ -2,21 +2,30 @@
 ``state_drift`` fault), binding rows to names.
 
 The operations are :mod:`workgym_core.rowops` (declarative, never SQL): checked against
-the database's own tables and columns first, then applied in one transaction. Bound rows
-are returned to the gym API for verifiers; agents never see them.
+the database's own tables and columns (and the app's factories) first, then applied in one
+transaction. Values may refer to rows bound earlier in the ops, by the task's setup or, with
+three parts, by another app's setup earlier in the episode (``others``); see
+:mod:`workgym_core.refs`. Bound rows are returned to the gym API for verifiers; agents never
+see them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
+import orjson
+
 from workgym_core.errors import InvalidRequest
-from workgym_core.refs import resolve
+from workgym_core.refs import Others, resolve
 from workgym_core.rowops import (
+    FactoryRow,
     InsertRow,
+    Op,
     SelectRow,
     UpdateRow,
     check_schema,
@@ -26,10 +35,9 @@ from workgym_core.rowops import (
 
 from . import db as sql
 from .clock import parse_time_expr
+from .factories import Factory, FactoryContext
 
-Op = InsertRow | UpdateRow | SelectRow
-
-__all__ = ["apply_ops", "parse_ops", "schema"]
+__all__ = ["apply_ops", "digest", "parse_ops", "schema"]
 
 
 def schema(db: sqlite3.Connection) -> dict[str, list[str]]:
@@ -41,14 +49,70 @@ def schema(db: sqlite3.Connection) -> dict[str, list[str]]:
             for table in tables}
 
 
-def _expand(value: Any, bound: dict[str, Any], now: datetime) -> Any:
-    value = resolve(value, bound)
-    if isinstance(value, str):
-        moment = parse_time_expr(value, now)
-        return value if moment is None else moment
-    if isinstance(value, dict):
-        return {k: _expand(v, bound, now) for k, v in value.items()}
-    return value
+def digest(data: Any) -> str:
+    """SHA-256 of ``data`` as canonical JSON (keys sorted)."""
+    return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+class _Run:
+    """One application of ops: where references resolve, the clock, and factories' seeds."""
+
+    def __init__(self, db: sqlite3.Connection, ops: Sequence[Op], *, now: datetime,
+                 seed: int, bound: dict[str, Any], others: Others,
+                 factories: Mapping[str, Factory]) -> None:
+        self.db, self.ops, self.now, self.seed = db, ops, now, seed
+        self.bound, self.others, self.factories = bound, others, factories
+
+    def expand(self, value: Any) -> Any:
+        value = resolve(value, self.bound, self.others)
+        if isinstance(value, str):
+            moment = parse_time_expr(value, self.now)
+            return value if moment is None else moment
+        if isinstance(value, dict):
+            return {k: self.expand(v) for k, v in value.items()}
+        return value
+
+    def apply(self, index: int, op: Op) -> dict[str, Any]:
+        if isinstance(op, InsertRow):
+            return _row(self.db, op.insert, sql.insert(self.db, op.insert, self.expand(op.values)))
+        if isinstance(op, UpdateRow):
+            row_id = self.expand(op.id)
+            if not isinstance(row_id, int) or isinstance(row_id, bool):
+                raise InvalidRequest(f"update {op.update}: id {op.id!r} is not an integer",
+                                     code="setup_failed", field="id", rule="integer")
+            _row(self.db, op.update, row_id)
+            sql.update(self.db, op.update, row_id, self.expand(op.values))
+            return _row(self.db, op.update, row_id)
+        if isinstance(op, FactoryRow):
+            return self.make(index, op)
+        row = _select(self.db, op, self.expand(op.where), self.expand(op.exclude))
+        if row is None:
+            raise InvalidRequest(f"select {op.select} for '{op.bind}' matched no row",
+                                 code="setup_failed", field="select",
+                                 rule="select_matches_a_row")
+        return row
+
+    def make(self, index: int, op: FactoryRow) -> dict[str, Any]:
+        """A row from the op's factory, the overrides winning; then the rows that come
+        with it."""
+        factory = self.factories[op.factory]
+        given = self.expand(op.values)
+        ctx = FactoryContext.for_op(self.db, seed=self.seed, digest=self.digest, index=index,
+                                    now=self.now)
+        try:
+            values = factory.build(ctx, given)
+        except ValueError as exc:  # an option or override the factory cannot build with
+            raise InvalidRequest(f"factory {op.factory}: {exc}", code="setup_failed",
+                                 field="values", rule="factory_input") from exc
+        values.update((k, v) for k, v in given.items() if k not in factory.options)
+        row = _row(self.db, factory.table, sql.insert(self.db, factory.table, values))
+        factory.after(ctx, row, given)
+        return row
+
+    @cached_property
+    def digest(self) -> str:
+        """What factories' random streams are seeded from (with the seed and op index)."""
+        return digest([op.model_dump() for op in self.ops])
 
 
 def _row(db: sqlite3.Connection, table: str, row_id: int) -> dict[str, Any]:
@@ -69,48 +133,33 @@ def _select(db: sqlite3.Connection, op: SelectRow, values: dict[str, Any],
                    (*values.values(), *excluded.values()))
 
 
-def _apply(db: sqlite3.Connection, op: Op, bound: dict[str, Any],
-           now: datetime) -> dict[str, Any]:
-    if isinstance(op, InsertRow):
-        return _row(db, op.insert, sql.insert(db, op.insert, _expand(op.values, bound, now)))
-    if isinstance(op, UpdateRow):
-        row_id = _expand(op.id, bound, now)
-        if not isinstance(row_id, int) or isinstance(row_id, bool):
-            raise InvalidRequest(f"update {op.update}: id {op.id!r} is not an integer",
-                                 code="setup_failed", field="id", rule="integer")
-        _row(db, op.update, row_id)
-        sql.update(db, op.update, row_id, _expand(op.values, bound, now))
-        return _row(db, op.update, row_id)
-    row = _select(db, op, _expand(op.where, bound, now), _expand(op.exclude, bound, now))
-    if row is None:
-        raise InvalidRequest(f"select {op.select} for '{op.bind}' matched no row",
-                             code="setup_failed", field="select", rule="select_matches_a_row")
-    return row
-
-
-def apply_ops(db: sqlite3.Connection, ops: Sequence[Op], now: datetime,
-              bound: dict[str, Any] | None = None, field: str = "ops") -> dict[str, Any]:
-    """Apply ``ops`` in one transaction (all or nothing), with ``bound`` rows to refer to;
-    return the rows bound by name (those given plus the new ones)."""
-    check_schema(ops, schema(db), field)
-    bound = dict(bound or {})
+def apply_ops(db: sqlite3.Connection, ops: Sequence[Op], now: datetime, *, seed: int,
+              bound: Mapping[str, Any] | None = None, others: Others | None = None,
+              factories: Mapping[str, Factory] | None = None,
+              field: str = "ops") -> dict[str, Any]:
+    """Apply ``ops`` to the world of ``seed`` in one transaction (all or nothing), with
+    ``bound`` rows (this app's) and ``others`` (other apps', by app) to refer to and the
+    app's ``factories``; return the rows bound by name (those given plus the new ones)."""
+    factories = factories or {}
+    check_schema(ops, schema(db), field, factories)
+    run = _Run(db, ops, now=now, seed=seed, bound=dict(bound or {}), others=others or {},
+               factories=factories)
     db.execute("BEGIN")
     try:
         for i, op in enumerate(ops):
+            where = f"{field}[{i}] ({op.op} {table_of(op, factories)})"
             try:
-                row = _apply(db, op, bound, now)
+                row = run.apply(i, op)
             except sqlite3.IntegrityError as exc:  # names the constraint, never the SQL
-                raise InvalidRequest(f"{field}[{i}] ({op.op} {table_of(op)}): {exc}",
-                                     code="setup_failed", field=f"{field}.{i}",
-                                     rule="constraint") from exc
+                raise InvalidRequest(f"{where}: {exc}", code="setup_failed",
+                                     field=f"{field}.{i}", rule="constraint") from exc
             except (sqlite3.Error, OverflowError) as exc:
-                raise InvalidRequest(f"{field}[{i}] ({op.op} {table_of(op)}) was refused by "
-                                     "the database", code="setup_failed",
-                                     field=f"{field}.{i}") from exc
+                raise InvalidRequest(f"{where} was refused by the database",
+                                     code="setup_failed", field=f"{field}.{i}") from exc
             if op.bind is not None:
-                bound[op.bind] = row
+                run.bound[op.bind] = row
     except BaseException:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
-    return bound
+    return run.bound

@@ -6,7 +6,8 @@
   with its SHA-256 beside it (``<key>.sqlite.sha256``); a file that does not match its hash
   when loaded is never used: the world is seeded again and the file replaced;
 * prepared: a pristine snapshot with a task's setup applied, cached in memory
-  per (pristine, setup). GRPO groups share task and seed, so they share it.
+  per (pristine, setup, the other apps' bound rows it may refer to). GRPO groups share
+  task and seed, so they share it.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
+from workgym_core.refs import Others
 
 from . import changes
 from .clock import WORLD_START
 from .db import connect_memory
-from .setup import apply_ops, parse_ops
+from .setup import apply_ops, digest, parse_ops
 from .spec import ReplicaSpec
 
 log = logging.getLogger("workgym.snapshots")
@@ -131,14 +132,17 @@ class SnapshotCache:
         write_atomically(path, data)
         return data
 
-    def prepared(self, seed: int, setup: list[Any]) -> Prepared:
-        digest = hashlib.sha256(orjson.dumps(setup, option=orjson.OPT_SORT_KEYS)).hexdigest()
-        key = f"{self.pristine_key(seed)}-{digest[:16]}"
+    def prepared(self, seed: int, setup: list[Any], others: Others | None = None) -> Prepared:
+        """The world of ``seed`` with ``setup`` applied (``others``: the rows other apps of
+        the episode bound, which it may refer to)."""
+        others = others or {}
+        key = f"{self.pristine_key(seed)}-{digest([setup, others])[:16]}"
         found = self._prepared.recall(key)
         if found is not None:
             return found  # type: ignore[no-any-return]
         conn = load(self.pristine(seed))
-        bound = apply_ops(conn, parse_ops(setup), WORLD_START, field="setup")
+        bound = apply_ops(conn, parse_ops(setup), WORLD_START, seed=seed, others=others,
+                          factories=self.spec.factories, field="setup")
         conn.execute("DELETE FROM _changes")  # the world as the agent finds it: nothing yet
         prepared = Prepared(key=key, data=conn.serialize(), vars=bound)
         conn.close()

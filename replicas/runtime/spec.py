@@ -1,20 +1,51 @@
-"""The contract between a replica app and the shared replica runtime."""
+"""The contract between a replica app and the shared replica runtime (replicas/README.md).
+
+Two parts of an app are read without importing it (its routes and FastAPI are start-up CPU
+a process that only lists tasks or exports data should not pay): its brief
+(``replicas/<app>/brief.md``, :func:`read_brief`) and the model of its tasks' scripted
+actors (``replicas/<app>/actors.py``, pydantic only, :func:`actors_model`).
+"""
 
 from __future__ import annotations
 
+import importlib
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the catalogue imports this module in processes that serve no replica
     from fastapi import APIRouter
+    from pydantic import BaseModel
 
     from .episode import Episode
+    from .factories import Factory
+
+_REPLICAS = Path(__file__).resolve().parents[1]
 
 
-@dataclass(frozen=True)
+@cache
+def read_brief(app: str) -> str:
+    """The agent's brief for ``app`` (its persona, the system prompt of its episodes):
+    ``replicas/<app>/brief.md``, without importing the app."""
+    return (_REPLICAS / app / "brief.md").read_text(encoding="utf-8").strip()
+
+
+@cache
+def actors_model(app: str) -> type[BaseModel] | None:
+    """The model of ``app``'s scripted actors (``Actors`` in ``replicas/<app>/actors.py``),
+    or None if its tasks have none. Imports that module alone (an app's package imports
+    nothing heavy on its own: its ``SPEC`` is built on first access)."""
+    if not (_REPLICAS / app / "actors.py").is_file():
+        return None
+    model: type[BaseModel] = importlib.import_module(f"replicas.{app}.actors").Actors
+    return model
+
+
+@dataclass(frozen=True, kw_only=True)
 class ReplicaSpec:
     """Everything the runtime needs to know about one app."""
 
@@ -25,7 +56,22 @@ class ReplicaSpec:
     router: APIRouter
     # Creates the schema and writes the seeded world into an empty database.
     seed: Callable[[sqlite3.Connection, int, datetime], None]
+    # One row operation (rowops syntax) making a harmless change to the seeded world that no
+    # task allows: tests use it as the generic "collateral write" in any app.
+    probe: dict[str, Any]
+    # Row factories task setup may use ({factory: name, ...}), by name.
+    factories: Mapping[str, Factory] = field(default_factory=dict)
     # Called after every successful write request; lets an app react as the
     # world would (e.g. the scripted customer answering a public reply).
     after_write: Callable[[Episode], None] | None = None
     openapi_tags: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def brief(self) -> str:
+        """The agent's brief for this app (``brief.md``)."""
+        return read_brief(self.name)
+
+    @property
+    def actors(self) -> type[BaseModel] | None:
+        """The model of this app's scripted actors (``actors.py``), if it has any."""
+        return actors_model(self.name)

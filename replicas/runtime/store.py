@@ -14,8 +14,11 @@ import time
 from functools import cached_property
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from workgym_core import credentials
-from workgym_core.errors import Conflict, EpisodeNotFound, ServiceUnavailable
+from workgym_core.errors import Conflict, EpisodeNotFound, InvalidRequest, ServiceUnavailable
+from workgym_core.refs import Others
 from workgym_core.settings import Settings
 
 from . import memory
@@ -54,8 +57,12 @@ class EpisodeStore:
         return self._schema
 
     def create(
-        self, episode_id: str, *, seed: int, setup: list[Any], script: dict[str, Any], ttl_s: float
+        self, episode_id: str, *, seed: int, setup: list[Any], script: dict[str, Any],
+        ttl_s: float, others: Others | None = None,
     ) -> Episode:
+        """A new episode of the world of ``seed`` with ``setup`` applied (``others``: rows
+        other apps of the episode bound, which the setup may refer to) and ``script``, the
+        task's scripted actors, validated by the app's model."""
         if episode_id in self._episodes:
             raise Conflict(f"episode {episode_id} already exists", code="episode_exists")
         self.reclaim_expired()
@@ -64,12 +71,14 @@ class EpisodeStore:
                 f"this {self.spec.name} instance is at its memory ceiling ({used:.0f} of "
                 f"{self.memory_limit_mb:.0f} MB): finish or delete episodes, or add instances",
                 code="capacity_exhausted", retry_after_s=5)
-        prepared = self.snapshots.prepared(seed, setup)
+        actors = self._actors(script)
+        others = others or {}
+        prepared = self.snapshots.prepared(seed, setup, others)
         expires_at = time.time() + ttl_s
         episode = Episode(
             id=episode_id, db=load(prepared.data), seed=seed, clock_start=WORLD_START,
             snapshot_key=prepared.key, initial=prepared.data, vars=prepared.vars,
-            script=script, expires_at=expires_at,
+            others=others, actors=actors, expires_at=expires_at,
             # The same for every episode of this world (app, seed, setup): deterministic, and
             # not computable without the deployment's internal secret.
             secret=credentials.mac(self.settings.internal_secret, "episode", prepared.key),
@@ -78,6 +87,24 @@ class EpisodeStore:
         heapq.heappush(self._expiry, (expires_at, episode_id))
         self._start_reaper()
         return episode
+
+    def _actors(self, script: dict[str, Any]) -> BaseModel | None:
+        model = self.spec.actors
+        if model is None:
+            if script:
+                raise InvalidRequest(f"{self.spec.name} has no scripted actors",
+                                     code="validation_error", field="script",
+                                     rule="app_actors")
+            return None
+        try:
+            return model.model_validate(script)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            # The path to the field, without the tags of union members ('constrained-int').
+            path = [str(p) for p in first["loc"] if isinstance(p, int) or str(p).isidentifier()]
+            where = ".".join(["script", *path])
+            raise InvalidRequest(f"{where}: {first['msg']}", code="validation_error",
+                                 field=where, rule=first["type"]) from exc
 
     def peek(self, episode_id: str) -> Episode | None:
         """The episode if this instance holds it, without raising."""

@@ -1,8 +1,12 @@
-"""Scoring one episode of one app: verifier verdicts, signals, reward and final state hash."""
+"""Scoring one episode, of one app or several: verifier verdicts, signals, reward and the
+final state hash."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -21,27 +25,40 @@ from .signals import Outcome, Weights, episode_reward, measure
 def score(
     *,
     verifier: Verifier,
-    initial: bytes,
-    final: bytes,
+    states: Mapping[str, tuple[bytes, bytes]],
     trajectory: Sequence[TrajectoryStep],
     answer: str | None,
-    vars: Vars,
+    vars: Mapping[str, Vars],
     reference_steps: int,
     weights: Weights | None = None,
 ) -> Report:
-    """Score an episode from the app's serialized states before and after the agent acted.
+    """Score an episode from each app's serialized states before and after the agent acted
+    (``states``: app -> (initial, final)) and the rows each app's setup bound (``vars``).
 
+    An assertion looks at its ``app`` (a one-app episode's by default); ``only_changes``
+    spans every app. The final state hash is the app's (one app) or one over every app's.
     Raises ConfigError, naming the assertion, when the verifier does not fit the data: an
-    unknown reference, table or column.
+    unknown app, reference, table or column.
     """
     if reference_steps < 1:
         raise ConfigError(f"reference_steps must be at least 1, not {reference_steps}")
-    assertions = [_resolve(assertion, vars) for assertion in verifier.root]
-    with States.open(initial, final) as states:
-        diff = diff_states(states)
-        ctx = Context(states=states, diff=diff, trajectory=trajectory, answer=answer)
-        results = [(assertion, *_evaluate(assertion, ctx)) for assertion in assertions]
-        final_state_hash = hash_after(states, diff)
+    if not states:
+        raise ConfigError("an episode has at least one app")
+    targets = [(_app_of(assertion, states), assertion) for assertion in verifier.root]
+    assertions = [(app, _resolve(assertion, vars.get(app, {}), vars))
+                  for app, assertion in targets]
+    with ExitStack() as stack:
+        world: dict[str, Context] = {}
+        hashes: dict[str, str] = {}
+        for app, (initial, final) in states.items():
+            opened = stack.enter_context(States.open(initial, final))
+            diff = diff_states(opened)
+            world[app] = Context(states=opened, diff=diff, trajectory=trajectory,
+                                 answer=answer, app=app, world=world)
+            hashes[app] = hash_after(opened, diff)
+        results = [(assertion, *_evaluate(assertion, world[app]))
+                   for app, assertion in assertions]
+    final_state_hash = combined_hash(hashes)
     outcome = Outcome(
         steps=trajectory,
         verdicts=[(assertion, passed) for assertion, passed, _ in results],
@@ -71,9 +88,29 @@ def _faults_met(trajectory: Sequence[TrajectoryStep]) -> list[FaultMet]:
     ]
 
 
-def _resolve(assertion: Assertion, vars: Vars) -> Assertion:
+def combined_hash(hashes: Mapping[str, str]) -> str:
+    """One app's state hash, or one hash over every app's (by app name)."""
+    if len(hashes) == 1:
+        return next(iter(hashes.values()))
+    joined = "".join(f"{app}={digest}\n" for app, digest in sorted(hashes.items()))
+    return hashlib.sha256(joined.encode()).hexdigest()
+
+
+def _app_of(assertion: Assertion, states: Mapping[str, Any]) -> str:
+    if assertion.app is None:
+        if len(states) > 1:
+            raise ConfigError(f"assertion {assertion.name!r}: name its app (one of "
+                              f"{', '.join(states)}): the episode has several")
+        return next(iter(states))
+    if assertion.app not in states:
+        raise ConfigError(f"assertion {assertion.name!r}: no app {assertion.app!r} in the "
+                          f"episode ({', '.join(states)})")
+    return assertion.app
+
+
+def _resolve(assertion: Assertion, vars: Vars, others: Mapping[str, Vars]) -> Assertion:
     try:
-        return assertion.resolved(vars)
+        return assertion.resolved(vars, others)
     except (ConfigError, BadReference) as exc:
         raise ConfigError(f"assertion {assertion.name!r}: {exc}") from exc
     except ValidationError as exc:  # a reference resolved to a value the check refuses

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import httpx
 import orjson
 
-from replicas.catalog import app_names, spec
+from replicas.catalog import served_apps, spec
 from workgym_core import observability as obs
 from workgym_core import redis_store
 from workgym_core.asgi import (
@@ -180,11 +180,10 @@ def plan(settings: Settings, apps: Collection[str]) -> tuple[list[str], dict[str
         raise ConfigError(f"without the gym API a process serves one replica, at /; got {local}")
     # In-process replicas are reached only by a gym API and a proxy both in this process.
     together = {"gym", "proxy"} <= roles
+    # Apps neither here nor configured are placed on instances that registered in Redis
+    # (compose, --scale); an app with none answers 503 replica_unavailable, naming it.
     instances = {n: local_url(n) if n in local and together else urls[n]
                  for n in apps if (n in local and together) or n in urls}
-    if "gym" in roles and (missing := [n for n in apps if n not in instances]):
-        raise ConfigError(f"the gym API needs WORKGYM_REPLICA_URLS for {missing} (replicas "
-                          "run in its process only when the proxy runs there too)")
     if ("gym" in roles) != ("proxy" in roles) and not settings.redis_url:
         raise ConfigError("the gym API and the proxy share episodes through Redis: set REDIS_URL "
                           "in both processes")
@@ -198,7 +197,7 @@ def service_name(roles: frozenset[str]) -> str:
 
 def create_app(settings: Settings | None = None) -> Server:
     settings = settings or Settings()
-    apps = app_names()
+    apps = served_apps(settings.framework_apps)
     local, instances = plan(settings, apps)
     obs.setup(settings, service_name(settings.roles))
     replicas = {}
@@ -223,7 +222,8 @@ def create_app(settings: Settings | None = None) -> Server:
 
         service = EpisodeService(
             settings=settings, registry=registry, catalogue=catalogue(),
-            replicas=ReplicaClient(http, settings.internal_secret), instances=instances,
+            replicas=ReplicaClient(http, settings.internal_secret), apps=apps,
+            instances=instances,
         )
         gym = create_gym_app(settings, service)
     if registry and "proxy" in roles:

@@ -1,17 +1,51 @@
-"""The ``workgym`` command: serve, list tasks, run an agent on a task."""
+"""The ``workgym`` command: serve (every service starts here), prebuild snapshots, list
+tasks, run an agent on a task, export training data."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the commands import what they run: --help loads no web stack
+    from fastapi import FastAPI
+
+    from workgym_core.settings import Settings
+    from workgym_telemetry.settings import TelemetrySettings
+
+    from .app import Server
+
+
+PORT = 8000
+TELEMETRY_PORT = 4318  # OTLP/HTTP's
+TELEMETRY_URL = f"http://127.0.0.1:{TELEMETRY_PORT}"  # where `workgym export` reads by default
 
 
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from workgym_core import credentials
+
+    telemetry = "telemetry" in (args.role or ())
+    if args.port is None:
+        args.port = TELEMETRY_PORT if telemetry else PORT
+    app, roles, settings = _telemetry_app(args) if telemetry else _workgym_app(args)
+    print(f"workgym: serving {', '.join(roles)} on http://{args.host}:{args.port}  "
+          "(Ctrl-C to stop)", file=sys.stderr)
+    if {"gym", "telemetry"} & set(roles):
+        print("workgym: operator API key: " + (
+            "WORKGYM_API_KEY" if "api_key" in settings.model_fields_set
+            else f"{settings.config_dir / credentials.API_KEY_FILE} (the SDK and CLI on this "
+            "machine read it from there)"), file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def _workgym_app(args: argparse.Namespace) -> tuple[Server, list[str], Settings]:
+    """The gym API, proxy and replicas this process serves (all of them by default)."""
     from workgym_core.errors import ConfigError
     from workgym_core.settings import Settings
 
@@ -33,16 +67,51 @@ def _serve(args: argparse.Namespace) -> int:
     if "public_url" not in settings.model_fields_set:  # agents reach this server's proxy
         host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
         settings = settings.model_copy(update={"public_url": f"http://{host}:{args.port}"})
-    server = create_app(settings)
-    print(f"workgym: serving {', '.join(sorted(settings.roles))} on "
-          f"http://{args.host}:{args.port}  (Ctrl-C to stop)", file=sys.stderr)
-    if "gym" in settings.roles:
-        print("workgym: operator API key: " + (
-            "WORKGYM_API_KEY" if "api_key" in settings.model_fields_set
-            else f"{settings.config_dir / credentials.API_KEY_FILE} (the SDK and CLI on this "
-            "machine read it from there)"), file=sys.stderr)
-    uvicorn.run(server, host=args.host, port=args.port, log_level=args.log_level)
+    return create_app(settings), sorted(settings.roles), settings
+
+
+def _telemetry_app(args: argparse.Namespace) -> tuple[FastAPI, list[str], TelemetrySettings]:
+    """The telemetry store, with its own settings (WORKGYM_TELEMETRY_*): a process of its own,
+    never combined with another role (the services export their spans to it)."""
+    from workgym_core.errors import ConfigError
+    from workgym_telemetry.app import create_app
+    from workgym_telemetry.settings import TelemetrySettings
+
+    if set(args.role) != {"telemetry"} or args.app:
+        raise ConfigError("--role telemetry runs alone: serve the other roles in another process")
+    settings = TelemetrySettings()
+    return create_app(settings), ["telemetry"], settings
+
+
+def _prebuild(args: argparse.Namespace) -> int:
+    """Build an app's pristine snapshots under WORKGYM_DATA_DIR/snapshots, where every
+    instance of the app looks first: the replica image runs it at build time so that no
+    instance seeds at boot or on its first episodes."""
+    import time
+
+    from replicas.catalog import app_names, spec
+    from replicas.runtime.snapshots import SnapshotCache
+    from workgym_core.errors import ConfigError
+    from workgym_core.settings import Settings
+
+    if args.app not in app_names():
+        raise ConfigError(f"no replica app {args.app!r}; the apps are {sorted(app_names())}")
+    cache = SnapshotCache(spec(args.app), Settings().data_dir, size=1)
+    started = time.perf_counter()
+    total = sum(len(cache.pristine(seed)) for seed in args.seeds)
+    print(f"workgym: prebuild {args.app}: {len(args.seeds)} pristine snapshots "
+          f"({total / 1e6:.1f} MB) in {cache.dir} in {time.perf_counter() - started:.1f} s",
+          file=sys.stderr)
     return 0
+
+
+def seed_list(text: str) -> list[int]:
+    """Seeds written as ``0-15`` or ``0,3,7-9``."""
+    found: list[int] = []
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        found.extend(range(int(first), int(last or first) + 1))
+    return found
 
 
 def _tasks(args: argparse.Namespace) -> int:
@@ -55,6 +124,17 @@ def _tasks(args: argparse.Namespace) -> int:
     for s in summaries:
         print(f"{s['id']:<44} {s['difficulty']:<7} {', '.join(s['tags'])}")
     print(f"{len(summaries)} tasks", file=sys.stderr)
+    return 0
+
+
+def _new_replica(args: argparse.Namespace) -> int:
+    from .scaffold import scaffold
+
+    written = scaffold(args.name)
+    print("\n".join(f"  {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}"
+                    for path in written))
+    print(f"workgym: new app '{args.name}': replicas/{args.name}/ (see replicas/README.md); "
+          "`make test` checks it against the replica contract", file=sys.stderr)
     return 0
 
 
@@ -109,12 +189,12 @@ def _export(args: argparse.Namespace) -> int:
     if args.task:
         task_ids = [tasks.get(args.task).id]
     else:
-        task_ids = [t.id for t in tasks if t.app == args.suite or t.id.startswith(f"{args.suite}/")]
+        task_ids = [t.id for t in tasks if t.suite == args.suite]
         if not task_ids:
             raise SystemExit(f"workgym: error: no task in suite '{args.suite}'")
     tools = {name: ToolCatalogue.from_openapi(name, create_replica_app(spec, settings).openapi())
              for name, spec in specs().items()}
-    url = args.telemetry or settings.telemetry_url or "http://127.0.0.1:4318"
+    url = args.telemetry or settings.telemetry_url or TELEMETRY_URL
     exporter = Exporter(url, tasks, tools, settings.api_key)
     count = write(exporter.records(args.format, exporter.episodes(task_ids, args.limit)),
                   Path(args.out))
@@ -125,24 +205,54 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
+def one_of(choices: Callable[[], Collection[str]]) -> Callable[[str], str]:
+    """An argparse type accepting one of ``choices()``, looked up only when the command that
+    has the option runs: serving never loads the agents or the exporter."""
+    def check(value: str) -> str:
+        if value not in (found := choices()):
+            raise argparse.ArgumentTypeError(
+                f"invalid choice: {value!r} (choose from {', '.join(sorted(found))})")
+        return value
+    return check
+
+
+def _agents() -> Collection[str]:
     from .agents import AGENTS
+
+    return AGENTS
+
+
+def _formats() -> Collection[str]:
     from .export import FORMATS
 
+    return FORMATS
+
+
+def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="workgym", description=__doc__)
     sub = root.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the all-in-one server (gym API, proxy, replicas) "
                            "or, with --role, one service alone")
-    serve.add_argument("--role", action="append", choices=["gym", "proxy", "replica"],
+    serve.add_argument("--role", action="append",
+                       choices=["gym", "proxy", "replica", "telemetry"],
                        help="serve only this (repeatable); others are reached over HTTP "
-                       "(WORKGYM_REPLICA_URLS, REDIS_URL, WORKGYM_INTERNAL_SECRET)")
+                       "(WORKGYM_REPLICA_URLS, REDIS_URL, WORKGYM_INTERNAL_SECRET). "
+                       "telemetry (the span store and episode pages) runs alone")
     serve.add_argument("--app", action="append",
                        help="with --role replica: the replica app, e.g. helpdesk")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=int,
+                       help=f"default {PORT}; {TELEMETRY_PORT} with --role telemetry")
     serve.add_argument("--log-level", default="warning")
     serve.set_defaults(func=_serve)
+
+    prebuild = sub.add_parser("prebuild", help="build an app's pristine snapshots ahead of "
+                              "time (in WORKGYM_DATA_DIR, where its instances look first)")
+    prebuild.add_argument("app", help="the replica app, e.g. helpdesk")
+    prebuild.add_argument("--seeds", type=seed_list, default=seed_list("0-15"),
+                          help="seeds to build, e.g. 0-15 or 0,3,7-9 (default 0-15)")
+    prebuild.set_defaults(func=_prebuild)
 
     tasks = sub.add_parser("tasks", help="list the task catalogue")
     tasks.add_argument("--json", action="store_true", help="print JSON")
@@ -151,7 +261,8 @@ def parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run an agent on one episode and print its reward report")
     run.add_argument("--task", required=True, help="task id, e.g. helpdesk/refund-standard")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--agent", choices=sorted(AGENTS), default="reference")
+    run.add_argument("--agent", type=one_of(_agents), default="reference",
+                     help="a built-in agent (default: reference; a wrong name lists them)")
     run.add_argument("--faults", choices=["none", "task", "hard"], default="task",
                      help="fault plan: none, the task's own (default), or the hard preset")
     run.add_argument("--url", help="a WorkGym server; default: run in this process")
@@ -159,15 +270,21 @@ def parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_run)
 
     export = sub.add_parser("export", help="recorded episodes as SFT/DPO/JSONL training data")
-    export.add_argument("--format", choices=FORMATS, required=True)
+    export.add_argument("--format", type=one_of(_formats), required=True,
+                        help="the records' format (a wrong name lists them)")
     which = export.add_mutually_exclusive_group(required=True)
     which.add_argument("--task", help="one task id")
     which.add_argument("--suite", help="every task of a suite, e.g. helpdesk")
     export.add_argument("--out", required=True, help="output file (JSON lines)")
     export.add_argument("--telemetry", help="telemetry store URL "
-                        "(default: WORKGYM_TELEMETRY_URL or http://127.0.0.1:4318)")
+                        f"(default: WORKGYM_TELEMETRY_URL or {TELEMETRY_URL})")
     export.add_argument("--limit", type=int, default=1000, help="episodes per task, newest first")
     export.set_defaults(func=_export)
+
+    new = sub.add_parser("new-replica", help="scaffold a new app in the replica contract's "
+                         "shape (replicas/NAME, its tests, its compose service)")
+    new.add_argument("name", help="the app's name: lower-case letters and digits")
+    new.set_defaults(func=_new_replica)
     return root
 
 

@@ -2,7 +2,7 @@
 
 The server runs on embedded defaults (SQLite snapshots under .workgym/, an
 embedded redis-server) on a free loopback port and exports its traces to the
-telemetry store (``python -m workgym_telemetry``) on another; both are stopped
+telemetry store (``workgym serve --role telemetry``) on another; both are stopped
 afterwards. It runs the reference and the noop agent on a task, then the
 reference and the naive agent on a fault-heavy task, prints every reward
 report, and the link to an episode's page.
@@ -64,8 +64,9 @@ def main() -> int:
 
     settings = Settings()  # creates the shared credentials before either child needs them
     started = time.perf_counter()
-    print("demo: starting the telemetry store (python -m workgym_telemetry) and `workgym serve`")
-    with serving(["workgym_telemetry"]) as telemetry, serving(["workgym", "serve"], env={
+    print("demo: starting the telemetry store (`workgym serve --role telemetry`) and "
+          "`workgym serve`")
+    with serving(["--role", "telemetry"]) as telemetry, serving(env={
             **os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": telemetry,
             "OTEL_BSP_SCHEDULE_DELAY": "200", "OTEL_METRIC_EXPORT_INTERVAL": "1000",
             "WORKGYM_TELEMETRY_URL": telemetry}) as url:
@@ -84,7 +85,7 @@ def main() -> int:
             print(f"demo: episode page of {report['task']} (reference): {page}"
                   + ("" if recorded else "  (its spans had not arrived yet)"))
         print(f"demo: the pages stay readable after the demo: the store is kept in "
-              f".workgym/telemetry; serve it again with `.venv/bin/python -m workgym_telemetry "
+              f".workgym/telemetry; serve it again with `.venv/bin/workgym serve --role telemetry "
               f"--port {telemetry.rsplit(':', 1)[1]}` and open the links; the index page "
               f"({telemetry}/) asks for the API key: WORKGYM_API_KEY, else the file "
               f"{settings.config_dir / credentials.API_KEY_FILE}.")

@@ -25,7 +25,7 @@ the span attributes beside it; the spans give the steps.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,11 +36,9 @@ import orjson
 from workgym_core import credentials
 from workgym_core.errors import Unauthorized
 
-from .tasks import Catalogue
+from .tasks import Catalogue, Task
 from .tools import ToolCatalogue
 
-SYSTEM = ("You are a support agent working in the company's helpdesk. Use the tools to act; "
-          "every call changes or reads the real system. Finish with a short answer.")
 FORMATS = ("sft", "dpo", "jsonl")
 METADATA = ("episode_id", "task", "seed", "reward", "success", "signals", "assertions", "faults")
 
@@ -81,15 +79,18 @@ def _json_or_text(excerpt: str | None) -> Any:
         return excerpt
 
 
-def transcript(episode: Episode, instruction: str, tools: ToolCatalogue
+def transcript(episode: Episode, task: Task, tools: Mapping[str, ToolCatalogue]
                ) -> list[dict[str, Any]]:
-    """The episode as chat messages with tool calls and tool results."""
+    """The episode as chat messages with tool calls and tool results: the task's brief as
+    the system message, its instruction as the user's, then the steps, each through the
+    tools of the app it went to."""
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": SYSTEM}, {"role": "user", "content": instruction},
+        {"role": "system", "content": task.brief}, {"role": "user", "content": task.instruction},
     ]
     for step in episode.steps:
         body = _json_or_text(step["request_body"])
-        found = tools.match(step["method"], step["path"], step["query"] or "", body)
+        app = step.get("app") or task.apps[0]
+        found = tools[app].match(step["method"], step["path"], step["query"] or "", body)
         if found is None:
             continue  # a request no tool makes (e.g. a raw call): nothing to learn from
         name, arguments = found
@@ -151,9 +152,9 @@ class Exporter:
 
     def record(self, episode: Episode) -> dict[str, Any]:
         task = self.catalogue.get(episode.report["task"])
-        tools = self.tools[task.app]
-        return {"messages": transcript(episode, task.instruction, tools),
-                "tools": tools.schemas(), "metadata": episode.metadata()}
+        return {"messages": transcript(episode, task, self.tools),
+                "tools": [s for app in task.apps for s in self.tools[app].schemas()],
+                "metadata": episode.metadata()}
 
     def records(self, fmt: str, episodes: Iterable[Episode]) -> Iterator[dict[str, Any]]:
         if fmt == "jsonl":

@@ -2,7 +2,8 @@
 
 One per process and settings: every environment made in the process shares its
 replicas, snapshot caches and Redis, as parallel rollouts of a real server do.
-Calls from any thread are handed to the loop; nothing listens on a port.
+Nothing listens on a port: clients reach it through :class:`LoopTransport`, an httpx
+transport that hands each request, from any thread, to the loop.
 """
 
 from __future__ import annotations
@@ -10,17 +11,45 @@ from __future__ import annotations
 import asyncio
 import atexit
 import threading
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar, cast
 
 import httpx
 
+from workgym_core.asgi import ASGIApp
 from workgym_core.settings import Settings
 
 from .app import Server, create_app
 
 T = TypeVar("T")
 BASE_URL = "http://workgym.local"
+
+
+class LoopTransport(httpx.BaseTransport):
+    """Sends each request through an ASGI app on an event loop run by another thread.
+
+    A connection the app drops (the ``connection_reset`` fault) reaches the client as it
+    would over a network: an ``httpx.RemoteProtocolError``, a TransportError."""
+
+    def __init__(self, app: ASGIApp, run: Callable[[Coroutine[Any, Any, httpx.Response]],
+                                                   httpx.Response]) -> None:
+        self._asgi = httpx.ASGITransport(app=app)
+        self._run = run
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        request.read()  # the body, buffered here: the app reads it on the loop
+        try:
+            return self._run(self._send(request))
+        except ConnectionResetError as exc:
+            raise httpx.RemoteProtocolError("connection reset by peer", request=request) from exc
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
+        response = await self._asgi.handle_async_request(request)
+        # The app has answered in full: its body, as is, becomes a stream the caller's
+        # thread reads (and decodes) like any other.
+        stream = cast(httpx.AsyncByteStream, response.stream)
+        response.stream = httpx.ByteStream(b"".join([chunk async for chunk in stream]))
+        return response
 
 
 class LocalServer:
@@ -32,9 +61,8 @@ class LocalServer:
         # Agents of an in-process server reach its apps at BASE_URL, whatever was configured.
         self.server: Server = self.run(self._build(settings.model_copy(
             update={"public_url": BASE_URL})))
-        self.client = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=self.server), base_url=BASE_URL, timeout=60.0
-        )
+        self.transport = LoopTransport(self.server, self.run)
+        self._client = self.client()
 
     @staticmethod
     async def _build(settings: Settings) -> Server:
@@ -43,13 +71,17 @@ class LocalServer:
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
+    def client(self) -> httpx.Client:
+        """A new client of this server (closing it leaves the server running)."""
+        return httpx.Client(transport=self.transport, base_url=BASE_URL)
+
     def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
-        return self.run(self.client.request(method, url, **kwargs))
+        return self._client.request(method, url, **kwargs)
 
     def close(self) -> None:
         if self.loop.is_closed():
             return
-        self.run(self.client.aclose())
+        self._client.close()
         self.run(self.server.aclose())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)

@@ -20,11 +20,12 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Collection
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from workgym_core.errors import NotFound
+from workgym_core.errors import NotFound, ServiceUnavailable
 
 log = logging.getLogger("workgym.placement")
 
@@ -54,24 +55,32 @@ def is_local(url: str) -> bool:
 class Placement:
     """Chooses the instance for each new episode of an app."""
 
-    def __init__(self, redis: aioredis.Redis | None, configured: dict[str, str]) -> None:
+    def __init__(self, redis: aioredis.Redis | None, apps: Collection[str],
+                 configured: dict[str, str]) -> None:
         self.redis = redis
+        self.apps = frozenset(apps)
         self.configured = configured
         self._place = redis.register_script(_PLACE) if redis is not None else None
 
-    def configured_url(self, app: str) -> str:
-        try:
-            return self.configured[app]
-        except KeyError:
-            raise NotFound(f"no app '{app}'", code="app_not_found", field="app") from None
-
     async def place(self, app: str) -> str:
-        url = self.configured_url(app)
-        if self._place is None or is_local(url):
+        """An instance of ``app``: in-process, else the next live registered one, else the
+        configured URL; 404 for an app this deployment does not serve, 503 when none runs."""
+        if app not in self.apps:
+            raise NotFound(f"no app '{app}' (apps: {', '.join(sorted(self.apps))})",
+                           code="app_not_found", field="app")
+        url = self.configured.get(app)
+        if url is not None and (self._place is None or is_local(url)):
             return url
-        key = instances_key(app)
-        chosen = await self._place(keys=[key, f"{key}:rr"], args=[time.time()])
-        return str(chosen) if chosen else url
+        if self._place is not None:
+            key = instances_key(app)
+            chosen = await self._place(keys=[key, f"{key}:rr"], args=[time.time()])
+            if chosen:
+                return str(chosen)
+        if url is not None:
+            return url
+        raise ServiceUnavailable(f"no {app} instance is running: none has registered (and "
+                                 "none is configured in WORKGYM_REPLICA_URLS)",
+                                 code="replica_unavailable", field="app", retry_after_s=2)
 
     async def evict(self, app: str, url: str) -> None:
         """Drop an instance found unreachable before its registration lapses (a live one

@@ -64,12 +64,17 @@ def _tail(log: Path | None) -> str:
 
 
 @contextmanager
-def serving(module_args: Sequence[str], *, env: dict[str, str] | None = None,
+def serving(args: Sequence[str] = (), *, env: dict[str, str] | None = None,
             health: str = "/healthz", log: Path | None = None) -> Iterator[str]:
-    """``python -m <module_args> --port <free port>`` for the block, once it answers; its URL."""
+    """``workgym serve <args> --port <free port>`` for the block, once it answers; its URL.
+    No ``args``: the all-in-one server; ``["--role", "telemetry"]``: the telemetry store."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    with running([sys.executable, "-m", *module_args, "--port", str(port)], env=env,
-                 log=log) as process:
+    with running(workgym("serve", *args, "--port", str(port)), env=env, log=log) as process:
         wait_http(url + health, process, log=log)
         yield url
+
+
+def workgym(*args: str) -> list[str]:
+    """The command line of ``workgym <args>`` run by this interpreter."""
+    return [sys.executable, "-m", "workgym", *args]

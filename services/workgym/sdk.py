@@ -1,4 +1,5 @@
-"""The Python SDK: one surface over an in-process server or a remote one.
+"""The Python SDK: one client over an in-process server or a remote one; only the httpx
+transport differs.
 
     env = workgym.make("helpdesk/refund-standard", seed=7)      # in-process, no ports
     env = workgym.connect("http://localhost:8000", "helpdesk/refund-standard", seed=7)
@@ -11,7 +12,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import orjson
@@ -19,13 +20,13 @@ import orjson
 from workgym_core.credentials import find_api_key
 from workgym_core.settings import Settings
 
-from .local import BASE_URL, LocalServer, local_server
 from .tools import ToolCatalogue
+
+if TYPE_CHECKING:  # the in-process server (the whole stack) is loaded by make() alone
+    from .local import LocalServer
 
 # "none", the task's own plan, the "hard" preset, or a list of fault configs.
 FaultChoice = str | list[dict[str, Any]]
-# In-process server or a real HTTP client: both answer ``request(method, url, **kwargs)``.
-Transport = LocalServer | httpx.Client
 
 
 class WorkGymClientError(RuntimeError):
@@ -46,6 +47,7 @@ class Observation:
     episode_id: str
     task: str
     seed: int
+    brief: str  # who the agent is and where it works: the episode's system prompt
     instruction: str
     tools: list[dict[str, Any]]
     apps: dict[str, str]
@@ -56,16 +58,16 @@ class Observation:
 
 class Env:
     """One task's episodes, driven as their operator (``api_key``: creates them, gets the
-    full report) while every app request carries the episode's own token, as an agent's."""
+    full report) while every app request carries the episode's own token, as an agent's.
 
-    def __init__(self, transport: Transport, base_url: str, task: str, seed: int = 0,
-                 faults: FaultChoice = "task", owns_transport: bool = False, *,
-                 api_key: str) -> None:
-        self._http = transport
+    ``client`` reaches the gym API at its ``base_url``, over the network or in-process
+    (:class:`workgym.local.LoopTransport`); the Env closes it."""
+
+    def __init__(self, client: httpx.Client, task: str, seed: int = 0,
+                 faults: FaultChoice = "task", *, api_key: str) -> None:
+        self._http = client
         self._operator = {"authorization": f"Bearer {api_key}"}
         self.faults = faults
-        self._owns_transport = owns_transport
-        self.base_url = base_url.rstrip("/")
         self.task = task
         self.seed = seed
         self.observation: Observation | None = None
@@ -76,13 +78,13 @@ class Env:
     def inprocess(cls, server: LocalServer, task: str, seed: int = 0,
                   faults: FaultChoice = "task") -> Env:
         """An environment of ``server``, driven with its own API key."""
-        return cls(server, BASE_URL, task, seed, faults, api_key=server.server.settings.api_key)
+        return cls(server.client(), task, seed, faults, api_key=server.server.settings.api_key)
 
     def _gym(self, method: str, path: str, **kwargs: Any) -> Any:
         """A gym API call as the operator: its parsed JSON (orjson: episode bodies carry
         every tool schema)."""
         kwargs.setdefault("headers", self._operator)
-        response = self._http.request(method, f"{self.base_url}{path}", **kwargs)
+        response = self._http.request(method, path, **kwargs)
         if response.status_code >= 400:
             raise WorkGymClientError(response)
         return orjson.loads(response.content) if response.content else None
@@ -104,7 +106,7 @@ class Env:
         body = self._gym("POST", "/v1/episodes",
                          json={"task": self.task, "seed": self.seed, "faults": self.faults})
         self.observation = Observation(
-            episode_id=body["id"], task=body["task"], seed=body["seed"],
+            episode_id=body["id"], task=body["task"], seed=body["seed"], brief=body["brief"],
             instruction=body["instruction"], tools=body["tools"], apps=body["apps"],
             max_steps=body["max_steps"], token=body["token"], refresh_token=body["refresh_token"],
         )
@@ -116,11 +118,8 @@ class Env:
         """One request to an app of the episode, through the proxy (counts as a step)."""
         apps = self._obs.apps
         base = apps[app] if app else next(iter(apps.values()))
-        try:
-            return self._http.request(method.upper(), base + path, json=json, params=params,
-                                      headers=self._auth())
-        except ConnectionResetError as exc:  # in-process, the connection_reset fault
-            raise httpx.RemoteProtocolError("connection reset by peer") from exc
+        return self._http.request(method.upper(), base + path, json=json, params=params,
+                                  headers=self._auth())
 
     def refresh_token(self) -> str:
         """Trade the refresh token for a new bearer token (after a 401 token_expired)."""
@@ -174,10 +173,9 @@ class Env:
         self.observation = None
 
     def close(self) -> None:
-        """Drop an unfinished episode and release the connection this Env opened."""
+        """Drop an unfinished episode and close the client."""
         self._drop()
-        if self._owns_transport and isinstance(self._http, httpx.Client):
-            self._http.close()
+        self._http.close()
 
     def __enter__(self) -> Env:
         return self
@@ -188,7 +186,9 @@ class Env:
 
 def make(task: str, seed: int = 0, faults: FaultChoice = "task",
          settings: Settings | None = None) -> Env:
-    """An environment served in this process (ASGI transport, no ports)."""
+    """An environment served in this process (an in-process transport, no ports)."""
+    from .local import local_server
+
     return Env.inprocess(local_server(settings), task, seed, faults)
 
 
@@ -205,5 +205,4 @@ def connect(base_url: str, task: str, seed: int = 0, faults: FaultChoice = "task
     if not key:
         raise MissingApiKey("no operator API key: pass api_key=, set WORKGYM_API_KEY, or run "
                             "`workgym serve` once on this machine (it stores one)")
-    return Env(httpx.Client(timeout=timeout), base_url, task, seed, faults,
-               owns_transport=True, api_key=key)
+    return Env(httpx.Client(base_url=base_url, timeout=timeout), task, seed, faults, api_key=key)

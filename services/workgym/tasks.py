@@ -1,20 +1,24 @@
-"""The task catalogue: task suites are data under ``tasks/<app>/<name>.yaml``.
+"""The task catalogue: task suites are data under ``tasks/<suite>/<name>.yaml``.
 
-A task's id is derived from its file (``helpdesk/refund-partial``), its app from
-its folder and its reference step count from its reference solution, so none
-of them is written twice. Agents see :class:`TaskSummary` / :class:`TaskDetail`
-only: never the setup, verifier, scripted customer or reference solution.
+A task's id is derived from its file (``helpdesk/refund-partial``), its suite from its
+folder, its apps from the suite when the suite is an app (a cross-app suite lists them:
+``apps: [helpdesk, checkout]``), and its reference step count from its reference solution,
+so none of them is written twice. Agents see :class:`TaskSummary` / :class:`TaskDetail`
+only: never the setup, verifier, scripted actors or reference solution.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from replicas.catalog import app_names
+from replicas.runtime.spec import actors_model, read_brief
 from workgym_core.errors import NotFound
 from workgym_core.rowops import parse_ops
 from workgym_proxy.faults import parse_plan
@@ -65,8 +69,9 @@ class Reference(BaseModel):
 
 
 class TaskSummary(BaseModel):
-    id: str = Field(description="'<app>/<name>'.")
-    app: str = Field(description="Replica the task runs on.")
+    id: str = Field(description="'<suite>/<name>': a suite is a folder of tasks/.")
+    suite: str = Field(description="The suite (an app's name, or a cross-app suite's).")
+    apps: list[str] = Field(description="The apps of the task's world, in setup order.")
     title: str
     difficulty: Literal["easy", "medium", "hard"]
     tags: list[str]
@@ -84,13 +89,17 @@ class Task(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    app: str
+    suite: str
+    apps: list[str] = Field(min_length=1, description="Default: the suite's app.")
     title: str
     difficulty: Literal["easy", "medium", "hard"]
     tags: list[str] = Field(min_length=1)
     instruction: str = Field(min_length=20)
-    setup: list[dict[str, Any]] = Field(default_factory=list)
-    customer: dict[str, Any] | None = None
+    setup: dict[str, list[dict[str, Any]]] = Field(
+        default_factory=dict, description="app -> its row operations, run app by app in the "
+        "order of `apps` (a later app's may refer to an earlier app's rows: $app.name.field).")
+    actors: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="app -> its scripted actors (the app's model).")
     reference: Reference
     verifier: Verifier
     faults: list[dict[str, Any]] = Field(
@@ -103,20 +112,62 @@ class Task(BaseModel):
         parse_plan(value)
         return value
 
-    @field_validator("setup")
+    @model_validator(mode="before")
     @classmethod
-    def _valid_setup(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        parse_ops(value)  # row operations, never SQL
-        return value
+    def _per_app(cls, raw: Any) -> Any:
+        """A one-app task may write its setup as a list and its actors unkeyed; a task of
+        several apps keys both by app."""
+        if not isinstance(raw, dict):
+            return raw
+        raw = {**raw, "apps": raw.get("apps") or [raw.get("suite")]}
+        if len(raw["apps"]) == 1:
+            app = raw["apps"][0]
+            if isinstance(raw.get("setup"), list):
+                raw["setup"] = {app: raw["setup"]}
+            if raw.get("actors") and set(raw["actors"]) != {app}:
+                raw["actors"] = {app: raw["actors"]}
+        return raw
+
+    @model_validator(mode="after")
+    def _valid_world(self) -> Self:
+        known = app_names()
+        if unknown := [app for app in self.apps if app not in known]:
+            raise ValueError(f"apps {unknown} are no replica app ({', '.join(sorted(known))})")
+        if strays := sorted(set(self.setup) - set(self.apps)):
+            raise ValueError(f"setup for {strays}: not among the task's apps {self.apps}")
+        if strays := sorted(set(self.actors) - set(self.apps)):
+            raise ValueError(f"actors for {strays}: not among the task's apps {self.apps}")
+        for ops in self.setup.values():
+            parse_ops(ops)  # row operations, never SQL
+        for assertion in self.verifier.root:
+            if assertion.app is not None and assertion.app not in self.apps:
+                raise ValueError(f"assertion {assertion.name!r} names app {assertion.app!r}, "
+                                 f"not one of the task's {self.apps}")
+            if len(self.apps) > 1 and assertion.app is None and assertion.check != "answer_matches":
+                raise ValueError(f"assertion {assertion.name!r}: name its app (the task has "
+                                 f"several: {self.apps})")
+        for app, actors in self.actors.items():
+            model = actors_model(app)
+            if model is None:
+                raise ValueError(f"app {app!r} has no scripted actors")
+            model.model_validate(actors)
+        return self
 
     @property
     def reference_steps(self) -> int:
         return len(self.reference.steps)
 
     @property
-    def script(self) -> dict[str, Any]:
-        """World behaviour handed to the replica (never to the agent)."""
-        return {} if self.customer is None else {"customer": self.customer}
+    def brief(self) -> str:
+        """The agent's brief for this task's world: its apps' briefs, in order."""
+        return "\n\n".join(read_brief(app) for app in self.apps)
+
+    def setup_of(self, app: str) -> list[dict[str, Any]]:
+        return self.setup.get(app, [])
+
+    def actors_of(self, app: str) -> dict[str, Any]:
+        """The app's scripted actors, handed to its replica (never to the agent)."""
+        return self.actors.get(app, {})
 
     def summary(self) -> TaskSummary:
         return TaskSummary.model_validate(self.model_dump(include=set(TaskSummary.model_fields)))
@@ -138,7 +189,7 @@ def load_task(path: Path, root: Path = TASKS_DIR) -> Task:
     if not isinstance(raw, dict):
         raise TaskFileError(f"{path}: a task file must hold a mapping")
     try:
-        return Task.model_validate({**raw, "id": rel.as_posix(), "app": rel.parts[0]})
+        return Task.model_validate({**raw, "id": rel.as_posix(), "suite": rel.parts[0]})
     except ValidationError as exc:
         raise TaskFileError(f"{path}: {exc}") from exc
 
@@ -158,6 +209,10 @@ class Catalogue:
         if task is None:
             raise NotFound(f"no task '{task_id}'", code="task_not_found", field="task")
         return task
+
+    def serving(self, apps: Collection[str]) -> Catalogue:
+        """The tasks a deployment serving ``apps`` can run (every app of theirs served)."""
+        return Catalogue([task for task in self if set(task.apps) <= set(apps)])
 
 
 @cache

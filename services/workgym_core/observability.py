@@ -20,6 +20,7 @@ from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind
 
 from .settings import Settings
+from .spans import SERVICE_NAME
 
 TRACER = "workgym"
 BODY_LIMIT = 4096  # bytes of a request/response body kept on a span
@@ -64,7 +65,7 @@ def setup(settings: Settings, service: str) -> bool:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", service)}
+    resource = Resource.create({SERVICE_NAME: os.environ.get("OTEL_SERVICE_NAME", service)}
                                ).merge(OTELResourceDetector().detect())
     provider = TracerProvider(resource=resource)
     provider.add_span_processor(BatchSpanProcessor(

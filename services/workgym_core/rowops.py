@@ -7,19 +7,24 @@ tables, never as SQL::
     {bind: billing, select: groups, where: {name: Billing}}
     {bind: order, insert: orders, values: {customer_id: $customer.id, placed_at: "@now-3d"}}
     {update: tickets, id: $ticket.id, values: {status: pending}}
+    {bind: vip, factory: customer, tier: gold}
 
-``$name.field`` refers to a row bound earlier (or by the task's setup); ``@now-3d`` is a
-time relative to the episode's virtual clock. Tables and columns are checked against the
-app's schema (:func:`check_schema`) before anything runs: only the app's own tables (no
-``_``-prefixed bookkeeping, no ``sqlite_`` internals) and their existing columns.
+``$name.field`` refers to a row bound earlier (or by the task's setup), ``$app.name.field``
+to a row another app of the episode bound (:mod:`workgym_core.refs`); ``@now-3d`` is a
+time relative to the episode's virtual clock. A ``factory`` op asks one of the app's row
+factories for a realistic row: every key but ``factory`` and ``bind`` is an override (a
+column of the factory's table, or one of the factory's options). Tables and columns are
+checked against the app's schema (:func:`check_schema`) before anything runs: only the
+app's own tables (no ``_``-prefixed bookkeeping, no ``sqlite_`` internals), their existing
+columns and the app's factories.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal
+from collections.abc import Collection, Mapping, Sequence
+from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, model_validator
 
 from .errors import InvalidRequest
 
@@ -65,10 +70,36 @@ class SelectRow(_Op):
     bind: Identifier = Field(description="Name to refer to the row by.")
 
 
-RowOp = Annotated[InsertRow | UpdateRow | SelectRow, Field(discriminator="op")]
+class FactoryRow(_Op):
+    """``{factory: customer, bind: c, tier: gold}``: a row from the app's ``customer``
+    factory, with ``tier`` overridden. The flat keys are collected into ``values``."""
+
+    op: Literal["factory"] = "factory"
+    factory: Identifier = Field(description="The app's row factory to build the row.")
+    values: Values = Field(default_factory=dict, description="Overrides: column (or factory "
+                           "option) -> value; every other column is the factory's.")
+    bind: Identifier | None = Field(None, description="Name to refer to the new row by.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _collect_overrides(cls, raw: Any) -> Any:
+        if not isinstance(raw, dict):
+            return raw
+        flat = {key: value for key, value in raw.items() if key not in cls.model_fields}
+        given = raw.get("values", {})
+        if not flat or not isinstance(given, dict):
+            return raw
+        if both := sorted(set(flat) & set(given)):
+            raise ValueError(f"{', '.join(both)} given both flat and in values")
+        named = {key: value for key, value in raw.items() if key in cls.model_fields}
+        return {**named, "values": {**given, **flat}}
+
+
+Op = InsertRow | UpdateRow | SelectRow | FactoryRow
+RowOp = Annotated[Op, Field(discriminator="op")]
 _ops = TypeAdapter(list[RowOp])
 
-_KEYS = ("insert", "update", "select")
+_KEYS = ("insert", "update", "select", "factory")
 
 
 def _tag(raw: Any) -> Any:
@@ -88,17 +119,34 @@ def _tag_all(raw: Any) -> Any:
 RowOps = Annotated[list[RowOp], BeforeValidator(_tag_all)]
 
 
-def parse_ops(raw: Sequence[Any]) -> list[InsertRow | UpdateRow | SelectRow]:
+def parse_ops(raw: Sequence[Any]) -> list[Op]:
     """Validate row operations (pydantic's ValidationError names the failing field)."""
     return _ops.validate_python(_tag_all(list(raw)))
 
 
-def table_of(op: InsertRow | UpdateRow | SelectRow) -> str:
+class FactoryShape(Protocol):
+    """What checking a ``factory`` op needs of the app's factory: its table, and the keys
+    it takes besides that table's columns."""
+
+    @property
+    def table(self) -> str: ...
+
+    @property
+    def options(self) -> Collection[str]: ...
+
+
+Factories = Mapping[str, FactoryShape]  # factory name -> the factory
+
+
+def table_of(op: Op, factories: Factories | None = None) -> str:
+    """The table the op is on; a factory op's is its factory's (known: see check_schema)."""
+    if isinstance(op, FactoryRow):
+        return (factories or {})[op.factory].table
     return op.insert if isinstance(op, InsertRow) else (
         op.update if isinstance(op, UpdateRow) else op.select)
 
 
-def _columns(op: InsertRow | UpdateRow | SelectRow) -> list[tuple[str, str]]:
+def _columns(op: Op) -> list[tuple[str, str]]:
     """(where in the op, column) for every column the op names."""
     if isinstance(op, SelectRow):
         named = [("where", c) for c in op.where] + [("exclude", c) for c in op.exclude]
@@ -106,16 +154,25 @@ def _columns(op: InsertRow | UpdateRow | SelectRow) -> list[tuple[str, str]]:
     return [("values", column) for column in op.values]
 
 
-def check_schema(ops: Sequence[InsertRow | UpdateRow | SelectRow], schema: Schema,
-                 field: str = "ops") -> None:
-    """InvalidRequest naming the first table or column the app does not have."""
+def check_schema(ops: Sequence[Op], schema: Schema, field: str = "ops",
+                 factories: Factories | None = None) -> None:
+    """InvalidRequest naming the first table, column or factory the app does not have
+    (``factories``: the app's, by name; none given, a ``factory`` op names none)."""
+    factories = factories or {}
     for i, op in enumerate(ops):
-        table = table_of(op)
+        if isinstance(op, FactoryRow) and op.factory not in factories:
+            raise InvalidRequest(
+                f"{field}[{i}]: no factory '{op.factory}' (factories: "
+                f"{', '.join(sorted(factories)) or 'none'})",
+                code="unknown_factory", field=f"{field}.{i}.factory", rule="app_factory")
+        table = table_of(op, factories)
         if table not in schema:
             raise InvalidRequest(
                 f"{field}[{i}]: no table '{table}' (tables: {', '.join(sorted(schema))})",
                 code="unknown_table", field=f"{field}.{i}.{op.op}", rule="app_table")
         known = set(schema[table])
+        if isinstance(op, FactoryRow):
+            known |= set(factories[op.factory].options)
         for where, column in _columns(op):
             if column not in known:
                 raise InvalidRequest(

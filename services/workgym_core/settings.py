@@ -63,6 +63,10 @@ class Settings(BaseSettings):
         "aiohttp", description="The proxy's client to replicas over the network (in-process "
         "replicas are always reached through httpx's ASGI transport). Chosen by `make bench`.",
     )
+    framework_apps: bool = Field(
+        False, description="Also serve the framework's own test apps (replicas.catalog."
+        "FRAMEWORK_APPS) and the tasks that use them.",
+    )
     tracing: bool = Field(
         False, description="Export traces and metrics over OTLP/HTTP even without an "
         "OTEL_EXPORTER_OTLP_ENDPOINT (then to the OTLP default, localhost:4318).",

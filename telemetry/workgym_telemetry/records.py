@@ -16,7 +16,8 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as SpanMessage
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
-from . import contract
+from workgym_core.spans import EPISODE_ID, SERVICE_NAME
+
 from .errors import MalformedPayload
 from .models import Span
 
@@ -59,7 +60,7 @@ def spans(request: ExportTraceServiceRequest) -> list[Span]:
     """Every span of the request, with its resource's service.name and its episode id."""
     out: list[Span] = []
     for resource_spans in request.resource_spans:
-        service = attributes(resource_spans.resource.attributes).get(contract.SERVICE_NAME)
+        service = attributes(resource_spans.resource.attributes).get(SERVICE_NAME)
         for scope_spans in resource_spans.scope_spans:
             out += (_span(message, service) for message in scope_spans.spans)
     return out
@@ -72,7 +73,7 @@ def _span(message: SpanMessage, service: Any) -> Span:
             f"id of {len(message.span_id)}: OTLP needs 16 and 8", field="body",
         )
     attrs = attributes(message.attributes)
-    episode = attrs.get(contract.EPISODE_ID)
+    episode = attrs.get(EPISODE_ID)
     return Span(
         trace_id=message.trace_id.hex(),
         span_id=message.span_id.hex(),
@@ -96,7 +97,7 @@ def _span(message: SpanMessage, service: Any) -> Span:
 def points(request: ExportMetricsServiceRequest) -> list[Point]:
     out: list[Point] = []
     for resource_metrics in request.resource_metrics:
-        service = attributes(resource_metrics.resource.attributes).get(contract.SERVICE_NAME)
+        service = attributes(resource_metrics.resource.attributes).get(SERVICE_NAME)
         service_name = None if service is None else str(service)
         for scope_metrics in resource_metrics.scope_metrics:
             for metric in scope_metrics.metrics:

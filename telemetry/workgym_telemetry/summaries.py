@@ -9,7 +9,8 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from . import contract
+from workgym_core.spans import EPISODE_FINISH, PROXY_STEP, REPORT, REWARD, STEP, SUCCESS, TASK
+
 from .models import Report, Span
 
 
@@ -30,7 +31,7 @@ class EpisodeRow:
 def report_document(span: Span) -> dict[str, Any] | None:
     """The reward report of an ``episode.finish`` span as the gym wrote it (a JSON object),
     or None when absent or malformed."""
-    raw = span.attributes.get(contract.REPORT)
+    raw = span.attributes.get(REPORT)
     if not isinstance(raw, str):
         return None
     try:
@@ -48,7 +49,7 @@ def report(span: Span) -> Report:
         found = Report.model_validate(report_document(span) or {})
     except ValidationError:
         found = Report()
-    reward, success = attrs.get(contract.REWARD), attrs.get(contract.SUCCESS)
+    reward, success = attrs.get(REWARD), attrs.get(SUCCESS)
     if isinstance(reward, int | float) and not isinstance(reward, bool):
         found.reward = float(reward)
     if isinstance(success, bool):
@@ -69,11 +70,11 @@ def episode_rows(spans: Sequence[Span]) -> list[EpisodeRow]:
         row.ended_ns = max(row.ended_ns, span.end_ns)
         row.last_index = index
         attrs = span.attributes
-        if isinstance(attrs.get(contract.TASK), str):
-            row.task = attrs[contract.TASK]
-        if span.name == contract.STEP_SPAN and isinstance(attrs.get(contract.STEP), int):
-            row.steps = max(row.steps, attrs[contract.STEP])
-        elif span.name == contract.FINISH_SPAN:
+        if isinstance(attrs.get(TASK), str):
+            row.task = attrs[TASK]
+        if span.name == PROXY_STEP and isinstance(attrs.get(STEP), int):
+            row.steps = max(row.steps, attrs[STEP])
+        elif span.name == EPISODE_FINISH:
             finished = report(span)
             row.reward, row.success = finished.reward, finished.success
     return list(rows.values())

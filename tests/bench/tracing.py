@@ -67,7 +67,7 @@ def child(mode: str) -> None:
 
 def bench_tracing() -> None:
     with tempfile.TemporaryDirectory() as tmp, serving(
-            ["workgym_telemetry"], env={**os.environ, "WORKGYM_TELEMETRY_DATA_DIR": tmp}
+            ["--role", "telemetry"], env={**os.environ, "WORKGYM_TELEMETRY_DATA_DIR": tmp}
     ) as telemetry:
         results = {}
         for mode in ("off", "on"):

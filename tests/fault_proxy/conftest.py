@@ -19,4 +19,4 @@ def task_ticket(local: LocalServer, env: Env) -> int:
     assert env.observation is not None
     registry = local.server.registry
     assert registry is not None
-    return int(local.run(registry.get(env.observation.episode_id)).vars["ticket"]["id"])
+    return int(local.run(registry.get(env.observation.episode_id)).vars["helpdesk"]["ticket"]["id"])

@@ -44,8 +44,9 @@ def run(world: bytes, act: Callable[..., bytes]) -> Score:
         **kwargs: Any,
     ) -> Report:
         return score(
-            verifier=Verifier.model_validate(verifier), initial=world, final=act(*sql),
-            trajectory=steps, answer=answer, vars=kwargs.pop("vars", VARS),
+            verifier=Verifier.model_validate(verifier),
+            states={"helpdesk": (world, act(*sql))}, trajectory=steps, answer=answer,
+            vars={"helpdesk": kwargs.pop("vars", VARS)},
             reference_steps=kwargs.pop("reference_steps", 2), **kwargs,
         )
 

@@ -34,7 +34,7 @@ def ticket_of(local: LocalServer, env: Env) -> int:
     """The id of the task's ticket (bound by its setup), never shown to the agent."""
     assert local.server.registry is not None and env.observation is not None
     record = local.run(local.server.registry.get(env.observation.episode_id))
-    return int(record.vars["ticket"]["id"])
+    return int(record.vars["helpdesk"]["ticket"]["id"])
 
 
 def trajectory(local: LocalServer, env: Env) -> list[Any]:

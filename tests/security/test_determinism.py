@@ -81,7 +81,7 @@ def test_a_verification_code_comes_from_the_episodes_secret(
         env.reset()
         assert local.server.registry is not None and env.observation is not None
         record = local.run(local.server.registry.get(env.observation.episode_id))
-        customer = record.vars["customer"]["id"]
+        customer = record.vars["helpdesk"]["customer"]["id"]
         episode = local.server.replicas["helpdesk"].state.store.get(env.observation.episode_id)
         codes.append(email_verification_code(episode.secret, customer, "x@example.com"))
         assert settings.internal_secret not in episode.secret

@@ -81,12 +81,11 @@ def replica(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 def gym(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     """The gym API as its operator reaches it: the API key as a bearer token."""
     from workgym.app import create_app
-    from workgym.tasks import catalogue
 
-    server = create_app(Settings(data_dir=tmp_path, internal_secret=SECRET))
+    server = create_app(Settings(data_dir=tmp_path, internal_secret=SECRET, framework_apps=True))
     assert server.gym is not None
     auth = {"Authorization": f"Bearer {server.settings.api_key}"}
-    tasks, apps = [task.id for task in catalogue()], sorted(app_names())
+    tasks, apps = [task.id for task in server.gym.state.service.catalogue], sorted(app_names())
     # Through schemathesis's client: the app runs on the event loop the fuzzer's requests use.
     with asgi.get_client(server.gym) as client:
         created = client.post("/v1/episodes", json={"task": tasks[0], "seed": 1}, headers=auth)

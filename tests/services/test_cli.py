@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from workgym.processes import serving
+from workgym.cli import seed_list
+from workgym.processes import serving, workgym
 from workgym.sdk import connect
 
 TASK = "helpdesk/refund-standard"
@@ -19,7 +19,7 @@ TASK = "helpdesk/refund-standard"
 
 def _workgym(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "workgym", *args], capture_output=True, text=True, timeout=120,
+        workgym(*args), capture_output=True, text=True, timeout=120,
         env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)}, check=False,
     )
 
@@ -60,8 +60,7 @@ def test_unknown_task_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_serve_speaks_http(tmp_path: Path) -> None:
-    with serving(["workgym", "serve"],
-                 env={**os.environ, "WORKGYM_DATA_DIR": str(tmp_path)}) as url:
+    with serving(env={**os.environ, "WORKGYM_DATA_DIR": str(tmp_path)}) as url:
         with connect(url, TASK, seed=2) as env:
             obs = env.reset()
             assert obs.apps["helpdesk"] == f"{url}/apps/helpdesk"
@@ -69,3 +68,29 @@ def test_serve_speaks_http(tmp_path: Path) -> None:
             assert listed["status"] == 200 and len(listed["body"]["data"]) == 3
             report = env.finish()
         assert report["steps"] == 1 and report["success"] is False
+
+
+def test_prebuild_writes_each_seeds_pristine_snapshot(tmp_path: Path) -> None:
+    run = _workgym("prebuild", "helpdesk", "--seeds", "0,2-3", data_dir=tmp_path)
+    assert run.returncode == 0, run.stderr
+    built = sorted(p.name for p in (tmp_path / "snapshots").glob("helpdesk-*.sqlite"))
+    assert [name.rsplit("-seed", 1)[1] for name in built] == ["0.sqlite", "2.sqlite", "3.sqlite"]
+
+
+def test_prebuild_names_the_apps_when_one_is_unknown(tmp_path: Path) -> None:
+    run = _workgym("prebuild", "nope", "--seeds", "0", data_dir=tmp_path)
+    assert run.returncode == 2
+    assert "no replica app 'nope'" in run.stderr and "helpdesk" in run.stderr
+
+
+def test_seeds_are_ranges_and_lists() -> None:
+    assert seed_list("0-3") == [0, 1, 2, 3]
+    assert seed_list("0,3,7-9") == [0, 3, 7, 8, 9]
+
+
+@pytest.mark.parametrize("args", [["--role", "telemetry", "--role", "gym"],
+                                  ["--role", "telemetry", "--app", "helpdesk"]])
+def test_the_telemetry_role_runs_alone(tmp_path: Path, args: list[str]) -> None:
+    run = _workgym("serve", *args, data_dir=tmp_path)
+    assert run.returncode == 2
+    assert "--role telemetry runs alone" in run.stderr

@@ -104,7 +104,7 @@ def test_step_budget_is_enforced(make_env: Callable[..., Env]) -> None:
 
 def test_catalogue_never_reveals_how_tasks_are_checked(local: LocalServer) -> None:
     listing = _gym(local, "GET", "/v1/tasks").json()
-    assert {"id", "app", "title", "difficulty", "tags"} == set(listing[0])
+    assert {"id", "suite", "apps", "title", "difficulty", "tags"} == set(listing[0])
     assert TASK in {t["id"] for t in listing}
     detail = _gym(local, "GET", f"/v1/tasks/{TASK}").json()
     for secret in ("verifier", "reference", "setup", "customer", "answer"):
@@ -153,4 +153,5 @@ def test_make_reuses_the_processs_server(tmp_path) -> None:  # type: ignore[no-u
 
     settings = [Settings(data_dir=tmp_path), Settings(data_dir=tmp_path)]
     first, second = (workgym.make(TASK, settings=s) for s in settings)
-    assert first._http is second._http  # noqa: SLF001 - one in-process server per settings
+    # One in-process server per settings: both clients send through its transport.
+    assert first._http._transport is second._http._transport  # noqa: SLF001

@@ -10,11 +10,12 @@ import pytest
 
 from workgym.placement import Heartbeat, Placement, instances_key
 from workgym_core import redis_store
-from workgym_core.errors import NotFound
+from workgym_core.errors import NotFound, ServiceUnavailable
 from workgym_core.settings import Settings
 
 A, B, C = "http://a:8000", "http://b:8000", "http://c:8000"
 CONFIGURED = {"helpdesk": "http://helpdesk:8000"}
+APPS = frozenset(CONFIGURED)
 
 
 def _run(settings: Settings, body):  # type: ignore[no-untyped-def]
@@ -39,7 +40,7 @@ def test_new_episodes_go_round_robin_to_registered_instances(settings: Settings)
         beats = [Heartbeat(redis_store.connect(settings), "helpdesk", url) for url in (A, B, C)]
         for beat in beats:
             await beat.start()
-        placement = Placement(redis, CONFIGURED)
+        placement = Placement(redis, APPS, CONFIGURED)
         placed = [await placement.place("helpdesk") for _ in range(6)]
         assert sorted(await placement.live("helpdesk")) == [A, B, C]
         await beats[1].stop()  # a clean shutdown deregisters at once
@@ -55,7 +56,7 @@ def test_new_episodes_go_round_robin_to_registered_instances(settings: Settings)
 
 def test_lapsed_and_evicted_instances_get_no_episode(settings: Settings) -> None:
     async def body(redis):  # type: ignore[no-untyped-def]
-        placement = Placement(redis, CONFIGURED)
+        placement = Placement(redis, APPS, CONFIGURED)
         await Heartbeat(redis, "helpdesk", A, ttl_s=-1).beat()  # lapsed already
         await Heartbeat(redis, "helpdesk", B).beat()
         await Heartbeat(redis, "helpdesk", C).beat()
@@ -67,11 +68,15 @@ def test_lapsed_and_evicted_instances_get_no_episode(settings: Settings) -> None
 
 def test_without_registered_instances_the_configured_url_is_used(settings: Settings) -> None:
     async def body(redis):  # type: ignore[no-untyped-def]
-        placement = Placement(redis, {**CONFIGURED, "shop": "http://shop.replica"})
+        placement = Placement(redis, {*APPS, "shop", "tracker"},
+                              {**CONFIGURED, "shop": "http://shop.replica"})
         await Heartbeat(redis, "shop", A).beat()  # never consulted for in-process replicas
         result = (await placement.place("helpdesk"), await placement.place("shop"))
         with pytest.raises(NotFound):
-            await placement.place("nope")
+            await placement.place("nope")  # not an app this deployment serves
+        with pytest.raises(ServiceUnavailable) as none_runs:
+            await placement.place("tracker")  # served, but no instance registered or set
+        assert none_runs.value.code == "replica_unavailable" and "tracker" in str(none_runs.value)
         return result
 
     assert _run(settings, body) == ("http://helpdesk:8000", "http://shop.replica")

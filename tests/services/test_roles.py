@@ -63,13 +63,35 @@ def test_the_gym_alone_places_episodes_on_replica_urls(tmp_path: Path) -> None:
                                   replica_urls=REPLICA))
     assert server.proxy is None and server.replicas == {}
     assert server.gym is not None
-    assert server.gym.state.service.instances == REPLICA
+    assert server.gym.state.service.placement.configured == REPLICA
     asyncio.run(server.aclose())
+
+
+def test_a_gym_with_no_instance_of_an_app_starts_and_says_so_per_episode(
+    tmp_path: Path,
+) -> None:
+    """Deploying from the catalogue: no URL to configure; an app none of whose instances has
+    registered is a 503 naming it, never a crash at start-up."""
+    settings = _settings(tmp_path, roles=frozenset({"gym", "proxy"}), replica_urls={})
+    server = create_app(settings)
+
+    async def create() -> httpx.Response:
+        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=server), base_url="http://t")
+        try:
+            return await client.post("/v1/episodes", json={"task": "helpdesk/refund-standard"},
+                                     headers={"authorization": f"Bearer {settings.api_key}"})
+        finally:
+            await client.aclose()
+            await server.aclose()
+
+    answer = asyncio.run(create())
+    assert answer.status_code == 503, answer.text
+    assert answer.json()["error"]["code"] in ("replica_unavailable", "app_unavailable")
+    assert "helpdesk" in answer.json()["error"]["message"]
 
 
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"roles": frozenset({"replica:nope"})}, "no replica app"),
-    ({"roles": frozenset({"gym"}), "redis_url": REDIS}, "needs WORKGYM_REPLICA_URLS"),
     ({"roles": frozenset({"proxy"})}, "set REDIS_URL"),
     ({"roles": frozenset({"gym"}), "replica_urls": REPLICA}, "set REDIS_URL"),
 ])

@@ -1,8 +1,9 @@
-"""Honest rewards, for every task in the catalogue:
+"""Honest rewards, for every task in the catalogue, whatever its apps:
 
 * the reference solution succeeds with reward 1.0;
 * doing nothing fails with task_completion 0 and reward 0;
-* the reference plus one unrelated write fails the collateral-damage check.
+* the reference plus one unrelated write in any of its apps (the app's probe) fails the
+  collateral-damage check.
 """
 
 from __future__ import annotations
@@ -12,33 +13,29 @@ from typing import Any
 
 import pytest
 
+from replicas.catalog import spec
 from workgym.agents import naive, reference
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
+from workgym_core.internal import INTERNAL_HEADER, INTERNAL_PREFIX
 
 TASKS = [task.id for task in catalogue()]
+COLLATERAL = [(task.id, app) for task in catalogue() for app in task.apps]
 SEED = 11
 
 
-def _customers_in_play(local: LocalServer, env: Env) -> set[int]:
-    """Customers the task's setup bound or points at (rows a task may legitimately touch)."""
-    assert env.observation is not None
-    record = local.run(local.server.registry.get(env.observation.episode_id))
-    ids: set[int] = set()
-    for row in record.vars.values():
-        if "tier" in row:  # a customers row
-            ids.add(row["id"])
-        ids.update(row[key] for key in ("customer_id", "requester_id") if row.get(key))
-    return ids
-
-
-def _unrelated_write(local: LocalServer, env: Env) -> None:
-    """Change the notes of a seeded customer the task has nothing to do with."""
-    in_play = _customers_in_play(local, env)
-    customer = next(i for i in range(40, 200) if i not in in_play)
-    response = env.call("PATCH", f"/customers/{customer}", json={"notes": "collateral edit"})
-    assert response.status_code == 200, response.text
+def _unrelated_write(local: LocalServer, env: Env, app: str) -> None:
+    """Another actor makes the app's probe change (a harmless edit no task allows) through
+    the replica's internal apply route: the same for any app."""
+    assert local.server.registry is not None and env.observation is not None
+    episode_id = env.observation.episode_id
+    instance = local.run(local.server.registry.get(episode_id)).apps[app]
+    internal = {INTERNAL_HEADER: local.server.settings.internal_secret}
+    response = local.run(local.server.http.post(
+        f"{instance}{INTERNAL_PREFIX}/episodes/{episode_id}/apply",
+        json={"ops": [spec(app).probe]}, headers=internal))
+    assert response.status_code == 204, response.text
 
 
 @pytest.mark.parametrize("task_id", TASKS)
@@ -65,14 +62,15 @@ def test_noop_scores_zero(make_env: Callable[..., Env], task_id: str) -> None:
     assert report["reward"] == 0.0
 
 
-@pytest.mark.parametrize("task_id", TASKS)
+@pytest.mark.parametrize(("task_id", "app"), COLLATERAL)
 def test_collateral_damage_fails(
-    make_env: Callable[..., Env], local: LocalServer, task_id: str
+    make_env: Callable[..., Env], local: LocalServer, task_id: str, app: str
 ) -> None:
+    """In any app of the task: the reference plus one unrelated write there fails."""
     env = make_env(task_id, SEED)
     env.reset()
     answer = reference(env, catalogue().get(task_id))
-    _unrelated_write(local, env)
+    _unrelated_write(local, env, app)
     report: dict[str, Any] = env.finish(answer=answer)
     by_check = {a["name"]: a for a in report["assertions"]}
     collateral = [name for name, a in by_check.items() if not a["passed"]]

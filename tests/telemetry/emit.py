@@ -29,6 +29,8 @@ from opentelemetry.sdk.trace.export import (
 )
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from workgym_core import spans
+
 SQL = "SELECT * FROM orders WHERE id = ?"
 
 MakeExporter = Callable[[], SpanExporter]
@@ -145,7 +147,7 @@ CLOSE = EpisodePlan(
 
 
 def _provider(service: str, make_exporter: MakeExporter, *, batch: bool) -> TracerProvider:
-    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    provider = TracerProvider(resource=Resource.create({spans.SERVICE_NAME: service}))
     exporter = make_exporter()
     provider.add_span_processor(BatchSpanProcessor(exporter) if batch
                                 else SimpleSpanProcessor(exporter))
@@ -157,30 +159,29 @@ def export_episode(plan: EpisodePlan, make_exporter: MakeExporter, *,
     """Emit the plan's spans as three services would, then flush and shut the SDK down."""
     gym, proxy, replica = (_provider(name, make_exporter, batch=batch)
                            for name in ("workgym-gym", "workgym-proxy", "workgym-replica"))
-    episode = {"workgym.episode_id": plan.episode_id, "workgym.task": plan.task}
+    episode = {spans.EPISODE_ID: plan.episode_id, spans.TASK: plan.task}
     with gym.get_tracer("workgym.gym").start_as_current_span(
-        "episode.create", kind=SpanKind.SERVER, attributes={**episode, "workgym.seed": plan.seed}
+        spans.EPISODE_CREATE, kind=SpanKind.SERVER, attributes={**episode, spans.SEED: plan.seed}
     ):
         pass
     for index, step in enumerate(plan.steps, start=1):
-        step_attrs = {**episode, "workgym.step": index, "workgym.app": "helpdesk"}
+        step_attrs = {**episode, spans.STEP: index, spans.APP: "helpdesk"}
         attrs: dict[str, Any] = {
-            **step_attrs, "http.request.method": step.method, "url.path": step.path,
-            "url.query": step.query, "http.response.status_code": step.status,
-            "workgym.request_body": step.request_body,
-            "workgym.response_body": step.response_body,
+            **step_attrs, spans.HTTP_METHOD: step.method, spans.URL_PATH: step.path,
+            spans.URL_QUERY: step.query, spans.HTTP_STATUS: step.status,
+            spans.REQUEST_BODY: step.request_body, spans.RESPONSE_BODY: step.response_body,
         }
         if step.faults:
-            attrs["workgym.fault"] = ",".join(step.faults)
+            attrs[spans.FAULT] = ",".join(step.faults)
         with proxy.get_tracer("workgym.proxy").start_as_current_span(
-            "proxy.step", kind=SpanKind.SERVER, attributes=attrs
+            spans.PROXY_STEP, kind=SpanKind.SERVER, attributes=attrs
         ) as span:
             replica_attrs: dict[str, Any] = dict(step_attrs)
             if step.changes:
-                replica_attrs["workgym.changes"] = json.dumps(step.changes)
+                replica_attrs[spans.CHANGES] = json.dumps(step.changes)
             tracer = replica.get_tracer("workgym.replica")
             with (
-                tracer.start_as_current_span("replica.request", kind=SpanKind.SERVER,
+                tracer.start_as_current_span(spans.REPLICA_REQUEST, kind=SpanKind.SERVER,
                                              attributes=replica_attrs),
                 tracer.start_as_current_span("db.query", attributes={"db.statement": SQL}),
             ):
@@ -190,10 +191,10 @@ def export_episode(plan: EpisodePlan, make_exporter: MakeExporter, *,
             if step.faults:
                 span.add_event("fault.injected", {"kinds": step.faults})
     with gym.get_tracer("workgym.gym").start_as_current_span(
-        "episode.finish", kind=SpanKind.SERVER,
-        attributes={**episode, "workgym.reward": plan.report["reward"],
-                    "workgym.success": plan.report["success"],
-                    "workgym.report": json.dumps(plan.report), **plan.finish_attributes},
+        spans.EPISODE_FINISH, kind=SpanKind.SERVER,
+        attributes={**episode, spans.REWARD: plan.report["reward"],
+                    spans.SUCCESS: plan.report["success"],
+                    spans.REPORT: json.dumps(plan.report), **plan.finish_attributes},
     ):
         pass
     for provider in (gym, proxy, replica):

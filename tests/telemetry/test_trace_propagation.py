@@ -22,8 +22,8 @@ def test_an_agents_traceparent_is_joined(tmp_path) -> None:  # type: ignore[no-u
     env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path / "gym"),
            "WORKGYM_TELEMETRY_DATA_DIR": str(tmp_path / "telemetry"),
            "OTEL_BSP_SCHEDULE_DELAY": "100"}
-    with serving(["workgym_telemetry"], env=env) as store, serving(
-            ["workgym", "serve"], env={**env, "OTEL_EXPORTER_OTLP_ENDPOINT": store}) as url, \
+    with serving(["--role", "telemetry"], env=env) as store, serving(
+            env={**env, "OTEL_EXPORTER_OTLP_ENDPOINT": store}) as url, \
             connect(url, "helpdesk/refund-standard", seed=1) as agent:
         obs = agent.reset()
         auth = {"authorization": f"Bearer {obs.token}"}

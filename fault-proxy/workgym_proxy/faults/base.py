@@ -56,6 +56,9 @@ class StepContext:
 class Target(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    app: str | None = Field(None, max_length=64,
+                            description="Only requests to this app of the episode (any when "
+                            "unset).")
     method: str | None = Field(None, description="Only this HTTP method (any when unset).")
     path: paths.PathPattern | None = Field(
         None, description="Path pattern(s) inside the app: '/refunds', '/tickets/{id}/comments' "
@@ -68,10 +71,10 @@ class Target(BaseModel):
     def _upper(cls, value: str | None) -> str | None:
         return value.upper() if value else value
 
-    def matches(self, method: str, path: str) -> bool:
-        return (self.method is None or self.method == method) and (
-            self.path is None or paths.any_matches(self.path, path)
-        )
+    def matches(self, app: str, method: str, path: str) -> bool:
+        return ((self.app is None or self.app == app)
+                and (self.method is None or self.method == method)
+                and (self.path is None or paths.any_matches(self.path, path)))
 
 
 class Window(BaseModel):
@@ -85,7 +88,8 @@ class Window(BaseModel):
 
 
 class Fault(BaseModel):
-    """Base of every plugin. Subclasses set ``kind`` (a Literal) and override hooks."""
+    """Base of every plugin. Subclasses set ``kind`` (a Literal), override hooks and join the
+    ``FaultSpec`` union (:mod:`.plugins`), whence the registry."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -105,7 +109,7 @@ class Fault(BaseModel):
     def fires(self, ctx: StepContext, position: int) -> bool:
         return (
             self.window.covers(ctx.step)
-            and self.target.matches(ctx.method, ctx.path)
+            and self.target.matches(ctx.app, ctx.method, ctx.path)
             and draw(ctx.seed, ctx.step, position) < self.toxicity
         )
 

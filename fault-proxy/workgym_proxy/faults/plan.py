@@ -3,29 +3,12 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import Field, TypeAdapter
+from pydantic import TypeAdapter
 
-from .plugins import (
-    ConnectionReset,
-    DuplicateDelivery,
-    Latency,
-    RateLimit,
-    SchemaDrift,
-    ServerError,
-    StateDrift,
-    TimeoutAfter,
-    TimeoutBefore,
-    TokenExpiry,
-    TruncatedBody,
-)
+from .plugins import FaultSpec
 
-FaultSpec = Annotated[
-    Latency | TimeoutBefore | TimeoutAfter | ServerError | RateLimit | ConnectionReset
-    | TokenExpiry | StateDrift | SchemaDrift | TruncatedBody | DuplicateDelivery,
-    Field(discriminator="kind"),
-]
 FaultPlan = list[FaultSpec]
 _plan = TypeAdapter(FaultPlan)
 

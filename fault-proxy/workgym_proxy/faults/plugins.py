@@ -1,10 +1,12 @@
-"""The fault plugins. Each is one small class; ``PLUGINS`` maps kind -> class."""
+"""The fault plugins. Each is one small class; ``FaultSpec`` is their union and ``PLUGINS``,
+derived from it, maps kind -> class: adding a plugin is adding its class to ``FaultSpec``."""
 
 from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, get_args
 
 import orjson
 from pydantic import Field
@@ -193,8 +195,14 @@ class DuplicateDelivery(Fault):
         return 2
 
 
-PLUGINS: dict[str, type[Fault]] = {
-    cls.model_fields["kind"].default: cls
-    for cls in (Latency, TimeoutBefore, TimeoutAfter, ServerError, RateLimit, ConnectionReset,
-                TokenExpiry, StateDrift, SchemaDrift, TruncatedBody, DuplicateDelivery)
+FaultSpec = Annotated[
+    Latency | TimeoutBefore | TimeoutAfter | ServerError | RateLimit | ConnectionReset
+    | TokenExpiry | StateDrift | SchemaDrift | TruncatedBody | DuplicateDelivery,
+    Field(discriminator="kind"),
+]
+"""One fault config of a plan, any plugin, told apart by ``kind``."""
+
+PLUGINS: Mapping[str, type[Fault]] = {
+    cls.model_fields["kind"].default: cls for cls in get_args(get_args(FaultSpec)[0])
 }
+"""Every plugin by its ``kind``."""

@@ -8,9 +8,11 @@ from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime import db as sql
+from replicas.runtime.db import get_row
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
 from replicas.runtime.params import Id
+from replicas.runtime.responses import ok
 
 from .. import rules, schemas
 from ..schemas import (
@@ -25,7 +27,6 @@ from ..schemas import (
     RefundCreate,
     RefundOut,
 )
-from ._common import ok
 
 router = APIRouter(tags=["billing"])
 
@@ -83,7 +84,7 @@ async def list_orders(
 )
 async def get_order(order_id: OrderId, episode: EpisodeDep) -> Response:
     """One order with its line items and every charge attempted for it."""
-    row = schemas.order(rules.get_row(episode.db, "orders", order_id))
+    row = schemas.order(get_row(episode.db, "orders", order_id))
     row["charges"] = sql.rows(
         episode.db,
         f"SELECT {CHARGE_COLUMNS} FROM charges WHERE order_id = ? ORDER BY id",
@@ -130,7 +131,7 @@ async def list_charges(
 )
 async def get_charge(charge_id: ChargeId, episode: EpisodeDep) -> Response:
     """One charge with amount_refunded and refundable_amount."""
-    rules.get_row(episode.db, "charges", charge_id)
+    get_row(episode.db, "charges", charge_id)
     return ok(
         sql.one(episode.db, f"SELECT {CHARGE_COLUMNS} FROM charges WHERE id = ?", (charge_id,))
     )
@@ -168,7 +169,7 @@ async def list_refunds(
 )
 async def get_refund(refund_id: RefundId, episode: EpisodeDep) -> Response:
     """One refund."""
-    return ok(rules.get_row(episode.db, "refunds", refund_id))
+    return ok(get_row(episode.db, "refunds", refund_id))
 
 
 @router.post(
@@ -235,7 +236,7 @@ async def list_approvals(
 )
 async def get_approval(approval_id: ApprovalId, episode: EpisodeDep) -> Response:
     """One approval and its decision."""
-    return ok(rules.get_row(episode.db, "approvals", approval_id))
+    return ok(get_row(episode.db, "approvals", approval_id))
 
 
 @router.post(

@@ -7,9 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
+from replicas.runtime.db import get_row
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, Q, page
 from replicas.runtime.params import Id
+from replicas.runtime.responses import ok
 
 from .. import rules, schemas
 from ..schemas import (
@@ -24,7 +26,6 @@ from ..schemas import (
     TwoFactorResetRequest,
     VerifyRequest,
 )
-from ._common import Q, ok
 
 router = APIRouter(tags=["customers"])
 
@@ -82,7 +83,7 @@ async def list_customers(
 )
 async def get_customer(customer_id: CustomerId, episode: EpisodeDep) -> Response:
     """One customer's profile: contact data, loyalty tier, verification and 2FA state, notes."""
-    return ok(schemas.customer(rules.get_row(episode.db, "customers", customer_id)))
+    return ok(schemas.customer(get_row(episode.db, "customers", customer_id)))
 
 
 @router.patch(
@@ -202,7 +203,7 @@ async def list_account_actions(
 )
 async def get_account_action(action_id: ActionId, episode: EpisodeDep) -> Response:
     """One account action and its status."""
-    return ok(schemas.account_action(rules.get_row(episode.db, "account_actions", action_id)))
+    return ok(schemas.account_action(get_row(episode.db, "account_actions", action_id)))
 
 
 @router.post(
@@ -248,4 +249,4 @@ async def list_organizations(
 )
 async def get_organization(organization_id: OrganizationId, episode: EpisodeDep) -> Response:
     """One organization."""
-    return ok(rules.get_row(episode.db, "organizations", organization_id))
+    return ok(get_row(episode.db, "organizations", organization_id))

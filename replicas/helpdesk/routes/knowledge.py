@@ -7,13 +7,14 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
+from replicas.runtime.db import get_row
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, Q, page
 from replicas.runtime.params import Id
+from replicas.runtime.responses import ok
 
-from .. import rules, schemas
+from .. import schemas
 from ..schemas import ArticleOut, MacroOut
-from ._common import Q, ok
 
 router = APIRouter(tags=["knowledge"])
 
@@ -55,7 +56,7 @@ async def list_articles(
 )
 async def get_article(article_id: ArticleId, episode: EpisodeDep) -> Response:
     """One help-center article with its full text."""
-    return ok(rules.get_row(episode.db, "articles", article_id))
+    return ok(get_row(episode.db, "articles", article_id))
 
 
 @router.get(
@@ -91,4 +92,4 @@ async def list_macros(
 )
 async def get_macro(macro_id: MacroId, episode: EpisodeDep) -> Response:
     """One macro and the actions it performs."""
-    return ok(schemas.macro(rules.get_row(episode.db, "macros", macro_id)))
+    return ok(schemas.macro(get_row(episode.db, "macros", macro_id)))

@@ -7,13 +7,14 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
+from replicas.runtime.db import get_row
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
+from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, Q, page
 from replicas.runtime.params import Id
+from replicas.runtime.responses import ok
 
-from .. import rules, schemas
+from .. import schemas
 from ..schemas import AgentOut, GroupOut
-from ._common import Q, ok
 
 router = APIRouter(tags=["team"])
 
@@ -61,7 +62,7 @@ async def list_agents(
 )
 async def get_agent(agent_id: AgentId, episode: EpisodeDep) -> Response:
     """One support agent, with role and group."""
-    return ok(schemas.agent(rules.get_row(episode.db, "agents", agent_id)))
+    return ok(schemas.agent(get_row(episode.db, "agents", agent_id)))
 
 
 @router.get(
@@ -79,4 +80,4 @@ async def list_groups(
 )
 async def get_group(group_id: GroupId, episode: EpisodeDep) -> Response:
     """One group."""
-    return ok(rules.get_row(episode.db, "groups", group_id))
+    return ok(get_row(episode.db, "groups", group_id))

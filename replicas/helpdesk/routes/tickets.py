@@ -8,9 +8,20 @@ from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.clock import iso
+from replicas.runtime.db import get_row
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page, page
+from replicas.runtime.paging import (
+    DEFAULT_LIMIT,
+    Filters,
+    IsoTime,
+    Limit,
+    Offset,
+    Page,
+    Q,
+    page,
+)
 from replicas.runtime.params import Id
+from replicas.runtime.responses import ok
 
 from .. import rules, schemas
 from ..schemas import (
@@ -25,19 +36,11 @@ from ..schemas import (
     TicketType,
     TicketUpdate,
 )
-from ._common import Q, ok
 
 router = APIRouter(tags=["tickets"])
 
 TicketId = Annotated[Id, Path(description="Id of the ticket.")]
 MacroId = Annotated[Id, Path(description="Id of the macro.")]
-IsoTime = Annotated[
-    str | None,
-    Query(
-        pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$",
-        description="ISO 8601 UTC timestamp 'YYYY-MM-DDTHH:MM:SSZ'.",
-    ),
-]
 _SORTS = {
     "id": "id",
     "-id": "id DESC",
@@ -137,7 +140,7 @@ async def list_tickets(
 )
 async def get_ticket(ticket_id: TicketId, episode: EpisodeDep) -> Response:
     """One ticket with its status, assignment, tags, SLA and linked order."""
-    return ok(schemas.ticket(rules.get_row(episode.db, "tickets", ticket_id)))
+    return ok(schemas.ticket(get_row(episode.db, "tickets", ticket_id)))
 
 
 @router.patch(
@@ -176,7 +179,7 @@ async def list_comments(
 ) -> Response:
     """The conversation on a ticket, oldest first: the requester's messages, agents' replies
     and internal notes, and system notes (e.g. merges)."""
-    rules.get_row(episode.db, "tickets", ticket_id)
+    get_row(episode.db, "tickets", ticket_id)
     found = Filters()
     found.equal(ticket_id=ticket_id, public=public)
     return ok(

@@ -25,6 +25,8 @@ class EpisodeCreated(BaseModel):
         description="Mints a new token (POST /v1/episodes/{id}/token) after one expires.")
     task: str
     seed: int
+    brief: str = Field(description="Who the agent is and where it works: the system prompt of "
+                       "the episode (its apps' briefs).")
     instruction: str = Field(description="What the agent is asked to do.")
     apps: dict[str, str] = Field(description="App name -> base URL (through the proxy).")
     tools: list[dict[str, Any]] = Field(description="OpenAI function-calling tool schemas.")

@@ -96,7 +96,7 @@ async def add_fault(episode_id: EpisodeId, fault: dict[str, Any], service: Servi
                     operator: OperatorDep) -> list[dict[str, Any]]:
     record = await service.registry.get(episode_id)
     plan = await service.registry.faults(episode_id)
-    added = await service.checked_plan(next(iter(record.apps)), [fault], [])
+    added = await service.checked_plan(list(record.apps), [fault], [])
     plan = [*plan, *added]
     await service.registry.set_faults(episode_id, plan)
     return plan

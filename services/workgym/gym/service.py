@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,13 +12,12 @@ import anyio
 import orjson
 from pydantic import ValidationError
 
-from workgym_core import credentials
+from workgym_core import credentials, spans
 from workgym_core import observability as obs
 from workgym_core.errors import (
     Conflict,
     EpisodeNotFound,
     InvalidRequest,
-    NotFound,
     ReplicaUnreachable,
     ServiceUnavailable,
     WorkGymError,
@@ -38,7 +38,7 @@ from workgym_proxy.faults import PLUGINS, resolve_plan
 from workgym_reward import score
 
 from ..placement import Placement
-from ..tasks import Catalogue
+from ..tasks import Catalogue, Task
 from ..tools import ToolCatalogue
 from .models import EpisodeCreate, EpisodeCreated, EpisodeView
 from .replica_client import ReplicaClient
@@ -80,30 +80,23 @@ def _iso(ts: float) -> str:
 
 class EpisodeService:
     def __init__(self, *, settings: Settings, registry: Registry, catalogue: Catalogue,
-                 replicas: ReplicaClient, instances: dict[str, str]) -> None:
+                 replicas: ReplicaClient, apps: Collection[str],
+                 instances: dict[str, str]) -> None:
         self.settings = settings
         self.registry = registry
-        self.catalogue = catalogue
+        self.catalogue = catalogue.serving(apps)
         self.replicas = replicas
-        self.instances = instances
-        self.placement = Placement(registry.redis, instances)
+        self.placement = Placement(registry.redis, apps, instances)
         self._tools: dict[str, ToolCatalogue] = {}
         self._openapi: dict[str, dict[str, Any]] = {}
         self._schemas: dict[str, dict[str, list[str]]] = {}
         self.metrics = obs.Metrics()
 
-    def instance(self, app: str) -> str:
-        """The app's configured URL (any of its instances serves the same OpenAPI document);
-        episodes are placed per instance by :attr:`placement`."""
-        try:
-            return self.instances[app]
-        except KeyError:
-            raise NotFound(f"no app '{app}'", code="app_not_found", field="app") from None
-
     async def openapi(self, app: str) -> dict[str, Any]:
+        """The app's agent-facing OpenAPI document (any of its instances serves the same)."""
         document = self._openapi.get(app)
         if document is None:
-            document = await self.replicas.openapi(self.instance(app))
+            document = await self.replicas.openapi(await self.placement.place(app))
             self._openapi[app] = document
         return document
 
@@ -111,7 +104,8 @@ class EpisodeService:
         """The app's tables and columns, which fault plans' row operations must use."""
         found = self._schemas.get(app)
         if found is None:
-            found = self._schemas[app] = await self.replicas.schema(self.instance(app))
+            found = self._schemas[app] = await self.replicas.schema(
+                await self.placement.place(app))
         return found
 
     async def tools(self, app: str) -> ToolCatalogue:
@@ -121,15 +115,22 @@ class EpisodeService:
             self._tools[app] = catalogue
         return catalogue
 
-    async def checked_plan(self, app: str, choice: str | list[Any],
+    async def checked_plan(self, apps: list[str], choice: str | list[Any],
                            task_plan: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``plan_for``, with every state_drift's row operations checked against the app's
-        own tables and columns (422 naming the fault, op and column)."""
+        """``plan_for``, with every state_drift's row operations checked against the tables
+        and columns of each app it may fire on (its target's, else every app of the episode):
+        422 naming the fault, op and column."""
         plan = plan_for(choice, task_plan)
         for i, fault in enumerate(plan):
+            target = (fault.get("target") or {}).get("app")
+            if target is not None and target not in apps:
+                raise InvalidRequest(f"faults[{i}] targets app '{target}', not one of this "
+                                     f"episode's ({', '.join(apps)})", code="validation_error",
+                                     field=f"faults.{i}.target.app", rule="episode_app")
             if fault["kind"] == "state_drift":
-                check_schema(parse_ops(fault["ops"]), await self.schema(app),
-                             field=f"faults.{i}.ops")
+                for app in [target] if target else apps:
+                    check_schema(parse_ops(fault["ops"]), await self.schema(app),
+                                 field=f"faults.{i}.ops")
         return plan
 
     def public_apps(self, record_apps: dict[str, str]) -> dict[str, str]:
@@ -138,48 +139,71 @@ class EpisodeService:
         return {app: f"{base}/apps/{app}" for app in record_apps}
 
     async def create(self, body: EpisodeCreate, owner: str) -> EpisodeCreated:
-        with obs.span("episode.create", {"workgym.task": body.task,
-                                         "workgym.seed": body.seed}) as span:
+        with obs.span(spans.EPISODE_CREATE, {spans.TASK: body.task,
+                                         spans.SEED: body.seed}) as span:
             created = await self._create(body, owner)
-            span.set_attribute("workgym.episode_id", created.id)
+            span.set_attribute(spans.EPISODE_ID, created.id)
         self.metrics.episodes_created.add(1, {"task": created.task})
         return created
 
     async def _create(self, body: EpisodeCreate, owner: str) -> EpisodeCreated:
         task = self.catalogue.get(body.task)
-        faults = await self.checked_plan(task.app, body.faults, task.faults)
+        faults = await self.checked_plan(task.apps, body.faults, task.faults)
         ttl = self.settings.episode_ttl_s
         identity = self.registry.new_identity(ttl)
         await self.registry.admit(owner, identity.episode_id, identity.expires_at,
                                   max_live=self.settings.max_live_episodes,
                                   rate_per_s=self.settings.create_rate_per_s,
                                   burst=self.settings.create_burst)
+        placed: dict[str, str] = {}
         try:
-            instance, created = await self._place(task.app, identity.episode_id, body.seed,
-                                                  task.setup, task.script, ttl)
+            bound = await self._world(task, identity.episode_id, body.seed, ttl, placed)
             record = await self.registry.create(
                 identity, owner=owner, task=task.id, seed=body.seed, max_steps=task.max_steps,
-                apps={task.app: instance}, vars=created["vars"], faults=faults, ttl_s=ttl,
+                apps=placed, vars=bound, faults=faults, ttl_s=ttl,
             )
         except BaseException:
+            with contextlib.suppress(WorkGymError):  # the first failure is the one to tell
+                await self._drop(identity.episode_id, placed)
             await self.registry.release(owner, identity.episode_id)
             raise
         return EpisodeCreated(
             id=identity.episode_id, token=identity.token, refresh_token=identity.refresh_token,
-            task=task.id, seed=body.seed, instruction=task.instruction,
-            apps=self.public_apps(record.apps), tools=(await self.tools(task.app)).schemas(),
+            task=task.id, seed=body.seed, brief=task.brief, instruction=task.instruction,
+            apps=self.public_apps(record.apps), tools=await self.tool_schemas(task.apps),
             max_steps=record.max_steps, expires_at=_iso(record.expires_at),
         )
 
-    async def _place(self, app: str, episode_id: str, seed: int, setup: list[dict[str, Any]],
-                     script: dict[str, Any], ttl: int) -> tuple[str, dict[str, Any]]:
-        """The instance holding the new episode, and what it answered."""
+    async def tool_schemas(self, apps: list[str]) -> list[dict[str, Any]]:
+        """The union of the apps' tools (each name prefixed by its app)."""
+        return [schema for app in apps for schema in (await self.tools(app)).schemas()]
+
+    async def _world(self, task: Task, episode_id: str, seed: int, ttl: int,
+                     placed: dict[str, str]) -> dict[str, dict[str, Any]]:
+        """One replica episode per app of the task, in its order, each set up with the rows
+        the apps before it bound (``$app.name.field``); filled into ``placed`` as they are
+        made (so a failure can drop them). Returns app -> its bound rows."""
+        bound: dict[str, dict[str, Any]] = {}
+        for app in task.apps:
+            placed[app], created = await self._place(
+                app, episode_id=episode_id, seed=seed, setup=task.setup_of(app),
+                script=task.actors_of(app), others=dict(bound), ttl_s=ttl)
+            bound[app] = created["vars"]
+        return bound
+
+    async def _drop(self, episode_id: str, placed: dict[str, str]) -> None:
+        """Reclaim the episode's state in its replicas (a lost instance, or one that
+        restarted, holds nothing to reclaim)."""
+        for instance in placed.values():
+            with contextlib.suppress(ReplicaUnreachable, EpisodeNotFound):
+                await self.replicas.delete_episode(instance, episode_id)
+
+    async def _place(self, app: str, **episode: Any) -> tuple[str, dict[str, Any]]:
+        """The instance holding the app's part of a new episode, and what it answered."""
         for attempt in range(PLACEMENT_ATTEMPTS):
             instance = await self.placement.place(app)
             try:
-                return instance, await self.replicas.create_episode(
-                    instance, episode_id=episode_id, seed=seed, setup=setup, script=script,
-                    ttl_s=ttl)
+                return instance, await self.replicas.create_episode(instance, **episode)
             except ReplicaUnreachable as error:
                 # An instance that died since its last heartbeat: place on another one.
                 await self.placement.evict(app, instance)
@@ -199,13 +223,13 @@ class EpisodeService:
         )
 
     async def finish(self, record: EpisodeRecord, answer: str | None) -> dict[str, Any]:
-        with obs.span("episode.finish", {"workgym.episode_id": record.id,
-                                         "workgym.task": record.task}) as span:
+        with obs.span(spans.EPISODE_FINISH, {spans.EPISODE_ID: record.id,
+                                         spans.TASK: record.task}) as span:
             result = await self._finish(record, answer)
             if span.is_recording():
-                span.set_attributes({"workgym.reward": result["reward"],
-                                     "workgym.success": result["success"],
-                                     "workgym.report": orjson.dumps(result).decode()})
+                span.set_attributes({spans.REWARD: result["reward"],
+                                     spans.SUCCESS: result["success"],
+                                     spans.REPORT: orjson.dumps(result).decode()})
         return result
 
     async def _finish(self, record: EpisodeRecord, answer: str | None) -> dict[str, Any]:
@@ -234,17 +258,18 @@ class EpisodeService:
             log.error("finishing %s with %d request(s) admitted but never recorded",
                       record.id, unrecorded)
         task = self.catalogue.get(record.task)
-        instance = record.apps[task.app]
         trajectory = await self.registry.trajectory(record.id)
+        states: dict[str, tuple[bytes, bytes]] = {}
         try:
-            initial = await self.replicas.state(instance, record.id, "initial")
-            final = await self.replicas.state(instance, record.id, "final")
+            for app, instance in record.apps.items():
+                states[app] = (await self.replicas.state(instance, record.id, "initial"),
+                               await self.replicas.state(instance, record.id, "final"))
         except WorkGymError as error:
             raise await self._lost(record, error) from error
-        with obs.span("reward.score", {"workgym.episode_id": record.id}):
+        with obs.span(spans.REWARD_SCORE, {spans.EPISODE_ID: record.id}):
             report = await anyio.to_thread.run_sync(lambda: score(
-                verifier=task.verifier, initial=initial, final=final, trajectory=trajectory,
-                answer=answer, vars=record.vars, reference_steps=task.reference_steps,
+                verifier=task.verifier, states=states, trajectory=trajectory, answer=answer,
+                vars=record.vars, reference_steps=task.reference_steps,
             ))
         result: dict[str, Any] = {"episode_id": record.id, "task": record.task,
                                   "seed": record.seed, "answer": answer, **report.model_dump()}
@@ -257,7 +282,7 @@ class EpisodeService:
         self.metrics.episodes_finished.add(1, {"task": record.task})
         self.metrics.reward.record(report.reward, {"task": record.task})
         await self.registry.store_report(record.id, result, self.settings.episode_ttl_s)
-        await self.replicas.delete_episode(instance, record.id)
+        await self._drop(record.id, record.apps)
         return result
 
     async def _lost(self, record: EpisodeRecord, error: WorkGymError) -> WorkGymError:
@@ -275,9 +300,6 @@ class EpisodeService:
         return lost_error(reason)
 
     async def delete(self, record: EpisodeRecord) -> None:
-        for instance in record.apps.values():
-            # A lost instance, or one that restarted, holds nothing to reclaim.
-            with contextlib.suppress(ReplicaUnreachable, EpisodeNotFound):
-                await self.replicas.delete_episode(instance, record.id)
+        await self._drop(record.id, record.apps)
         await self.registry.delete(record.id)
         await self.registry.release(record.owner, record.id)

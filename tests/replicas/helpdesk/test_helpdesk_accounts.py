@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpdesk_support import MakeEpisode
 
 from replicas.helpdesk.rules import email_verification_code
+from tests.replicas.helpdesk.helpdesk_support import MakeEpisode
 
 pytestmark = pytest.mark.anyio
 

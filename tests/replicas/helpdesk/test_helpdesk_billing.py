@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpdesk_support import MakeEpisode, money_setup
+
+from tests.replicas.helpdesk.helpdesk_support import MakeEpisode, money_setup
 
 pytestmark = pytest.mark.anyio
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from helpdesk_support import MakeEpisode, ticket_setup
+
+from tests.replicas.helpdesk.helpdesk_support import MakeEpisode, ticket_setup
 
 pytestmark = pytest.mark.anyio
 

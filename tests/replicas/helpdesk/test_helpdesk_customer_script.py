@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from helpdesk_support import MakeEpisode, ticket_setup
+
+from tests.replicas.helpdesk.helpdesk_support import MakeEpisode, ticket_setup
 
 pytestmark = pytest.mark.anyio
 
@@ -84,3 +85,16 @@ async def test_reply_gives_the_pending_email_change_code(episode: MakeEpisode) -
     assert reply["author_type"] == "customer" and reply["body"] == f"It's {code}"
     done = await api.ok("POST", f"/account-actions/{action['id']}/verify", {"code": code})
     assert done["status"] == "completed"
+
+
+@pytest.mark.parametrize(("script", "field"), [
+    ({"customer": {"ticket": "$ticket.id", "replies": [{"when_any": ["x"]}]}},
+     "script.customer.replies.0.reply"),
+    ({"customer": {"ticket": "ticket 7"}}, "script.customer.ticket"),
+    ({"shopper": {}}, "script.shopper"),
+])
+async def test_a_script_the_actors_model_refuses_is_named(
+    episode: MakeEpisode, script: dict[str, object], field: str
+) -> None:
+    with pytest.raises(AssertionError, match=f'"field":"{field}"'):
+        await episode(setup=ticket_setup("open"), script=script)

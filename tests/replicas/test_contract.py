@@ -1,9 +1,14 @@
-"""What the runtime guarantees every replica app, checked on each app of the catalogue:
-canonical and bounded integers, every agent-facing status documented, undecodable bodies
-named, no redirects."""
+"""The replica contract (replicas/README.md), checked on every app of the catalogue, the
+framework's test app included: every operation, parameter and schema property described;
+the same seed gives the same world, byte for byte, and different seeds differ; snapshots
+carry the change log; /_env refuses callers without the internal credential; the brief is
+there, the probe and every factory work, and every task's actors validate; canonical and
+bounded integers; every agent-facing status documented; undecodable bodies named; no
+redirects."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,8 +19,15 @@ from fastapi import FastAPI
 from openapi_spec_validator import validate
 
 from replicas.catalog import app_names, spec
+from replicas.runtime import changes
 from replicas.runtime.app import create_replica_app
+from replicas.runtime.clock import WORLD_START
 from replicas.runtime.params import CANONICAL_INTEGER, MAX_ID
+from replicas.runtime.setup import apply_ops, parse_ops
+from replicas.runtime.setup import schema as tables_of
+from replicas.runtime.snapshots import SnapshotCache, load
+from replicas.runtime.spec import actors_model, read_brief
+from workgym.tasks import catalogue
 from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER
 from workgym_core.settings import Settings
 
@@ -36,7 +48,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(scope="module", params=sorted(app_names()))
+APPS = sorted(app_names())
+
+
+@pytest.fixture(scope="module", params=APPS)
 def replica(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
     data_dir: Path = tmp_path_factory.mktemp(request.param)
     app = create_replica_app(spec(request.param),
@@ -125,6 +140,79 @@ def url(path: str, op: dict[str, Any], **values: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # The document
 # ---------------------------------------------------------------------------------------------
+
+
+def test_every_operation_and_parameter_is_described(replica: FastAPI) -> None:
+    doc = replica.openapi()
+    ids = []
+    for method, path, op in operations(doc):
+        assert not path.startswith("/_env"), path
+        assert re.fullmatch(r"[a-z][a-z0-9_]*", op["operationId"]), (method, path)
+        assert op.get("summary") and op.get("description"), op["operationId"]
+        for param in op.get("parameters", []):
+            assert param.get("description"), (op["operationId"], param["name"])
+        ids.append(op["operationId"])
+    assert len(ids) == len(set(ids)), "operation ids are unique (they name the tools)"
+    undescribed = [f"{name}.{prop}" for name, schema in doc["components"]["schemas"].items()
+                   for prop, body in schema.get("properties", {}).items()
+                   if not body.get("description")]
+    assert not undescribed
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_the_same_seed_gives_the_same_bytes_and_seeds_differ(app: str, tmp_path: Path) -> None:
+    built = [SnapshotCache(spec(app), tmp_path / str(n), size=1).pristine(seed)
+             for n, seed in enumerate((5, 5, 6))]
+    assert built[0] == built[1]
+    assert built[0] != built[2]
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_a_snapshot_carries_the_change_log(app: str, tmp_path: Path) -> None:
+    conn = load(SnapshotCache(spec(app), tmp_path, size=1).pristine(2))
+    tables = tables_of(conn)
+    triggers = {row["name"] for row in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert tables and "_changes" not in tables
+    assert {f"_log_{t}_{op}" for t in tables for op in ("insert", "update", "delete")} <= triggers
+
+
+async def test_env_refuses_callers_without_the_internal_credential(replica: FastAPI) -> None:
+    transport = httpx.ASGITransport(app=replica)
+    async with httpx.AsyncClient(transport=transport, base_url="http://replica") as client:
+        for headers in ({}, {INTERNAL_HEADER: "wrong"}):
+            for method, path in (("POST", "/_env/episodes"), ("GET", "/_env/schema"),
+                                 ("GET", f"/_env/episodes/{EPISODE}/state/final"),
+                                 ("DELETE", f"/_env/episodes/{EPISODE}")):
+                answer = await client.request(method, path, headers=headers, json={})
+                assert answer.status_code == 403, (method, path, headers)
+                assert answer.json()["error"]["code"] == "internal_only"
+            for method, path, op in operations(replica.openapi()):
+                answer = await client.request(method.upper(), url(path, op),
+                                              headers={**headers, EPISODE_HEADER: EPISODE})
+                assert answer.status_code == 403, (method, path, headers)
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_the_brief_probe_and_factories_work(app: str, tmp_path: Path) -> None:
+    found = spec(app)
+    assert len(read_brief(app)) > 40, "brief.md says who the agent is and where"
+    conn = load(SnapshotCache(found, tmp_path, size=1).pristine(3))
+    probe = parse_ops([found.probe])
+    assert apply_ops(conn, probe, WORLD_START, seed=3, factories=found.factories) == {}
+    assert changes.since(conn, 0)[0], "the probe changes the world"
+    ops = [{"factory": name, "bind": name} for name in found.factories]
+    bound = apply_ops(conn, parse_ops(ops), WORLD_START, factories=found.factories, seed=3)
+    assert set(bound) == set(found.factories)
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_every_tasks_actors_validate(app: str) -> None:
+    model = actors_model(app)
+    for task in catalogue():
+        if task.actors_of(app):
+            assert model is not None, f"{task.id}: {app} has no actors model"
+            model.model_validate(task.actors_of(app))
 
 
 def test_the_document_is_valid_openapi(replica: FastAPI) -> None:

@@ -1,0 +1,191 @@
+"""The people the helpdesk serves: organizations and customers (the seed's identity: its
+companies and its first people, replicas/runtime/identity.py) and their account actions,
+with the helpdesk's deliberate mess made on top (legacy imports, stale contact data,
+near-duplicates, pending email changes)."""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import datetime, timedelta
+
+from replicas.runtime.clock import iso
+from replicas.runtime.identity import WORLD_COMPANIES, ascii_fold, phone
+
+from ..world import TIER_WEIGHTS
+from .common import LEGACY_DATE_FORMATS, Generation, Row
+
+N_CUSTOMERS = 292  # the identity's first people; plus N_DUPLICATES near-duplicates after them
+N_DUPLICATES = 8
+N_LEGACY_CUSTOMERS = 30  # customers 1..30 were imported from Desk.com
+N_STALE_CONTACT = 12
+N_PENDING_EMAIL = 3
+
+
+def build(g: Generation) -> None:
+    build_organizations(g)
+    customers = build_customers(g)
+    stale_contacts(g, customers)
+    customers += near_duplicates(g, customers)
+    build_account_actions(g, customers)
+    g.tables["customers"] = customers
+    locales = g.identity_data["locales"]
+    g.currency = {c["id"]: locales[c["locale"]]["currency"] for c in customers}
+
+
+def build_organizations(g: Generation) -> None:
+    """The identity's world companies, in order: organization ``i`` is company ``i - 1``."""
+    g.tables["organizations"] = [
+        {
+            "id": i,
+            "name": company.name,
+            "domain": company.domain,
+            "created_at": iso(g.ago(days=g.rng.randint(200, 2000))),
+            "notes": "",
+        }
+        for i, company in enumerate(g.identity.companies(WORLD_COMPANIES), start=1)
+    ]
+
+
+def build_customers(g: Generation) -> list[Row]:
+    """Customer ``i`` is the identity's person ``i - 1``: name, email, locale, phone and
+    organization are theirs; the rest is the helpdesk's."""
+    r = g.rng
+    people = g.identity.people(N_CUSTOMERS)
+    g.emails.update(person.email for person in people)  # the mess never reuses one
+    customers: list[Row] = []
+    for i, person in enumerate(people, start=1):
+        legacy = i <= N_LEGACY_CUSTOMERS
+        created = (
+            datetime(2019, 1, 1, tzinfo=g.now.tzinfo)
+            + timedelta(days=r.randint(0, 700), minutes=r.randint(0, 1439))
+            if legacy
+            else g.ago(days=r.randint(10, 1500), hours=r.random() * 24)
+        )
+        customer = {
+            "id": i,
+            "name": person.name,
+            "email": person.email,
+            "phone": person.phone if r.random() < 0.85 else None,
+            "tier": r.choices(list(TIER_WEIGHTS), list(TIER_WEIGHTS.values()))[0],
+            "organization_id": None if person.company is None else person.company + 1,
+            "locale": person.locale,
+            "email_verified": 1 if r.random() < 0.93 else 0,
+            "two_factor_enabled": 1 if r.random() < 0.3 else 0,
+            "pending_email": None,
+            "notes": "",
+            "created_at": iso(created),
+            "updated_at": iso(min(g.now, created + timedelta(days=r.randint(0, 400)))),
+            "legacy_id": None,
+            "legacy_created": None,
+        }
+        if legacy:
+            # MESS: legacy date text in mixed formats; created_at stays canonical ISO.
+            customer["legacy_id"] = f"DK-{10000 + i * 37}"
+            customer["legacy_created"] = created.strftime(r.choice(LEGACY_DATE_FORMATS))
+            customer["notes"] = (
+                f"Imported from Desk.com ({customer['legacy_id']}); "
+                f"original signup {customer['legacy_created']}."
+            )
+        customers.append(customer)
+    return customers
+
+
+def stale_contacts(g: Generation, customers: list[Row]) -> None:
+    """MESS: stale contact data in notes contradicting the profile."""
+    r, domains = g.rng, g.identity_data["email_domains"]
+    for c in r.sample(customers[N_LEGACY_CUSTOMERS:], N_STALE_CONTACT):
+        if r.random() < 0.5 and c["phone"]:
+            old = phone(r, c["locale"])
+            c["notes"] = (
+                f"{iso(g.ago(days=r.randint(300, 900)))[:10]}: customer asked us "
+                f"to call {old} for callbacks."
+            )
+        else:
+            old_local = ascii_fold(c["name"].split(" ")[0]) + str(r.randint(70, 99))
+            c["notes"] = f"Prefers contact at {old_local}@{r.choice(domains)} (per phone call)."
+
+
+def near_duplicates(g: Generation, customers: list[Row]) -> list[Row]:
+    """MESS: near-duplicate customers (nickname / accents / middle initial), with the ids
+    after the identity's people."""
+    r, nicknames = g.rng, g.identity_data["nicknames"]
+    domains = g.identity_data["email_domains"]
+    candidates = customers[N_LEGACY_CUSTOMERS:N_CUSTOMERS]
+    duplicates: list[Row] = []
+    for i in range(N_DUPLICATES):
+        orig = (
+            r.choice([c for c in candidates if c["name"].split(" ")[0] in nicknames]
+                     or candidates)
+            if i % 2 == 0
+            else r.choice(candidates)
+        )
+        first, last = orig["name"].split(" ", 1)
+        if first in nicknames:
+            name = f"{nicknames[first]} {last}"
+        elif ascii_fold(orig["name"]) != orig["name"].lower():
+            name = unicodedata.normalize("NFKD", orig["name"]).encode("ascii", "ignore").decode()
+        else:
+            name = f"{first} {r.choice('ABCDEJKLMRS')}. {last}"
+        created = g.ago(days=r.randint(5, 300))
+        duplicates.append({
+            **orig,
+            "id": N_CUSTOMERS + i + 1,
+            "name": name,
+            "email": g.unique_email(f"{ascii_fold(first)}.{ascii_fold(last)}.{r.randint(1, 9)}",
+                                    r.choice(domains)),
+            "tier": "standard",
+            "organization_id": None,
+            "notes": "",
+            "created_at": iso(created),
+            "updated_at": iso(created),
+            "pending_email": None,
+            "legacy_id": None,
+            "legacy_created": None,
+        })
+    return duplicates
+
+
+def build_account_actions(g: Generation, customers: list[Row]) -> None:
+    """Pending email changes (started by customers via self-service) and past resets."""
+    r, domains = g.rng, g.identity_data["email_domains"]
+    actions: list[Row] = []
+    for c in r.sample(customers[N_LEGACY_CUSTOMERS:N_CUSTOMERS], N_PENDING_EMAIL):
+        new_email = g.unique_email(
+            ascii_fold(c["name"].replace(" ", ".")) + ".new", r.choice(domains)
+        )
+        c["pending_email"] = new_email
+        created = g.ago(days=r.randint(1, 6))
+        actions.append(
+            {
+                "customer_id": c["id"],
+                "kind": "email_change",
+                "status": "pending",
+                "verification_required": 1,
+                "verification_method": "code_to_new_email",
+                "new_email": new_email,
+                "requested_by": None,
+                "created_at": iso(created),
+                "completed_at": None,
+            }
+        )
+    for c in r.sample(customers, 40):
+        kind = r.choice(["password_reset", "password_reset", "2fa_reset"])
+        created = g.ago(days=r.randint(7, 400), hours=r.random() * 24)
+        agent = r.choice(g.group_agents[g.group_ids["Support"]])
+        actions.append(
+            {
+                "customer_id": c["id"],
+                "kind": kind,
+                "status": "completed",
+                "verification_required": 1 if kind == "2fa_reset" else 0,
+                "verification_method": r.choice(["security_questions", "id_document"])
+                if kind == "2fa_reset"
+                else "verified_email_link",
+                "new_email": None,
+                "requested_by": agent,
+                "created_at": iso(created),
+                "completed_at": iso(created + timedelta(minutes=3)),
+            }
+        )
+    actions.sort(key=lambda a: (a["created_at"], a["customer_id"]))
+    g.tables["account_actions"] = [{"id": i, **a} for i, a in enumerate(actions, start=1)]

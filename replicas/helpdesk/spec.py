@@ -1,0 +1,43 @@
+"""The helpdesk's :class:`ReplicaSpec`: what the runtime serves, seeds and sets up."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from replicas.runtime.spec import ReplicaSpec
+
+from . import customer
+from .factories import FACTORIES
+from .routes import TAGS, router
+
+
+def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
+    # Imported on use: the schema's SQLModel/SQLAlchemy (~0.4 s) is needed only to build a
+    # snapshot, never by a replica serving pre-built ones.
+    from .seed import seed as generate
+
+    generate(conn, seed, now)
+
+
+SPEC = ReplicaSpec(
+    name="helpdesk",
+    title="Helpdesk",
+    description=(
+        "A Zendesk-like support desk: tickets and their conversations, customers and their "
+        "accounts, orders, charges, refunds with manager approvals, and a help center that "
+        "states the policies. You act as agent 1, 'AI Agent'. Money amounts are integers in "
+        "the currency's minor unit (JPY has none). Errors are JSON "
+        '{"error": {code, message, field, rule}}.'
+    ),
+    # 2: no verification codes stored in the world; 3: people, companies and order numbers
+    # from the seed's identity (shared by every app)
+    data_version="3",
+    router=router,
+    seed=_seed,
+    probe={"update": "organizations", "id": 1,
+           "values": {"notes": "Account review scheduled (probe: no task allows this)."}},
+    factories=FACTORIES,
+    after_write=customer.after_write,
+    openapi_tags=TAGS,
+)

@@ -1,0 +1,45 @@
+"""The notes app's row factories, for task setup (replicas/runtime/factories.py)::
+
+    - {factory: person, bind: person}
+    - {factory: note, person_id: $person.id, title: "Prefers email"}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from replicas.runtime.clock import iso
+from replicas.runtime.factories import Factory, FactoryContext
+
+from .world import data
+
+
+class PersonFactory(Factory):
+    """A person no world has (the identity's next)."""
+
+    table = "people"
+
+    def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> dict[str, Any]:
+        person = ctx.unused(ctx.identity.new_people(), "people", "email", lambda p: p.email)
+        company = (ctx.identity.company(person.company).name if person.company is not None
+                   else None)
+        return {"name": person.name, "email": person.email, "locale": person.locale,
+                "company": company, "created_at": iso(ctx.ago(days=ctx.rng.randint(30, 900)))}
+
+
+class NoteFactory(Factory):
+    """A note about a person (given, else a random one), from the world's material."""
+
+    table = "notes"
+
+    def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> dict[str, Any]:
+        title, body = ctx.rng.choice(data()["notes"])
+        created = ctx.ago(days=ctx.rng.randint(1, 300))
+        return {"person_id": given.get("person_id") or ctx.pick("people"), "title": title,
+                "body": body, "pinned": 0, "created_at": iso(created),
+                "updated_at": iso(created + timedelta(hours=ctx.rng.randint(0, 48)))}
+
+
+FACTORIES: dict[str, Factory] = {"person": PersonFactory(), "note": NoteFactory()}

@@ -1,0 +1,36 @@
+"""The notes app's :class:`ReplicaSpec`."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from replicas.runtime.spec import ReplicaSpec
+
+from .factories import FACTORIES
+from .routes import TAGS, router
+
+
+def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
+    from .seed import seed as generate  # SQLAlchemy only when a snapshot is built
+
+    generate(conn, seed, now)
+
+
+SPEC = ReplicaSpec(
+    name="notes",
+    title="Notes",
+    description=(
+        "The company's shared notes about the people it deals with (customers, partners): "
+        "the people, and notes about them that anyone may read, add, edit or delete; pinned "
+        "notes are kept until unpinned. Errors are JSON "
+        '{"error": {code, message, field, rule}}.'
+    ),
+    data_version="1",
+    router=router,
+    seed=_seed,
+    probe={"update": "people", "id": 1,
+           "values": {"company": "Probe Holdings (no task allows this)"}},
+    factories=FACTORIES,
+    openapi_tags=TAGS,
+)

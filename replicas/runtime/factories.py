@@ -1,0 +1,90 @@
+"""Row factories: a realistic row on demand, for task setup.
+
+    {factory: customer, bind: vip, tier: gold}
+    {factory: order, bind: order, customer_id: $vip.id, status: returned, placed_at: "@now-9d"}
+
+Each app names its factories in its spec (``SPEC.factories``). A :class:`Factory` has a
+``table`` (known without running it, so an op's overrides are checked against that table's
+columns before anything runs), the ``options`` it takes besides those columns, and
+``build``, which fills every column the op does not override with seeded, realistic values;
+the runtime inserts the row (the overrides win) and binds it, then calls ``after`` for the
+rows that come with it (an order's charge).
+
+Deterministic: ``ctx.rng`` is seeded from (world seed, the setup's digest, the op's index),
+never from global randomness; new people, companies and order numbers come from the seed's
+identity (:mod:`.identity`) past every world's share, skipping those the database has.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from .identity import Identity, identity
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class FactoryContext:
+    """What a factory builds with: the world being set up and its own random stream."""
+
+    db: sqlite3.Connection
+    rng: random.Random
+    now: datetime
+    identity: Identity
+
+    @classmethod
+    def for_op(cls, db: sqlite3.Connection, *, seed: int, digest: str, index: int,
+               now: datetime) -> FactoryContext:
+        """The context of op ``index`` of the ops whose digest is ``digest``."""
+        return cls(db=db, rng=random.Random(f"factory:{seed}:{digest}:{index}"), now=now,
+                   identity=identity(seed))
+
+    def ago(self, days: float = 0.0, hours: float = 0.0) -> datetime:
+        return self.now - timedelta(days=days, hours=hours)
+
+    def row(self, table: str, row_id: Any) -> dict[str, Any]:
+        """The row ``row_id`` of ``table``; ValueError (the setup fails, naming it) if none."""
+        row: dict[str, Any] | None = self.db.execute(
+            f"SELECT * FROM {table} WHERE id = ?", (row_id,)).fetchone()
+        if row is None:
+            raise ValueError(f"no {table} row {row_id}")
+        return row
+
+    def pick(self, table: str, where: str = "1", params: tuple[Any, ...] = ()) -> Any:
+        """The id of a random row of ``table`` matching ``where`` (SQL in code), or None."""
+        ids = [row["id"] for row in self.db.execute(
+            f"SELECT id FROM {table} WHERE {where} ORDER BY id", params)]
+        return self.rng.choice(ids) if ids else None
+
+    def unused(self, candidates: Iterator[T], table: str, column: str,
+               key: Callable[[T], Any]) -> T:
+        """The first candidate whose ``key`` no row of ``table`` has in ``column``."""
+        for candidate in candidates:
+            if self.db.execute(f"SELECT 1 FROM {table} WHERE {column} = ? LIMIT 1",
+                               (key(candidate),)).fetchone() is None:
+                return candidate
+        raise AssertionError("identity streams are endless")
+
+
+class Factory:
+    """One kind of row an app can make on demand (subclass it; see the module docstring)."""
+
+    table: str
+    # Keys a factory op may carry besides the table's columns (e.g. an order's ``charge``).
+    options: frozenset[str] = frozenset()
+
+    def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Values for the new row's columns. ``given`` holds the op's overrides (resolved;
+        they replace what this returns) and options: build around them (a ticket for a
+        given requester gets that requester's organization)."""
+        raise NotImplementedError
+
+    def after(self, ctx: FactoryContext, row: Mapping[str, Any],
+              given: Mapping[str, Any]) -> None:
+        """Write the rows that come with ``row`` (as inserted), if any."""

@@ -1,0 +1,41 @@
+"""The base every check extends: the fields all assertions share, and variable resolution.
+
+A field every assertion takes is declared here, once; each check adds its own fields, a
+``check`` Literal naming it, and ``evaluate``.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from workgym_core.refs import Vars, resolve
+
+from .context import Context
+
+
+class Assertion(BaseModel):
+    """Fields and behaviour every check shares."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, description="Unique within its verifier.")
+    app: str | None = Field(
+        None, description="The app it looks at: its database, or (trajectory checks) its "
+        "requests. Required in a task of several apps; defaults to a one-app task's app.")
+    policy: bool = Field(False, description="Counts toward the policy_compliance signal.")
+    description: str | None = None
+
+    @abstractmethod
+    def evaluate(self, ctx: Context) -> tuple[bool, str]:
+        """Whether the assertion holds, and a short sentence saying what was found."""
+
+    def resolved(self, vars: Vars, others: Mapping[str, Vars] | None = None) -> Self:
+        """This assertion with its variable references replaced by their values: ``$name.f``
+        from its app's bound rows (``vars``), ``$app.name.f`` from another app's."""
+        config = self.model_dump(by_alias=True, exclude_unset=True)
+        values = resolve(config, vars, others)
+        return self if values == config else self.model_validate(values)

@@ -1,0 +1,77 @@
+"""The context assertions are evaluated in, and the queries they run on the two states."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import orjson
+
+from workgym_core.trajectory import TrajectoryStep
+
+from ..diff import SCHEMAS, Diff, Row, Side, States, TableDiff
+from ..errors import ConfigError
+from ..filters import Filter, check_columns, compile_filter
+from ..schema import ident
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What assertions look at: one app's two states (attached) and their diff, the
+    episode's trajectory and answer, and (``world``) every app's context by name, this one
+    included (for checks across apps, e.g. collateral damage)."""
+
+    states: States
+    diff: Diff
+    trajectory: Sequence[TrajectoryStep]
+    answer: str | None
+    app: str = ""
+    world: Mapping[str, Context] = field(default_factory=dict)
+
+    def check_columns(self, side: Side, table: str, names: Iterable[str]) -> tuple[str, ...]:
+        """The columns of ``table`` in the ``side`` state, after checking it has ``names``."""
+        tables = self.states.tables[side]
+        if table not in tables:
+            raise ConfigError(
+                f"unknown table {table!r} in the {side} state (tables: {', '.join(tables)})"
+            )
+        check_columns(table, tables[table], names)
+        return tables[table]
+
+    def changes(self, table: str) -> TableDiff:
+        """The diff of ``table``, empty when it did not change."""
+        return self.diff.get(table) or TableDiff({}, {}, {})
+
+    def count(self, side: Side, table: str, where: Filter) -> int:
+        (found,) = self._select("count(*)", side, table, where).fetchone()
+        return int(found)
+
+    def ids(
+        self, side: Side, table: str, where: Filter, among: Collection[int] | None = None
+    ) -> list[int]:
+        """Sorted ids of the rows ``where`` selects, only ``among`` these ids when given."""
+        return sorted(row_id for (row_id,) in self._select("id", side, table, where, among))
+
+    def row(self, side: Side, table: str, row_id: int) -> Row | None:
+        cursor = self._select("*", side, table, {"id": row_id})
+        values = cursor.fetchone()
+        if values is None:
+            return None
+        return dict(zip((column[0] for column in cursor.description), values, strict=True))
+
+    def _select(
+        self,
+        what: str,
+        side: Side,
+        table: str,
+        where: Filter,
+        among: Collection[int] | None = None,
+    ) -> sqlite3.Cursor:
+        columns = self.check_columns(side, table, ())
+        condition, params = compile_filter(where, table=table, columns=columns)
+        if among is not None:
+            condition += " AND id IN (SELECT value FROM json_each(?))"
+            params.append(orjson.dumps(list(among)).decode())
+        sql = f"SELECT {what} FROM {SCHEMAS[side]}.{ident(table)} WHERE {condition}"
+        return self.states.conn.execute(sql, params)

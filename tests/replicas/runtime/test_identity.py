@@ -1,0 +1,112 @@
+"""One company per seed: every app's world draws the same people, companies and order
+numbers from the seed's identity, and factories draw new ones past every world's share."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from replicas.helpdesk.seed import seed as helpdesk_seed
+from replicas.helpdesk.seed.billing import N_ORDERS
+from replicas.helpdesk.seed.people import N_CUSTOMERS
+from replicas.runtime.clock import WORLD_START
+from replicas.runtime.db import connect_memory
+from replicas.runtime.identity import (
+    WORLD_COMPANIES,
+    WORLD_ORDERS,
+    WORLD_PEOPLE,
+    Identity,
+    identity,
+)
+
+
+@pytest.fixture(scope="module")
+def helpdesk() -> sqlite3.Connection:
+    conn = connect_memory()
+    helpdesk_seed(conn, 5, WORLD_START)
+    return conn
+
+
+def test_same_seed_same_streams_whatever_is_asked_first() -> None:
+    late = Identity(5)  # asked for the 300th person before any other
+    assert late.person(299) == Identity(5).people(300)[299]
+    assert late.people(300) == identity(5).people(300)
+    assert Identity(5).companies(30) == identity(5).companies(30)
+    assert Identity(5).order_numbers(50) == identity(5).order_numbers(50)
+
+
+def test_different_seeds_differ() -> None:
+    assert identity(5).people(20) != identity(6).people(20)
+    assert identity(5).companies(WORLD_COMPANIES) != identity(6).companies(WORLD_COMPANIES)
+    assert identity(5).order_numbers(20) != identity(6).order_numbers(20)
+
+
+def test_emails_companies_and_order_numbers_are_unique() -> None:
+    people = identity(5).people(WORLD_PEOPLE + 200)
+    assert len({p.email for p in people}) == len(people)
+    companies = identity(5).companies(300)  # the list, then its regional branches
+    assert len({c.name for c in companies}) == len({c.domain for c in companies}) == 300
+    numbers = identity(5).order_numbers(WORLD_ORDERS + 10)
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    assert all(n.startswith("A-1") and len(n) == 7 for n in numbers)
+
+
+def test_people_are_coherent() -> None:
+    for person in identity(5).people(200):
+        assert person.email.count("@") == 1 and " " not in person.email
+        assert person.currency == {"US": "USD", "GB": "GBP", "JP": "JPY"}.get(
+            person.country, "EUR")
+        if person.company is not None:
+            assert person.email.endswith("@" + identity(5).company(person.company).domain)
+
+
+def test_the_helpdesk_customers_are_the_identitys_people(helpdesk: sqlite3.Connection) -> None:
+    customers = helpdesk.execute(
+        "SELECT name, email, locale, phone, organization_id FROM customers WHERE id <= ? "
+        "ORDER BY id", (N_CUSTOMERS,)).fetchall()
+    people = identity(5).people(N_CUSTOMERS)
+    assert [(c["name"], c["email"], c["locale"]) for c in customers] == [
+        (p.name, p.email, p.locale) for p in people]
+    assert all(c["phone"] in (None, p.phone) for c, p in zip(customers, people, strict=True))
+    assert [c["organization_id"] for c in customers] == [
+        None if p.company is None else p.company + 1 for p in people]
+    # The near-duplicates after them are the helpdesk's mess: nobody's identity.
+    emails = {p.email for p in identity(5).people(WORLD_PEOPLE)}
+    duplicates = helpdesk.execute("SELECT email FROM customers WHERE id > ?",
+                                  (N_CUSTOMERS,)).fetchall()
+    assert duplicates and not emails & {d["email"] for d in duplicates}
+    everyone = [r["email"] for r in helpdesk.execute("SELECT email FROM customers")]
+    assert len(set(everyone)) == len(everyone)
+
+
+def test_the_helpdesk_organizations_and_orders_are_the_identitys(
+    helpdesk: sqlite3.Connection,
+) -> None:
+    organizations = helpdesk.execute("SELECT name, domain FROM organizations ORDER BY id")
+    assert [(o["name"], o["domain"]) for o in organizations] == [
+        (c.name, c.domain) for c in identity(5).companies(WORLD_COMPANIES)]
+    numbers = helpdesk.execute("SELECT number FROM orders ORDER BY placed_at, id").fetchall()
+    assert [n["number"] for n in numbers] == identity(5).order_numbers(N_ORDERS)
+
+
+def test_new_people_are_past_every_worlds_share() -> None:
+    assert next(identity(5).new_people()) == identity(5).person(WORLD_PEOPLE)
+    assert next(identity(5).new_companies()) == identity(5).company(WORLD_COMPANIES)
+    assert next(identity(5).new_order_numbers()) == identity(5).order_number(WORLD_ORDERS)
+
+
+def test_the_identity_is_a_function_of_the_seed_alone() -> None:
+    """Another process (another hash seed) draws the same people."""
+    code = ("from replicas.runtime.identity import identity; "
+            "print(identity(5).people(50)[-1], identity(5).company(3), "
+            "identity(5).order_number(7))")
+    runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(hash_seed)}).stdout
+            for hash_seed in (1, 2)}
+    assert runs == {f"{identity(5).people(50)[-1]} {identity(5).company(3)} "
+                    f"{identity(5).order_number(7)}\n"}
