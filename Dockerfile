@@ -1,7 +1,8 @@
 # One Dockerfile, one image per service: `docker compose build` builds the targets
 #   gym        the gym API (episodes, tasks, scoring: the reward engine runs in this process)
 #   proxy      the fault proxy, the agents' only way into the replicas
-#   replica    one replica app (APP=helpdesk), its pristine snapshots baked in at build time
+#   replica    one replica app (build arg APP: any app of replicas/), its pristine snapshots
+#              baked in at build time
 #   telemetry  the OTLP receiver, span store and episode pages
 # All share the `base` layers (Python dependencies, then the sources), so the images cost
 # one copy of them on disk. No compiler is needed: every dependency ships a wheel, and the
@@ -49,7 +50,7 @@ EXPOSE 8080
 CMD ["python", "-m", "workgym", "serve", "--role", "proxy", "--host", "0.0.0.0", "--port", "8080"]
 
 FROM base AS replica
-ARG APP=helpdesk
+ARG APP
 ARG SEEDS=0-15
 ENV WORKGYM_APP=${APP} WORKGYM_HEALTH_PATH=/_env/health
 # Pristine snapshots of the first seeds, built now so that no instance seeds at boot or on

@@ -41,7 +41,7 @@ serve: setup ## Run the all-in-one server on :8000
 compose-env: ## Write .env (internal credential, control token) for compose, if absent
 	@bash .ci/compose-env.sh
 
-images: compose-env ## Build the service images (gym, proxy, helpdesk, telemetry)
+images: compose-env ## Build the service images (gym, proxy, telemetry, a replica per app)
 	docker compose build
 
 up: images ## Run the stack with docker compose (gym :8000, proxy :8080, telemetry :4318)

@@ -8,8 +8,8 @@ From the seed alone, three deterministic streams (material: ``identity.yaml``):
   branches);
 * order numbers: ``A-10003``, ``A-10007``, ... (increasing, unique).
 
-Every app's world generator takes the first N of each it needs, so the helpdesk's
-customers and another app's users are the same people for the same seed. An app's mess
+Every app's world generator takes the first N of each it needs, so one app's customers
+and another app's users are the same people for the same seed. An app's mess
 (near-duplicates, stale contacts) is the app's, made on top of these people. Row factories
 creating *new* people, companies or orders take them from past the world's share
 (:data:`WORLD_PEOPLE`, :data:`WORLD_COMPANIES`, :data:`WORLD_ORDERS`), so they never

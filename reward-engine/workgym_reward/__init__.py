@@ -1,8 +1,8 @@
 """WorkGym's reward engine: verifiers over an episode's state diff and trajectory, and signals.
 
     report = score(verifier=Verifier.model_validate(task["verifier"]),
-                   states={"helpdesk": (initial, final)}, trajectory=steps, answer=answer,
-                   vars={"helpdesk": bound}, reference_steps=5)
+                   states={app: (initial, final)}, trajectory=steps, answer=answer,
+                   vars={app: bound}, reference_steps=5)
 """
 
 from .assertions import REGISTRY, Assertion, Context, Verifier

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import httpx
 import orjson
 
-from replicas.catalog import served_apps, spec
+from replicas.catalog import app_names, served_apps, spec
 from workgym_core import observability as obs
 from workgym_core import redis_store
 from workgym_core.asgi import (
@@ -173,8 +173,10 @@ def plan(settings: Settings, apps: Collection[str]) -> tuple[list[str], dict[str
     ConfigError for settings that could not work."""
     roles, urls = settings.roles, settings.replica_urls
     named = [r.partition(":")[2] for r in sorted(roles) if r.startswith("replica:")]
-    if unknown := [name for name in named if name not in apps]:
-        raise ConfigError(f"no replica app {unknown}; the apps are {sorted(apps)}")
+    # A replica named by its role is served whatever the deployment's app set (a framework
+    # app's own container does not need WORKGYM_FRAMEWORK_APPS: the gym does).
+    if unknown := [name for name in named if name not in app_names()]:
+        raise ConfigError(f"no replica app {unknown}; the apps are {sorted(app_names())}")
     local = named + [n for n in apps if "replicas" in roles and n not in urls and n not in named]
     if "gym" not in roles and len(local) > 1:
         raise ConfigError(f"without the gym API a process serves one replica, at /; got {local}")
@@ -231,7 +233,8 @@ def create_app(settings: Settings | None = None) -> Server:
         from workgym_proxy.upstream import make_upstream
 
         upstream = make_upstream(settings.proxy_client, http, [local_url(n) for n in replicas])
-        proxy = Proxy(settings, registry, upstream, apps)
+        # Any app of the catalogue: each episode says which it has (its record).
+        proxy = Proxy(settings, registry, upstream, app_names())
     heartbeat = None
     if roles == {f"replica:{name}" for name in local} and len(local) == 1 and settings.redis_url \
             and settings.instance_url:

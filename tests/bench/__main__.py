@@ -21,7 +21,7 @@ from workgym.agents import AGENTS
 from workgym.local import LocalServer
 from workgym.processes import serving
 from workgym.sdk import Env, connect
-from workgym.tasks import catalogue
+from workgym.tasks import Task, catalogue
 from workgym_core.settings import Settings
 from workgym_reward import score
 
@@ -37,15 +37,22 @@ def _rss_mb() -> float:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def _create(store: EpisodeStore, task: Task, episode_id: str, ttl_s: float) -> None:
+    """One episode of the (one-app) task straight in the replica's store."""
+    app = task.apps[0]
+    store.create(episode_id, seed=7, setup=task.setup_of(app), script=task.actors_of(app),
+                 ttl_s=ttl_s)
+
+
 def bench_reset(settings: Settings) -> None:
     task = catalogue().get(TASK)
     store = EpisodeStore(specs()["helpdesk"], settings)
-    store.create("warm", seed=7, setup=task.setup, script=task.script, ttl_s=60)
+    _create(store, task, "warm", 60)
     counter = iter(range(10**9))
 
     def reset() -> None:  # an episode replaced by a fresh one, as a rollout loop does
         episode_id = f"e{next(counter)}"
-        store.create(episode_id, seed=7, setup=task.setup, script=task.script, ttl_s=60)
+        _create(store, task, episode_id, 60)
         store.delete(episode_id)
 
     times = sample(reset, 2000)
@@ -56,12 +63,12 @@ def bench_reset(settings: Settings) -> None:
 def bench_memory(settings: Settings) -> None:
     task = catalogue().get(TASK)
     store = EpisodeStore(specs()["helpdesk"], settings)
-    store.create("warm", seed=7, setup=task.setup, script=task.script, ttl_s=600)
+    _create(store, task, "warm", 600)
     gc.collect()
     before = _rss_mb()
     n = 1000
     for i in range(n):
-        store.create(f"m{i}", seed=7, setup=task.setup, script=task.script, ttl_s=600)
+        _create(store, task, f"m{i}", 600)
     gc.collect()
     per = (_rss_mb() - before) / n
     print(f"  {'resident memory per live episode':<44} {per:8.2f} MB   "

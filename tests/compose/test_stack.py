@@ -1,5 +1,7 @@
-"""The compose stack end to end: images, health, a fault-heavy episode over HTTP, telemetry,
-network isolation, scaling and losing a replica instance, and Redis restarting mid-episode.
+"""The compose stack end to end, with the framework's test app (the `framework` profile):
+images, health, every app of the catalogue registered, a fault-heavy episode over HTTP,
+telemetry, a cross-app task (reference 1.0, noop 0, collateral in either app fails), network
+isolation, scaling and losing a replica instance, and Redis restarting mid-episode.
 
 Needs a Docker engine with `docker compose`: runs only with WORKGYM_COMPOSE_TESTS=1 (set by
 .ci/run after ../shared/tools/docker-local.sh). Leaves nothing running.
@@ -18,7 +20,8 @@ import httpx
 import pytest
 
 import workgym
-from workgym.agents import reference
+from replicas.catalog import served_apps, spec
+from workgym.agents import AGENTS, reference
 from workgym.agents.reference import run_step
 from workgym.tasks import catalogue
 
@@ -34,9 +37,14 @@ GYM, PROXY, TELEMETRY = "http://127.0.0.1:8000", "http://127.0.0.1:8080", "http:
 TASK = "helpdesk/fault-refund-timeout-after"
 
 
+# The framework's test app and its tasks are served too.
+ENV = {**os.environ, "COMPOSE_PROFILES": "framework", "WORKGYM_FRAMEWORK_APPS": "true"}
+CROSS_APP = "framework/note-contact-preference"
+
+
 def compose(*args: str, timeout: float = 900) -> str:
     done = subprocess.run(["docker", "compose", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=ENV)
     assert done.returncode == 0, f"docker compose {' '.join(args)}:\n{done.stderr[-3000:]}"
     return done.stdout
 
@@ -90,6 +98,44 @@ def test_the_reference_agent_scores_one_through_the_proxy_and_is_traced(stack: N
             break
         assert time.monotonic() < deadline, f"no timeline: {timeline.status_code}"
         time.sleep(0.5)
+
+
+def test_every_app_of_the_catalogue_registers_an_instance(stack: None) -> None:
+    deadline = time.monotonic() + 20
+    for app in sorted(served_apps(True)):
+        while not redis("ZRANGE", f"wg:replicas:{app}", "0", "-1"):
+            assert time.monotonic() < deadline, f"no {app} instance registered"
+            time.sleep(0.2)
+
+
+def _cross_app(agent: str, collateral: str | None = None) -> dict[str, object]:
+    """The cross-app task with ``agent``; with ``collateral``, that app's probe change is
+    made by another actor (a state_drift the operator adds) before finishing."""
+    task = catalogue().get(CROSS_APP)
+    with workgym.connect(GYM, CROSS_APP, seed=4, faults="none", api_key=api_key()) as env:
+        obs = env.reset()
+        answer = AGENTS[agent](env, task)
+        if collateral is not None:
+            drift = {"kind": "state_drift", "target": {"app": collateral},
+                     "ops": [spec(collateral).probe]}
+            added = httpx.post(f"{GYM}/v1/control/episodes/{obs.episode_id}/faults",
+                               json=drift, headers=operator(), timeout=30)
+            assert added.status_code == 201, added.text
+            listed = env.call_tool(next(t["function"]["name"] for t in obs.tools
+                                        if t["function"]["name"].startswith(collateral)
+                                        and "list" in t["function"]["name"]), {})
+            assert listed["status"] == 200, listed
+        return env.finish(answer=answer)
+
+
+def test_a_cross_app_task_runs_through_the_stack(stack: None) -> None:
+    reference_report = _cross_app("reference")
+    assert reference_report["reward"] == 1.0, reference_report
+    assert _cross_app("noop")["reward"] == 0.0
+    for app in catalogue().get(CROSS_APP).apps:
+        report = _cross_app("reference", collateral=app)
+        verdicts = {a["name"]: a["passed"] for a in report["assertions"]}  # type: ignore[union-attr]
+        assert verdicts["no_collateral_damage"] is False, (app, report)
 
 
 def test_replicas_are_not_reachable_from_the_host(stack: None) -> None:
