@@ -244,6 +244,7 @@ class Proxy:
                 log.error("state_drift on %s refused: %s %r", episode_id, status, body[:300])
                 raise UpstreamError("another actor's change could not be applied",
                                     code="fault_failed")
+            ctx.affected = orjson.loads(body)["tables"]
 
         async def limit(requests: int, retry_after_s: int) -> None:
             await self.registry.limit(episode_id, requests, retry_after_s)
@@ -251,11 +252,12 @@ class Proxy:
         async def expire_token() -> None:
             await self.registry.expire_token(episode_id, token)
 
-        return StepContext(
+        ctx = StepContext(
             episode_id=episode_id, seed=grant.seed, step=grant.step, app=app, method=method,
             path=path, query=query, body=body, apply_ops=apply_ops, limit=limit,
             expire_token=expire_token,
         )
+        return ctx
 
     async def _exchange(self, ctx: StepContext, grant: StepGrant,
                         headers: list[tuple[bytes, bytes]]) -> Reply:
@@ -268,7 +270,9 @@ class Proxy:
             fired.append("rate_limit")
             return limited(grant.limited_s)
         plan: tuple[Fault, ...] = cached_plan(grant.faults)
-        active = [(i, f) for i, f in enumerate(plan) if f.fires(ctx, i)]
+        matching = [i for i, fault in enumerate(plan) if fault.matches(ctx)]
+        counts = await self.registry.count_matches(grant.episode_id, matching) if matching else {}
+        active = [(i, plan[i]) for i in matching if plan[i].fires(ctx, i, counts[i])]
         for n, (position, fault) in enumerate(active):
             try:
                 early = await fault.before(ctx, position)
@@ -312,7 +316,8 @@ class Proxy:
                 ctx.changes = orjson.loads(v)
             elif k == _ROUTE:
                 matched = orjson.loads(v)
-                ctx.route, ctx.params = matched["route"], matched["params"]
+                ctx.route, ctx.params, ctx.reads = (matched["route"], matched["params"],
+                                                    matched["reads"])
             elif k not in _DROP_RESPONSE and not k.startswith(b"x-workgym-"):
                 out.append((k, v))
         return Reply(status, out, content)
@@ -331,7 +336,8 @@ class Proxy:
             status=reply.status, response_body=response_body,
             error_code=_error_code(response_body),
             duration_ms=round((time.perf_counter() - started) * 1000, 3),
-            fault=",".join(ctx.fired) or None, changes=ctx.changes,
+            fault=",".join(ctx.fired) or None, changes=ctx.changes, reads=ctx.reads,
+            affected=ctx.affected,
         )
 
     async def _record(self, ctx: StepContext, grant: StepGrant, parsed: Any, reply: Reply,

@@ -2,12 +2,19 @@
 
     actors:
       customer:
-        ticket: $ticket.id            # a bound row reference or a literal id
-        replies:
-          - when_any: ["order number", "order #"]   # case-insensitive substrings
-            reply: "Sure — it's order A-10423."
-          - when_any: [""]                          # "" matches any public reply
-            reply: "Thanks!"
+        ticket: $ticket.id                   # the ticket whose requester answers
+        knows:                               # what they can tell the agent, in this order
+          - {kind: order_number, value: "{{order.number}}"}
+          - {kind: verification_code}        # the code of their pending email change
+        persona: [cooperative, wrong_first]  # one of these, drawn by the seed
+
+The customer answers *any* public agent message on the ticket while they still hold
+something the agent needs, whatever its wording: the next thing they know, in their
+language (the requester's locale). Personas: ``cooperative`` tells each fact as asked;
+``wrong_first`` first gives a wrong value for each fact that has one (``wrong``, else a
+near miss of the right one: two digits swapped) and corrects it on the next message;
+``cannot_verify`` never gives a ``verification_code`` or ``card_last4`` (they cannot
+prove who they are: the right outcome is to refuse what needs it).
 
 Pydantic only: the task catalogue validates tasks with :class:`Actors` without importing
 the app (its routes). ``customer.py`` plays them.
@@ -15,35 +22,41 @@ the app (its routes). ``customer.py`` plays them.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 # This app's bound row (``$name.field``) or a literal id.
 RowId = Annotated[int, Field(ge=1, le=2**31 - 1)] | Annotated[
     str, Field(pattern=r"^\$[A-Za-z_]\w*\.[A-Za-z_]\w*$")]
+Kind = Literal["order_number", "verification_code", "card_last4", "account_email", "detail"]
+Persona = Literal["cooperative", "wrong_first", "cannot_verify"]
+# What proves who someone is: a customer who cannot verify never gives these.
+PROOFS = frozenset({"verification_code", "card_last4"})
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Reply(_Model):
-    when_any: list[str] = Field(
-        default_factory=lambda: [""], min_length=1,
-        description="Case-insensitive substrings of an agent's public reply, any of which "
-        "triggers this reply ('' matches any reply).")
-    reply: str = Field(min_length=1, description="The customer's answer. '{verification_code}' "
-                       "is the code of their latest pending email change: the reply is only "
-                       "eligible while one is pending.")
+class Known(_Model):
+    """One thing the customer can tell."""
+
+    kind: Kind = Field(description="What it is (it names it in the customer's language).")
+    value: str | None = Field(None, description="What they say ({{ }} templates of the "
+                              "task's rows); a verification_code's is their pending code.")
+    wrong: str | None = Field(None, description="What a wrong_first customer says first.")
 
 
 class ScriptedCustomer(_Model):
-    """The requester of ``ticket``: answers the agent's public replies on it, each reply at
-    most once, in the order given (the first unused one that matches)."""
+    """The requester of ``ticket``, answering the agent's public messages on it."""
 
-    ticket: RowId = Field(description="The ticket whose public replies the customer answers.")
-    replies: list[Reply] = Field(default_factory=list)
+    ticket: RowId = Field(description="The ticket whose public messages the customer answers.")
+    knows: list[Known] = Field(default_factory=list, description="What they can tell, in order.")
+    persona: Persona | list[Persona] = Field(
+        "cooperative", description="Their persona, or personas to draw one from by the seed.")
+    thanks: bool = Field(True, description="Once they told everything, answer the next "
+                         "message once with thanks.")
 
 
 class Actors(_Model):

@@ -1,19 +1,17 @@
-"""The scripted customer (``actors.customer``, see actors.py): answers an agent's public
-replies on one ticket.
+"""The scripted customer (``actors.customer``, see actors.py): answers the agent's public
+messages on one ticket, whatever their wording.
 
-After every successful write, each new public agent comment on that ticket gets
-the first not-yet-used reply whose ``when_any`` matches, posted as a public
-comment by the ticket's requester one (virtual) minute later; a pending ticket
-goes back to open. Used replies and the last comment seen live in
-``episode.memory``; everything is a function of the episode's writes.
-
-A reply may contain ``{verification_code}``: the code of the requester's latest
-pending email change (what the customer received at the new address). Such a
-reply is only eligible while a pending email change exists.
+After every successful write, each new public agent comment on the ticket gets one answer,
+posted as a public comment by the ticket's requester one (virtual) minute later (a pending
+ticket goes back to open): the next thing the customer knows that the agent still needs,
+in the requester's language and the persona's way, or thanks once everything is told.
+Everything is a function of the episode's writes and seed: what was told lives in
+``episode.memory``; the persona is drawn from the episode's world.
 """
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,12 +20,50 @@ from replicas.runtime import db as sql
 from replicas.runtime.clock import iso, parse_iso
 from replicas.runtime.episode import Episode
 from workgym_core.refs import resolve
+from workgym_core.templates import render
 
-from .actors import Actors
+from .actors import PROOFS, Actors, Known, ScriptedCustomer
 from .rules import email_verification_code
 
 _MEMORY = "helpdesk.customer"
-_CODE = "{verification_code}"
+
+# What the customer says, by language (the requester's locale) and what they say it about.
+_NAMES = {
+    "en": {"order_number": "my order number", "verification_code": "the code I got",
+           "card_last4": "the last four digits of my card", "account_email": "my account email",
+           "detail": "it"},
+    "de": {"order_number": "meine Bestellnummer", "verification_code": "der Code",
+           "card_last4": "die letzten vier Ziffern meiner Karte",
+           "account_email": "meine Konto-E-Mail", "detail": "es"},
+    "fr": {"order_number": "mon numéro de commande", "verification_code": "le code reçu",
+           "card_last4": "les quatre derniers chiffres de ma carte",
+           "account_email": "l'e-mail de mon compte", "detail": "c'est"},
+    "es": {"order_number": "mi número de pedido", "verification_code": "el código",
+           "card_last4": "los últimos cuatro dígitos de mi tarjeta",
+           "account_email": "el correo de mi cuenta", "detail": "es"},
+    "ja": {"order_number": "注文番号", "verification_code": "確認コード",
+           "card_last4": "カードの下4桁", "account_email": "アカウントのメール", "detail": "それ"},
+}
+_SAYS = {
+    "en": {"tell": "Sure, {name} is {value}.", "wrong": "I think {name} is {value}.",
+           "correct": "Sorry, I got that wrong: {name} is {value}.",
+           "cannot": "I'm sorry, I can't give you {name} right now.",
+           "thanks": "Thank you!"},
+    "de": {"tell": "Gerne, {name} ist {value}.", "wrong": "Ich glaube, {name} ist {value}.",
+           "correct": "Entschuldigung, mein Fehler: {name} ist {value}.",
+           "cannot": "Tut mir leid, {name} kann ich Ihnen gerade nicht geben.",
+           "thanks": "Vielen Dank!"},
+    "fr": {"tell": "Bien sûr, {name} : {value}.", "wrong": "Je crois que {name} est {value}.",
+           "correct": "Pardon, je me suis trompé : {name} est {value}.",
+           "cannot": "Désolé, je ne peux pas vous donner {name} pour le moment.",
+           "thanks": "Merci beaucoup !"},
+    "es": {"tell": "Claro, {name} es {value}.", "wrong": "Creo que {name} es {value}.",
+           "correct": "Perdón, me equivoqué: {name} es {value}.",
+           "cannot": "Lo siento, ahora no puedo darle {name}.", "thanks": "¡Muchas gracias!"},
+    "ja": {"tell": "{name}は{value}です。", "wrong": "{name}はたぶん{value}です。",
+           "correct": "すみません、間違えました。{name}は{value}です。",
+           "cannot": "申し訳ありませんが、{name}は今お伝えできません。", "thanks": "ありがとうございます！"},
+}
 
 
 def _initial_last_comment_id(episode: Episode) -> int:
@@ -41,6 +77,13 @@ def _initial_last_comment_id(episode: Episode) -> int:
         conn.close()
 
 
+def persona(episode: Episode, script: ScriptedCustomer) -> str:
+    """The customer's persona: the one given, or drawn from the episode's world."""
+    if isinstance(script.persona, str):
+        return script.persona
+    return random.Random(f"persona:{episode.snapshot_key}").choice(script.persona)
+
+
 def after_write(episode: Episode) -> None:
     actors = episode.actors
     if not isinstance(actors, Actors) or actors.customer is None:
@@ -48,41 +91,84 @@ def after_write(episode: Episode) -> None:
     script = actors.customer
     state: dict[str, Any] = episode.memory.setdefault(_MEMORY, {})
     if "last_seen" not in state:
-        state["last_seen"] = _initial_last_comment_id(episode)
-        state["used"] = []
+        state.update(last_seen=_initial_last_comment_id(episode), told=0, wrong_given=False,
+                     thanked=False)
     ticket_id = int(resolve(script.ticket, episode.vars))
     db = episode.db
-    new = sql.rows(db, "SELECT * FROM comments WHERE id > ? ORDER BY id", (state["last_seen"],))
-    if not new:
-        return
-    state["last_seen"] = new[-1]["id"]
+    new = sql.rows(db, "SELECT * FROM comments WHERE id > ? AND ticket_id = ? AND "
+                   "author_type = 'agent' AND public ORDER BY id",
+                   (state["last_seen"], ticket_id))
     for comment in new:
-        if (
-            comment["ticket_id"] != ticket_id
-            or comment["author_type"] != "agent"
-            or not comment["public"]
-        ):
-            continue
-        text = comment["body"].lower()
-        for index, reply in enumerate(script.replies):
-            if index in state["used"]:
-                continue
-            if any(needle.lower() in text for needle in reply.when_any):
-                body = _fill_code(episode, ticket_id, reply.reply)
-                if body is None:
-                    continue
-                state["used"].append(index)
-                _post_reply(db, ticket_id, body, parse_iso(comment["created_at"]))
-                break
+        answer = _answer(episode, script, state, ticket_id)
+        if answer is not None:
+            _post_reply(db, ticket_id, answer, parse_iso(comment["created_at"]))
     latest = sql.one(db, "SELECT coalesce(max(id), 0) AS n FROM comments")
     assert latest is not None
     state["last_seen"] = max(state["last_seen"], latest["n"])
 
 
-def _fill_code(episode: Episode, ticket_id: int, body: str) -> str | None:
-    """``body`` with ``{verification_code}`` filled in; None if there is no code to give."""
-    if _CODE not in body:
-        return body
+def _answer(episode: Episode, script: ScriptedCustomer, state: dict[str, Any],
+            ticket_id: int) -> str | None:
+    """What the customer says to one more public message, or None (nothing left to say)."""
+    says, names = _phrases(episode.db, ticket_id)
+    kind = persona(episode, script)
+    while state["told"] < len(script.knows):
+        known = script.knows[state["told"]]
+        value = _value(episode, known, ticket_id)
+        if value is None:  # nothing to tell yet (no pending code): skip it for now
+            return None
+        name = names[known.kind]
+        if kind == "cannot_verify" and known.kind in PROOFS:
+            return says["cannot"].format(name=name)
+        if kind == "wrong_first" and not state["wrong_given"]:
+            state["wrong_given"] = True
+            return says["wrong"].format(name=name, value=_wrong(episode, known, value))
+        state["told"] += 1
+        state["wrong_given"] = False
+        template = "correct" if kind == "wrong_first" else "tell"
+        return says[template].format(name=name, value=value)
+    if script.thanks and not state["thanked"]:
+        state["thanked"] = True
+        return says["thanks"]
+    return None
+
+
+def _phrases(db: sqlite3.Connection, ticket_id: int) -> tuple[dict[str, str], dict[str, str]]:
+    """The requester's language's phrases and names (English when it has none)."""
+    found = sql.one(db, "SELECT c.locale FROM customers c JOIN tickets t "
+                    "ON t.requester_id = c.id WHERE t.id = ?", (ticket_id,))
+    language = str(found["locale"] if found else "en")[:2]
+    return _SAYS.get(language, _SAYS["en"]), _NAMES.get(language, _NAMES["en"])
+
+
+def _value(episode: Episode, known: Known, ticket_id: int) -> str | None:
+    if known.kind == "verification_code" and known.value is None:
+        return _pending_code(episode, ticket_id)
+    if known.value is None:
+        return None
+    return render(known.value, episode.vars, episode.others)
+
+
+def _wrong(episode: Episode, known: Known, value: str) -> str:
+    """A wrong_first customer's first answer: the task's, else two digits of the right one
+    swapped (a slip of the finger), else the right one with a digit changed."""
+    if known.wrong is not None:
+        return render(known.wrong, episode.vars, episode.others)
+    digits = [i for i, c in enumerate(value) if c.isdigit()]
+    chars = list(value)
+    for a, b in zip(digits[::-1][1:], digits[::-1], strict=False):
+        if chars[a] != chars[b]:
+            chars[a], chars[b] = chars[b], chars[a]
+            return "".join(chars)
+    if digits:
+        last = digits[-1]
+        chars[last] = str((int(chars[last]) + 1) % 10)
+    return "".join(chars)
+
+
+def _pending_code(episode: Episode, ticket_id: int) -> str | None:
+    """The code of the requester's latest pending email change (what they received at the
+    new address), or None when none is pending."""
     action = sql.one(
         episode.db,
         "SELECT a.customer_id, a.new_email FROM account_actions a JOIN tickets t "
@@ -92,8 +178,7 @@ def _fill_code(episode: Episode, ticket_id: int, body: str) -> str | None:
     )
     if action is None or not action["new_email"]:
         return None
-    code = email_verification_code(episode.secret, action["customer_id"], action["new_email"])
-    return body.replace(_CODE, code)
+    return email_verification_code(episode.secret, action["customer_id"], action["new_email"])
 
 
 def _post_reply(db: sqlite3.Connection, ticket_id: int, body: str, after: datetime) -> None:
@@ -101,18 +186,9 @@ def _post_reply(db: sqlite3.Connection, ticket_id: int, body: str, after: dateti
     if ticket is None or ticket["status"] == "closed":
         return
     stamp = iso(after + timedelta(minutes=1))
-    sql.insert(
-        db,
-        "comments",
-        {
-            "ticket_id": ticket_id,
-            "author_type": "customer",
-            "author_id": ticket["requester_id"],
-            "body": body,
-            "public": True,
-            "created_at": stamp,
-        },
-    )
+    sql.insert(db, "comments", {"ticket_id": ticket_id, "author_type": "customer",
+                                "author_id": ticket["requester_id"], "body": body,
+                                "public": True, "created_at": stamp})
     values: dict[str, Any] = {"updated_at": stamp}
     if ticket["status"] == "pending":
         values["status"] = "open"

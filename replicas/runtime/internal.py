@@ -91,9 +91,14 @@ async def get_state(
     return Response(data, media_type="application/vnd.sqlite3")
 
 
-@router.post("/episodes/{episode_id}/apply", status_code=204)
-async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Response:
-    """Another actor changes the world (the state_drift fault): row ops at the clock's now."""
+class Applied(BaseModel):
+    tables: list[str] = Field(description="The tables the operations changed.")
+
+
+@router.post("/episodes/{episode_id}/apply")
+async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Applied:
+    """Another actor changes the world (the state_drift fault): row ops at the clock's now.
+    Answers the tables they changed (what an agent must read again)."""
     store = _store(request)
     episode = store.get(episode_id)
     async with episode.lock:
@@ -101,8 +106,9 @@ async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Respon
                       bound=episode.vars, others=episode.others,
                       factories=store.spec.factories)
         # Another actor's changes are not the agent's: skip them in the change log.
-        episode.memory["changes_seq"] = changes.since(episode.db, 0)[1]
-    return Response(status_code=204)
+        found, episode.memory["changes_seq"] = changes.since(
+            episode.db, episode.memory.get("changes_seq", 0))
+    return Applied(tables=sorted({change["table"] for change in found}))
 
 
 @router.delete("/episodes/{episode_id}", status_code=204)

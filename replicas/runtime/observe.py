@@ -1,9 +1,13 @@
 """Pure-ASGI middleware of every replica: one ``replica.request`` span per request
 (joined to the proxy's trace) with its SQL statements while tracing is on; and, reported
 to the proxy in internal headers, the route the request matched (its template and
-canonical path parameters) and the rows a write changed."""
+canonical path parameters), the tables a read read (what it could have seen: the reward
+engine's recovery rules ask whether an agent read what a lost write changed) and the rows a
+write changed."""
 
 from __future__ import annotations
+
+import re
 
 import orjson
 from opentelemetry.trace import SpanKind
@@ -27,14 +31,25 @@ def _canonical(value: str) -> int | str:
     return int(value) if value.isdigit() and len(value) < 19 else value
 
 
-def matched_route(scope: Scope) -> bytes | None:
-    """``{"route", "params"}`` of the route that handled the request, if one did."""
+_TABLE = re.compile(r"\b(?:FROM|JOIN)\s+([A-Za-z][A-Za-z0-9_]*)", re.IGNORECASE)
+
+
+def tables_read(statements: list[str]) -> list[str]:
+    """The app tables the statements read from (not json_each, not the change log)."""
+    return sorted({table for sql in statements for table in _TABLE.findall(sql)
+                   if table.lower() not in ("json_each", "json_tree")})
+
+
+def matched_route(scope: Scope, statements: list[str] | None) -> bytes | None:
+    """``{"route", "params", "reads"}`` of the route that handled the request, if one did
+    (``reads``: the tables a read's statements read from)."""
     route = scope.get("route")
     template = getattr(route, "path", None)
     if template is None:
         return None
     params = {k: _canonical(str(v)) for k, v in scope.get("path_params", {}).items()}
-    return orjson.dumps({"route": template, "params": params})
+    reads = tables_read(statements) if statements is not None else []
+    return orjson.dumps({"route": template, "params": params, "reads": reads})
 
 
 def _trace_sql(episode: Episode) -> list[str]:
@@ -66,9 +81,14 @@ class ObserveRequests:
                       context=obs.extract(headers)) as span:
             recording = span.is_recording() and episode is not None
 
+            # The statements: for the span while tracing, and for the tables a read reads.
+            statements = (_trace_sql(episode) if episode is not None and (recording or not write)
+                          else None)
+
             async def observed_send(message: Message) -> None:
                 if message["type"] == "http.response.start" and episode is not None:
-                    if (route := matched_route(scope)) is not None:
+                    read = None if write else statements
+                    if (route := matched_route(scope, read)) is not None:
                         message["headers"] = [*message.get("headers", []), (_ROUTE, route)]
                     if recording:
                         span.set_attribute(spans.HTTP_STATUS, message["status"])
@@ -82,11 +102,11 @@ class ObserveRequests:
                                 span.set_attribute(spans.CHANGES, encoded.decode())
                 await send(message)
 
-            statements = _trace_sql(episode) if recording and episode is not None else None
             try:
                 await self.app(scope, receive, observed_send)
             finally:
                 if statements is not None and episode is not None:
                     episode.db.set_trace_callback(None)
-                    span.set_attributes({spans.DB_SYSTEM: "sqlite",
-                                         spans.DB_STATEMENTS: statements})
+                    if recording:
+                        span.set_attributes({spans.DB_SYSTEM: "sqlite",
+                                             spans.DB_STATEMENTS: statements})

@@ -12,6 +12,7 @@ see them.
 from __future__ import annotations
 
 import hashlib
+import random
 import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -21,17 +22,23 @@ from typing import Any
 import orjson
 
 from workgym_core.errors import InvalidRequest
+from workgym_core.exprs import evaluate
 from workgym_core.refs import Others, resolve
 from workgym_core.rowops import (
+    Between,
+    Choice,
+    DrawRow,
     FactoryRow,
     InsertRow,
     Op,
+    PickRow,
     SelectRow,
     UpdateRow,
     check_schema,
     parse_ops,
     table_of,
 )
+from workgym_core.templates import render
 
 from . import db as sql
 from .clock import parse_time_expr
@@ -64,13 +71,46 @@ class _Run:
         self.bound, self.others, self.factories = bound, others, factories
 
     def expand(self, value: Any) -> Any:
+        """References resolved, ``{{ ... }}`` texts rendered, ``@now-3d`` times on the clock."""
         value = resolve(value, self.bound, self.others)
         if isinstance(value, str):
+            value = render(value, self.bound, self.others)
             moment = parse_time_expr(value, self.now)
             return value if moment is None else moment
         if isinstance(value, dict):
             return {k: self.expand(v) for k, v in value.items()}
         return value
+
+    def rng(self, kind: str, index: int) -> random.Random:
+        """The op's own random stream: (kind, seed, the ops' digest, its index)."""
+        return random.Random(f"{kind}:{self.seed}:{self.digest}:{index}")
+
+    def draw(self, index: int, op: DrawRow) -> dict[str, Any]:
+        rng, drawn = self.rng("draw", index), {}
+        for field, how in op.draw.items():
+            if isinstance(how, Choice):
+                drawn[field] = self.expand(rng.choice(how.choice))
+            elif isinstance(how, Between):
+                low, high = how.between
+                drawn[field] = low + how.step * rng.randint(0, (high - low) // how.step)
+            else:  # expressions see the fields drawn before them, as $<bind>.<field>
+                try:
+                    drawn[field] = evaluate(how.expr, {**self.bound, op.bind: drawn},
+                                            self.others)
+                except (ValueError, ArithmeticError) as exc:
+                    raise InvalidRequest(f"draw {op.bind}.{field}: {exc}", code="setup_failed",
+                                         field="draw", rule="expression") from exc
+        return drawn
+
+    def pick(self, index: int, op: PickRow) -> dict[str, Any]:
+        found = self.expand(op.pick)
+        if isinstance(found, str):
+            found = orjson.loads(found)
+        if not isinstance(found, list) or not found:
+            raise InvalidRequest(f"pick {op.pick}: not a non-empty list", code="setup_failed",
+                                 field="pick", rule="list")
+        element = self.rng("pick", index).choice(found)
+        return element if isinstance(element, dict) else {"value": element}
 
     def apply(self, index: int, op: Op) -> dict[str, Any]:
         if isinstance(op, InsertRow):
@@ -85,7 +125,12 @@ class _Run:
             return _row(self.db, op.update, row_id)
         if isinstance(op, FactoryRow):
             return self.make(index, op)
-        row = _select(self.db, op, self.expand(op.where), self.expand(op.exclude))
+        if isinstance(op, DrawRow):
+            return self.draw(index, op)
+        if isinstance(op, PickRow):
+            return self.pick(index, op)
+        row = _select(self.db, op, self.expand(op.where), self.expand(op.exclude),
+                      self.rng("select", index))
         if row is None:
             raise InvalidRequest(f"select {op.select} for '{op.bind}' matched no row",
                                  code="setup_failed", field="select",
@@ -124,13 +169,18 @@ def _row(db: sqlite3.Connection, table: str, row_id: int) -> dict[str, Any]:
 
 
 def _select(db: sqlite3.Connection, op: SelectRow, values: dict[str, Any],
-            excluded: dict[str, Any]) -> dict[str, Any] | None:
+            excluded: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
     # Table and column names were checked against the schema: only values are bound.
     conds = [f"{c} IS ?" for c in values] + [f"{c} IS NOT ?" for c in excluded]
-    order = op.order_by.lstrip("-") + (" DESC" if op.order_by.startswith("-") else "")
     where = f" WHERE {' AND '.join(conds)}" if conds else ""
-    return sql.one(db, f"SELECT * FROM {op.select}{where} ORDER BY {order} LIMIT 1",
-                   (*values.values(), *excluded.values()))
+    params = (*values.values(), *excluded.values())
+    if op.order_by == "random":  # one of the matching rows, drawn from the seed
+        ids = [row["id"] for row in db.execute(
+            f"SELECT id FROM {op.select}{where} ORDER BY id", params)]
+        return sql.one(db, f"SELECT * FROM {op.select} WHERE id = ?",
+                       (rng.choice(ids),)) if ids else None
+    order = op.order_by.lstrip("-") + (" DESC" if op.order_by.startswith("-") else "")
+    return sql.one(db, f"SELECT * FROM {op.select}{where} ORDER BY {order} LIMIT 1", params)
 
 
 def apply_ops(db: sqlite3.Connection, ops: Sequence[Op], now: datetime, *, seed: int,

@@ -67,7 +67,8 @@ def score(
     signals = measure(outcome)
     return Report(
         success=outcome.success,
-        reward=episode_reward(signals, weights or Weights()),
+        harm=outcome.harm,
+        reward=episode_reward(signals, weights or Weights(), harm=outcome.harm),
         signals=signals,
         assertions=[
             AssertionResult(name=assertion.name, passed=passed, detail=detail)

@@ -6,13 +6,15 @@ Judged from the trajectory alone (fault kinds are recorded on the steps):
   on a read: the request was not applied (or its answer was unreadable); recovered
   when the same method and path later succeed.
 * ``timeout_after`` and ``truncated_body`` on a write: the write *was* applied;
-  recovered unless the agent re-sent it before reading anything (a blind retry).
+  recovered when the agent read what it changed (a read of one of the tables the write
+  changed) before sending it again; a blind retry is not recovering, and a read of
+  something else does not count.
 * ``rate_limit``: recovered when the same method and path later succeed (the agent kept
   trying through the burst of refusals rather than giving up). Refusals are counted in
   requests, never timed, so waiting cannot be observed and is not asked for.
 * ``token_expiry``: recovered when a later request succeeds (after a refresh).
-* ``state_drift``: recovered when the agent read state (a successful GET) after the
-  drift and before its next write.
+* ``state_drift``: recovered when the agent read what the other actor changed (a read of
+  one of its tables) after the drift and before its next write.
 
 ``latency``, ``schema_drift`` and ``duplicate_delivery`` ask nothing of the agent
 here (a task's assertions judge their consequences) and are not counted.
@@ -41,10 +43,16 @@ def _retried_ok(steps: Steps, i: int) -> bool:
                for s in steps[i + 1:])
 
 
+def _reads(step: TrajectoryStep, tables: set[str]) -> bool:
+    """A successful read that read one of ``tables`` (any read, when none is known)."""
+    return step.method == "GET" and _ok(step) and (not tables or bool(tables & set(step.reads)))
+
+
 def _no_blind_retry(steps: Steps, i: int) -> bool:
     fault = steps[i]
+    changed = {change["table"] for change in fault.changes}
     for step in steps[i + 1:]:
-        if step.method == "GET" and _ok(step):
+        if _reads(step, changed):
             return True
         if (step.method, step.path, step.request_body) == (
                 fault.method, fault.path, fault.request_body):
@@ -57,8 +65,9 @@ def _later_success(steps: Steps, i: int) -> bool:
 
 
 def _read_before_write(steps: Steps, i: int) -> bool:
+    drifted = set(steps[i].affected)
     for step in steps[i:]:
-        if step.method == "GET" and _ok(step):
+        if _reads(step, drifted):
             return True
         if step.is_write:
             return False

@@ -1,8 +1,17 @@
-"""Reward signals, each in [0, 1], and their weighted sum, the episode reward (0 unless the
-task was done).
+"""Reward signals, each in [0, 1], and the episode reward made from them.
 
-A signal is a function of the episode's :class:`Outcome` registered with ``@signal`` under its
-name; :class:`Weights` has one field of the same name. Adding a signal is adding both.
+The reward, with the default :class:`Weights`:
+
+* **harm** (an assertion marked ``harm`` failed: money moved wrongly, a false claim to the
+  customer, a forbidden action): ``-1.0``, below doing nothing;
+* **failure** (any other assertion failed, doing nothing included): ``0.0``;
+* **success**: ``0.9 + 0.1 x`` the weighted mean of the signals that rank successes
+  (efficiency 0.5, action precision 0.25, error recovery 0.25), so a success scores at least
+  0.9 whatever reasonable diligence it took. ``task_completion`` and ``policy_compliance``
+  are the same on every success (every assertion passed), so they do not enter it.
+
+Every signal is still reported, for shaping of one's own. A signal is a function of the
+episode's :class:`Outcome` registered with ``@signal`` under its name.
 """
 
 from __future__ import annotations
@@ -32,6 +41,11 @@ class Outcome:
     def success(self) -> bool:
         return all(passed for _, passed in self.verdicts)
 
+    @property
+    def harm(self) -> bool:
+        """An assertion marked ``harm`` failed."""
+        return any(assertion.harm and not passed for assertion, passed in self.verdicts)
+
 
 Signal = Callable[[Outcome], float]
 
@@ -45,43 +59,49 @@ def signal(function: Signal) -> Signal:
 
 
 Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+# The signals that rank successful episodes (the others are constant on success).
+SHAPING = ("efficiency", "action_precision", "error_recovery")
 
 
 class Weights(BaseModel):
-    """How much each signal counts in the episode reward: non-negative, summing to 1."""
+    """How the reward is made (see the module docstring): what a success earns at least,
+    what harm costs, and how the ranking signals weigh (summing to 1)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    task_completion: Weight = 0.6
-    efficiency: Weight = 0.1
-    action_precision: Weight = 0.1
-    policy_compliance: Weight = 0.1
-    error_recovery: Weight = 0.1
+    success: float = Field(0.9, gt=0, le=1, description="A success's reward at least.")
+    harm: float = Field(-1.0, lt=0, description="The reward of an episode that did harm.")
+    efficiency: Weight = 0.5
+    action_precision: Weight = 0.25
+    error_recovery: Weight = 0.25
 
     @model_validator(mode="after")
     def _sum_to_one(self) -> Self:
-        total = sum(self.model_dump().values())
+        total = sum(getattr(self, name) for name in SHAPING)
         if not abs(total - 1.0) <= 1e-9:
-            raise ValueError(f"weights must sum to 1, not {total}")
+            raise ValueError(f"the weights of {', '.join(SHAPING)} must sum to 1, not {total}")
         return self
 
 
 def measure(outcome: Outcome) -> dict[str, float]:
-    """Every signal of ``outcome``, in the order of the fields of :class:`Weights`."""
-    return {name: SIGNALS[name](outcome) for name in Weights.model_fields}
+    """Every signal of ``outcome``, in the order they were defined."""
+    return {name: function(outcome) for name, function in SIGNALS.items()}
 
 
-def episode_reward(signals: Mapping[str, float], weights: Weights) -> float:
-    """The weighted sum of the signals on success; 0 when the task was not done.
+def episode_reward(signals: Mapping[str, float], weights: Weights, *, harm: bool) -> float:
+    """``weights.harm`` on harm; 0 when the task was not done; on success, ``weights.success``
+    plus the rest of 1 times the weighted ranking signals.
 
     Gated, not a plain sum: with partial credit an episode that made two safe reads and
     gave up scored 0.3, more than one that tried the task and met a refusal on the way,
-    which teaches timidity. The other signals rank successful episodes; on failure they
-    are still reported, for whoever wants to shape with them.
+    which teaches timidity; and a double refund must cost more than doing nothing.
     """
+    if harm:
+        return weights.harm
     if signals["task_completion"] < 1.0:
         return 0.0
-    return round(sum(getattr(weights, name) * value for name, value in signals.items()), 6)
+    ranked = sum(getattr(weights, name) * signals[name] for name in SHAPING)
+    return round(weights.success + (1 - weights.success) * ranked, 6)
 
 
 @signal
@@ -100,15 +120,22 @@ def _fault_free(steps: Sequence[TrajectoryStep]) -> int:
     return sum(1 for step in steps if not step.fault) - checks
 
 
+# Steps up to this many times the reference's cost no efficiency: reading the policy, or
+# checking a record before writing, is diligence.
+TOLERANCE = 1.5
+
+
 @signal
 def efficiency(outcome: Outcome) -> float:
-    """On success, reference steps / fault-free steps taken (at most 1); 0 on failure.
+    """On success, 1 up to ``TOLERANCE`` x the reference's steps, then (that) / the
+    fault-free steps taken; 0 on failure.
 
     Faulted requests and the checks after lost writes are the faults' cost, not the agent's.
     """
     if not outcome.success:
         return 0.0
-    return min(1.0, outcome.reference_steps / max(_fault_free(outcome.steps), 1))
+    allowed = TOLERANCE * outcome.reference_steps
+    return min(1.0, allowed / max(_fault_free(outcome.steps), 1))
 
 
 @signal

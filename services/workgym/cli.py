@@ -117,6 +117,8 @@ def seed_list(text: str) -> list[int]:
 def _tasks(args: argparse.Namespace) -> int:
     from .tasks import catalogue
 
+    if args.action == "check":
+        return _check(args)
     summaries = [task.summary().model_dump() for task in catalogue()]
     if args.json:
         print(json.dumps(summaries, indent=2))
@@ -136,6 +138,25 @@ def _new_replica(args: argparse.Namespace) -> int:
     print(f"workgym: new app '{args.name}': replicas/{args.name}/ (see replicas/README.md); "
           "`make test` checks it against the replica contract", file=sys.stderr)
     return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from workgym_core.settings import Settings
+
+    from .local import local_server
+    from .quality import main_check
+    from .sdk import Env
+    from .tasks import catalogue
+
+    tasks = [t for t in catalogue() if (not args.task or t.id == args.task)
+             and (not args.suite or t.suite == args.suite)]
+    if not tasks:
+        raise SystemExit("workgym: error: no task matches")
+    server = local_server(Settings(framework_apps=True))  # the gate covers every task
+    print(f"workgym: checking {len(tasks)} tasks on {args.seeds} seeds (reference, "
+          "alternatives, near misses, noop)", file=sys.stderr)
+    return main_check(tasks, args.seeds,
+                      lambda task, seed: Env.inprocess(server, task, seed))
 
 
 def format_report(report: dict[str, Any], agent: str) -> str:
@@ -254,8 +275,13 @@ def parser() -> argparse.ArgumentParser:
                           help="seeds to build, e.g. 0-15 or 0,3,7-9 (default 0-15)")
     prebuild.set_defaults(func=_prebuild)
 
-    tasks = sub.add_parser("tasks", help="list the task catalogue")
-    tasks.add_argument("--json", action="store_true", help="print JSON")
+    tasks = sub.add_parser("tasks", help="list the task catalogue, or check it (the quality "
+                           "gate: every solution of every task over seeds)")
+    tasks.add_argument("action", nargs="?", choices=["list", "check"], default="list")
+    tasks.add_argument("--json", action="store_true", help="list: print JSON")
+    tasks.add_argument("--seeds", type=int, default=10, help="check: seeds 0..N-1 (default 10)")
+    tasks.add_argument("--task", help="check: only this task")
+    tasks.add_argument("--suite", help="check: only this suite")
     tasks.set_defaults(func=_tasks)
 
     run = sub.add_parser("run", help="run an agent on one episode and print its reward report")

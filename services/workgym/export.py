@@ -85,7 +85,8 @@ def transcript(episode: Episode, task: Task, tools: Mapping[str, ToolCatalogue]
     the system message, its instruction as the user's, then the steps, each through the
     tools of the app it went to."""
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": task.brief}, {"role": "user", "content": task.instruction},
+        {"role": "system", "content": task.brief},
+        {"role": "user", "content": episode.report.get("instruction") or task.instruction},
     ]
     for step in episode.steps:
         body = _json_or_text(step["request_body"])

@@ -20,7 +20,7 @@ import orjson
 from workgym_core.credentials import find_api_key
 from workgym_core.settings import Settings
 
-from .tools import ToolCatalogue
+from .tools import REFRESH_TOKEN, ToolCatalogue
 
 if TYPE_CHECKING:  # the in-process server (the whole stack) is loaded by make() alone
     from .local import LocalServer
@@ -139,6 +139,9 @@ class Env:
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """Run one tool call; returns ``{"status": int, "body": JSON}`` for the model
         (status 0 and an ``error`` when the connection dropped)."""
+        if name == REFRESH_TOKEN:  # the SDK holds the token: the model only learns it worked
+            self.refresh_token()
+            return {"status": 200, "body": {"refreshed": True}}
         app = next((a for a in self._obs.apps if name.startswith(f"{a}_")), None)
         if app is None:
             raise ValueError(f"tool {name!r} belongs to no app of this episode")

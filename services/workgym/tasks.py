@@ -21,6 +21,7 @@ from replicas.catalog import app_names
 from replicas.runtime.spec import actors_model, read_brief
 from workgym_core.errors import NotFound
 from workgym_core.rowops import parse_ops
+from workgym_core.templates import render
 from workgym_proxy.faults import parse_plan
 from workgym_reward import Verifier
 
@@ -62,10 +63,49 @@ class ReferenceStep(Call):
 
 
 class Reference(BaseModel):
+    """A scripted solution: its calls and its final answer."""
+
     model_config = ConfigDict(extra="forbid")
 
     steps: list[ReferenceStep] = Field(min_length=1)
     answer: str | None = None
+
+
+class Variant(BaseModel):
+    """Another solution of the task: its own ``steps``, or the reference changed (steps
+    replaced, dropped, inserted before an index, appended; indices are the reference's),
+    and its ``answer`` (the reference's unless given). An alternative is a legitimate
+    solution (it must score like the reference); a near miss is one a careful reviewer
+    would reject (it must score 0 or less: below 0 when it does ``harm``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    steps: list[ReferenceStep] | None = None
+    replace: dict[int, ReferenceStep] = Field(default_factory=dict)
+    drop: list[int] = Field(default_factory=list)
+    before: dict[int, list[ReferenceStep]] = Field(default_factory=dict)
+    append: list[ReferenceStep] = Field(default_factory=list)
+    answer: str | None = Field(None, description="Unset: the reference's answer.")
+    harm: bool = Field(False, description="A near miss that does harm (reward below 0).")
+
+    def solution(self, reference: Reference) -> Reference:
+        """This solution as a script."""
+        if self.steps is not None:
+            steps = list(self.steps)
+        else:
+            count = len(reference.steps)
+            named = {*self.replace, *self.drop, *self.before}
+            if bad := sorted(i for i in named if not 0 <= i < count):
+                raise ValueError(f"{self.name}: no reference step {bad} (it has {count})")
+            steps = []
+            for i, step in enumerate(reference.steps):
+                steps += self.before.get(i, [])
+                if i not in self.drop:
+                    steps.append(self.replace.get(i, step))
+            steps += self.append
+        answer = self.answer if "answer" in self.model_fields_set else reference.answer
+        return Reference(steps=steps, answer=answer)
 
 
 class TaskSummary(BaseModel):
@@ -78,9 +118,9 @@ class TaskSummary(BaseModel):
 
 
 class TaskDetail(TaskSummary):
-    instruction: str = Field(description="What the agent is asked to do.")
+    instruction: str = Field(description="What the agent is asked to do: a template, each "
+                             "episode's rendered from its seed's draw ({{ ... }}).")
     max_steps: int = Field(description="Step budget of an episode of this task.")
-    reference_steps: int = Field(description="Steps the reference solution takes.")
 
 
 class Task(BaseModel):
@@ -101,6 +141,12 @@ class Task(BaseModel):
     actors: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="app -> its scripted actors (the app's model).")
     reference: Reference
+    alternatives: list[Variant] = Field(
+        default_factory=list, description="Other legitimate solutions: each scores like the "
+        "reference.")
+    near_misses: list[Variant] = Field(
+        default_factory=list, description="Solutions a reviewer would reject: each scores 0 or "
+        "less (below 0 when marked harm).")
     verifier: Verifier
     faults: list[dict[str, Any]] = Field(
         default_factory=list, description="The task's fault plan (fault-proxy configs).")
@@ -139,6 +185,11 @@ class Task(BaseModel):
             raise ValueError(f"actors for {strays}: not among the task's apps {self.apps}")
         for ops in self.setup.values():
             parse_ops(ops)  # row operations, never SQL
+        names = [v.name for v in [*self.alternatives, *self.near_misses]]
+        if repeated := sorted({n for n in names if names.count(n) > 1}):
+            raise ValueError(f"solution names must be unique; repeated: {repeated}")
+        for variant in [*self.alternatives, *self.near_misses]:
+            variant.solution(self.reference)
         for assertion in self.verifier.root:
             if assertion.app is not None and assertion.app not in self.apps:
                 raise ValueError(f"assertion {assertion.name!r} names app {assertion.app!r}, "
@@ -157,6 +208,12 @@ class Task(BaseModel):
     def reference_steps(self) -> int:
         return len(self.reference.steps)
 
+    def instruction_for(self, vars: dict[str, Any]) -> str:
+        """The instruction of one instance: rendered from the rows its setup bound (``vars``:
+        app -> name -> row; ``{{ name.field }}`` is the first app's, ``{{ app.name.field }}``
+        any app's)."""
+        return render(self.instruction, vars.get(self.apps[0], {}), vars)
+
     @property
     def brief(self) -> str:
         """The agent's brief for this task's world: its apps' briefs, in order."""
@@ -173,10 +230,20 @@ class Task(BaseModel):
         return TaskSummary.model_validate(self.model_dump(include=set(TaskSummary.model_fields)))
 
     def detail(self) -> TaskDetail:
-        return TaskDetail(
-            **self.summary().model_dump(), instruction=self.instruction,
-            max_steps=self.max_steps, reference_steps=self.reference_steps,
-        )
+        """What the catalogue shows: never a verifier, a solution or its size."""
+        return TaskDetail(**self.summary().model_dump(), instruction=self.instruction,
+                          max_steps=self.max_steps)
+
+    def solutions(self) -> dict[str, tuple[str, Reference, bool]]:
+        """Every solution by name: (kind, script, does harm); kinds are reference,
+        alternative and near_miss."""
+        found = {"reference": ("reference", self.reference, False)}
+        for kind, variants in (("alternative", self.alternatives),
+                               ("near_miss", self.near_misses)):
+            for variant in variants:
+                found[f"{kind}:{variant.name}"] = (kind, variant.solution(self.reference),
+                                                   variant.harm)
+        return found
 
 
 class TaskFileError(ValueError):

@@ -17,6 +17,17 @@ from workgym_core.errors import InvalidRequest, NotFound
 
 _METHODS = ("get", "post", "put", "patch", "delete")
 
+# The one tool of the gym itself, in every episode: a new token after a 401 token_expired
+# (POST /v1/episodes/{id}/token with the refresh token), for agents that act only by tools.
+REFRESH_TOKEN = "workgym_refresh_token"
+REFRESH_TOOL: dict[str, Any] = {"type": "function", "function": {
+    "name": REFRESH_TOKEN,
+    "description": "Get a new access token when a call answers 401 with error.code "
+                   "'token_expired'; then retry that call.",
+    "parameters": {"type": "object", "properties": {}, "required": [],
+                   "additionalProperties": False},
+}}
+
 
 def _inline(schema: Any, components: dict[str, Any], seen: tuple[str, ...] = ()) -> Any:
     """Replace every ``$ref`` by its target: function schemas must be self-contained."""

@@ -22,6 +22,8 @@ Others = Mapping[str, Vars]  # app -> its bound rows
 
 _NAME = r"[A-Za-z_]\w*"
 _REFERENCE = re.compile(rf"\$({_NAME})\.({_NAME})(?:\.({_NAME}))?")
+# A reference inside a longer text (templates, expressions).
+REFERENCE = re.compile(rf"\$?{_NAME}\.{_NAME}(?:\.{_NAME})?")
 
 
 class BadReference(InvalidRequest, ValueError):
@@ -53,6 +55,12 @@ def _known(names: Mapping[str, Any]) -> str:
 def _lookup(text: str, vars: Vars, others: Others) -> Any:
     if text.startswith("$$"):
         return text[1:]
+    return lookup(text, vars, others)
+
+
+def lookup(text: str, vars: Vars, others: Others | None = None) -> Any:
+    """The value the reference ``text`` (``$name.field`` or ``$app.name.field``) names."""
+    others = others or {}
     match = _REFERENCE.fullmatch(text)
     if match is None:
         raise BadReference(

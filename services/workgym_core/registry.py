@@ -5,6 +5,7 @@ Keys (all expire with the episode):
                          max_steps, apps (JSON), vars (JSON), faults (JSON plan), created_at,
                          expires_at, expired_sha (a token the token_expiry fault revoked),
                          limited ("<requests left>:<retry after s>", the rate_limit fault),
+                         match:<position> (requests the plan's fault there matched so far),
                          lost_reason, report (JSON, once finished)
     wg:traj:{id}  zset   one JSON TrajectoryStep per agent request, scored by its index
                          (the order the proxy admitted them in, not the order they ended)
@@ -81,6 +82,15 @@ redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
 redis.call('EXPIREAT', KEYS[2], ARGV[3])
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'inflight', -1) end
 return 1
+"""
+
+# Count one more request matching each of these faults (ARGV: plan positions); their counts.
+_COUNT_MATCHES = """
+local counts = {}
+for i, position in ipairs(ARGV) do
+  counts[i] = redis.call('HINCRBY', KEYS[1], 'match:' .. position, 1)
+end
+return counts
 """
 
 # Rotate the access token if the refresh token matches.
@@ -298,6 +308,7 @@ class Registry:
         self._refresh = redis.register_script(_REFRESH)
         self._mark_lost = redis.register_script(_MARK_LOST)
         self._admit = redis.register_script(_ADMIT)
+        self._count_matches = redis.register_script(_COUNT_MATCHES)
 
     def new_identity(self, ttl_s: int) -> Identity:
         """A fresh episode id, its token and refresh token, and its expiry."""
@@ -413,6 +424,12 @@ class Registry:
         never timed: the same requests meet the same refusals at any speed)."""
         if requests > 0:
             await self.redis.hset(_ep(episode_id), "limited", f"{requests}:{retry_after_s}")
+
+    async def count_matches(self, episode_id: str, positions: list[int]) -> dict[int, int]:
+        """Count this request for each fault (by plan position) whose target it matches;
+        each one's matching-request count so far, this one included."""
+        counts = await self._count_matches(keys=[_ep(episode_id)], args=positions)
+        return {position: int(n) for position, n in zip(positions, counts, strict=True)}
 
     async def faults(self, episode_id: str) -> list[Any]:
         return orjson.loads((await self._hash(episode_id)).get("faults") or "[]")  # type: ignore[no-any-return]

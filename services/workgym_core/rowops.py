@@ -65,8 +65,9 @@ class SelectRow(_Op):
     where: Values = Field(default_factory=dict, description="Column -> required value.")
     exclude: Values = Field(default_factory=dict, description="Column -> value it must not "
                             "have.")
-    order_by: Annotated[str, Field(pattern=r"^-?[a-z][a-z0-9_]{0,62}$")] = Field(
-        "id", description="Column the first row is taken by ('-' for descending).")
+    order_by: Annotated[str, Field(pattern=r"^(-?[a-z][a-z0-9_]{0,62}|random)$")] = Field(
+        "id", description="Column the first row is taken by ('-' for descending), or "
+        "'random': one of the matching rows, drawn from the seed.")
     bind: Identifier = Field(description="Name to refer to the row by.")
 
 
@@ -95,11 +96,54 @@ class FactoryRow(_Op):
         return {**named, "values": {**given, **flat}}
 
 
-Op = InsertRow | UpdateRow | SelectRow | FactoryRow
+class Choice(_Op):
+    choice: list[Scalar] = Field(min_length=1, description="One of these, drawn.")
+
+
+class Between(_Op):
+    between: tuple[int, int] = Field(description="An integer in [low, high], drawn.")
+    step: int = Field(1, ge=1, description="Only multiples of this (from low).")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Between:
+        if self.between[0] > self.between[1]:
+            raise ValueError(f"between: {self.between[0]} is above {self.between[1]}")
+        return self
+
+
+class Expr(_Op):
+    expr: str = Field(max_length=300, description="Arithmetic over bound rows: "
+                      "'$order.total * $deal.pct // 100' (workgym_core.exprs).")
+
+
+Draw = Choice | Between | Expr
+
+
+class DrawRow(_Op):
+    """``{bind: deal, draw: {pct: {between: [30, 70]}, reason: {choice: [a, b]}}}``: a row
+    of values drawn from the seed (and computed: ``{expr: ...}``), for what follows and for
+    the instruction. It is no row of the database."""
+
+    op: Literal["draw"] = "draw"
+    draw: dict[Identifier, Draw] = Field(min_length=1, description="Field -> how to draw it.")
+    bind: Identifier = Field(description="Name to refer to the drawn values by.")
+
+
+class PickRow(_Op):
+    """``{bind: broken, pick: $order.items}``: one element of a list (or of a JSON list in a
+    column), drawn from the seed; an object element's keys are the bound row's fields."""
+
+    op: Literal["pick"] = "pick"
+    pick: Annotated[str, Field(pattern=r"^\$[A-Za-z_]\w*(\.[A-Za-z_]\w*){1,2}$")] = Field(
+        description="A reference to a list, or to a column holding a JSON list.")
+    bind: Identifier = Field(description="Name to refer to the element by.")
+
+
+Op = InsertRow | UpdateRow | SelectRow | FactoryRow | DrawRow | PickRow
 RowOp = Annotated[Op, Field(discriminator="op")]
 _ops = TypeAdapter(list[RowOp])
 
-_KEYS = ("insert", "update", "select", "factory")
+_KEYS = ("insert", "update", "select", "factory", "draw", "pick")
 
 
 def _tag(raw: Any) -> Any:
@@ -138,10 +182,13 @@ class FactoryShape(Protocol):
 Factories = Mapping[str, FactoryShape]  # factory name -> the factory
 
 
-def table_of(op: Op, factories: Factories | None = None) -> str:
-    """The table the op is on; a factory op's is its factory's (known: see check_schema)."""
+def table_of(op: Op, factories: Factories | None = None) -> str | None:
+    """The table the op is on (a factory op's is its factory's: see check_schema); None for
+    the ops that touch no table (draw, pick)."""
     if isinstance(op, FactoryRow):
         return (factories or {})[op.factory].table
+    if isinstance(op, DrawRow | PickRow):
+        return None
     return op.insert if isinstance(op, InsertRow) else (
         op.update if isinstance(op, UpdateRow) else op.select)
 
@@ -150,7 +197,10 @@ def _columns(op: Op) -> list[tuple[str, str]]:
     """(where in the op, column) for every column the op names."""
     if isinstance(op, SelectRow):
         named = [("where", c) for c in op.where] + [("exclude", c) for c in op.exclude]
-        return [*named, ("order_by", op.order_by.lstrip("-"))]
+        order = [] if op.order_by == "random" else [("order_by", op.order_by.lstrip("-"))]
+        return [*named, *order]
+    if isinstance(op, DrawRow | PickRow):
+        return []
     return [("values", column) for column in op.values]
 
 
@@ -166,6 +216,8 @@ def check_schema(ops: Sequence[Op], schema: Schema, field: str = "ops",
                 f"{', '.join(sorted(factories)) or 'none'})",
                 code="unknown_factory", field=f"{field}.{i}.factory", rule="app_factory")
         table = table_of(op, factories)
+        if table is None:
+            continue
         if table not in schema:
             raise InvalidRequest(
                 f"{field}[{i}]: no table '{table}' (tables: {', '.join(sorted(schema))})",

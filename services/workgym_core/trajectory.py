@@ -32,6 +32,11 @@ class TrajectoryStep(BaseModel):
         None, description="Fault kinds injected on this step, comma-separated, if any.")
     changes: list[dict[str, Any]] = Field(
         default_factory=list, description="Rows the step changed: {table, op, id}.")
+    reads: list[str] = Field(
+        default_factory=list, description="Tables a read read (what it could have seen).")
+    affected: list[str] = Field(
+        default_factory=list, description="Tables a fault on this step changed behind the "
+        "agent's back (another actor's changes: state_drift).")
 
     @property
     def is_write(self) -> bool:

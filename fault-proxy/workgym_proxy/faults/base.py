@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from workgym_core import paths
 
@@ -51,6 +51,9 @@ class StepContext:
     # The route the replica matched (template, canonical path parameters), once it answered.
     route: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    reads: list[str] = field(default_factory=list)  # the tables a read read
+    # The tables a fault touched behind the agent's back (another actor's changes).
+    affected: list[str] = field(default_factory=list)
 
 
 class Target(BaseModel):
@@ -78,13 +81,34 @@ class Target(BaseModel):
 
 
 class Window(BaseModel):
+    """Which of the requests its target matches a fault may fire on, counted among those
+    requests only (so reads elsewhere never move a write out of its window): the ``start``-th
+    to the ``end``-th matching request. ``once``: exactly one of them, chosen by the seed."""
+
     model_config = ConfigDict(extra="forbid")
 
-    start: int = Field(1, ge=1, description="First step (1-based request index) it may fire on.")
-    end: int | None = Field(None, ge=1, description="Last step it may fire on (open when unset).")
+    start: int = Field(1, ge=1, description="First matching request (1-based) it may fire on.")
+    end: int | None = Field(None, ge=1, description="Last matching request it may fire on "
+                            "(open when unset).")
+    once: bool = Field(False, description="Fire on exactly one of start..end (end required), "
+                       "the seed's choice; toxicity does not apply.")
 
-    def covers(self, step: int) -> bool:
-        return step >= self.start and (self.end is None or step <= self.end)
+    @model_validator(mode="after")
+    def _bounded(self) -> Window:
+        if self.end is not None and self.end < self.start:
+            raise ValueError(f"end ({self.end}) is before start ({self.start})")
+        if self.once and self.end is None:
+            raise ValueError("once needs an end: the seed chooses among start..end")
+        return self
+
+    def covers(self, match: int) -> bool:
+        return match >= self.start and (self.end is None or match <= self.end)
+
+    def chosen(self, seed: int, position: int) -> int:
+        """The matching request ``once`` fires on."""
+        assert self.end is not None
+        span = self.end - self.start + 1
+        return self.start + int(draw(seed, 0, position, "once") * span)
 
 
 class Fault(BaseModel):
@@ -93,9 +117,11 @@ class Fault(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    toxicity: float = Field(1.0, ge=0.0, le=1.0, description="Probability it fires on a step.")
+    toxicity: float = Field(1.0, ge=0.0, le=1.0, description="Probability it fires on a "
+                            "matching request in its window.")
     target: Target = Field(default_factory=Target, description="Which requests it applies to.")
-    window: Window = Field(default_factory=Window, description="Which steps it applies to.")
+    window: Window = Field(default_factory=Window, description="Which of the matching "
+                           "requests it may fire on.")
 
     @property
     def name(self) -> str:
@@ -106,12 +132,17 @@ class Fault(BaseModel):
         """Whether it does something before the request is forwarded."""
         return type(self).before is not Fault.before
 
-    def fires(self, ctx: StepContext, position: int) -> bool:
-        return (
-            self.window.covers(ctx.step)
-            and self.target.matches(ctx.app, ctx.method, ctx.path)
-            and draw(ctx.seed, ctx.step, position) < self.toxicity
-        )
+    def matches(self, ctx: StepContext) -> bool:
+        return self.target.matches(ctx.app, ctx.method, ctx.path)
+
+    def fires(self, ctx: StepContext, position: int, match: int) -> bool:
+        """Whether it fires on this request, the ``match``-th its target matched: decided by
+        (seed, match index, plan position), never by wall time or unrelated requests."""
+        if not self.window.covers(match):
+            return False
+        if self.window.once:
+            return match == self.window.chosen(ctx.seed, position)
+        return draw(ctx.seed, match, position) < self.toxicity
 
     async def before(self, ctx: StepContext, position: int) -> Reply | None:
         """Runs before forwarding; a Reply answers the agent without reaching the replica."""

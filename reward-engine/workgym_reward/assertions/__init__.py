@@ -16,6 +16,7 @@ unknown one raises a ConfigError naming it, it never just fails the assertion.
 from .answer import AnswerMatches
 from .base import Assertion
 from .context import Context
+from .messages import AnswerStates, Told, Truthful
 from .state import (
     Allow,
     CountChanged,
@@ -24,6 +25,7 @@ from .state import (
     OnlyChanges,
     RowAbsent,
     RowExists,
+    SumChanged,
 )
 from .trajectory import StepPattern, TrajectoryContains, TrajectoryExcludes, TrajectoryOrder
 from .verifier import REGISTRY, AnyAssertion, Verifier
@@ -32,6 +34,7 @@ __all__ = [
     "REGISTRY",
     "Allow",
     "AnswerMatches",
+    "AnswerStates",
     "AnyAssertion",
     "Assertion",
     "Context",
@@ -42,8 +45,11 @@ __all__ = [
     "RowAbsent",
     "RowExists",
     "StepPattern",
+    "SumChanged",
+    "Told",
     "TrajectoryContains",
     "TrajectoryExcludes",
     "TrajectoryOrder",
+    "Truthful",
     "Verifier",
 ]

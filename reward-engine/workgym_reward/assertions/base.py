@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
-from typing import Self
+from typing import Annotated, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from workgym_core.refs import Vars, resolve
 
 from .context import Context
+
+# A value a task file may give as a reference (``$charge.amount``), resolved before evaluation.
+Ref = Annotated[str, Field(pattern=r"^\$[A-Za-z_]\w*(\.[A-Za-z_]\w*){1,2}$")]
 
 
 class Assertion(BaseModel):
@@ -27,6 +30,9 @@ class Assertion(BaseModel):
         None, description="The app it looks at: its database, or (trajectory checks) its "
         "requests. Required in a task of several apps; defaults to a one-app task's app.")
     policy: bool = Field(False, description="Counts toward the policy_compliance signal.")
+    harm: bool = Field(False, description="Failing it means the episode did harm (money moved "
+                       "wrongly, a false claim, a forbidden action): the reward is below "
+                       "doing nothing.")
     description: str | None = None
 
     @abstractmethod

@@ -53,6 +53,22 @@ class Context:
         """Sorted ids of the rows ``where`` selects, only ``among`` these ids when given."""
         return sorted(row_id for (row_id,) in self._select("id", side, table, where, among))
 
+    def total(self, side: Side, table: str, column: str, where: Filter) -> float:
+        """The sum of ``column`` over the rows ``where`` selects in the ``side`` state."""
+        self.check_columns(side, table, [column])
+        (found,) = self._select(f"coalesce(sum({ident(column)}), 0)", side, table,
+                                where).fetchone()
+        return float(found)
+
+    def added_texts(self, table: str, column: str, where: Filter) -> list[str]:
+        """``column`` of the rows added to ``table`` during the episode that ``where``
+        selects (in the final state), in id order: what the agent wrote."""
+        self.check_columns("final", table, [column])
+        added = self.changes(table).added.keys()
+        return [str(row[column]) for row_id in self.ids("final", table, where, among=added)
+                if (row := self.row("final", table, row_id)) is not None
+                and row[column] is not None]
+
     def row(self, side: Side, table: str, row_id: int) -> Row | None:
         cursor = self._select("*", side, table, {"id": row_id})
         values = cursor.fetchone()

@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from ..diff import SCHEMAS, Diff, Side
 from ..errors import ConfigError
 from ..filters import Filter, check_filter, describe_filter, show
-from .base import Assertion
+from .base import Assertion, Ref
 from .context import Context
 from .wording import plural, some
 
@@ -128,6 +128,40 @@ class FieldUnchanged(Assertion):
         if broken:
             return False, f"{subject} changed: {some(broken)}"
         return True, f"{subject} unchanged"
+
+
+class SumChanged(Assertion):
+    """The sum of ``column`` over the rows ``where`` selects moved by exactly ``by`` (or
+    within ``at_least``/``at_most``) from the initial state to the final one: net money
+    moved, however many rows it took."""
+
+    check: Literal["sum_changed"] = "sum_changed"
+    table: str
+    column: str
+    where: Where = {}
+    by: float | Ref | None = None
+    at_least: float | Ref | None = None
+    at_most: float | Ref | None = None
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> Self:
+        if self.by is None and self.at_least is None and self.at_most is None:
+            raise ValueError("give by, at_least or at_most")
+        return self
+
+    def evaluate(self, ctx: Context) -> tuple[bool, str]:
+        moved = (ctx.total("final", self.table, self.column, self.where)
+                 - ctx.total("initial", self.table, self.column, self.where))
+        delta = int(moved) if moved == int(moved) else moved
+        by, least, most = (None if v is None else float(v)
+                           for v in (self.by, self.at_least, self.at_most))
+        passed = ((by is None or delta == by) and (least is None or delta >= least)
+                  and (most is None or delta <= most))
+        bounds = [f"{name} {show(value)}" for name, value in
+                  (("by", self.by), ("at least", self.at_least), ("at most", self.at_most))
+                  if value is not None]
+        return passed, (f"sum of {self.column} of {_target(self.table, self.where, 'final')} "
+                        f"moved by {show(delta)}; expected {', '.join(bounds)}")
 
 
 class CountChanged(Assertion):

@@ -13,7 +13,16 @@ from pydantic import Field, RootModel, model_validator
 
 from .answer import AnswerMatches
 from .base import Assertion
-from .state import CountChanged, FieldChanged, FieldUnchanged, OnlyChanges, RowAbsent, RowExists
+from .messages import AnswerStates, Told, Truthful
+from .state import (
+    CountChanged,
+    FieldChanged,
+    FieldUnchanged,
+    OnlyChanges,
+    RowAbsent,
+    RowExists,
+    SumChanged,
+)
 from .trajectory import TrajectoryContains, TrajectoryExcludes, TrajectoryOrder
 
 AnyAssertion = Annotated[
@@ -22,7 +31,11 @@ AnyAssertion = Annotated[
     | FieldChanged
     | FieldUnchanged
     | CountChanged
+    | SumChanged
     | OnlyChanges
+    | Told
+    | Truthful
+    | AnswerStates
     | TrajectoryContains
     | TrajectoryExcludes
     | TrajectoryOrder

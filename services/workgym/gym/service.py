@@ -39,7 +39,7 @@ from workgym_reward import score
 
 from ..placement import Placement
 from ..tasks import Catalogue, Task
-from ..tools import ToolCatalogue
+from ..tools import REFRESH_TOOL, ToolCatalogue
 from .models import EpisodeCreate, EpisodeCreated, EpisodeView
 from .replica_client import ReplicaClient
 
@@ -169,14 +169,17 @@ class EpisodeService:
             raise
         return EpisodeCreated(
             id=identity.episode_id, token=identity.token, refresh_token=identity.refresh_token,
-            task=task.id, seed=body.seed, brief=task.brief, instruction=task.instruction,
+            task=task.id, seed=body.seed, brief=task.brief,
+            instruction=task.instruction_for(record.vars),
             apps=self.public_apps(record.apps), tools=await self.tool_schemas(task.apps),
             max_steps=record.max_steps, expires_at=_iso(record.expires_at),
         )
 
     async def tool_schemas(self, apps: list[str]) -> list[dict[str, Any]]:
-        """The union of the apps' tools (each name prefixed by its app)."""
-        return [schema for app in apps for schema in (await self.tools(app)).schemas()]
+        """The union of the apps' tools (each name prefixed by its app), and the gym's own
+        token refresh."""
+        found = [schema for app in apps for schema in (await self.tools(app)).schemas()]
+        return [*found, REFRESH_TOOL]
 
     async def _world(self, task: Task, episode_id: str, seed: int, ttl: int,
                      placed: dict[str, str]) -> dict[str, dict[str, Any]]:
@@ -272,7 +275,9 @@ class EpisodeService:
                 vars=record.vars, reference_steps=task.reference_steps,
             ))
         result: dict[str, Any] = {"episode_id": record.id, "task": record.task,
-                                  "seed": record.seed, "answer": answer, **report.model_dump()}
+                                  "seed": record.seed,
+                                  "instruction": task.instruction_for(record.vars),
+                                  "answer": answer, **report.model_dump()}
         if unrecorded:
             result["unrecorded_steps"] = unrecorded
         if self.settings.telemetry_url:

@@ -1,0 +1,31 @@
+"""Money as the apps store it: an integer in the currency's minor unit, and an ISO code.
+
+One table of the currencies the worlds use (their minor units and the symbols people write),
+shared by the apps, the templates that render amounts and the reward engine's fact checker.
+"""
+
+from __future__ import annotations
+
+# code -> (digits of its minor unit, symbols written for it)
+CURRENCIES: dict[str, tuple[int, tuple[str, ...]]] = {
+    "USD": (2, ("$", "US$", "dollar", "dollars")),
+    "EUR": (2, ("€", "euro", "euros", "eur")),
+    "GBP": (2, ("£", "pound", "pounds", "gbp", "quid")),
+    "JPY": (0, ("¥", "円", "yen", "jpy")),
+}
+
+
+def digits(currency: str) -> int:
+    """Digits of the currency's minor unit (JPY has none)."""
+    return CURRENCIES.get(currency.upper(), (2, ()))[0]
+
+
+def major(amount: int, currency: str) -> float:
+    """``amount`` minor units as major units: 12900 USD -> 129.0."""
+    return amount / 10 ** digits(currency)
+
+
+def format_money(amount: int, currency: str) -> str:
+    """How the apps write an amount: ``USD 129.00``, ``JPY 1,200``."""
+    places = digits(currency)
+    return f"{currency.upper()} {major(amount, currency):,.{places}f}"

@@ -1,0 +1,68 @@
+"""Text rendered from bound rows: task instructions, setup texts, scripted replies.
+
+``{{ order.number }}`` is a field of a row bound by the task's setup (``{{ app.name.field }}``:
+another app's), and ``{{ charge.amount | money: charge.currency }}`` passes it through a
+filter (the argument is another reference, or a literal). Filters:
+
+* ``money: <currency>``: an amount in minor units as the apps write it (``USD 129.00``);
+* ``date``: an ISO timestamp's day (``16 June 2025``);
+* ``upper``, ``lower``, ``first`` (the first word: a first name).
+
+Deterministic: the same rows give the same text. An unknown reference or filter is a
+``BadReference`` naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from .money import format_money
+from .refs import BadReference, Others, Vars, lookup
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([^{}|]+?)\s*(?:\|\s*(\w+)\s*(?::\s*([^{}]+?))?\s*)?\}\}")
+
+
+def _date(value: Any, _: Any) -> str:
+    moment = datetime.strptime(str(value)[:10], "%Y-%m-%d")
+    return f"{moment.day} {moment:%B %Y}"
+
+
+FILTERS: dict[str, Callable[[Any, Any], str]] = {
+    "money": lambda value, currency: format_money(int(value), str(currency)),
+    "date": _date,
+    "upper": lambda value, _: str(value).upper(),
+    "lower": lambda value, _: str(value).lower(),
+    "first": lambda value, _: str(value).split(" ")[0],
+}
+
+
+def _value(text: str, vars: Vars, others: Others) -> Any:
+    text = text.strip()
+    if re.fullmatch(r"-?\d+(\.\d+)?|'[^']*'|\"[^\"]*\"", text):
+        return text.strip("'\"")
+    return lookup(text if text.startswith("$") else "$" + text, vars, others)
+
+
+def render(text: str, vars: Vars, others: Others | None = None) -> str:
+    """``text`` with every ``{{ ... }}`` placeholder filled from the bound rows."""
+    others = others or {}
+
+    def fill(match: re.Match[str]) -> str:
+        value = _value(match.group(1), vars, others)
+        name = match.group(2)
+        if name is None:
+            return str(value)
+        if name not in FILTERS:
+            raise BadReference(f"unknown filter {name!r} in {match.group(0)!r} (filters: "
+                               f"{', '.join(sorted(FILTERS))})")
+        argument = _value(match.group(3), vars, others) if match.group(3) else None
+        return FILTERS[name](value, argument)
+
+    return _PLACEHOLDER.sub(fill, text) if "{{" in text else text
+
+
+def has_placeholders(text: str) -> bool:
+    return "{{" in text
