@@ -62,7 +62,8 @@ _SAYS = {
            "cannot": "Lo siento, ahora no puedo darle {name}.", "thanks": "¡Muchas gracias!"},
     "ja": {"tell": "{name}は{value}です。", "wrong": "{name}はたぶん{value}です。",
            "correct": "すみません、間違えました。{name}は{value}です。",
-           "cannot": "申し訳ありませんが、{name}は今お伝えできません。", "thanks": "ありがとうございます！"},
+           "cannot": "申し訳ありませんが、{name}は今お伝えできません。",
+           "thanks": "ありがとうございます！"},
 }
 
 

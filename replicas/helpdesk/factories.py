@@ -33,6 +33,7 @@ from .world import (
     charge,
     data,
     draw_items,
+    one_item,
     order_dates,
     placeholders,
     ticket_text,
@@ -81,11 +82,12 @@ class CustomerFactory(Factory):
 
 class OrderFactory(Factory):
     """An order of a customer (given, else a random one), in their currency, numbered by
-    the identity; fulfilled by default. Option ``charge``: ``captured`` (default), ``failed``
-    (one declined attempt) or ``none``."""
+    the identity; fulfilled by default. Options: ``charge``: ``captured`` (default),
+    ``failed`` (one declined attempt) or ``none``; ``sku`` (with ``quantity``, default 1):
+    that one product instead of a drawn basket."""
 
     table = "orders"
-    options = frozenset({"charge"})
+    options = frozenset({"charge", "sku", "quantity"})
     CHARGES = ("captured", "failed", "none")
 
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
@@ -95,7 +97,8 @@ class OrderFactory(Factory):
         customer = ctx.row("customers", given.get("customer_id") or ctx.pick("customers"))
         currency = given.get("currency") or identity_data()["locales"][
             customer["locale"]]["currency"]
-        items, total = draw_items(r, currency)
+        items, total = (draw_items(r, currency) if given.get("sku") is None else
+                        one_item(str(given["sku"]), int(given.get("quantity") or 1), currency))
         status = given.get("status", "fulfilled")
         placed = given.get("placed_at") or iso(ctx.ago(days=r.randint(3, 20),
                                                          hours=r.random() * 24))

@@ -372,7 +372,8 @@ class RefundCreate(_In):
     )
     reason: str = Field(min_length=1, max_length=500, description="Why the refund is issued.")
     approval_id: RecordId | None = Field(
-        None, description="Approved manager approval; required above USD 500 equivalent."
+        None, description="Approved manager approval; required above the approval threshold "
+        "(the refund policy articles state it)."
     )
     ticket_id: RecordId | None = Field(None, description="Ticket the refund is for.")
 

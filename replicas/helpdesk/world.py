@@ -65,6 +65,18 @@ def draw_items(r: random.Random, currency: str) -> tuple[str, int]:
     return orjson.dumps(items, option=orjson.OPT_SORT_KEYS).decode(), total
 
 
+def one_item(sku: str, quantity: int, currency: str) -> tuple[str, int]:
+    """An order of ``quantity`` of one product (``sku``): its items and total, as draw_items."""
+    products = data()["products"]
+    if sku not in products:
+        raise ValueError(f"no product {sku!r} (products: {', '.join(products)})")
+    if quantity < 1:
+        raise ValueError(f"quantity must be at least 1, not {quantity}")
+    name, prices = products[sku]
+    items = [{"sku": sku, "name": name, "quantity": quantity, "unit_price": prices[currency]}]
+    return orjson.dumps(items, option=orjson.OPT_SORT_KEYS).decode(), quantity * prices[currency]
+
+
 def order_dates(r: random.Random, status: str, placed: datetime,
                 now: datetime) -> tuple[str | None, str | None]:
     """(fulfilled_at, cancelled_at) of an order in ``status`` placed at ``placed``."""

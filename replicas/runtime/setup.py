@@ -61,6 +61,10 @@ def digest(data: Any) -> str:
     return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
+# The largest gap drawn between a table's last id and a row the ops insert.
+ID_GAP = 40
+
+
 class _Run:
     """One application of ops: where references resolve, the clock, and factories' seeds."""
 
@@ -112,9 +116,19 @@ class _Run:
         element = self.rng("pick", index).choice(found)
         return element if isinstance(element, dict) else {"value": element}
 
+    def insert(self, index: int, table: str, values: dict[str, Any]) -> int:
+        """Insert a row of the ops; its id (unless given) past the table's last by a gap
+        drawn from the seed: ids are never contiguous in a real system, and a task's rows
+        must not sit at the same ids in every instance."""
+        if "id" not in values:
+            last = sql.one(self.db, f"SELECT coalesce(max(id), 0) AS n FROM {table}")
+            assert last is not None
+            values = {"id": last["n"] + 1 + self.rng("id", index).randint(0, ID_GAP), **values}
+        return sql.insert(self.db, table, values)
+
     def apply(self, index: int, op: Op) -> dict[str, Any]:
         if isinstance(op, InsertRow):
-            return _row(self.db, op.insert, sql.insert(self.db, op.insert, self.expand(op.values)))
+            return _row(self.db, op.insert, self.insert(index, op.insert, self.expand(op.values)))
         if isinstance(op, UpdateRow):
             row_id = self.expand(op.id)
             if not isinstance(row_id, int) or isinstance(row_id, bool):
@@ -150,7 +164,7 @@ class _Run:
             raise InvalidRequest(f"factory {op.factory}: {exc}", code="setup_failed",
                                  field="values", rule="factory_input") from exc
         values.update((k, v) for k, v in given.items() if k not in factory.options)
-        row = _row(self.db, factory.table, sql.insert(self.db, factory.table, values))
+        row = _row(self.db, factory.table, self.insert(index, factory.table, values))
         factory.after(ctx, row, given)
         return row
 

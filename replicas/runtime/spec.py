@@ -1,9 +1,10 @@
 """The contract between a replica app and the shared replica runtime (replicas/README.md).
 
-Two parts of an app are read without importing it (its routes and FastAPI are start-up CPU
+Three parts of an app are read without importing it (its routes and FastAPI are start-up CPU
 a process that only lists tasks or exports data should not pay): its brief
-(``replicas/<app>/brief.md``, :func:`read_brief`) and the model of its tasks' scripted
-actors (``replicas/<app>/actors.py``, pydantic only, :func:`actors_model`).
+(``replicas/<app>/brief.md``, :func:`read_brief`), the model of its tasks' scripted
+actors (``replicas/<app>/actors.py``, pydantic only, :func:`actors_model`) and the
+changes every task of it allows (``replicas/<app>/allowances.yaml``, :func:`read_allowances`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import yaml
 
 if TYPE_CHECKING:  # the catalogue imports this module in processes that serve no replica
     from fastapi import APIRouter
@@ -32,6 +35,19 @@ def read_brief(app: str) -> str:
     """The agent's brief for ``app`` (its persona, the system prompt of its episodes):
     ``replicas/<app>/brief.md``, without importing the app."""
     return (_REPLICAS / app / "brief.md").read_text(encoding="utf-8").strip()
+
+
+@cache
+def read_allowances(app: str) -> tuple[dict[str, Any], ...]:
+    """The changes every task of ``app`` allows on its case (``only_changes`` rules, see
+    ``replicas/<app>/allowances.yaml``); none when the app has no such file."""
+    path = _REPLICAS / app / "allowances.yaml"
+    if not path.is_file():
+        return ()
+    rules = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    if not isinstance(rules, list):
+        raise ValueError(f"{path}: a list of only_changes allow rules")
+    return tuple(rules)
 
 
 @cache

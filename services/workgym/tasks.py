@@ -9,6 +9,7 @@ only: never the setup, verifier, scripted actors or reference solution.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from functools import cache
 from pathlib import Path
@@ -18,12 +19,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from replicas.catalog import app_names
-from replicas.runtime.spec import actors_model, read_brief
+from replicas.runtime.spec import actors_model, read_allowances, read_brief
 from workgym_core.errors import NotFound
 from workgym_core.rowops import parse_ops
 from workgym_core.templates import render
 from workgym_proxy.faults import parse_plan
 from workgym_reward import Verifier
+from workgym_reward.assertions import Allow, OnlyChanges
 
 TASKS_DIR = Path(__file__).resolve().parents[2] / "tasks"
 # libyaml's safe loader when PyYAML has it (~10x faster: the gym parses every task at start).
@@ -38,7 +40,11 @@ class Call(BaseModel):
     call: str = Field(pattern=r"^(GET|POST|PUT|PATCH|DELETE) /\S*$")
     params: dict[str, Any] = Field(default_factory=dict)
     json_body: Any = Field(None, alias="json")
-    save: dict[str, str] = Field(default_factory=dict, description="name -> JMESPath")
+    save: dict[str, str] = Field(default_factory=dict, description="name -> JMESPath over "
+                                 "the response (saved('name') is a value saved earlier); "
+                                 "finding nothing fails the script.")
+    maybe: dict[str, str] = Field(default_factory=dict, description="Like save, but finding "
+                                  "nothing saves null (for a later step's `when`).")
     app: str | None = None
 
     @property
@@ -54,6 +60,9 @@ class WriteCheck(Call):
 
 
 class ReferenceStep(Call):
+    when: str | None = Field(None, description="JMESPath over nothing but saved('name'): the "
+                             "step runs only when it is truthy (e.g. a second question when "
+                             "the first answer was wrong).")
     expect: int | None = Field(None, description="Status the step must get.")
     check: WriteCheck | None = Field(
         None, description="For writes: the read that tells whether a lost write was applied.")
@@ -63,12 +72,26 @@ class ReferenceStep(Call):
 
 
 class Reference(BaseModel):
-    """A scripted solution: its calls and its final answer."""
+    """A scripted solution: what it takes from the instruction, its calls and its final
+    answer. Like an agent's, it knows only what the instruction states and what it reads."""
 
     model_config = ConfigDict(extra="forbid")
 
+    given: dict[str, str] = Field(default_factory=dict, description="name -> a regular "
+                                  "expression over the instruction: its first group (else "
+                                  "the match) is saved as name before the first step.")
     steps: list[ReferenceStep] = Field(min_length=1)
     answer: str | None = None
+
+    @field_validator("given")
+    @classmethod
+    def _patterns(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, pattern in value.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"given.{name}: {exc}") from exc
+        return value
 
 
 class Variant(BaseModel):
@@ -105,7 +128,7 @@ class Variant(BaseModel):
                     steps.append(self.replace.get(i, step))
             steps += self.append
         answer = self.answer if "answer" in self.model_fields_set else reference.answer
-        return Reference(steps=steps, answer=answer)
+        return Reference(given=reference.given, steps=steps, answer=answer)
 
 
 class TaskSummary(BaseModel):
@@ -204,9 +227,27 @@ class Task(BaseModel):
             model.model_validate(actors)
         return self
 
+    @model_validator(mode="after")
+    def _benign_allowed(self) -> Self:
+        """Every ``only_changes`` with ``benign`` also allows its apps' benign changes on the
+        case (``replicas/<app>/allowances.yaml``) whose references the app's setup binds."""
+        extra = [rule for app in self.apps for rule in self._benign(app)]
+        if extra:
+            self.verifier.root[:] = [
+                a.model_copy(update={"allow": [*a.allow, *extra]})
+                if isinstance(a, OnlyChanges) and a.benign else a
+                for a in self.verifier.root]
+        return self
+
+    def _benign(self, app: str) -> list[Allow]:
+        bound = {op["bind"] for op in self.setup_of(app) if isinstance(op, dict) and "bind" in op}
+        return [Allow.model_validate({**rule, "app": app}) for rule in read_allowances(app)
+                if set(re.findall(r"\$([A-Za-z_]\w*)\.", str(rule))) <= bound]
+
     @property
     def reference_steps(self) -> int:
-        return len(self.reference.steps)
+        """The reference's steps on its shortest path (those without a ``when``)."""
+        return sum(1 for step in self.reference.steps if step.when is None)
 
     def instruction_for(self, vars: dict[str, Any]) -> str:
         """The instruction of one instance: rendered from the rows its setup bound (``vars``:

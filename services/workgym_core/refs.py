@@ -43,7 +43,7 @@ def resolve(value: Any, vars: Vars, others: Others | None = None) -> Any:
         return _lookup(value, vars, others or {}) if value.startswith("$") else value
     if isinstance(value, Mapping):
         return {key: resolve(item, vars, others) for key, item in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return [resolve(item, vars, others) for item in value]
     return value
 

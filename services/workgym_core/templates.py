@@ -64,5 +64,10 @@ def render(text: str, vars: Vars, others: Others | None = None) -> str:
     return _PLACEHOLDER.sub(fill, text) if "{{" in text else text
 
 
-def has_placeholders(text: str) -> bool:
-    return "{{" in text
+def render_value(text: str, vars: Vars, others: Others | None = None) -> Any:
+    """Like :func:`render`, but a text that is one placeholder without a filter is its
+    value itself (an integer stays an integer)."""
+    whole = _PLACEHOLDER.fullmatch(text.strip())
+    if whole is not None and whole.group(2) is None:
+        return _value(whole.group(1), vars, others or {})
+    return render(text, vars, others)

@@ -65,7 +65,7 @@ def test_list_returns_the_plan_with_its_defaults(
     latency, server_error = response.json()
     assert latency == {"kind": "latency", "delay_ms": 1, "jitter_ms": 0, "toxicity": 1.0,
                        "target": {"app": None, "method": None, "path": None},
-                       "window": {"start": 1, "end": None}}
+                       "window": {"start": 1, "end": None, "once": False}}
     assert server_error["kind"] == "server_error"
     assert server_error["statuses"] == [502]
     assert server_error["toxicity"] == 0.25

@@ -265,13 +265,27 @@ def test_target_and_window_limit_where_a_fault_fires(make_env: MakeEnv, local: L
                               "target": {"method": "get", "path": ["/groups", "/groups/*"]},
                               "window": {"start": 3, "end": 4}}])
     env.reset()
+    # The window counts the requests the target matches, not the episode's.
     statuses = [env.call(method, path).status_code for method, path in [
-        ("GET", "/groups"), ("GET", "/groups/1"),  # before the window
-        ("GET", "/groups/1"), ("GET", "/agents"),  # in it: target matches, then not
-        ("GET", "/groups"),  # after it
+        ("GET", "/groups"), ("GET", "/agents"), ("GET", "/groups/1"),  # matches 1 and 2
+        ("GET", "/groups/1"), ("GET", "/agents"),  # match 3 (in the window), then none
+        ("GET", "/groups"),  # match 4: still in it
+        ("GET", "/groups"),  # match 5: after it
     ]]
-    assert statuses == [200, 200, 500, 200, 200]
-    assert _faults(local, env) == [None, None, "server_error", None, None]
+    assert statuses == [200, 200, 200, 500, 200, 500, 200]
+    assert _faults(local, env) == [None, None, None, "server_error", None, "server_error", None]
+
+
+def test_extra_requests_elsewhere_do_not_move_a_window(make_env: MakeEnv) -> None:
+    # A fault on the first refund fires on it however many reads come before.
+    plan = [{"kind": "server_error", "statuses": [503],
+             "target": {"method": "POST", "path": "/groups"}, "window": {"start": 1, "end": 1}}]
+    for reads in (0, 3):
+        env = make_env(TASK, 1, plan)
+        env.reset()
+        for _ in range(reads):
+            assert env.call("GET", "/groups").status_code == 200
+        assert env.call("POST", "/groups", json={"name": f"Ops {reads}"}).status_code == 503
 
 
 def test_toxicity_zero_never_fires(make_env: MakeEnv, local: LocalServer) -> None:

@@ -100,7 +100,7 @@ def test_a_damaging_run_fails_the_collateral_check(
     assert report.reward == 0.0  # no credit for a failed task, however tidy
 
 
-def test_a_duplicated_write_costs_efficiency_and_precision(
+def test_a_duplicated_write_costs_precision(
     run: Score, make_step: MakeStep, reference: list[TrajectoryStep]
 ) -> None:
     steps = [*reference, make_step("PATCH", "/tickets/10", 200, {"status": "solved"})]
@@ -108,8 +108,9 @@ def test_a_duplicated_write_costs_efficiency_and_precision(
     report = run([REFUND, SOLVE], steps)
 
     assert report.success
-    assert report.signals["efficiency"] == report.signals["action_precision"] == 2 / 3
-    assert report.reward == 0.933333
+    assert report.signals["efficiency"] == 1.0  # within 1.5x the reference's steps
+    assert report.signals["action_precision"] == 2 / 3
+    assert report.reward == 0.991667
 
 
 def test_an_injected_fault_retried_costs_nothing(
@@ -127,10 +128,10 @@ def test_an_injected_fault_retried_costs_nothing(
 
 
 def test_weights_are_per_suite(run: Score, reference: list[TrajectoryStep]) -> None:
-    weights = Weights(task_completion=0.5, efficiency=0.5, action_precision=0, policy_compliance=0,
-                      error_recovery=0)
+    weights = Weights(success=0.5, efficiency=1.0, action_precision=0, error_recovery=0)
 
-    assert run([REFUND, SOLVE], reference * 2, weights=weights).reward == 0.75
+    # 4 steps for the reference's 2: efficiency 3 / 4
+    assert run([REFUND, SOLVE], reference * 2, weights=weights).reward == 0.875
 
 
 def test_an_unknown_reference_names_the_assertion(

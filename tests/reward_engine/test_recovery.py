@@ -237,7 +237,7 @@ def test_efficiency_ignores_faulted_steps() -> None:
                    ("GET", "/tickets", 200, None),
                    ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
     assert efficiency(_outcome(steps, reference_steps=2)) == 1.0
-    assert efficiency(_outcome(steps, reference_steps=1)) == 0.5
+    assert efficiency(_outcome(steps, reference_steps=1)) == 0.75  # 1.5 of 2
     assert efficiency(_outcome(steps, success=False)) == 0.0
 
 
@@ -253,16 +253,16 @@ def test_efficiency_charges_reads_that_check_nothing() -> None:
     after_read = _steps(("GET", "/tickets", 503, "server_error"),
                         ("GET", "/tickets", 200, None),
                         ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
-    assert efficiency(_outcome(after_read, reference_steps=1)) == 0.5
+    assert efficiency(_outcome(after_read, reference_steps=1)) == 0.75
     after_write = _steps(("POST", "/tickets/1/comments", 201, None, COMMENT),
                          ("GET", "/tickets/1/comments", 200, None))
-    assert efficiency(_outcome(after_write, reference_steps=1)) == 0.5
+    assert efficiency(_outcome(after_write, reference_steps=1)) == 0.75
     # Only the read right after the lost write is the check; a faulted one is not counted twice.
     faulted_check = _steps(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
                            ("GET", "/tickets/1/comments", 503, "server_error"),
                            ("GET", "/tickets/1/comments", 200, None),
                            ("GET", "/tickets/1", 200, None))
-    assert efficiency(_outcome(faulted_check, reference_steps=1)) == 0.5
+    assert efficiency(_outcome(faulted_check, reference_steps=1)) == 0.75
 
 
 def test_efficiency_of_only_faulted_steps_does_not_divide_by_zero() -> None:

@@ -10,6 +10,7 @@ from workgym_core.trajectory import TrajectoryStep
 from workgym_reward import SIGNALS, Weights
 from workgym_reward.assertions import AnyAssertion, Assertion
 from workgym_reward.signals import (
+    SHAPING,
     Outcome,
     action_precision,
     efficiency,
@@ -43,8 +44,8 @@ def test_task_completion_needs_every_assertion(make_step: MakeStep) -> None:
     assert not task_completion(_outcome(steps, [(_assertion("a"), True), (_assertion("b"), False)]))
 
 
-@pytest.mark.parametrize(("taken", "passed", "expected"), [(1, True, 1.0), (2, True, 1.0),
-                                                           (4, True, 0.5), (4, False, 0.0)])
+@pytest.mark.parametrize(("taken", "passed", "expected"), [(1, True, 1.0), (3, True, 1.0),
+                                                           (6, True, 0.5), (6, False, 0.0)])
 def test_efficiency(make_step: MakeStep, taken: int, passed: bool, expected: float) -> None:
     steps = [make_step("GET", "/tickets") for _ in range(taken)]
 
@@ -102,29 +103,42 @@ def test_policy_compliance(make_step: MakeStep) -> None:
     assert policy_compliance(_outcome([], rules)) == 0.0
 
 
-def test_every_signal_has_a_weight() -> None:
-    assert list(SIGNALS) == list(Weights.model_fields)
+def test_the_ranking_signals_are_signals() -> None:
+    assert set(SHAPING) <= set(SIGNALS)
+    assert set(SHAPING) | {"success", "harm"} == set(Weights.model_fields)
+
+
+SIGNALS_OK = {"task_completion": 1.0, "efficiency": 1.0, "action_precision": 1.0,
+              "policy_compliance": 1.0, "error_recovery": 1.0}
 
 
 def test_default_weights_and_reward() -> None:
     weights = Weights()
-    signals = {"task_completion": 1.0, "efficiency": 1 / 3, "action_precision": 1.0,
-               "policy_compliance": 1.0, "error_recovery": 1.0}
 
-    assert weights.model_dump() == {"task_completion": 0.6, "efficiency": 0.1,
-                                    "action_precision": 0.1, "policy_compliance": 0.1,
-                                    "error_recovery": 0.1}
-    assert episode_reward(signals, weights) == 0.933333
-    assert episode_reward(dict.fromkeys(signals, 1.0), weights) == 1.0
-    assert episode_reward({**dict.fromkeys(signals, 1.0), "task_completion": 0.0}, weights) == 0
+    assert weights.model_dump() == {"success": 0.9, "harm": -1.0, "efficiency": 0.5,
+                                    "action_precision": 0.25, "error_recovery": 0.25}
+    assert episode_reward(SIGNALS_OK, weights, harm=False) == 1.0
+    assert episode_reward({**SIGNALS_OK, "efficiency": 0.0}, weights, harm=False) == 0.95
+    assert episode_reward(dict.fromkeys(SIGNALS_OK, 0.0) | {"task_completion": 1.0}, weights,
+                          harm=False) == 0.9  # any success: at least 0.9
+    assert episode_reward({**SIGNALS_OK, "task_completion": 0.0}, weights, harm=False) == 0
+    assert episode_reward(SIGNALS_OK, weights, harm=True) == -1.0  # harm: below doing nothing
+
+
+def test_signals_constant_on_success_do_not_enter_the_reward() -> None:
+    weights = Weights()
+
+    assert episode_reward({**SIGNALS_OK, "policy_compliance": 0.0}, weights, harm=False) == 1.0
 
 
 @pytest.mark.parametrize(
     ("weights", "message"),
     [
-        ({"task_completion": 0.75}, "weights must sum to 1, not 1.15"),
-        ({"task_completion": 1.0, "efficiency": -0.3, "action_precision": 0.3}, "greater than or"),
-        ({"task_completion": float("nan")}, "finite number"),
+        ({"efficiency": 0.75}, "must sum to 1, not 1.25"),
+        ({"efficiency": 1.3, "action_precision": -0.3}, "greater than or"),
+        ({"efficiency": float("nan")}, "finite number"),
+        ({"harm": 0.5}, "less than 0"),
+        ({"success": 1.5}, "less than or equal to 1"),
         ({"user_happiness": 0.0}, "Extra inputs are not permitted"),
     ],
 )
@@ -134,8 +148,7 @@ def test_weights_validation(weights: dict[str, float], message: str) -> None:
 
 
 def test_weights_may_lean_on_one_signal() -> None:
-    only = Weights(task_completion=1.0, efficiency=0, action_precision=0, policy_compliance=0,
-                   error_recovery=0)
+    only = Weights(efficiency=1.0, action_precision=0, error_recovery=0)
 
-    assert episode_reward({"task_completion": 1.0, "efficiency": 0.2, "action_precision": 0.1,
-                           "policy_compliance": 0.0}, only) == 1.0
+    assert episode_reward({**SIGNALS_OK, "efficiency": 0.5, "action_precision": 0.0}, only,
+                          harm=False) == 0.95

@@ -181,12 +181,13 @@ async def get_refund(refund_id: RefundId, episode: EpisodeDep) -> Response:
 )
 async def create_refund(body: RefundCreate, episode: EpisodeDep) -> Response:
     """Refund a captured charge, in the charge's currency. Rules: the amount cannot exceed the
-    captured amount minus earlier refunds; failed charges cannot be refunded; the refund window
-    from fulfilment (or capture, if never fulfilled) depends on the customer's tier: standard
-    14 days, silver 30, gold 60, platinum 90; refunds above USD 500.00 equivalent (USD 1 = EUR
-    0.93 = GBP 0.79 = JPY 149 at fixed rates) need an approved manager approval for at least
-    the amount. Prorated amount = floor(charge amount * (total_days - used_days) /
-    total_days). The charge becomes refunded or partially_refunded."""
+    captured amount minus earlier refunds; failed charges cannot be refunded; a refund must be
+    within the refund window, which runs from fulfilment (or capture, if never fulfilled) and
+    depends on the customer's tier; refunds above the approval threshold need an approved
+    manager approval for at least the amount. The refund policy articles of the help center
+    (list_articles) state the windows and the threshold. Prorated amount = floor(charge amount
+    * (total_days - used_days) / total_days). The charge becomes refunded or
+    partially_refunded."""
     row = rules.create_refund(
         episode.db,
         charge_id=body.charge_id,
@@ -248,8 +249,9 @@ async def get_approval(approval_id: ApprovalId, episode: EpisodeDep) -> Response
 )
 async def create_approval_request(body: ApprovalCreate, episode: EpisodeDep) -> Response:
     """Request manager approval for a large refund. The Billing manager decides at once:
-    approved when the amount is at most USD 5,000.00 equivalent and, if charge_id is given,
-    at most what is still refundable on it; otherwise denied (see decision_note). Pass the
+    approved when the amount is within the managers' approval limit (the refund policy
+    articles state it) and, if charge_id is given, at most what is still refundable on it;
+    otherwise denied (see decision_note). Pass the
     approval's id as approval_id to create_refund; each approval covers one refund."""
     row = rules.create_approval(
         episode.db,

@@ -12,6 +12,7 @@ from replicas.runtime import db as sql
 from replicas.runtime.clock import iso, parse_iso
 from replicas.runtime.db import get_row
 from workgym_core.errors import RuleViolation
+from workgym_core.money import format_money
 
 from .common import ACTING_AGENT_ID
 
@@ -30,10 +31,6 @@ def usd_equivalent(amount: int, currency: str) -> int:
     return amount * USD_CENTS_PER_100_MINOR[currency] // 100
 
 
-def format_money(amount: int, currency: str) -> str:
-    if currency == "JPY":
-        return f"JPY {amount:,}"
-    return f"{currency} {amount // 100:,}.{amount % 100:02d}"
 
 
 
@@ -98,8 +95,8 @@ def create_approval(
     approver = _approver(db)
     if not note and usd_equivalent(amount, currency) > MANAGER_APPROVAL_LIMIT_USD:
         note = (
-            f"Denied: {format_money(amount, currency)} is above the manager approval limit "
-            f"(USD 5,000.00 equivalent); refunds this large go to Finance."
+            f"Denied: {format_money(amount, currency)} is above the manager approval limit; "
+            "refunds this large go to Finance."
         )
     status = "denied" if note else "approved"
     if not note:
@@ -174,8 +171,9 @@ def _refund_amount(
     expected = charge["amount"] * (total_days - used_days) // total_days
     if amount is not None and amount != expected:
         raise RuleViolation(
-            f"prorated amount must be floor({charge['amount']} * ({total_days} - {used_days}) "
-            f"/ {total_days}) = {expected}, got {amount}",
+            f"prorated amount must be floor(captured amount * (total_days - used_days) / "
+            f"total_days) for the used_days and total_days given, not {amount} (or leave "
+            "amount out)",
             code="prorated_amount_mismatch",
             field="amount",
             rule="prorated_refund_formula",
@@ -247,9 +245,9 @@ def create_refund(
     )
     if start is not None and now > parse_iso(start) + timedelta(days=days):
         raise RuleViolation(
-            f"refund window expired: {customer['tier']} customers can be refunded within {days} "
-            f"days of {basis} ({start}); the window closed "
-            f"{iso(parse_iso(start) + timedelta(days=days))}",
+            f"refund window expired: the charge is past the refund window of the customer's "
+            f"tier ({customer['tier']}), counted from {basis} ({start}); the refund policy "
+            "articles state the windows",
             code="refund_window_expired",
             field="charge_id",
             rule="refund_window_by_tier",
@@ -290,7 +288,7 @@ def _check_approval(
     db: sqlite3.Connection, *, approval_id: int | None, charge_id: int, amount: int, currency: str
 ) -> None:
     needed = (
-        f"refunds above USD 500.00 equivalent need an approved manager approval "
+        f"refunds above the approval threshold need an approved manager approval "
         f"(create_approval_request) for at least {format_money(amount, currency)}"
     )
     if approval_id is None:

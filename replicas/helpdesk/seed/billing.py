@@ -7,8 +7,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from replicas.runtime.clock import iso, parse_iso
+from workgym_core.money import format_money
 
-from ..rules.billing import REFUND_APPROVAL_THRESHOLD_USD, format_money, usd_equivalent
+from ..rules.billing import REFUND_APPROVAL_THRESHOLD_USD, usd_equivalent
 from ..world import FAILURE_REASONS, charge, draw_items, order_dates
 from .common import Generation, Row
 

@@ -224,20 +224,18 @@ class Allow(BaseModel):
         return "initial" if self.op == "delete" else "final"
 
     def covers(self, entry: _Entry) -> bool:
-        """Whether ``entry`` is of this rule's table and op, within its fields (not its where)."""
-        return (
-            entry.table == self.table
-            and entry.op == self.op
-            and (self.fields is None or entry.fields <= set(self.fields))
-        )
-
+        """Whether ``entry`` is of this rule's table and op (not checking its where)."""
+        return entry.table == self.table and entry.op == self.op
 
 class OnlyChanges(Assertion):
     """Collateral damage: every change in every app's diff is one some ``allow`` rule (of
-    that app) permits."""
+    that app) permits. The task catalogue adds each app's benign changes on the case (its
+    ``allowances.yaml``: internal notes, tags) to ``allow`` unless ``benign`` is false."""
 
     check: Literal["only_changes"] = "only_changes"
     allow: list[Allow] = []
+    benign: bool = Field(True, description="Also allow the apps' benign changes on the case "
+                         "(false: only what allow lists).")
     ignore_fields: list[str] = Field(
         ["updated_at"], description="Updates confined to these fields are not changes."
     )
@@ -251,14 +249,22 @@ class OnlyChanges(Assertion):
         for app, app_ctx in world.items():
             entries = self._entries(app_ctx.diff)
             total += len(entries)
-            allowed: set[_Entry] = set()
+            # An entry is allowed when the rules whose where it meets cover all of it (an
+            # update's fields may be allowed by several rules: status by one, tags by another).
+            uncovered = {entry: set(entry.fields) if entry.op == "update" else {"row"}
+                         for entry in entries}
             for rule in self.allow:
                 if (rule.app or self.app or ctx.app) != app:
                     continue
                 app_ctx.check_columns(rule.side, rule.table, rule.fields or ())
                 candidates = {entry.id: entry for entry in entries if rule.covers(entry)}
-                matched = app_ctx.ids(rule.side, rule.table, rule.where, among=candidates)
-                allowed.update(candidates[row_id] for row_id in matched)
+                for row_id in app_ctx.ids(rule.side, rule.table, rule.where, among=candidates):
+                    entry = candidates[row_id]
+                    if entry.op != "update" or rule.fields is None:
+                        uncovered[entry] = set()
+                    else:
+                        uncovered[entry] -= set(rule.fields)
+            allowed = {entry for entry, left in uncovered.items() if not left}
             named = f"{app}: " if len(world) > 1 else ""
             refused += [f"{named}{entry}" for entry in entries if entry not in allowed]
         if refused:

@@ -1,10 +1,14 @@
 """Runs a task's scripted reference solution over HTTP, like an agent would.
 
 Each step is ``METHOD /path`` with optional ``params``, ``json``, ``save``,
-``expect``, ``check`` and ``recovery``. ``{name}`` in the path, and a string
-that is exactly ``{name}`` anywhere in params/json, is replaced by a value
-saved earlier; ``save`` maps names to JMESPath expressions over the response
-body. The script may use only what it read from the apps, never the hidden setup.
+``maybe``, ``when``, ``expect``, ``check`` and ``recovery``. ``{name}`` in the
+path, and a string that is exactly ``{name}`` anywhere in params/json, is
+replaced by a value saved earlier; ``{{ name.field | money: name.currency }}``
+renders one (workgym_core.templates). ``save`` maps names to JMESPath
+expressions over the response body, where ``saved('name')`` is a value saved
+earlier; ``when`` (JMESPath over saved values alone) makes a step conditional.
+The script knows only what the instruction states (``given``: regular
+expressions over it) and what it read from the apps, never the hidden setup.
 
 Two ways to meet faults:
 
@@ -25,7 +29,11 @@ from typing import Any
 
 import httpx
 import jmespath
+import jmespath.functions
 import orjson
+
+from workgym_core.refs import BadReference
+from workgym_core.templates import render_value
 
 from ..sdk import Env
 from ..tasks import Call, Reference, ReferenceStep, Task
@@ -45,7 +53,9 @@ def _fill(value: Any, saved: dict[str, Any]) -> Any:
         whole = _NAME.fullmatch(value)
         if whole:
             return saved[whole.group(1)]
-        return _NAME.sub(lambda m: str(saved[m.group(1)]), value)
+        value = render_value(value, saved)
+        return _NAME.sub(lambda m: str(saved[m.group(1)]), value) if isinstance(value, str) \
+            else value
     if isinstance(value, dict):
         return {k: _fill(v, saved) for k, v in value.items()}
     if isinstance(value, list):
@@ -86,12 +96,44 @@ def _send(env: Env, call: Call, saved: dict[str, Any]) -> Attempt:
         return Attempt(response, readable=False)
 
 
+class _Saved(jmespath.functions.Functions):
+    """``saved('name')`` in a script's JMESPath: a value it saved earlier."""
+
+    def __init__(self, saved: dict[str, Any]) -> None:
+        super().__init__()
+        self.saved = saved
+
+    @jmespath.functions.signature({"types": ["string"]})
+    def _func_saved(self, name: str) -> Any:
+        if name not in self.saved:
+            raise ReferenceFailed(f"saved('{name}'): nothing saved as {name}")
+        return self.saved[name]
+
+
+def _search(expression: str, data: Any, saved: dict[str, Any]) -> Any:
+    return jmespath.search(expression, data,
+                           options=jmespath.Options(custom_functions=_Saved(saved)))
+
+
 def _save(call: Call, attempt: Attempt, saved: dict[str, Any]) -> None:
     for name, expression in call.save.items():
-        value = jmespath.search(expression, attempt.body)
+        value = _search(expression, attempt.body, saved)
         if value is None:
             raise ReferenceFailed(f"{call.call}: '{expression}' found nothing to save as {name}")
         saved[name] = value
+    for name, expression in call.maybe.items():
+        saved[name] = _search(expression, attempt.body, saved)
+
+
+def _given(script: Reference, instruction: str) -> dict[str, Any]:
+    """What the script takes from the instruction (``given``)."""
+    saved: dict[str, Any] = {}
+    for name, pattern in script.given.items():
+        found = re.search(pattern, instruction)
+        if found is None:
+            raise ReferenceFailed(f"given.{name}: /{pattern}/ is not in the instruction")
+        saved[name] = found.group(1) if found.groups() else found.group(0)
+    return saved
 
 
 def _done(step: ReferenceStep, attempt: Attempt) -> bool:
@@ -107,7 +149,7 @@ def _applied(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> bool:
     for _ in range(ATTEMPTS):
         seen = _send(env, step.check, saved)
         if 0 < seen.status < 400 and seen.readable:
-            if jmespath.search(step.check.applied, seen.body):
+            if _search(step.check.applied, seen.body, saved):
                 _save(step.check, seen, saved)
                 return True
             return False
@@ -157,6 +199,11 @@ def naive_step(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> None:
     raise ReferenceFailed(f"{step.call}: gave up after {NAIVE_ATTEMPTS} blind tries")
 
 
+def _runs(step: ReferenceStep, saved: dict[str, Any]) -> bool:
+    """Whether the step runs: it has no ``when``, or its ``when`` holds."""
+    return step.when is None or bool(_search(step.when, {}, saved))
+
+
 def _answer(script: Reference, saved: dict[str, Any]) -> str | None:
     return _fill(script.answer, saved) if script.answer else None
 
@@ -165,16 +212,18 @@ def run_script(env: Env, script: Reference, *, strict: bool = True) -> str | Non
     """A scripted solution (the reference, an alternative, a near miss), recovering from
     faults like a careful agent; its answer. Not ``strict`` (a near miss), a step the app
     refuses is passed over: what was done is scored, as it would be of an agent."""
-    saved: dict[str, Any] = {}
+    saved = _given(script, env.observation.instruction if env.observation else "")
     for step in script.steps:
+        if not _runs(step, saved):
+            continue
         try:
             run_step(env, step, saved)
-        except (ReferenceFailed, KeyError):
+        except (ReferenceFailed, KeyError, BadReference):
             if strict:
                 raise
     try:
         return _answer(script, saved)
-    except KeyError:  # the answer names what a refused step would have read
+    except (KeyError, BadReference):  # the answer names what a refused step would have read
         return None
 
 
@@ -184,12 +233,12 @@ def reference(env: Env, task: Task) -> str | None:
 
 def naive(env: Env, task: Task) -> str | None:
     """The reference without fault handling; it stops at the first step it cannot do."""
-    saved: dict[str, Any] = {}
+    saved = _given(task.reference, env.observation.instruction if env.observation else "")
     for step in task.reference.steps:
-        if step.recovery:
+        if step.recovery or not _runs(step, saved):
             continue
         try:
             naive_step(env, step, saved)
-        except (ReferenceFailed, KeyError):
+        except (ReferenceFailed, KeyError, BadReference):
             return None
     return _answer(task.reference, saved)

@@ -1,6 +1,9 @@
-"""The scripted customer answers public agent replies on its ticket."""
+"""The scripted customer answers the agent's public messages on its ticket, whatever their
+wording: what it knows, in its persona's way and its language."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -8,88 +11,99 @@ from tests.replicas.helpdesk.helpdesk_support import MakeEpisode, ticket_setup
 
 pytestmark = pytest.mark.anyio
 
-SCRIPT = {
-    "customer": {
-        "ticket": "$ticket.id",
-        "replies": [
-            {"when_any": ["order number", "order #"], "reply": "Sure - it's order A-10423."},
-            {"when_any": [""], "reply": "Thanks!"},
-        ],
-    }
-}
+
+def _script(*knows: dict[str, Any], persona: str = "cooperative") -> dict[str, Any]:
+    return {"customer": {"ticket": "$ticket.id", "knows": list(knows), "persona": persona}}
 
 
-async def test_customer_replies_once_per_rule(episode: MakeEpisode) -> None:
-    api = await episode(setup=ticket_setup("open"), script=SCRIPT)
+ORDER = {"kind": "order_number", "value": "A-10423"}
+
+
+async def _say(api: Any, tid: int, body: str, public: bool = True) -> dict[str, Any]:
+    await api.ok("POST", f"/tickets/{tid}/comments", {"body": body, "public": public}, 201)
+    last: dict[str, Any] = (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]
+    return last
+
+
+async def test_any_public_message_gets_the_next_fact_then_thanks_once(
+    episode: MakeEpisode,
+) -> None:
+    api = await episode(setup=ticket_setup("open"), script=_script(ORDER))
     tid = api.vars["ticket"]["id"]
-    await api.ok(
-        "POST",
-        f"/tickets/{tid}/comments",
-        {"body": "Internal: check order #", "public": False},
-        201,
-    )
-    assert (await api.ok("GET", f"/tickets/{tid}/comments"))["total"] == 1
+    # An internal note is not a message to the customer: no answer.
+    assert (await _say(api, tid, "Internal: ask for the order", public=False))["author_type"] \
+        == "agent"
     await api.ok("PATCH", f"/tickets/{tid}", {"status": "pending"})
-    asked = await api.ok(
-        "POST", f"/tickets/{tid}/comments", {"body": "Could you send your ORDER NUMBER?"}, 201
-    )
-    comments = (await api.ok("GET", f"/tickets/{tid}/comments"))["data"]
-    reply = comments[-1]
-    assert reply["author_type"] == "customer"
+    # No trigger word needed: any public message gets what they know.
+    asked = await api.ok("POST", f"/tickets/{tid}/comments", {"body": "Hi! Which one was it?"},
+                         201)
+    reply = (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]
+    assert reply["author_type"] == "customer" and reply["public"]
     assert reply["author_id"] == api.vars["customer"]["id"]
-    assert reply["body"] == "Sure - it's order A-10423." and reply["public"]
+    assert reply["body"] == "Sure, my order number is A-10423."
     assert reply["created_at"] > asked["created_at"]
-    assert (await api.ok("GET", f"/tickets/{tid}"))["status"] == "open"
+    assert (await api.ok("GET", f"/tickets/{tid}"))["status"] == "open"  # pending -> open
 
-    await api.ok("POST", f"/tickets/{tid}/comments", {"body": "Found it, refunding now."}, 201)
-    assert (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]["body"] == "Thanks!"
-    await api.ok("POST", f"/tickets/{tid}/comments", {"body": "Anything else?"}, 201)
-    last = (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]
-    assert last["author_type"] == "agent"
+    assert (await _say(api, tid, "Refunding it now."))["body"] == "Thank you!"
+    assert (await _say(api, tid, "Anything else?"))["author_type"] == "agent"  # all said
 
 
 async def test_no_script_no_reply(episode: MakeEpisode) -> None:
     api = await episode(setup=ticket_setup("open"))
     tid = api.vars["ticket"]["id"]
-    await api.ok("POST", f"/tickets/{tid}/comments", {"body": "What's your order number?"}, 201)
-    assert (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]["author_type"] == "agent"
+    assert (await _say(api, tid, "What's your order number?"))["author_type"] == "agent"
 
 
-CODE_SCRIPT = {
-    "customer": {
-        "ticket": "$ticket.id",
-        "replies": [
-            {"when_any": ["code"], "reply": "It's {verification_code}"},
-            {"when_any": [""], "reply": "Thanks!"},
-        ],
-    }
-}
+async def test_a_wrong_first_customer_corrects_themselves(episode: MakeEpisode) -> None:
+    api = await episode(setup=ticket_setup("open"), script=_script(ORDER, persona="wrong_first"))
+    tid = api.vars["ticket"]["id"]
+    assert (await _say(api, tid, "Which order?"))["body"] == "I think my order number is A-10432."
+    assert (await _say(api, tid, "That order isn't yours, could you check?"))["body"] == \
+        "Sorry, I got that wrong: my order number is A-10423."
 
 
-async def test_reply_gives_the_pending_email_change_code(episode: MakeEpisode) -> None:
+async def test_a_customer_who_cannot_verify_never_gives_proof(episode: MakeEpisode) -> None:
+    script = _script({"kind": "card_last4", "value": "0173"}, persona="cannot_verify")
+    api = await episode(setup=ticket_setup("open"), script=script)
+    tid = api.vars["ticket"]["id"]
+    for ask in ("What are the last four digits of your card?", "I need them to go on."):
+        reply = await _say(api, tid, ask)
+        assert reply["author_type"] == "customer" and "0173" not in reply["body"]
+        assert "can't give you" in reply["body"]
+
+
+async def test_the_customer_speaks_their_language(episode: MakeEpisode) -> None:
+    setup = ticket_setup("open")
+    setup[0]["values"]["locale"] = "de-DE"
+    api = await episode(setup=setup, script=_script(ORDER))
+    tid = api.vars["ticket"]["id"]
+    assert (await _say(api, tid, "Welche Bestellung?"))["body"] == \
+        "Gerne, meine Bestellnummer ist A-10423."
+
+
+async def test_the_code_is_the_pending_email_change_code(episode: MakeEpisode) -> None:
     from replicas.helpdesk.rules import email_verification_code
 
-    api = await episode(setup=ticket_setup("open"), script=CODE_SCRIPT)
+    api = await episode(setup=ticket_setup("open"), script=_script({"kind": "verification_code"}))
     tid, cid = api.vars["ticket"]["id"], api.vars["customer"]["id"]
-    # No email change pending yet: the code reply is not eligible, the next one answers.
-    await api.ok("POST", f"/tickets/{tid}/comments", {"body": "What code did you get?"}, 201)
-    assert (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]["body"] == "Thanks!"
+    # No email change pending yet: they have no code to give.
+    assert (await _say(api, tid, "What code did you get?"))["author_type"] == "agent"
 
     await api.ok("POST", f"/customers/{cid}/email-change", {"new_email": "t1@example.com"}, 201)
     action = await api.ok(
         "POST", f"/customers/{cid}/email-change", {"new_email": "tess.new@example.com"}, 201
     )
-    await api.ok("POST", f"/tickets/{tid}/comments", {"body": "Please send the code."}, 201)
-    reply = (await api.ok("GET", f"/tickets/{tid}/comments"))["data"][-1]
+    reply = await _say(api, tid, "We sent you a code, please share it.")
     code = email_verification_code(api.secret, cid, "tess.new@example.com")
-    assert reply["author_type"] == "customer" and reply["body"] == f"It's {code}"
+    assert reply["author_type"] == "customer" and reply["body"] == f"Sure, the code I got is {code}."
     done = await api.ok("POST", f"/account-actions/{action['id']}/verify", {"code": code})
     assert done["status"] == "completed"
 
 
 @pytest.mark.parametrize(("script", "field"), [
-    ({"customer": {"ticket": "$ticket.id", "replies": [{"when_any": ["x"]}]}},
-     "script.customer.replies.0.reply"),
+    ({"customer": {"ticket": "$ticket.id", "knows": [{"kind": "shoe_size"}]}},
+     "script.customer.knows.0.kind"),
+    ({"customer": {"ticket": "$ticket.id", "persona": "grumpy"}}, "script.customer.persona"),
     ({"customer": {"ticket": "ticket 7"}}, "script.customer.ticket"),
     ({"shopper": {}}, "script.shopper"),
 ])

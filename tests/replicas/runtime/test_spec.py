@@ -19,7 +19,7 @@ def test_the_brief_and_actors_are_the_apps_files() -> None:
 def test_reading_them_imports_no_routes() -> None:
     code = ("import sys; from replicas.runtime.spec import actors_model, read_brief; "
             "read_brief('helpdesk'); actors_model('helpdesk').model_validate("
-            "{'customer': {'ticket': '$ticket.id', 'replies': [{'reply': 'hi'}]}}); "
+            "{'customer': {'ticket': '$ticket.id', 'knows': [{'kind': 'detail'}]}}); "
             "print(sorted(m for m in sys.modules if m.startswith(('fastapi', 'sqlalchemy', "
             "'replicas.helpdesk.routes', 'replicas.helpdesk.spec'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
