@@ -31,8 +31,9 @@ SPEC = ReplicaSpec(
         '{"error": {code, message, field, rule}}.'
     ),
     # 2: no verification codes stored in the world; 3: people, companies and order numbers
-    # from the seed's identity (shared by every app)
-    data_version="3",
+    # from the seed's identity (shared by every app); 4: the refund article states the
+    # managers' approval limit
+    data_version="4",
     router=router,
     seed=_seed,
     probe={"update": "organizations", "id": 1,

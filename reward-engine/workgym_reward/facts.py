@@ -118,9 +118,11 @@ _UNITS = {
     "日": 1, "日間": 1, "週間": 7, "週": 7, "か月": 30, "ヶ月": 30, "カ月": 30,
 }
 _UNIT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+# A number in digits (``14 days``, ``2週間``) or in words, a whole word before its unit
+# (``fourteen days``; never the "a" of "names").
 _DURATION = re.compile(
-    rf"(?P<n>\d+|(?:(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?))\s?(?P<unit>{_UNIT})"
-    rf"(?![a-zäöüéèáíóú])", re.IGNORECASE)
+    rf"(?:(?<![0-9A-Za-z.,])(?P<n>\d+)\s?|\b(?P<w>(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?)\s)"
+    rf"(?P<unit>{_UNIT})(?![a-zäöüéèáíóú])", re.IGNORECASE)
 
 _MONTH_NAMES = (
     ["january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -175,6 +177,11 @@ _QUESTION = re.compile(r"\?|？|could you|can you|please (?:send|provide|confirm
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
+# ``A-10423``, ``#A10423``; lower case only with its hyphen (``a-10423``, not ``a 1234``).
+# Letters of other scripts may touch it (注文A-10423の).
+_ORDER = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]-?|[a-z]-)\d{4,6}(?![0-9])")
+
+
 @dataclass
 class Facts:
     """Everything a text states."""
@@ -205,9 +212,9 @@ def extract(text: str) -> Facts:
         amount = _amount(match.group("a") or match.group("b"), currency)
         if amount is not None:
             found.money.append(Money(amount, currency))
-    found.orders = {order_key(m) for m in re.findall(r"#?\b[A-Z]-?\d{4,6}\b", text)}
+    found.orders = {order_key(m) for m in _ORDER.findall(text)}
     for match in _DURATION.finditer(text):
-        n = _number(match.group("n"))
+        n = _number(match.group("n") or match.group("w"))
         if n is not None:
             found.durations.add(n * _UNITS[match.group("unit").lower()])
     for pattern in _DATES:

@@ -182,6 +182,40 @@ def test_only_changes_filters_removed_rows_and_honours_ignore_fields(check: Chec
     )
 
 
+def test_only_changes_lets_several_rules_cover_one_update(check: Check) -> None:
+    tags = {"table": "tickets", "op": "update", "where": {"id": "$ticket.id"},
+            "fields": ["priority"]}
+    both = "UPDATE tickets SET status = 'solved', priority = 'low' WHERE id = 10"
+
+    assert check({**ONLY_REFUND, "allow": [*ONLY_REFUND["allow"], tags]}, both) == (
+        True, "all 1 changes allowed")
+    # A rule whose where the row does not meet covers none of it.
+    elsewhere = {**tags, "where": {"id": 11}}
+    assert not check({**ONLY_REFUND, "allow": [*ONLY_REFUND["allow"], elsewhere]}, both)[0]
+
+
+def test_sum_changed_is_net_money_however_many_rows(check: Check) -> None:
+    full = {"check": "sum_changed", "table": "refunds", "column": "amount_cents",
+            "where": {"charge_id": "$charge.id"}, "by": "$charge.amount_cents"}
+    one = "INSERT INTO refunds VALUES (1, 41, 2500, 'full')"
+    two = ("INSERT INTO refunds VALUES (1, 41, 1000, 'part')",
+           "INSERT INTO refunds VALUES (2, 41, 1500, 'rest')")
+
+    assert check(full, one) == (
+        True, "sum of amount_cents of refunds where charge_id=41 moved by 2500; expected by 2500")
+    assert check(full, *two)[0]
+    assert check(full, "INSERT INTO refunds VALUES (1, 41, 1000, 'part')") == (
+        False, "sum of amount_cents of refunds where charge_id=41 moved by 1000; expected by 2500")
+    bounded = {**full, "by": None, "at_least": 1, "at_most": 2500}
+    assert check(bounded, *two)[0] and not check(bounded)[0]
+
+
+def test_sum_changed_needs_a_bound() -> None:
+    with pytest.raises(ValueError, match="give by, at_least or at_most"):
+        PARSE.validate_python({"name": "a", "check": "sum_changed", "table": "refunds",
+                               "column": "amount_cents"})
+
+
 REFUND_CALL = {
     "check": "trajectory_contains",
     "method": "post",

@@ -139,9 +139,9 @@ class SumChanged(Assertion):
     table: str
     column: str
     where: Where = {}
-    by: float | Ref | None = None
-    at_least: float | Ref | None = None
-    at_most: float | Ref | None = None
+    by: int | float | Ref | None = None
+    at_least: int | float | Ref | None = None
+    at_most: int | float | Ref | None = None
 
     @model_validator(mode="after")
     def _one_bound(self) -> Self:
