@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 SEED ?= 7
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test bench lint serve clean compose-env images up down compose-boot
+.PHONY: help setup demo test gate bench lint serve clean compose-env images up down compose-boot
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -27,6 +27,9 @@ demo: setup ## Serve WorkGym + telemetry, run reference, noop, naive agents; pri
 
 test: setup ## Run the test suite
 	@$(BIN)/pytest
+
+gate: setup ## The task quality gate: every task's solutions on SEEDS seeds (default 10)
+	@$(BIN)/workgym tasks check --seeds $(or $(SEEDS),10)
 
 bench: setup ## Print the benchmark figures (reset, steps/s, scoring, memory, proxy, tracing)
 	@$(BIN)/python -m tests.bench

@@ -9,7 +9,7 @@ the gate does not ship.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .agents.reference import run_script
@@ -54,13 +54,13 @@ def _expected(kind: str, harm: bool, report: dict[str, object]) -> bool:
     return reward == 0.0 and not report.get("harm")  # noop
 
 
-def check(tasks: Iterable[Task], seeds: int, make: Callable[[str, int], Env],
+def check(tasks: Iterable[Task], seeds: Sequence[int], make: Callable[[str, int], Env],
           progress: Callable[[str], None] = lambda _: None) -> list[Verdict]:
-    """Every task's solutions and noop on seeds 0..seeds-1."""
+    """Every task's solutions and noop on each of ``seeds``."""
     verdicts = []
     for task in tasks:
-        verdict = Verdict(task.id, seeds)
-        for seed in range(seeds):
+        verdict = Verdict(task.id, len(seeds))
+        for seed in seeds:
             runs = [(name, kind, script, harm) for name, (kind, script, harm)
                     in task.solutions().items()] + [("noop", "noop", None, False)]
             for name, kind, script, harm in runs:
@@ -113,7 +113,7 @@ def report_failures(verdicts: list[Verdict], limit: int = 8) -> str:
 
 
 def main_check(tasks: list[Task], seeds: int, make: Callable[[str, int], Env]) -> int:
-    verdicts = check(tasks, seeds, make, progress=lambda line: print(line, file=sys.stderr))
+    verdicts = check(tasks, range(seeds), make, progress=lambda line: print(line, file=sys.stderr))
     print(table(verdicts))
     failures = report_failures(verdicts)
     if failures:

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.db import rows
 from replicas.runtime.identity import WORLD_PEOPLE, identity
-from replicas.runtime.setup import apply_ops, parse_ops
+from replicas.runtime.setup import ID_GAP, apply_ops, parse_ops
 from tests.replicas.runtime.toy_app import FACTORIES, db
 from workgym_core.errors import InvalidRequest
 from workgym_core.refs import BadReference
@@ -131,3 +131,62 @@ def test_a_factory_op_parses_flat_and_round_trips() -> None:
     assert op.model_dump() == {"op": "factory", "factory": "person", "bind": "c",
                                "values": {"boss": True, "seen_at": "@now"}}
     assert parse_ops([op.model_dump()]) == [op]
+
+
+# --- instances drawn from the seed ------------------------------------------------------
+
+DRAW = {"bind": "d", "draw": {
+    "who": {"choice": ["ann", "bob", "cy"]},
+    "days": {"between": [10, 40], "step": 5},
+    "half": {"expr": "$d.days * 10 // 2"},
+}}
+
+
+def test_draws_are_the_seeds() -> None:
+    drawn = [apply([DRAW], seed=seed)["d"] for seed in range(20)]
+    assert drawn[3] == apply([DRAW], seed=3)["d"]  # the same seed, the same draw
+    assert len({d["who"] for d in drawn}) == 3 and len({d["days"] for d in drawn}) > 3
+    assert all(d["days"] in range(10, 41, 5) and d["half"] == d["days"] * 5 for d in drawn)
+
+
+@pytest.mark.parametrize("expr", ["__import__('os').getcwd()", "$d.who.upper()", "2 ** 999",
+                                  "[x for x in (1,)]"])
+def test_expressions_compute_but_never_run_code(expr: str) -> None:
+    with pytest.raises(InvalidRequest, match="draw d.x") as caught:
+        apply([{"bind": "d", "draw": {"who": {"choice": ["a"]}, "x": {"expr": expr}}}])
+    assert caught.value.rule == "expression"
+
+
+def test_templates_render_in_values_and_times() -> None:
+    bound = apply([
+        {**DRAW, "draw": {"who": {"choice": ["ann"]}, "days": {"between": [2, 2]}}},
+        {"bind": "p", "insert": "people", "values": {
+            "name": "{{ d.who | upper }} of {{ d.days }}", "seen_at": "@now-{{ d.days }}d"}},
+    ])
+    assert bound["p"]["name"] == "ANN of 2"
+    assert bound["p"]["seen_at"] == "2025-06-14T09:00:00Z"
+
+
+def test_select_random_draws_among_the_matches() -> None:
+    op = {"bind": "x", "select": "people", "where": {"boss_id": 1}, "order_by": "random"}
+    picked = {apply([op], seed=seed)["x"]["name"].split(" ")[0] for seed in range(12)}
+    assert picked == {"mid", "other"}
+
+
+def test_pick_draws_one_element_of_a_json_list() -> None:
+    ops = [{"bind": "p", "insert": "people",
+            "values": {"name": '[{"sku": "A"}, {"sku": "B"}, {"sku": "C"}]'}},
+           {"bind": "item", "pick": "$p.name"}]
+    assert {apply(ops, seed=seed)["item"]["sku"] for seed in range(12)} == {"A", "B", "C"}
+    with pytest.raises(InvalidRequest, match="not a non-empty list"):
+        apply([{"bind": "p", "insert": "people", "values": {"name": "[]"}},
+               {"bind": "item", "pick": "$p.name"}])
+
+
+def test_inserted_rows_sit_past_the_world_at_a_seeded_gap() -> None:
+    op = {"bind": "p", "insert": "people", "values": {"name": "new"}}
+    ids = [apply([op], seed=seed)["p"]["id"] for seed in range(10)]
+    assert all(3 < i <= 3 + 1 + ID_GAP for i in ids) and len(set(ids)) > 3
+    assert apply([op], seed=4)["p"]["id"] == ids[4]
+    given = {"bind": "p", "insert": "people", "values": {"id": 50, "name": "new"}}
+    assert apply([given])["p"]["id"] == 50

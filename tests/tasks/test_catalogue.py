@@ -1,0 +1,137 @@
+"""Task files: what the catalogue derives from them, what it adds (each app's benign
+allowances), what it refuses, and what agents may see of them; and the script language
+their solutions are written in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from workgym.agents.reference import ReferenceFailed, run_script
+from workgym.tasks import Reference, Task, TaskDetail, TaskFileError, load_task
+from workgym_reward.assertions import OnlyChanges
+
+SETUP = [{"bind": "ticket", "factory": "ticket"}]
+BASE: dict[str, Any] = {
+    "title": "A task", "difficulty": "easy", "tags": ["t"],
+    "instruction": "Help {{ ticket.subject }} please, then solve the ticket.",
+    "setup": SETUP,
+    "reference": {"steps": [{"call": "GET /tickets"}, {"call": "GET /tickets/1",
+                                                     "when": "saved('x')"}]},
+    "verifier": [
+        {"name": "solved", "check": "field_changed", "table": "tickets",
+         "where": {"id": "$ticket.id"}, "field": "status", "to": "solved"},
+        {"name": "no_refund", "check": "row_absent", "table": "refunds"},
+        {"name": "nothing_else", "check": "only_changes", "allow": []},
+    ],
+}
+
+
+def _load(tmp_path: Path, **changes: Any) -> Task:
+    path = tmp_path / "helpdesk" / "a-task.yaml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(yaml.safe_dump({**BASE, **changes}))
+    return load_task(path, tmp_path)
+
+
+def _allowed(task: Task) -> list[tuple[str, str]]:
+    check = next(a for a in task.verifier.root if isinstance(a, OnlyChanges))
+    return [(rule.table, rule.op) for rule in check.allow]
+
+
+def test_only_changes_gets_the_apps_benign_changes_on_the_case(tmp_path: Path) -> None:
+    assert _allowed(_load(tmp_path)) == [
+        ("comments", "insert"), ("tickets", "update"), ("approvals", "insert")]
+
+
+def test_a_task_may_refuse_them_and_a_task_without_a_case_gets_none(tmp_path: Path) -> None:
+    strict = [*BASE["verifier"][:2],
+              {"name": "nothing_else", "check": "only_changes", "benign": False}]
+    assert _allowed(_load(tmp_path, verifier=strict)) == []
+    no_case = [{"bind": "someone", "factory": "customer"}]
+    assert _allowed(_load(tmp_path, setup=no_case,
+                          instruction="Help {{ someone.name }} with their account.")) == []
+
+
+def test_the_step_count_is_the_shortest_path(tmp_path: Path) -> None:
+    assert _load(tmp_path).reference_steps == 1  # the step with a `when` is not counted
+
+
+def test_agents_see_no_solution_nor_its_size(tmp_path: Path) -> None:
+    detail = _load(tmp_path).detail()
+    assert set(TaskDetail.model_fields) == {
+        "id", "suite", "apps", "title", "difficulty", "tags", "instruction", "max_steps"}
+    assert detail.instruction == BASE["instruction"]  # the template, never an instance
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"near_misses": [{"name": "x", "drop": [7]}]}, "x: no reference step \\[7\\]"),
+    ({"alternatives": [{"name": "x", "steps": [{"call": "GET /a"}]}],
+      "near_misses": [{"name": "x", "steps": [{"call": "GET /b"}]}]}, "repeated: \\['x'\\]"),
+    ({"reference": {"given": {"email": "(unclosed"}, "steps": [{"call": "GET /a"}]}},
+     "given.email"),
+    ({"setup": [{"bind": "t", "draw": {"x": {"between": [5, 1]}}}]}, "5 is above 1"),
+])
+def test_bad_task_files_are_named(tmp_path: Path, changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(TaskFileError, match=message):
+        _load(tmp_path, **changes)
+
+
+# --- the script language -----------------------------------------------------------------
+
+class _Observation:
+    instruction = "Refund Ada (ada@example.com) for order A-10423."
+
+
+class _Env:
+    """Answers like an app would: what each path holds; records what was asked."""
+
+    def __init__(self, answers: dict[str, Any]) -> None:
+        self.answers, self.sent = answers, []
+        self.observation = _Observation()
+
+    def call(self, method: str, path: str, json: Any = None, params: Any = None,
+             app: str | None = None) -> httpx.Response:
+        self.sent.append((method, path, json, params))
+        return httpx.Response(201 if method == "POST" else 200, json=self.answers.get(path, {}))
+
+
+def _script(**raw: Any) -> Reference:
+    return Reference.model_validate(raw)
+
+
+def test_a_script_knows_the_instruction_and_what_it_read() -> None:
+    env = _Env({"/customers": {"data": [{"id": 7, "name": "Ada"}]},
+                "/orders": {"data": [{"id": 3, "number": "A-10423", "total": 2900,
+                                      "currency": "USD"}]}})
+    script = _script(
+        given={"email": r"\((\S+@\S+)\)", "number": r"A-\d+"},
+        steps=[{"call": "GET /customers", "params": {"email": "{email}"},
+                "save": {"customer": "data[0]"}},
+               {"call": "GET /orders", "maybe": {
+                   "order": "data[?number == saved('number')] | [0]",
+                   "missing": "data[?number == 'Z-1'] | [0]"}},
+               {"call": "POST /notes", "when": "saved('missing')", "json": {"x": 1}},
+               {"call": "POST /refunds/{{order.id}}", "json": {
+                   "customer": "{{ customer.id }}",
+                   "text": "{{ order.total | money: order.currency }} for {{ customer.name }}"}}],
+        answer="Refunded {number}")
+    assert run_script(env, script) == "Refunded A-10423"  # type: ignore[arg-type]
+    assert env.sent == [
+        ("GET", "/customers", None, {"email": "ada@example.com"}),
+        ("GET", "/orders", None, None),
+        ("POST", "/refunds/3", {"customer": 7, "text": "USD 29.00 for Ada"}, None),
+    ]
+
+
+def test_a_script_fails_on_what_it_cannot_find() -> None:
+    with pytest.raises(ReferenceFailed, match="found nothing to save as order"):
+        run_script(_Env({}), _script(steps=[  # type: ignore[arg-type]
+            {"call": "GET /orders", "save": {"order": "data[0]"}}]))
+    with pytest.raises(ReferenceFailed, match="not in the instruction"):
+        run_script(_Env({}), _script(given={"phone": r"\+\d+"},  # type: ignore[arg-type]
+                                     steps=[{"call": "GET /orders"}]))
