@@ -175,6 +175,15 @@ _ESCALATE = re.compile(
 _QUESTION = re.compile(r"\?|？|could you|can you|please (?:send|provide|confirm|share|reply|"
                        r"tell)|let us know|könnten sie|pourriez-vous|podría", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+# A negation refuses the refund only in its own clause ("no need for a chargeback: we will
+# refund you" promises one); a regret opening the sentence covers all of it.
+_CLAUSE = re.compile(r"[,;:—–、，]|\s(?:but|aber|mais|pero|however|though)\s", re.IGNORECASE)
+_REGRET = re.compile(r"\b(?:unfortunately|sadly|i'm afraid|leider|malheureusement|"
+                     r"lamentablemente|desafortunadamente)\b", re.IGNORECASE)
+
+
+def _clauses(sentence: str) -> list[str]:
+    return _CLAUSE.split(sentence)
 
 
 # ``A-10423``, ``#A10423``; lower case only with its hyphen (``a-10423``, not ``a 1234``).
@@ -225,10 +234,12 @@ def extract(text: str) -> Facts:
             if month:
                 found.dates.add((year, month, int(match.group("d"))))
     for sentence in _SENTENCE.split(text):
-        if _REFUND_WORD.search(sentence) and _NEGATION.search(sentence):
-            found.claims.add("not_refunded")
-        elif _REFUND.search(sentence):
-            found.claims.add("refunded")
+        for clause in _clauses(sentence):
+            if _REFUND_WORD.search(clause) and (_NEGATION.search(clause)
+                                                or _REGRET.search(sentence)):
+                found.claims.add("not_refunded")
+            elif _REFUND.search(clause):
+                found.claims.add("refunded")
         if _ESCALATE.search(sentence):
             found.claims.add("escalated")
         if _QUESTION.search(sentence):

@@ -127,6 +127,12 @@ CLAIMS = [
     ("Nous avons remboursé votre commande.", {"refunded"}),
     ("Hemos reembolsado su pedido.", {"refunded"}),
     ("返金いたしました。", {"refunded"}),
+    ("大変申し訳ございませんでした、返金いたしました。", {"refunded"}),
+    ("Sorry for the wait, I've refunded your order.", {"refunded"}),
+    # A negation elsewhere in the sentence refuses nothing ...
+    ("Hi Ada, no need for a chargeback: we will refund your USD 89.00 today.", {"refunded"}),
+    # ... but a regret opening it does.
+    ("Unfortunately, your refund window has passed.", {"not_refunded"}),
     ("We cannot refund this order.", {"not_refunded"}),
     ("Unfortunately the refund window has expired.", {"not_refunded"}),
     ("I'm sorry, this order isn't eligible for a refund.", {"not_refunded"}),
