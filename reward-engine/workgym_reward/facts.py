@@ -121,7 +121,7 @@ _UNIT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 # A number in digits (``14 days``, ``2週間``) or in words, a whole word before its unit
 # (``fourteen days``; never the "a" of "names").
 _DURATION = re.compile(
-    rf"(?:(?<![0-9A-Za-z.,])(?P<n>\d+)\s?|\b(?P<w>(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?)\s)"
+    rf"(?:(?<![0-9A-Za-z.,])(?P<n>\d+)[\s-]?|\b(?P<w>(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?)[\s-])"
     rf"(?P<unit>{_UNIT})(?![a-zäöüéèáíóú])", re.IGNORECASE)
 
 _MONTH_NAMES = (
@@ -157,7 +157,9 @@ _REFUND = re.compile(
     r"\b(?:we|i)(?:'ve|'ll| have| will| 've| 'll|'d| would)?\s+(?:now\s+|just\s+|already\s+)?"
     r"(?:issued\s+(?:you\s+)?a\s+|process(?:ed)?\s+(?:a|your|the)\s+|sent\s+(?:a|your)\s+)?"
     r"refund(?:ed)?\b|"
-    r"\b(?:your|a|the)\s+refund\b(?!\s+(?:policy|window|request|rules?|terms))|"
+    r"\b(?:your|a|the)\s+refund\s+(?:has\s+been|was|is\s+(?:being|now)|will\s+be)\s+"
+    r"(?:issued|processed|sent|approved|completed|made|paid)\b|"
+    r"\b(?:your|a|the)\s+refund\s+is\s+on\s+its\s+way\b|"
     r"\brefund\s+(?:of|for)\b|"
     r"erstattet|zurückerstattet|gutgeschrieben|erstatten\s+(?:wir|ihnen)|"
     r"rembours(?:é|ée|és|ons|erons|ement)|reembols(?:ado|ada|aremos|amos|o)|"
@@ -177,9 +179,19 @@ _QUESTION = re.compile(r"\?|？|could you|can you|please (?:send|provide|confirm
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 # A negation refuses the refund only in its own clause ("no need for a chargeback: we will
 # refund you" promises one); a regret opening the sentence covers all of it.
-_CLAUSE = re.compile(r"[,;:—–、，]|\s(?:but|aber|mais|pero|however|though)\s", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;:()—–、，（）]|\s(?:but|so|aber|mais|pero|however|though)\s",
+                     re.IGNORECASE)
 _REGRET = re.compile(r"\b(?:unfortunately|sadly|i'm afraid|leider|malheureusement|"
                      r"lamentablemente|desafortunadamente)\b", re.IGNORECASE)
+
+
+# Naming the policy claims nothing ("the refund policy you quoted no longer applies") ...
+_POLICY_MENTION = re.compile(r"\b(?:refunds?|return)\s+(?:policy|policies|window|period|rules?|"
+                             r"terms|article|request)\b", re.IGNORECASE)
+# ... but saying its window closed refuses the refund.
+_EXPIRED = re.compile(r"\b(?:refund|return)\s+(?:window|period)\b.*\b(?:expired|passed|closed|"
+                      r"ended|over)\b|\boutside\b.*\b(?:refund|return)\s+(?:window|period)\b",
+                      re.IGNORECASE)
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -235,6 +247,10 @@ def extract(text: str) -> Facts:
                 found.dates.add((year, month, int(match.group("d"))))
     for sentence in _SENTENCE.split(text):
         for clause in _clauses(sentence):
+            if _EXPIRED.search(clause):
+                found.claims.add("not_refunded")
+                continue
+            clause = _POLICY_MENTION.sub(" ", clause)  # "the refund policy" claims nothing
             if _REFUND_WORD.search(clause) and (_NEGATION.search(clause)
                                                 or _REGRET.search(sentence)):
                 found.claims.add("not_refunded")

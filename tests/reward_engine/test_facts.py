@@ -77,6 +77,8 @@ def test_other_numbers_are_no_order_numbers(text: str) -> None:
 
 @pytest.mark.parametrize(("text", "days"), [
     ("within 14 days", 14),
+    ("our 30-day window", 30),
+    ("a fourteen-day window", 14),
     ("within fourteen days", 14),
     ("within two weeks", 14),
     ("innerhalb von 14 Tagen", 14),
@@ -133,6 +135,13 @@ CLAIMS = [
     ("Hi Ada, no need for a chargeback: we will refund your USD 89.00 today.", {"refunded"}),
     # ... but a regret opening it does.
     ("Unfortunately, your refund window has passed.", {"not_refunded"}),
+    ("We have refunded GBP 70.00 (not dollars).", {"refunded"}),
+    ("Hi Ann, no problem: I've refunded order A-13003.", {"refunded"}),
+    ("The refund policy you quoted no longer applies.", set()),
+    ("They will be in touch about the refund.", set()),
+    ("Your refund has been issued.", {"refunded"}),
+    ("I'm sorry, the order is outside our refund window.", {"not_refunded"}),
+    ("We cannot refund in US dollars, so we refunded GBP 70.00.", {"not_refunded", "refunded"}),
     ("We cannot refund this order.", {"not_refunded"}),
     ("Unfortunately the refund window has expired.", {"not_refunded"}),
     ("I'm sorry, this order isn't eligible for a refund.", {"not_refunded"}),

@@ -27,7 +27,9 @@ def test_create_returns_everything_an_agent_needs(make_env: Callable[..., Env]) 
     obs = make_env(TASK, 3).reset()
     assert obs.episode_id.startswith("ep_") and obs.token.startswith(obs.episode_id + ".")
     assert obs.apps == {"helpdesk": "http://workgym.local/apps/helpdesk"}
-    assert "Dana Whitfield" in obs.instruction
+    # The instance's instruction, rendered from its seed's draw: never the template.
+    assert "{{" not in obs.instruction and "@" in obs.instruction
+    assert obs.instruction != make_env(TASK, 4).reset().instruction
     names = {tool["function"]["name"] for tool in obs.tools}
     assert {"helpdesk_list_tickets", "helpdesk_create_refund"} <= names
     assert all(tool["type"] == "function" for tool in obs.tools)

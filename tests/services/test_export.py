@@ -37,7 +37,8 @@ def test_sft_round_trips_to_the_reference_requests(
     assert record["metadata"]["success"] is True and record["metadata"]["reward"] == 1.0
     messages = record["messages"]
     assert [m["role"] for m in messages[:2]] == ["system", "user"]
-    assert "Dana Whitfield" in messages[1]["content"]
+    instruction = messages[1]["content"]  # the episode's own, rendered
+    assert "{{" not in instruction
     calls = [m["tool_calls"][0] for m in messages if m.get("tool_calls")]
     results = [m for m in messages if m["role"] == "tool"]
     assert len(calls) == len(results) == 6
@@ -49,7 +50,7 @@ def test_sft_round_trips_to_the_reference_requests(
     assert shapes == [("GET", "/customers"), ("GET", "/tickets"), ("GET", "/orders/{id}"),
                       ("POST", "/refunds"), ("POST", "/tickets/{id}/comments"),
                       ("PATCH", "/tickets/{id}")]
-    assert requests[0][2] == {"email": "dana.whitfield@example.net"}
+    assert requests[0][2]["email"] in instruction  # what the reference read from it
     assert requests[3][3]["kind"] == "full"
     assert json.loads(results[3]["content"])["status"] == 201
     assert {t["function"]["name"] for t in record["tools"]} >= {c["function"]["name"]
