@@ -179,6 +179,18 @@ def test_token_expiry_until_the_token_is_refreshed(make_env: MakeEnv, local: Loc
         (1, "token_expiry", 401, True), (2, "token_expiry", 401, True)]
 
 
+def test_an_agent_of_tools_alone_refreshes_its_token_with_a_tool(make_env: MakeEnv) -> None:
+    env = make_env(TASK, 1, [{"kind": "token_expiry", "window": {"start": 1, "end": 1}}])
+    obs = env.reset()
+    refresh = next(t["function"] for t in obs.tools
+                   if t["function"]["name"] == "workgym_refresh_token")
+    assert "token_expired" in refresh["description"]
+    assert env.call_tool("helpdesk_list_groups", {})["status"] == 401
+    assert env.call_tool("workgym_refresh_token", {}) == {"status": 200,
+                                                          "body": {"refreshed": True}}
+    assert env.call_tool("helpdesk_list_groups", {})["status"] == 200
+
+
 def test_state_drift_changes_the_record_before_the_request(
     make_env: MakeEnv, local: LocalServer
 ) -> None:
