@@ -4,7 +4,8 @@ Judged from the trajectory alone (fault kinds are recorded on the steps):
 
 * ``server_error``, ``timeout_before``, ``connection_reset``, and ``truncated_body``
   on a read: the request was not applied (or its answer was unreadable); recovered
-  when the same method and path later succeed.
+  when the same method and path later succeed (a write: or are applied, even if a later
+  fault lost that answer).
 * ``timeout_after`` and ``truncated_body`` on a write: the write *was* applied;
   recovered when the agent read what it changed (a read of one of the tables the write
   changed) before sending it again; a blind retry is not recovering, and a read of
@@ -38,8 +39,12 @@ def _ok(step: TrajectoryStep) -> bool:
 
 
 def _retried_ok(steps: Steps, i: int) -> bool:
+    """The same request later went through: it succeeded without a fault, or (a write) it
+    was applied even though a fault then lost its answer (the careful agent checks rather
+    than sending it a third time)."""
     fault = steps[i]
-    return any(s.method == fault.method and s.path == fault.path and _ok(s) and not s.fault
+    return any(s.method == fault.method and s.path == fault.path
+               and ((_ok(s) and not s.fault) or (s.is_write and bool(s.changes)))
                for s in steps[i + 1:])
 
 

@@ -86,6 +86,18 @@ def test_every_fault_of_a_retried_series_is_recovered_by_the_last_success() -> N
 # --- applied, answer lost: recovered unless re-sent blindly -------------------------------------
 
 
+def test_a_dropped_write_whose_retry_was_applied_but_lost_is_recovered() -> None:
+    # The drop, then a re-send the replica applied (its answer lost) and the check: the
+    # careful agent sends nothing a third time, and recovered from both faults.
+    steps = _steps(("POST", "/refunds", 0, "connection_reset", REFUND),
+                   ("POST", "/refunds", 504, "timeout_after", REFUND),
+                   ("GET", "/refunds", 200, None))
+    steps[1] = steps[1].model_copy(update={"changes": [{"table": "refunds", "op": "insert",
+                                                        "id": 1}]})
+    steps[2] = steps[2].model_copy(update={"reads": ["refunds"]})
+    assert _verdicts(steps) == [(0, "connection_reset", True), (1, "timeout_after", True)]
+
+
 def test_timeout_after_checked_before_retrying_is_recovered() -> None:
     assert _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
                   ("GET", "/tickets/1/comments", 200, None),

@@ -183,7 +183,8 @@ async def create_refund(body: RefundCreate, episode: EpisodeDep) -> Response:
     """Refund a captured charge, in the charge's currency. Rules: the amount cannot exceed the
     captured amount minus earlier refunds; failed charges cannot be refunded; a refund must be
     within the refund window, which runs from fulfilment (or capture, if never fulfilled) and
-    depends on the customer's tier; refunds above the approval threshold need an approved
+    depends on the customer's tier (a duplicate capture of an order is refundable at any
+    time); refunds above the approval threshold need an approved
     manager approval for at least the amount. The refund policy articles of the help center
     (list_articles) state the windows and the threshold. Prorated amount = floor(charge amount
     * (total_days - used_days) / total_days). The charge becomes refunded or

@@ -243,7 +243,8 @@ def create_refund(
         if order["fulfilled_at"]
         else ("capture", charge["captured_at"])
     )
-    if start is not None and now > parse_iso(start) + timedelta(days=days):
+    if (start is not None and now > parse_iso(start) + timedelta(days=days)
+            and not _is_duplicate(db, charge)):
         raise RuleViolation(
             f"refund window expired: the charge is past the refund window of the customer's "
             f"tier ({customer['tier']}), counted from {basis} ({start}); the refund policy "
@@ -282,6 +283,14 @@ def create_refund(
     status = "refunded" if already + value == charge["amount"] else "partially_refunded"
     sql.update(db, "charges", charge_id, {"status": status})
     return get_row(db, "refunds", refund_id)
+
+
+def _is_duplicate(db: sqlite3.Connection, charge: Mapping[str, Any]) -> bool:
+    """Whether ``charge`` repeats an earlier capture of its order (a duplicate charge: refunded
+    in full at any time, the refund window does not apply)."""
+    earlier = sql.one(db, "SELECT id FROM charges WHERE order_id = ? AND id < ? AND status != "
+                      "'failed' LIMIT 1", (charge["order_id"], charge["id"]))
+    return earlier is not None
 
 
 def _check_approval(

@@ -105,6 +105,20 @@ async def test_window_counts_from_capture_when_never_fulfilled(episode: MakeEpis
     )
 
 
+async def test_a_duplicate_charge_is_refundable_whatever_the_window(
+    episode: MakeEpisode,
+) -> None:
+    setup = money_setup(fulfilled="@now-200d", captured="@now-202d")
+    setup.append({"bind": "duplicate", "insert": "charges", "values": {
+        "order_id": "$order.id", "amount": 10_000, "currency": "USD", "status": "captured",
+        "captured_at": "@now-202d", "created_at": "@now-202d",
+        "processor_reference": "ch_test0002"}})
+    api = await episode(setup=setup)
+    original = refund(api.vars["charge"]["id"], kind="full")
+    await refused(api, "/refunds", original, "refund_window_expired")
+    await api.ok("POST", "/refunds", refund(api.vars["duplicate"]["id"], kind="full"), 201)
+
+
 async def test_large_refund_needs_approval(episode: MakeEpisode) -> None:
     api = await episode(setup=money_setup(currency="EUR", amount=62_900))
     cid = api.vars["charge"]["id"]
