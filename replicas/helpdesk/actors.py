@@ -13,7 +13,7 @@ something the agent needs, whatever its wording: the next thing they know, in th
 language (the requester's locale). Personas: ``cooperative`` tells each fact as asked;
 ``wrong_first`` first gives a wrong value for each fact that has one (``wrong``, else a
 near miss of the right one: two digits swapped) and corrects it on the next message;
-``cannot_verify`` never gives a ``verification_code`` or ``card_last4`` (they cannot
+``cannot_verify`` never gives a ``verification_code``, ``card_last4`` or ``phone_last4`` (they cannot
 prove who they are: the right outcome is to refuse what needs it).
 
 Pydantic only: the task catalogue validates tasks with :class:`Actors` without importing
@@ -29,10 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field
 # This app's bound row (``$name.field``) or a literal id.
 RowId = Annotated[int, Field(ge=1, le=2**31 - 1)] | Annotated[
     str, Field(pattern=r"^\$[A-Za-z_]\w*\.[A-Za-z_]\w*$")]
-Kind = Literal["order_number", "verification_code", "card_last4", "account_email", "detail"]
+Kind = Literal["order_number", "verification_code", "card_last4", "phone_last4",
+               "account_email", "detail"]
 Persona = Literal["cooperative", "wrong_first", "cannot_verify"]
 # What proves who someone is: a customer who cannot verify never gives these.
-PROOFS = frozenset({"verification_code", "card_last4"})
+PROOFS = frozenset({"verification_code", "card_last4", "phone_last4"})
 
 
 class _Model(BaseModel):

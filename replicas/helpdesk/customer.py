@@ -30,19 +30,25 @@ _MEMORY = "helpdesk.customer"
 # What the customer says, by language (the requester's locale) and what they say it about.
 _NAMES = {
     "en": {"order_number": "my order number", "verification_code": "the code I got",
-           "card_last4": "the last four digits of my card", "account_email": "my account email",
+           "card_last4": "the last four digits of my card",
+           "phone_last4": "the last four digits of my phone number",
+           "account_email": "my account email",
            "detail": "it"},
     "de": {"order_number": "meine Bestellnummer", "verification_code": "der Code",
            "card_last4": "die letzten vier Ziffern meiner Karte",
+           "phone_last4": "die letzten vier Ziffern meiner Telefonnummer",
            "account_email": "meine Konto-E-Mail", "detail": "es"},
     "fr": {"order_number": "mon numéro de commande", "verification_code": "le code reçu",
            "card_last4": "les quatre derniers chiffres de ma carte",
+           "phone_last4": "les quatre derniers chiffres de mon numéro de téléphone",
            "account_email": "l'e-mail de mon compte", "detail": "c'est"},
     "es": {"order_number": "mi número de pedido", "verification_code": "el código",
            "card_last4": "los últimos cuatro dígitos de mi tarjeta",
-           "account_email": "el correo de mi cuenta", "detail": "es"},
+           "phone_last4": "los últimos cuatro dígitos de mi teléfono",
+           "account_email": "el correo de mi cuenta", "detail": "eso"},
     "ja": {"order_number": "注文番号", "verification_code": "確認コード",
-           "card_last4": "カードの下4桁", "account_email": "アカウントのメール", "detail": "それ"},
+           "card_last4": "カードの下4桁", "phone_last4": "電話番号の下4桁",
+           "account_email": "アカウントのメール", "detail": "それ"},
 }
 _SAYS = {
     "en": {"tell": "Sure, {name} is {value}.", "wrong": "I think {name} is {value}.",

@@ -135,3 +135,11 @@ def test_a_script_fails_on_what_it_cannot_find() -> None:
     with pytest.raises(ReferenceFailed, match="not in the instruction"):
         run_script(_Env({}), _script(given={"phone": r"\+\d+"},  # type: ignore[arg-type]
                                      steps=[{"call": "GET /orders"}]))
+
+
+def test_match_takes_a_part_of_a_text() -> None:
+    env = _Env({"/comments": {"data": [{"body": "Sure, the code I got is 482913."}]}})
+    script = _script(steps=[{"call": "GET /comments", "save": {
+        "code": "match(data[-1].body, '(\\d{6})')"}, "maybe": {
+        "order": "match(data[-1].body, 'A-\\d+')"}}], answer="{code} {order}")
+    assert run_script(env, script) == "482913 None"  # type: ignore[arg-type]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from workgym.agents.reference import run_step
+from workgym.agents.reference import given, run_step
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 
@@ -12,9 +12,9 @@ from workgym.tasks import catalogue
 def test_resetting_2fa_before_asking_fails_the_policy(make_env: Callable[..., Env]) -> None:
     task = catalogue().get("helpdesk/ask-identity-before-2fa")
     env = make_env(task.id, 3)
-    env.reset()
+    obs = env.reset()
     steps = task.reference.steps
-    saved: dict[str, object] = {}
+    saved = given(task.reference, obs.instruction)  # what it knows from the instruction
     lookups, ask, read, reset, *rest = steps[:2], steps[3], steps[4], steps[5], *steps[6:]
     for step in [*lookups, reset, ask, read, *rest]:
         run_step(env, step, saved)

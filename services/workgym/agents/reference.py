@@ -97,7 +97,9 @@ def _send(env: Env, call: Call, saved: dict[str, Any]) -> Attempt:
 
 
 class _Saved(jmespath.functions.Functions):
-    """``saved('name')`` in a script's JMESPath: a value it saved earlier."""
+    """A script's JMESPath functions: ``saved('name')``, a value it saved earlier, and
+    ``match(text, 'regex')``, the regular expression's first group in ``text`` (else the
+    whole match; null when it does not match): a code out of a customer's message."""
 
     def __init__(self, saved: dict[str, Any]) -> None:
         super().__init__()
@@ -108,6 +110,13 @@ class _Saved(jmespath.functions.Functions):
         if name not in self.saved:
             raise ReferenceFailed(f"saved('{name}'): nothing saved as {name}")
         return self.saved[name]
+
+    @jmespath.functions.signature({"types": ["string", "null"]}, {"types": ["string"]})
+    def _func_match(self, text: str | None, pattern: str) -> str | None:
+        found = re.search(pattern, text or "")
+        if found is None:
+            return None
+        return found.group(1) if found.groups() else found.group(0)
 
 
 def _search(expression: str, data: Any, saved: dict[str, Any]) -> Any:
@@ -125,8 +134,8 @@ def _save(call: Call, attempt: Attempt, saved: dict[str, Any]) -> None:
         saved[name] = _search(expression, attempt.body, saved)
 
 
-def _given(script: Reference, instruction: str) -> dict[str, Any]:
-    """What the script takes from the instruction (``given``)."""
+def given(script: Reference, instruction: str) -> dict[str, Any]:
+    """What the script takes from the instruction (``given``): its first saved values."""
     saved: dict[str, Any] = {}
     for name, pattern in script.given.items():
         found = re.search(pattern, instruction)
@@ -212,7 +221,7 @@ def run_script(env: Env, script: Reference, *, strict: bool = True) -> str | Non
     """A scripted solution (the reference, an alternative, a near miss), recovering from
     faults like a careful agent; its answer. Not ``strict`` (a near miss), a step the app
     refuses is passed over: what was done is scored, as it would be of an agent."""
-    saved = _given(script, env.observation.instruction if env.observation else "")
+    saved = given(script, env.observation.instruction if env.observation else "")
     for step in script.steps:
         if not _runs(step, saved):
             continue
@@ -233,7 +242,7 @@ def reference(env: Env, task: Task) -> str | None:
 
 def naive(env: Env, task: Task) -> str | None:
     """The reference without fault handling; it stops at the first step it cannot do."""
-    saved = _given(task.reference, env.observation.instruction if env.observation else "")
+    saved = given(task.reference, env.observation.instruction if env.observation else "")
     for step in task.reference.steps:
         if step.recovery or not _runs(step, saved):
             continue
