@@ -13,8 +13,8 @@ something the agent needs, whatever its wording: the next thing they know, in th
 language (the requester's locale). Personas: ``cooperative`` tells each fact as asked;
 ``wrong_first`` first gives a wrong value for each fact that has one (``wrong``, else a
 near miss of the right one: two digits swapped) and corrects it on the next message;
-``cannot_verify`` never gives a ``verification_code``, ``card_last4`` or ``phone_last4`` (they cannot
-prove who they are: the right outcome is to refuse what needs it).
+``cannot_verify`` never gives a ``verification_code``, ``card_last4`` or ``phone_last4``
+(they cannot prove who they are: the right outcome is to refuse what needs it).
 
 Pydantic only: the task catalogue validates tasks with :class:`Actors` without importing
 the app (its routes). ``customer.py`` plays them.
