@@ -32,7 +32,8 @@ SPEC = ReplicaSpec(
     ),
     # 2: no verification codes stored in the world; 3: people, companies and order numbers
     # from the seed's identity (shared by every app); 4: the refund article states the
-    # managers' approval limit; 5: duplicates are refundable at any time (their article)
+    # managers' approval limit; 5: duplicates are refundable at any time (their article), the
+    # thresholds to the cent, counting earlier refunds
     data_version="5",
     router=router,
     seed=_seed,

@@ -29,3 +29,9 @@ def format_money(amount: int, currency: str) -> str:
     """How the apps write an amount: ``USD 129.00``, ``JPY 1,200``."""
     places = digits(currency)
     return f"{currency.upper()} {major(amount, currency):,.{places}f}"
+
+
+def format_symbol(amount: int, currency: str) -> str:
+    """How people write it: ``$129.00``, ``£70.00``, ``€12.50``, ``¥1,200``."""
+    symbol = CURRENCIES[currency.upper()][1][0]
+    return f"{symbol}{major(amount, currency):,.{digits(currency)}f}"

@@ -5,6 +5,7 @@ another app's), and ``{{ charge.amount | money: charge.currency }}`` passes it t
 filter (the argument is another reference, or a literal). Filters:
 
 * ``money: <currency>``: an amount in minor units as the apps write it (``USD 129.00``);
+  ``money_symbol: <currency>``: as people write it (``$129.00``, ``¥1,200``);
 * ``date``: an ISO timestamp's day (``16 June 2025``);
 * ``upper``, ``lower``, ``first`` (the first word: a first name).
 
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from .money import format_money
+from .money import format_money, format_symbol
 from .refs import BadReference, Others, Vars, lookup
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}|]+?)\s*(?:\|\s*(\w+)\s*(?::\s*([^{}]+?))?\s*)?\}\}")
@@ -32,6 +33,7 @@ def _date(value: Any, _: Any) -> str:
 
 FILTERS: dict[str, Callable[[Any, Any], str]] = {
     "money": lambda value, currency: format_money(int(value), str(currency)),
+    "money_symbol": lambda value, currency: format_symbol(int(value), str(currency)),
     "date": _date,
     "upper": lambda value, _: str(value).upper(),
     "lower": lambda value, _: str(value).lower(),

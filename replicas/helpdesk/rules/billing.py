@@ -18,7 +18,8 @@ from .common import ACTING_AGENT_ID
 
 # US cents per 100 minor units of each currency (fixed rates; JPY has no minor unit).
 USD_CENTS_PER_100_MINOR = {"USD": 100, "EUR": 108, "GBP": 127, "JPY": 67}
-# Refunds above this (USD-equivalent minor units, i.e. USD 500.00) need a manager approval.
+# Refunds above this (USD-equivalent minor units, i.e. USD 500.00), with the charge's earlier
+# refunds, need a manager approval.
 REFUND_APPROVAL_THRESHOLD_USD = 50_000
 # Managers approve refund requests up to this (USD 5,000.00); larger ones are denied.
 MANAGER_APPROVAL_LIMIT_USD = 500_000
@@ -254,7 +255,8 @@ def create_refund(
             rule="refund_window_by_tier",
         )
 
-    if usd_equivalent(value, currency) > REFUND_APPROVAL_THRESHOLD_USD:
+    # Counting what the charge was refunded before: splitting a refund dodges no approval.
+    if usd_equivalent(already + value, currency) > REFUND_APPROVAL_THRESHOLD_USD:
         _check_approval(
             db, approval_id=approval_id, charge_id=charge_id, amount=value, currency=currency
         )

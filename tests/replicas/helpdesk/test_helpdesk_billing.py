@@ -145,6 +145,14 @@ async def test_large_refund_needs_approval(episode: MakeEpisode) -> None:
     assert done["approval_id"] == approval["id"] and done["amount"] == 62_900
 
 
+async def test_splitting_a_refund_dodges_no_approval(episode: MakeEpisode) -> None:
+    api = await episode(setup=money_setup(amount=90_000))
+    cid = api.vars["charge"]["id"]
+    await api.ok("POST", "/refunds", refund(cid, amount=45_000), 201)
+    # USD 450 + USD 450: the second half takes the charge's refunds above the threshold.
+    await refused(api, "/refunds", refund(cid, amount=45_000), "approval_required")
+
+
 async def test_approval_is_single_use_and_denials(episode: MakeEpisode) -> None:
     api = await episode(setup=money_setup(amount=200_000))
     cid = api.vars["charge"]["id"]
