@@ -19,7 +19,7 @@ import pytest
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from workgym.agents.reference import run_step
+from workgym.agents.reference import given, run_step
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
@@ -82,7 +82,7 @@ def test_a_redis_restart_mid_episode_loses_nothing(persistent: PersistentRedis,
     task = catalogue().get(TASK)
     env = Env.inprocess(over, task.id, seed=3, faults="none")
     obs = env.reset()
-    saved: dict[str, Any] = {}
+    saved = given(task.reference, obs.instruction)
     half = len(task.reference.steps) // 2
     for step in task.reference.steps[:half]:
         run_step(env, step, saved)
