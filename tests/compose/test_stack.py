@@ -22,7 +22,7 @@ import pytest
 import workgym
 from replicas.catalog import served_apps, spec
 from workgym.agents import AGENTS, reference
-from workgym.agents.reference import run_step
+from workgym.agents.reference import given, run_step
 from workgym.tasks import catalogue
 
 pytestmark = [
@@ -200,7 +200,7 @@ def test_redis_restarting_mid_episode_loses_nothing(stack: None) -> None:
     task = catalogue().get("helpdesk/refund-standard")
     with workgym.connect(GYM, task.id, seed=3, faults="none", api_key=api_key()) as env:
         obs = env.reset()
-        saved: dict[str, object] = {}
+        saved = given(task.reference, obs.instruction)
         half = len(task.reference.steps) // 2
         for step in task.reference.steps[:half]:
             run_step(env, step, saved)
