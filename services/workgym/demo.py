@@ -48,10 +48,15 @@ def _wait_recorded(telemetry: str, api_key: str, episode_id: str,
     return False
 
 
-def _episode(url: str, task_id: str, agent: str, seed: int) -> dict[str, object]:
+def _episode(url: str, task_id: str, agent: str, seed: int,
+             show: str | None = None) -> dict[str, object]:
+    """One episode of ``agent``; ``show``: first print the task's instruction, as this seed's
+    instance renders it, under that heading."""
     task = catalogue().get(task_id)
     with connect(url, task.id, seed=seed) as env:
-        env.reset()
+        obs = env.reset()
+        if show is not None:
+            print(f"task {task_id}{show}: {obs.instruction.strip()}\n")
         report = env.finish(answer=AGENTS[agent](env, task))
     print(format_report(report, agent) + "\n")
     return report
@@ -72,12 +77,10 @@ def main() -> int:
             "WORKGYM_TELEMETRY_URL": telemetry}) as url:
         print(f"demo: telemetry at {telemetry}, WorkGym at {url}, both ready in "
               f"{time.perf_counter() - started:.2f} s\n")
-        print(f"task {DEMO_TASK}: {catalogue().get(DEMO_TASK).instruction.strip()}\n")
-        shown = _episode(url, DEMO_TASK, "reference", opts.seed)
+        shown = _episode(url, DEMO_TASK, "reference", opts.seed, show=f" (seed {opts.seed})")
         _episode(url, DEMO_TASK, "noop", opts.seed)
-        print(f"task {FAULT_TASK} (faults: the task's plan): "
-              f"{catalogue().get(FAULT_TASK).instruction.strip()}\n")
-        faulted = _episode(url, FAULT_TASK, "reference", opts.seed)
+        faulted = _episode(url, FAULT_TASK, "reference", opts.seed,
+                           show=f" (seed {opts.seed}; faults: the task's plan)")
         _episode(url, FAULT_TASK, "naive", opts.seed)
         for report in (shown, faulted):
             page = str(report.get("episode_page"))

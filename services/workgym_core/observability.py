@@ -119,11 +119,13 @@ class Metrics:
         self.episodes_created = meter.create_counter(
             "workgym.episodes.created", description="Episodes created.")
         self.episodes_finished = meter.create_counter(
-            "workgym.episodes.finished", description="Episodes finished (scored).")
+            "workgym.episodes.finished",
+            description="Episodes finished (scored), by task and outcome: success, failure, harm.")
         self.steps = meter.create_counter("workgym.steps", description="Agent requests.")
         self.faults = meter.create_counter(
             "workgym.faults", description="Faults injected, by kind.")
         self.reward = meter.create_histogram(
-            "workgym.reward", description="Episode reward.", unit="1")
+            "workgym.reward", description="Episode reward of episodes that did no harm (harm "
+            "scores below 0: see workgym.episodes.finished by outcome).", unit="1")
         self.step_latency = meter.create_histogram(
             "workgym.step.duration", description="Agent request latency.", unit="ms")

@@ -284,8 +284,10 @@ class EpisodeService:
             result["episode_page"] = credentials.page_link(
                 self.settings.telemetry_url, self.settings.api_key, record.id)
         result = credentials.sign_report(self.settings.api_key, result)
-        self.metrics.episodes_finished.add(1, {"task": record.task})
-        self.metrics.reward.record(report.reward, {"task": record.task})
+        outcome = "harm" if report.harm else ("success" if report.success else "failure")
+        self.metrics.episodes_finished.add(1, {"task": record.task, "outcome": outcome})
+        if not report.harm:  # a histogram takes no negative value: harm is counted by outcome
+            self.metrics.reward.record(report.reward, {"task": record.task})
         await self.registry.store_report(record.id, result, self.settings.episode_ttl_s)
         await self._drop(record.id, record.apps)
         return result
