@@ -18,6 +18,7 @@ import pytest
 from workgym.local import LocalServer
 from workgym.processes import serving, workgym
 from workgym.sdk import Env
+from workgym_core.internal import INTERNAL_HEADER
 from workgym_core.settings import Settings
 
 _CONFIG_DIRS: list[str] = []
@@ -47,6 +48,15 @@ def local(settings: Settings) -> Iterator[LocalServer]:
     server = LocalServer(settings)
     yield server
     server.close()
+
+
+def replica_post(local: LocalServer, url: str, body: object) -> tuple[int, object]:
+    """POST JSON to a replica's internal route as the gym API does (status, parsed body)."""
+    headers = [(INTERNAL_HEADER.encode(), local.server.settings.internal_secret.encode()),
+               (b"content-type", b"application/json")]
+    status, _, content = local.run(local.server.upstream.request(
+        "POST", url, headers, json.dumps(body).encode()))
+    return status, json.loads(content)
 
 
 @pytest.fixture

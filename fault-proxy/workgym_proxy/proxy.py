@@ -12,7 +12,6 @@ from the token), an internal ``/_env`` route, or any host but the episode's repl
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from typing import Any
@@ -53,7 +52,7 @@ from workgym_core.internal import (
     ROUTE_HEADER,
     STEP_HEADER,
 )
-from workgym_core.redis_store import unavailable
+from workgym_core.redis_store import busy, unavailable
 from workgym_core.registry import (
     RESTARTED,
     UNREACHABLE,
@@ -68,6 +67,7 @@ from workgym_core.trajectory import TrajectoryStep
 from .faults import Fault, Reply, StepContext
 from .faults.plan import cached_plan
 from .faults.plugins import limited, token_expired
+from .recorder import Recorder
 from .upstream import Upstream
 
 log = logging.getLogger("workgym.proxy")
@@ -162,6 +162,8 @@ class Proxy:
         self.upstream = upstream
         self.apps = apps
         self.metrics = obs.Metrics()
+        self.recorder = Recorder(registry, settings.redis_retry_s)
+        self.inflight = 0  # agent requests being served: beyond max_inflight, load is shed
 
     def _route(self, scope: Scope) -> tuple[str, str, str]:
         """(app, decoded path inside it, the path as sent, to forward unchanged)."""
@@ -175,12 +177,18 @@ class Proxy:
         return app, "/" + rest, sent
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.inflight >= self.settings.max_inflight:
+            await send_error(send, busy())  # before anything is counted or forwarded
+            return
+        self.inflight += 1
         try:
             await self._serve(scope, receive, send)
         except WorkGymError as error:
             await send_error(send, error)
         except RedisError as exc:
             await send_error(send, unavailable(exc))
+        finally:
+            self.inflight -= 1
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
@@ -209,7 +217,7 @@ class Proxy:
                 await send_response(send, reply.status, reply.body, reply.headers)
             finally:
                 # Recorded whatever happened, even if this task is being cancelled.
-                await asyncio.shield(self._record(ctx, grant, parsed, reply, started, span))
+                self._record(ctx, grant, parsed, reply, started, span)
 
     async def _reply(self, ctx: StepContext, grant: StepGrant,
                      headers: list[tuple[bytes, bytes]]) -> Reply:
@@ -340,23 +348,13 @@ class Proxy:
             affected=ctx.affected,
         )
 
-    async def _record(self, ctx: StepContext, grant: StepGrant, parsed: Any, reply: Reply,
-                      started: float, span: Span) -> None:
-        """Put the step on the trajectory; while Redis is unreachable (a restart), retry for
-        up to ``redis_retry_s`` — a step that acted is never dropped silently."""
+    def _record(self, ctx: StepContext, grant: StepGrant, parsed: Any, reply: Reply,
+                started: float, span: Span) -> None:
+        """Queue the step for the trajectory (written off the response path: it stays in
+        flight on the episode until it is)."""
         step = self._step(ctx, grant, parsed, reply, started)
-        encoded = step.model_dump_json().encode()
-        deadline = time.monotonic() + self.settings.redis_retry_s
-        while True:
-            try:
-                await self.registry.record_step(grant, encoded)
-                break
-            except RedisError as exc:
-                if time.monotonic() >= deadline:
-                    log.error("step %d of %s NOT recorded: Redis unreachable for %.0f s (%r)",
-                              step.index, grant.episode_id, self.settings.redis_retry_s, exc)
-                    break
-                await asyncio.sleep(0.25)
+        self.recorder.put(grant.episode_id, step.index, step.model_dump_json().encode(),
+                          grant.expires_at)
         self.metrics.steps.add(1, {"app": ctx.app})
         self.metrics.step_latency.record(step.duration_ms, {"app": ctx.app})
         for kind in ctx.fired:
@@ -368,6 +366,10 @@ class Proxy:
                 spans.RESPONSE_BODY: obs.body_text(reply.body),
                 **({spans.FAULT: step.fault} if step.fault else {}),
             })
+
+    async def aclose(self) -> None:
+        """Write the steps still queued (the upstream is its owner's to close)."""
+        await self.recorder.aclose()
 
 
 def _as_reply(error: WorkGymError) -> Reply:

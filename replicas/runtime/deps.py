@@ -17,29 +17,29 @@ _READS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 async def current_episode(request: Request) -> AsyncIterator[Episode]:
-    """The episode the proxy named; writes run in one transaction, rolled back on error."""
+    """The episode the proxy named, opened for this request by ObserveRequests (which holds
+    its lock); writes run in one transaction, rolled back on error."""
     store: EpisodeStore = request.app.state.store
     require_internal(request.headers, request.app.state.settings.internal_secret)
     episode_id = request.headers.get(EPISODE_HEADER)
     if not episode_id:
         raise InvalidRequest("missing episode header", field=EPISODE_HEADER, rule="required")
     episode = store.get(episode_id)
-    async with episode.lock:
-        step = request.headers.get(STEP_HEADER)
-        if step is not None and step.isdigit():
-            episode.step = int(step)
-        if request.method in _READS:
-            yield episode
-            return
-        episode.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield episode
-            if store.spec.after_write is not None:
-                store.spec.after_write(episode)
-        except BaseException:
-            episode.db.execute("ROLLBACK")
-            raise
-        episode.db.execute("COMMIT")
+    step = request.headers.get(STEP_HEADER)
+    if step is not None and step.isdigit():
+        episode.step = int(step)
+    if request.method in _READS:
+        yield episode
+        return
+    episode.db.execute("BEGIN IMMEDIATE")
+    try:
+        yield episode
+        if store.spec.after_write is not None:
+            store.spec.after_write(episode)
+    except BaseException:
+        episode.db.execute("ROLLBACK")
+        raise
+    episode.db.execute("COMMIT")
 
 
 EpisodeDep = Annotated[Episode, Depends(current_episode)]

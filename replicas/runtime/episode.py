@@ -1,4 +1,12 @@
-"""One episode's private world inside a replica instance."""
+"""One episode's private world inside a replica instance.
+
+An episode that has not written has no database of its own: its reads run on a copy of its
+prepared snapshot leased for the request (:class:`replicas.runtime.reads.ReadCopies`), shared
+in turn by every unwritten episode of that snapshot. Its first write gives it its own copy
+(``own``), kept until it is reclaimed. Either way, ``db`` is the connection of the request
+being served, set by :meth:`replicas.runtime.store.EpisodeStore.opened` under the episode's
+lock.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +28,6 @@ STEP_DURATION = timedelta(minutes=1)
 @dataclass
 class Episode:
     id: str
-    db: sqlite3.Connection
     seed: int
     clock_start: datetime
     snapshot_key: str
@@ -39,6 +46,21 @@ class Episode:
     memory: dict[str, Any] = field(default_factory=dict)
     # Serialises requests of this episode: a write's transaction spans awaits.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+    # Its own database, from its first write on.
+    own: sqlite3.Connection | None = field(default=None, repr=False)
+    # The connection of the request being served (own, or a leased read copy).
+    conn: sqlite3.Connection | None = field(default=None, repr=False)
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self.conn is None:
+            raise RuntimeError(f"episode {self.id}'s database is used outside a request "
+                               "(EpisodeStore.opened)")
+        return self.conn
+
+    def state(self) -> bytes:
+        """The world as it is now (its snapshot while it has not written)."""
+        return self.own.serialize() if self.own is not None else self.initial
 
     def now(self) -> datetime:
         """The episode's virtual clock at the current step."""

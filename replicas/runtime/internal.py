@@ -87,7 +87,7 @@ async def get_state(
 ) -> Response:
     episode = _store(request).get(episode_id)
     async with episode.lock:
-        data = episode.initial if which == "initial" else episode.db.serialize()
+        data = episode.initial if which == "initial" else episode.state()
     return Response(data, media_type="application/vnd.sqlite3")
 
 
@@ -100,8 +100,7 @@ async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Applie
     """Another actor changes the world (the state_drift fault): row ops at the clock's now.
     Answers the tables they changed (what an agent must read again)."""
     store = _store(request)
-    episode = store.get(episode_id)
-    async with episode.lock:
+    async with store.opened(store.get(episode_id), write=True) as episode:
         apply_row_ops(episode.db, body.ops, episode.now(), seed=episode.seed,
                       bound=episode.vars, others=episode.others,
                       factories=store.spec.factories)

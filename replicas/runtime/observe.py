@@ -71,6 +71,14 @@ class ObserveRequests:
             return
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         episode = self.store.peek(headers.get(EPISODE_HEADER, ""))
+        if episode is None:  # the route answers for itself (a 404, say)
+            await self._observe(scope, receive, send, headers, None)
+            return
+        async with self.store.opened(episode, write=scope["method"] not in _READS) as opened:
+            await self._observe(scope, receive, send, headers, opened)
+
+    async def _observe(self, scope: Scope, receive: Receive, send: Send,
+                       headers: dict[str, str], episode: Episode | None) -> None:
         write = scope["method"] not in _READS and episode is not None
         start = episode.memory.get("changes_seq", 0) if write and episode else 0
         attributes = {spans.EPISODE_ID: episode.id if episode else None,

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import heapq
 import time
+from collections.abc import AsyncIterator
 from functools import cached_property
 from typing import Any
 
@@ -24,6 +25,7 @@ from workgym_core.settings import Settings
 from . import memory
 from .clock import WORLD_START
 from .episode import Episode
+from .reads import ReadCopies
 from .setup import schema
 from .snapshots import SnapshotCache, load
 from .spec import ReplicaSpec
@@ -40,6 +42,7 @@ class EpisodeStore:
         self._episodes: dict[str, Episode] = {}
         self._expiry: list[tuple[float, str]] = []
         self._reaper: asyncio.Task[None] | None = None
+        self._reads = ReadCopies()
 
     def __len__(self) -> int:
         return len(self._episodes)
@@ -76,7 +79,7 @@ class EpisodeStore:
         prepared = self.snapshots.prepared(seed, setup, others)
         expires_at = time.time() + ttl_s
         episode = Episode(
-            id=episode_id, db=load(prepared.data), seed=seed, clock_start=WORLD_START,
+            id=episode_id, seed=seed, clock_start=WORLD_START,
             snapshot_key=prepared.key, initial=prepared.data, vars=prepared.vars,
             others=others, actors=actors, expires_at=expires_at,
             # The same for every episode of this world (app, seed, setup): deterministic, and
@@ -106,6 +109,27 @@ class EpisodeStore:
             raise InvalidRequest(f"{where}: {first['msg']}", code="validation_error",
                                  field=where, rule=first["type"]) from exc
 
+    @contextlib.asynccontextmanager
+    async def opened(self, episode: Episode, write: bool) -> AsyncIterator[Episode]:
+        """The episode, alone (its lock held), with ``db`` set for one request: its own
+        database, made from its snapshot on its first write, else a leased read copy."""
+        async with episode.lock:
+            if episode.own is None and write:
+                episode.own = load(episode.initial)
+            if episode.own is not None:
+                episode.conn = episode.own
+                try:
+                    yield episode
+                finally:
+                    episode.conn = None
+                return
+            episode.conn = self._reads.lease(episode.snapshot_key, episode.initial)
+            try:
+                yield episode
+            finally:
+                self._reads.give_back(episode.snapshot_key, episode.conn)
+                episode.conn = None
+
     def peek(self, episode_id: str) -> Episode | None:
         """The episode if this instance holds it, without raising."""
         return self._episodes.get(episode_id)
@@ -121,7 +145,8 @@ class EpisodeStore:
         episode = self._episodes.pop(episode_id, None)
         if episode is None:
             return False
-        episode.db.close()
+        if episode.own is not None:
+            episode.own.close()
         return True
 
     def reclaim_expired(self) -> int:
@@ -148,7 +173,8 @@ class EpisodeStore:
             self._reaper = asyncio.get_running_loop().create_task(self._reap())
 
     async def aclose(self) -> None:
-        """Stop the reaper (the server is shutting down)."""
+        """Stop the reaper and drop the read copies (the server is shutting down)."""
+        self._reads.close()
         if self._reaper is not None:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):

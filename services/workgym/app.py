@@ -3,10 +3,11 @@
 ``create_app(settings)`` is what ``workgym serve``, ``workgym.make`` and the
 tests run. ``settings.roles`` picks the gym API, the proxy and replicas; by
 default all of them, in one process. Apps listed in ``settings.replica_urls``
-are reached over HTTP; every other replica runs in this process, reached
-through an ASGI transport at ``http://<app>.replica`` — the same client, the
-same code path. Without the gym API, a process serves at most one replica, at
-``/`` (its API, ``/_env`` routes and ``/openapi.json``), for the others to reach.
+are reached over HTTP; every other replica runs in this process, called directly
+as an ASGI app at ``http://<app>.replica`` by the gym API and the proxy alike
+(one :class:`~workgym_proxy.upstream.Upstream`, the same code path). Without the gym
+API, a process serves at most one replica, at ``/`` (its API, ``/_env`` routes and
+``/openapi.json``), for the others to reach.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import httpx
 import orjson
 
 from replicas.catalog import app_names, served_apps, spec
@@ -36,6 +36,7 @@ from workgym_core.errors import INTERNAL_ERROR, ConfigError, NotFound
 from workgym_core.internal import APPS_PREFIX
 from workgym_core.registry import Registry
 from workgym_core.settings import Settings
+from workgym_proxy.upstream import Upstream, make_upstream
 
 from .placement import Heartbeat
 
@@ -63,7 +64,7 @@ class Server:
     proxy: Proxy | None
     replicas: dict[str, FastAPI]
     registry: Registry | None
-    http: httpx.AsyncClient
+    upstream: Upstream
     heartbeat: Heartbeat | None = None  # a replica instance registering itself for placement
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -116,10 +117,10 @@ class Server:
             await self.heartbeat.stop()
             self.heartbeat = None
         if self.proxy:
-            await self.proxy.upstream.aclose()
+            await self.proxy.aclose()
         for replica in self.replicas.values():
             await replica.state.store.aclose()
-        await self.http.aclose()
+        await self.upstream.aclose()
         if self.registry:
             await self.registry.redis.aclose()
 
@@ -207,12 +208,10 @@ def create_app(settings: Settings | None = None) -> Server:
         from replicas.runtime.app import create_replica_app
 
         replicas = {name: create_replica_app(spec(name), settings) for name in local}
-    http = httpx.AsyncClient(
-        # A replica's unhandled error is its JSON 500 answer, recorded like any other.
-        mounts={local_url(name): httpx.ASGITransport(app=app, raise_app_exceptions=False)
-                for name, app in replicas.items()},
-        timeout=httpx.Timeout(30.0, connect=3.0),  # a dead replica instance fails fast
-    )
+    # How the gym API and the proxy reach replicas: in-process ones directly, others over
+    # the network.
+    upstream = make_upstream(settings.proxy_client,
+                             {local_url(name): app for name, app in replicas.items()})
     roles = settings.roles
     registry = (Registry(redis_store.connect(settings), settings.internal_secret)
                 if roles & {"gym", "proxy"} else None)
@@ -224,20 +223,20 @@ def create_app(settings: Settings | None = None) -> Server:
 
         service = EpisodeService(
             settings=settings, registry=registry, catalogue=catalogue(),
-            replicas=ReplicaClient(http, settings.internal_secret), apps=apps,
+            replicas=ReplicaClient(upstream, settings.internal_secret), apps=apps,
             instances=instances,
         )
         gym = create_gym_app(settings, service)
     if registry and "proxy" in roles:
         from workgym_proxy import Proxy
-        from workgym_proxy.upstream import make_upstream
 
-        upstream = make_upstream(settings.proxy_client, http, [local_url(n) for n in replicas])
         # Any app of the catalogue: each episode says which it has (its record).
         proxy = Proxy(settings, registry, upstream, app_names())
     heartbeat = None
     if roles == {f"replica:{name}" for name in local} and len(local) == 1 and settings.redis_url \
             and settings.instance_url:
-        heartbeat = Heartbeat(redis_store.connect(settings), local[0], settings.instance_url)
+        store = replicas[local[0]].state.store
+        heartbeat = Heartbeat(redis_store.connect(settings), local[0], settings.instance_url,
+                              live=lambda: len(store))
     return Server(settings=settings, gym=gym, proxy=proxy, replicas=replicas, registry=registry,
-                  http=http, heartbeat=heartbeat)
+                  upstream=upstream, heartbeat=heartbeat)

@@ -2,14 +2,18 @@
 
 A replica served alone with ``REDIS_URL`` and an instance URL (``WORKGYM_INSTANCE_URL``;
 ``workgym serve`` derives ``http://<hostname>:<port>`` from the container's hostname) keeps
-itself in a sorted set with a :class:`Heartbeat`::
+itself in a sorted set with a :class:`Heartbeat`, which also reports how many episodes it
+holds::
 
-    wg:replicas:{app}     zset   instance URL -> the wall time its registration lapses
-    wg:replicas:{app}:rr  int    the round-robin counter
+    wg:replicas:{app}       zset   instance URL -> the wall time its registration lapses
+    wg:replicas:{app}:live  hash   instance URL -> the episodes it holds (its last heartbeat,
+                                   plus those placed on it since)
 
-:meth:`Placement.place` drops lapsed instances and picks the next live one, round-robin, in
-one Lua call; the gym API stores the choice on the episode record (``apps``), which is where
-the proxy forwards. An app without any registered instance is placed at its configured URL
+:meth:`Placement.place` drops lapsed instances and picks the live one holding the fewest
+episodes (ties to the first URL), counting the new episode on it at once so a burst of
+creations spreads before the next heartbeat, in one Lua call. The choice is sticky: the gym
+API stores it on the episode record (``apps``), which is where the proxy forwards for the
+episode's lifetime. An app without any registered instance is placed at its configured URL
 (``WORKGYM_REPLICA_URLS``); in-process replicas (all-in-one, ``workgym.make``) never consult
 Redis. A dead instance lapses within ``ttl_s``; its episodes fail with ``episode_lost``.
 """
@@ -20,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -32,19 +36,33 @@ log = logging.getLogger("workgym.placement")
 HEARTBEAT_S = 2.0
 TTL_S = 6.0
 
-# KEYS: the app's zset, its counter. ARGV: now. The next live instance, or nil.
+# KEYS: the app's zset, its live counts. ARGV: now. The live instance holding the fewest
+# episodes (counted one more), or nil.
 _PLACE = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if #lapsed > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+  redis.call('HDEL', KEYS[2], unpack(lapsed))
+end
 local live = redis.call('ZRANGE', KEYS[1], 0, -1)
 if #live == 0 then return false end
 table.sort(live)  -- a stable order: the scores (lapse times) move with every heartbeat
-local n = redis.call('INCR', KEYS[2])
-return live[(n % #live) + 1]
+local best, fewest = nil, nil
+for _, url in ipairs(live) do
+  local n = tonumber(redis.call('HGET', KEYS[2], url) or '0')
+  if fewest == nil or n < fewest then best, fewest = url, n end
+end
+redis.call('HINCRBY', KEYS[2], best, 1)
+return best
 """
 
 
 def instances_key(app: str) -> str:
     return f"wg:replicas:{app}"
+
+
+def counts_key(app: str) -> str:
+    return f"wg:replicas:{app}:live"
 
 
 def is_local(url: str) -> bool:
@@ -73,7 +91,7 @@ class Placement:
             return url
         if self._place is not None:
             key = instances_key(app)
-            chosen = await self._place(keys=[key, f"{key}:rr"], args=[time.time()])
+            chosen = await self._place(keys=[key, counts_key(app)], args=[time.time()])
             if chosen:
                 return str(chosen)
         if url is not None:
@@ -87,6 +105,7 @@ class Placement:
         registers again on its next heartbeat)."""
         if self.redis is not None and not is_local(url):
             await self.redis.zrem(instances_key(app), url)
+            await self.redis.hdel(counts_key(app), url)
 
     async def live(self, app: str) -> list[str]:
         """The registered instances of ``app`` whose registration has not lapsed."""
@@ -97,16 +116,21 @@ class Placement:
 
 
 class Heartbeat:
-    """Keeps one replica instance registered while its server runs."""
+    """Keeps one replica instance registered while its server runs, with the number of
+    episodes it holds (``live``)."""
 
     def __init__(self, redis: aioredis.Redis, app: str, url: str,
+                 live: Callable[[], int] = lambda: 0,
                  interval_s: float = HEARTBEAT_S, ttl_s: float = TTL_S) -> None:
-        self.redis, self.app, self.url = redis, app, url
+        self.redis, self.app, self.url, self.live = redis, app, url, live
         self.interval_s, self.ttl_s = interval_s, ttl_s
         self._task: asyncio.Task[None] | None = None
 
     async def beat(self) -> None:
-        await self.redis.zadd(instances_key(self.app), {self.url: time.time() + self.ttl_s})
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(instances_key(self.app), {self.url: time.time() + self.ttl_s})
+            pipe.hset(counts_key(self.app), self.url, self.live())
+            await pipe.execute()
 
     async def _run(self) -> None:
         while True:
@@ -133,4 +157,5 @@ class Heartbeat:
             self._task = None
         with contextlib.suppress(RedisError, OSError):
             await self.redis.zrem(instances_key(self.app), self.url)
+            await self.redis.hdel(counts_key(self.app), self.url)
         await self.redis.aclose()

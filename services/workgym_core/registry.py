@@ -76,11 +76,17 @@ end
 return {expired and 'expired' or 'ok', tostring(step), v[5], v[6], v[7], v[8], limited, v[11]}
 """
 
-# Record one step: it leaves the in-flight count (of an episode that still exists).
+# Record steps, each of one episode (KEYS: its record, its trajectory; ARGV: index, step
+# JSON, expiry): each leaves the in-flight count of an episode that still exists. Idempotent:
+# a step written twice (a retried write) is counted once.
 _RECORD = """
-redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
-redis.call('EXPIREAT', KEYS[2], ARGV[3])
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'inflight', -1) end
+for i = 1, #KEYS, 2 do
+  local a = (i - 1) / 2 * 3
+  if redis.call('ZADD', KEYS[i + 1], ARGV[a + 1], ARGV[a + 2]) == 1 then
+    redis.call('EXPIREAT', KEYS[i + 1], ARGV[a + 3])
+    if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('HINCRBY', KEYS[i], 'inflight', -1) end
+  end
+end
 return 1
 """
 
@@ -438,12 +444,19 @@ class Registry:
         await self._hash(episode_id)  # 404 for an unknown episode
         await self.redis.hset(_ep(episode_id), "faults", orjson.dumps(faults))
 
-    async def record_step(self, grant: StepGrant, step: bytes) -> None:
-        """Append one step (its JSON) at its index; it is no longer in flight."""
-        await self._record(keys=[_ep(grant.episode_id), _traj(grant.episode_id)],
-                           args=[step_index(grant), step, int(grant.expires_at) + 1])
+    async def record_steps(self, steps: list[tuple[str, int, bytes, float]]) -> None:
+        """Put steps (episode id, index, JSON, episode expiry) on their trajectories in one
+        call; they are no longer in flight."""
+        keys: list[str] = []
+        args: list[int | bytes] = []
+        for episode_id, index, step, expires_at in steps:
+            keys += [_ep(episode_id), _traj(episode_id)]
+            args += [index, step, int(expires_at) + 1]
+        await self._record(keys=keys, args=args)
 
-    async def trajectory(self, episode_id: str) -> list[TrajectoryStep]:
+    async def trajectory(self, episode_id: str, settle_s: float = 5.0) -> list[TrajectoryStep]:
+        """The episode's steps, once those in flight are recorded (up to ``settle_s``)."""
+        await self.settled(episode_id, settle_s)
         raw: list[str] = await self.redis.zrange(_traj(episode_id), 0, -1)  # type: ignore[assignment]
         return [TrajectoryStep.model_validate_json(item) for item in raw]
 

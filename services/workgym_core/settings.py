@@ -105,6 +105,14 @@ class Settings(BaseSettings):
     finish_wait_s: float = Field(
         90.0, gt=0, description="How long finish waits for the episode's requests still in "
         "flight to be recorded before it scores.")
+    redis_connections: int = Field(
+        64, gt=0, description="Redis connections per process; a request that finds them all "
+        "busy waits for one (up to redis_wait_s), then answers 503 with Retry-After.")
+    redis_wait_s: float = Field(
+        5.0, gt=0, description="Longest wait for a free Redis connection.")
+    max_inflight: int = Field(
+        1024, gt=0, description="Agent requests a proxy process serves at once; beyond it "
+        "sheds load: 503 server_busy with Retry-After, nothing counted or forwarded.")
     redis_retry_s: float = Field(
         30.0, ge=0, description="How long a step's record is retried while Redis is "
         "unreachable (a restart) before it is given up, loudly.")

@@ -258,7 +258,7 @@ async def test_integer_aliases_are_refused_and_change_nothing(
     replica: FastAPI, client: httpx.AsyncClient
 ) -> None:
     episode = replica.state.store.get(EPISODE)
-    before = episode.db.serialize()
+    before = episode.state()
     doc = replica.openapi()
     for (method, path, op), param in integer_params(doc):
         name = param["name"]
@@ -272,7 +272,7 @@ async def test_integer_aliases_are_refused_and_change_nothing(
             assert response.status_code == 422, (method, path, name, alias, response.text)
             error = response.json()["error"]
             assert (error["field"], error["rule"]) == (name, "canonical_integer"), error
-    assert episode.db.serialize() == before
+    assert episode.state() == before
 
 
 async def test_an_undecodable_body_is_a_documented_400(

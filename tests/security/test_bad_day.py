@@ -108,15 +108,15 @@ def test_a_record_that_meets_an_outage_is_retried(
 ) -> None:
     env = make_env(TASK, 2, "none")
     env.reset()
-    real, failures = Registry.record_step, [2]
+    real, failures = Registry.record_steps, [2]
 
-    async def flaky(self: Registry, grant: Any, step: bytes) -> None:
+    async def flaky(self: Registry, steps: Any) -> None:
         if failures[0]:
             failures[0] -= 1
             raise RedisConnectionError("Redis is restarting")
-        await real(self, grant, step)
+        await real(self, steps)
 
-    monkeypatch.setattr(Registry, "record_step", flaky)
+    monkeypatch.setattr(Registry, "record_steps", flaky)
     assert env.call("GET", "/groups").status_code == 200
     assert [s.path for s in trajectory(local, env)] == ["/groups"]
     assert env.finish()["steps"] == 1

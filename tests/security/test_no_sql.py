@@ -17,9 +17,9 @@ import pytest
 
 from replicas.catalog import spec
 from replicas.runtime.snapshots import SnapshotCache
+from tests.conftest import replica_post
 from workgym.local import LocalServer
 from workgym.sdk import Env
-from workgym_core.internal import INTERNAL_HEADER
 from workgym_core.settings import Settings
 
 from .conftest import TASK, operator
@@ -64,17 +64,23 @@ def test_the_replica_refuses_sql_even_with_the_internal_credential(
     env = make_env(TASK, 1, "none")
     obs = env.reset()
     url = f"http://helpdesk.replica/_env/episodes/{obs.episode_id}/apply"
-    internal = {INTERNAL_HEADER: settings.internal_secret}
     for ops in ([{"sql": "VACUUM INTO '/tmp/poisoned.sqlite'"}],
                 [{"op": "sql", "sql": "ATTACH DATABASE ':memory:' AS x"}],
                 [{"insert": "_changes", "values": {"tbl": "x", "op": "x"}}]):
-        refused = local.run(local.server.http.post(url, json={"ops": ops}, headers=internal))
-        assert refused.status_code == 422, refused.text
+        status, body = replica_post(local, url, {"ops": ops})
+        assert status == 422, body
     assert not Path("/tmp/poisoned.sqlite").exists()
     # And were a statement ever to get through, an episode's database reaches no other file.
-    episode = local.server.replicas["helpdesk"].state.store.get(obs.episode_id)
-    with pytest.raises(sqlite3.OperationalError, match="too many attached"):
-        episode.db.execute("ATTACH DATABASE ':memory:' AS other")
+    store = local.server.replicas["helpdesk"].state.store
+    episode = store.get(obs.episode_id)
+
+    async def attach(write: bool) -> None:
+        async with store.opened(episode, write=write) as opened:
+            opened.db.execute("ATTACH DATABASE ':memory:' AS other")
+
+    for write in (False, True):  # a read copy, and the episode's own database
+        with pytest.raises(sqlite3.OperationalError, match="too many attached"):
+            local.run(attach(write))
 
 
 def test_a_drift_the_operator_adds_applies_as_rows(local: LocalServer,

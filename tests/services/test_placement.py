@@ -1,5 +1,6 @@
-"""Placement: replica instances register with a heartbeat; new episodes go round-robin to
-the live ones; in-process replicas never consult Redis."""
+"""Placement: replica instances register with a heartbeat that reports the episodes they
+hold; new episodes go to the live one holding the fewest; in-process replicas never consult
+Redis."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from workgym.placement import Heartbeat, Placement, instances_key
+from workgym.placement import Heartbeat, Placement, counts_key, instances_key
 from workgym_core import redis_store
 from workgym_core.errors import NotFound, ServiceUnavailable
 from workgym_core.settings import Settings
@@ -21,7 +22,7 @@ APPS = frozenset(CONFIGURED)
 def _run(settings: Settings, body):  # type: ignore[no-untyped-def]
     async def run():  # type: ignore[no-untyped-def]
         redis = redis_store.connect(settings)
-        await redis.delete(instances_key("helpdesk"), instances_key("helpdesk") + ":rr")
+        await redis.delete(instances_key("helpdesk"), counts_key("helpdesk"))
         try:
             return await body(redis)
         finally:
@@ -35,7 +36,7 @@ def settings(tmp_path: Path) -> Settings:
     return Settings(data_dir=tmp_path, internal_secret="s")
 
 
-def test_new_episodes_go_round_robin_to_registered_instances(settings: Settings) -> None:
+def test_new_episodes_spread_over_registered_instances(settings: Settings) -> None:
     async def body(redis):  # type: ignore[no-untyped-def]
         beats = [Heartbeat(redis_store.connect(settings), "helpdesk", url) for url in (A, B, C)]
         for beat in beats:
@@ -52,6 +53,40 @@ def test_new_episodes_go_round_robin_to_registered_instances(settings: Settings)
     placed, after = _run(settings, body)
     assert sorted(placed) == sorted([A, B, C] * 2)
     assert after == {A, C}
+
+
+def test_new_episodes_go_to_the_instance_holding_fewest(settings: Settings) -> None:
+    held = {A: 5, B: 1, C: 3}
+
+    async def body(redis):  # type: ignore[no-untyped-def]
+        for url, n in held.items():
+            await Heartbeat(redis, "helpdesk", url, live=lambda n=n: n).beat()
+        placement = Placement(redis, APPS, CONFIGURED)
+        # Each placement counts at once, before any heartbeat reports it; ties go to the
+        # first URL.
+        return [await placement.place("helpdesk") for _ in range(8)]
+
+    assert _run(settings, body) == [B, B, B, C, B, C, A, B]
+
+
+def test_a_heartbeat_corrects_the_count(settings: Settings) -> None:
+    async def body(redis):  # type: ignore[no-untyped-def]
+        holds = {A: 0, B: 0}
+        beats = [Heartbeat(redis, "helpdesk", url, live=lambda url=url: holds[url])
+                 for url in (A, B)]
+        for beat in beats:
+            await beat.beat()
+        placement = Placement(redis, APPS, CONFIGURED)
+        first = [await placement.place("helpdesk") for _ in range(4)]  # 2 each
+        holds[A] = 0  # A's episodes finished; B still holds its two
+        holds[B] = 2
+        for beat in beats:
+            await beat.beat()
+        return first, [await placement.place("helpdesk") for _ in range(2)]
+
+    first, then = _run(settings, body)
+    assert sorted(first) == [A, A, B, B]
+    assert then == [A, A]
 
 
 def test_lapsed_and_evicted_instances_get_no_episode(settings: Settings) -> None:

@@ -7,12 +7,19 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 
-from workgym.app import create_app
+from workgym.app import create_app, health_only
 from workgym_core.errors import ConfigError
 from workgym_core.settings import Settings
-from workgym_proxy.upstream import AiohttpUpstream, HttpxUpstream, Split, make_upstream
+from workgym_proxy.upstream import (
+    AiohttpUpstream,
+    AsgiUpstream,
+    HttpxUpstream,
+    Split,
+    make_upstream,
+)
 
 REPLICA = {"helpdesk": "http://127.0.0.1:9/"}
 REDIS = "redis://127.0.0.1:9/0"  # never dialled: these servers make no Redis call
@@ -116,12 +123,16 @@ def test_unknown_roles_are_refused() -> None:
         Settings(roles=frozenset({"replica"}))
 
 
-def test_in_process_replicas_keep_the_asgi_transport_and_others_use_the_network() -> None:
-    http = httpx.AsyncClient()
-    assert isinstance(make_upstream("httpx", http, ["http://helpdesk.replica"]), HttpxUpstream)
-    assert isinstance(make_upstream("aiohttp", http, []), AiohttpUpstream)
-    split = make_upstream("aiohttp", http, ["http://helpdesk.replica"])
-    assert isinstance(split, Split)
-    assert isinstance(split.local, HttpxUpstream) and isinstance(split.network, AiohttpUpstream)
-    assert split.bases == ("http://helpdesk.replica",)
-    asyncio.run(split.aclose())
+def test_in_process_replicas_are_called_directly_and_others_use_the_network() -> None:
+    local = {"http://helpdesk.replica": health_only}
+    assert isinstance(make_upstream("httpx", {}), HttpxUpstream)
+    assert isinstance(make_upstream("aiohttp", {}), AiohttpUpstream)
+    for client, network in (("httpx", HttpxUpstream), ("aiohttp", AiohttpUpstream)):
+        split = make_upstream(client, local)  # type: ignore[arg-type]
+        assert isinstance(split, Split)
+        assert isinstance(split.local, AsgiUpstream) and isinstance(split.network, network)
+        assert split.bases == ("http://helpdesk.replica",)
+        status, _, body = asyncio.run(split.request("GET", "http://helpdesk.replica/healthz",
+                                                    [], b""))
+        assert (status, orjson.loads(body)) == (200, {"status": "ok"})
+        asyncio.run(split.aclose())

@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 
 from replicas.catalog import spec
+from tests.conftest import replica_post
 from workgym.agents import naive, reference
 from workgym.local import LocalServer
 from workgym.quality import check, report_failures
 from workgym.sdk import Env
 from workgym.tasks import catalogue
-from workgym_core.internal import INTERNAL_HEADER, INTERNAL_PREFIX
+from workgym_core.internal import INTERNAL_PREFIX
 
 TASKS = [task.id for task in catalogue()]
 COLLATERAL = [(task.id, app) for task in catalogue() for app in task.apps]
@@ -35,11 +36,9 @@ def _unrelated_write(local: LocalServer, env: Env, app: str) -> None:
     assert local.server.registry is not None and env.observation is not None
     episode_id = env.observation.episode_id
     instance = local.run(local.server.registry.get(episode_id)).apps[app]
-    internal = {INTERNAL_HEADER: local.server.settings.internal_secret}
-    response = local.run(local.server.http.post(
-        f"{instance}{INTERNAL_PREFIX}/episodes/{episode_id}/apply",
-        json={"ops": [spec(app).probe]}, headers=internal))
-    assert response.status_code == 200, response.text
+    status, body = replica_post(local, f"{instance}{INTERNAL_PREFIX}/episodes/{episode_id}/apply",
+                                {"ops": [spec(app).probe]})
+    assert status == 200, body
 
 
 @pytest.mark.parametrize("task_id", TASKS)

@@ -1,65 +1,68 @@
-"""The gym API's calls to replicas' internal /_env routes."""
+"""The gym API's calls to replicas' internal /_env routes, through the same upstream as the
+proxy's (in-process replicas called directly, others over the network)."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-import httpx
 import orjson
 
 from workgym_core.errors import ReplicaUnreachable, ServiceUnavailable, from_wire
 from workgym_core.internal import INTERNAL_HEADER, INTERNAL_PREFIX
+from workgym_proxy.upstream import Upstream
 
 log = logging.getLogger("workgym.gym")
 
 
 class ReplicaClient:
-    def __init__(self, http: httpx.AsyncClient, secret: str) -> None:
-        self.http = http
-        self.headers = {INTERNAL_HEADER: secret}
+    def __init__(self, upstream: Upstream, secret: str) -> None:
+        self.upstream = upstream
+        self.headers = [(INTERNAL_HEADER.encode(), secret.encode())]
 
     async def _call(self, method: str, url: str, *, episode: bool = True,
-                    **kwargs: Any) -> httpx.Response:
-        """``episode``: the call is about one episode, which an unreachable instance has lost
-        (ReplicaUnreachable); otherwise the app is just unavailable for now (503). A refusal
-        is the replica's own error, typed (``from_wire``), with its Retry-After."""
+                    json: Any = None) -> bytes:
+        """The body of the replica's answer. ``episode``: the call is about one episode,
+        which an unreachable instance has lost (ReplicaUnreachable); otherwise the app is just
+        unavailable for now (503). A refusal is the replica's own error, typed
+        (``from_wire``), with its Retry-After."""
+        headers, body = self.headers, b""
+        if json is not None:
+            headers, body = [*headers, (b"content-type", b"application/json")], orjson.dumps(json)
         try:
-            response = await self.http.request(method, url, headers=self.headers, **kwargs)
-        except httpx.HTTPError as exc:
-            log.warning("replica at %s unreachable: %r", url, exc)
+            status, received, content = await self.upstream.request(method, url, headers, body)
+        except ReplicaUnreachable as exc:
             if not episode:
                 raise ServiceUnavailable("the app's server is unreachable; retry shortly",
                                          code="app_unavailable", retry_after_s=2) from exc
-            raise ReplicaUnreachable() from exc
-        if response.status_code >= 400:
-            log.warning("replica refused %s %s: %s %s", method, url, response.status_code,
-                        response.text[:300])
+            raise
+        if status >= 400:
+            log.warning("replica refused %s %s: %s %r", method, url, status, content[:300])
             try:
-                body = orjson.loads(response.content)
+                parsed = orjson.loads(content)
             except orjson.JSONDecodeError:
-                body = None
-            error = from_wire(response.status_code, body)
-            if retry := response.headers.get("retry-after"):
-                error.headers = {"retry-after": retry}
+                parsed = None
+            error = from_wire(status, parsed)
+            if retry := next((v for k, v in received if k == b"retry-after"), None):
+                error.headers = {"retry-after": retry.decode("latin-1")}
             raise error
-        return response
+        return content
 
     async def create_episode(self, base: str, **body: Any) -> dict[str, Any]:
-        response = await self._call("POST", f"{base}{INTERNAL_PREFIX}/episodes", json=body)
-        return orjson.loads(response.content)  # type: ignore[no-any-return]
+        content = await self._call("POST", f"{base}{INTERNAL_PREFIX}/episodes", json=body)
+        return orjson.loads(content)  # type: ignore[no-any-return]
 
     async def state(self, base: str, episode_id: str, which: str) -> bytes:
         url = f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}/state/{which}"
-        return (await self._call("GET", url)).content
+        return await self._call("GET", url)
 
     async def schema(self, base: str) -> dict[str, list[str]]:
-        response = await self._call("GET", f"{base}{INTERNAL_PREFIX}/schema", episode=False)
-        return orjson.loads(response.content)  # type: ignore[no-any-return]
+        content = await self._call("GET", f"{base}{INTERNAL_PREFIX}/schema", episode=False)
+        return orjson.loads(content)  # type: ignore[no-any-return]
 
     async def delete_episode(self, base: str, episode_id: str) -> None:
         await self._call("DELETE", f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}")
 
     async def openapi(self, base: str) -> dict[str, Any]:
-        return orjson.loads(
-            (await self._call("GET", f"{base}/openapi.json", episode=False)).content)  # type: ignore[no-any-return]
+        return orjson.loads(  # type: ignore[no-any-return]
+            await self._call("GET", f"{base}/openapi.json", episode=False))

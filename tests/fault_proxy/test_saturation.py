@@ -1,0 +1,76 @@
+"""Under load the proxy never answers 500: connection pools wait for a free connection, and a
+saturated proxy sheds load with 503 ``server_busy`` and Retry-After before it counts or
+forwards anything."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from workgym.local import LocalServer
+from workgym.sdk import Env
+from workgym_core.settings import Settings
+
+TASK = "helpdesk/refund-standard"
+
+
+def _server(tmp_path: Path, **limits: object) -> Iterator[LocalServer]:
+    server = LocalServer(Settings(data_dir=tmp_path, internal_secret="s", **limits))
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def two_connections(tmp_path: Path) -> Iterator[LocalServer]:
+    yield from _server(tmp_path, redis_connections=2, redis_wait_s=10)
+
+
+@pytest.fixture
+def one_at_a_time(tmp_path: Path) -> Iterator[LocalServer]:
+    yield from _server(tmp_path, max_inflight=1)
+
+
+def test_requests_wait_for_a_redis_connection_instead_of_failing(
+        two_connections: LocalServer) -> None:
+    envs = [Env.inprocess(two_connections, TASK, seed=1, faults="none") for _ in range(8)]
+    for env in envs:
+        env.reset()
+
+    def steps(env: Env) -> list[int]:
+        return [env.call("GET", "/groups").status_code for _ in range(6)]
+
+    with ThreadPoolExecutor(len(envs)) as pool:
+        statuses = [s for batch in pool.map(steps, envs) for s in batch]
+    assert statuses == [200] * 48  # 8 episodes at once over 2 connections: all waited
+    registry = two_connections.server.registry
+    assert registry is not None
+    for env in envs:
+        assert env.observation is not None
+        assert len(two_connections.run(registry.trajectory(env.observation.episode_id))) == 6
+        env.close()
+
+
+def test_a_saturated_proxy_sheds_load_with_503_and_retry_after(
+        one_at_a_time: LocalServer) -> None:
+    slow = Env.inprocess(one_at_a_time, TASK, seed=1,
+                         faults=[{"kind": "latency", "delay_ms": 1500}])
+    other = Env.inprocess(one_at_a_time, TASK, seed=1, faults="none")
+    slow.reset()
+    other.reset()
+    with ThreadPoolExecutor(1) as pool:
+        held = pool.submit(slow.call, "GET", "/groups")
+        while one_at_a_time.server.proxy is None or not one_at_a_time.server.proxy.inflight:
+            pass  # the slow request is being served
+        shed = other.call("GET", "/groups")
+        assert held.result().status_code == 200
+    assert shed.status_code == 503
+    assert shed.json()["error"]["code"] == "server_busy"
+    assert int(shed.headers["retry-after"]) >= 1
+    # A shed request was never admitted: not counted, not on the trajectory.
+    assert other.state()["steps"] == 0
+    assert other.call("GET", "/groups").status_code == 200
+    slow.close()
+    other.close()

@@ -1,0 +1,44 @@
+"""An episode has no database of its own until it writes: its reads run on read copies of its
+snapshot, shared in turn by every unwritten episode of it and never written through."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from replicas.runtime.reads import KEEP_PER_SNAPSHOT
+from workgym.local import LocalServer
+from workgym.sdk import Env
+
+TASK = "helpdesk/refund-standard"
+
+
+def test_an_episode_gets_its_own_database_on_its_first_write(
+        local: LocalServer, make_env: Callable[..., Env]) -> None:
+    store = local.server.replicas["helpdesk"].state.store
+    a, b = make_env(TASK, 3, "none"), make_env(TASK, 3, "none")
+    ids = [env.reset().episode_id for env in (a, b)]
+    listed = a.call("GET", "/tickets", params={"status": "open", "limit": 1}).json()
+    ticket = listed["data"][0]["id"]
+    comments = a.call("GET", f"/tickets/{ticket}/comments").json()["total"]
+    assert store.get(ids[0]).own is None and store.get(ids[1]).own is None  # reads only
+    assert a.call("POST", f"/tickets/{ticket}/comments",
+                  json={"body": "Looking into it.", "public": False}).status_code == 201
+    assert store.get(ids[0]).own is not None and store.get(ids[1]).own is None
+    # The write is a's alone: b, still unwritten, reads its snapshot as it was.
+    assert a.call("GET", f"/tickets/{ticket}/comments").json()["total"] == comments + 1
+    assert b.call("GET", f"/tickets/{ticket}/comments").json()["total"] == comments
+    assert store.get(ids[1]).state() == store.get(ids[1]).initial
+    assert store.get(ids[0]).state() != store.get(ids[0]).initial
+
+
+def test_idle_episodes_share_a_few_read_copies(
+        local: LocalServer, make_env: Callable[..., Env]) -> None:
+    store = local.server.replicas["helpdesk"].state.store
+    envs = [make_env(TASK, 4, "none") for _ in range(12)]
+    for env in envs:
+        env.reset()
+        assert env.call("GET", "/groups").status_code == 200
+    key = store.get(envs[0].observation.episode_id).snapshot_key  # type: ignore[union-attr]
+    assert all(store.get(env.observation.episode_id).own is None  # type: ignore[union-attr]
+               for env in envs)
+    assert 1 <= len(store._reads._idle[key]) <= KEEP_PER_SNAPSHOT
