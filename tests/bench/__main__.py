@@ -6,7 +6,6 @@ noisy, so read ratios within one run, not absolute numbers across runs.
 
 from __future__ import annotations
 
-import gc
 import os
 import resource
 import sys
@@ -24,16 +23,12 @@ from workgym.tasks import Task, catalogue
 from workgym_core.settings import Settings
 from workgym_reward import score
 
+from .memory import bench_live_episodes, reads
 from .proxy import bench_proxy
-from .stats import line, sample, sample_steps, step_line
+from .stats import line, sample, step_line
 from .tracing import bench_tracing
 
 TASK = "helpdesk/refund-standard"
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _create(store: EpisodeStore, task: Task, episode_id: str, ttl_s: float) -> None:
@@ -59,36 +54,6 @@ def bench_reset(settings: Settings) -> None:
     print(line(f"reset, replica (deserialize {size:.1f} MB)", times, "target p50 <= 1-2 ms"))
 
 
-def bench_memory(settings: Settings) -> None:
-    task = catalogue().get(TASK)
-    store = EpisodeStore(specs()["helpdesk"], settings)
-    _create(store, task, "warm", 600)
-    gc.collect()
-    before = _rss_mb()
-    n = 1000
-    for i in range(n):
-        _create(store, task, f"m{i}", 600)
-    gc.collect()
-    per = (_rss_mb() - before) / n
-    print(f"  {'resident memory per live episode':<44} {per:8.2f} MB   "
-          f"({n} live: {per * n / 1024:.2f} GB; target 1,000 in <= 4 GB)")
-
-
-def _reads(env: Env, n: int) -> list[float]:
-    """``n`` timed reads of one ticket, each on an episode with budget left."""
-    ticket: list[str] = []
-
-    def fresh() -> None:
-        env.reset()
-        ticket[:] = [env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]]
-
-    def read() -> int:
-        return env.call("GET", f"/tickets/{ticket[0]}").status_code
-
-    # The listing in ``fresh`` is a step too.
-    return sample_steps(read, n, catalogue().get(TASK).max_steps - 1, fresh)
-
-
 def bench_in_process(local: LocalServer) -> None:
     env = Env.inprocess(local, TASK, seed=7)
 
@@ -102,7 +67,7 @@ def bench_in_process(local: LocalServer) -> None:
         finishes.append(time.perf_counter() - middle)
     print(line("env.reset() in-process (new episode via gym API)", resets))
     print(line("env.finish() in-process, no steps (fetch + score)", finishes))
-    print(step_line("in-process step (GET through proxy)", lambda: _reads(env, 2000),
+    print(step_line("in-process step (GET through proxy)", lambda: reads(env, 2000),
                     "target p50 <= 0.5 ms"))
     task = catalogue().get(TASK)
 
@@ -145,7 +110,7 @@ def bench_http_create(data_dir: Path) -> None:
     with serving(env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)}) as url, \
             connect(url, TASK, seed=7) as env:
         print(line("episode creation over HTTP (POST /v1/episodes)", sample(env.reset, 200)))
-        print(step_line("HTTP step through the proxy, one client", lambda: _reads(env, 1000),
+        print(step_line("HTTP step through the proxy, one client", lambda: reads(env, 1000),
                         "target p50 <= 1.0 ms"))
 
 
@@ -153,14 +118,14 @@ def main() -> int:
     print(f"WorkGym benchmarks ({os.cpu_count()} cores; one process; medians of many samples)")
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp))
-        bench_memory(settings)  # first: later benchmarks leave freed memory malloc would reuse
-        bench_reset(settings)
         local = LocalServer(settings)
         try:
+            bench_live_episodes(local)  # first: later ones leave freed memory malloc would reuse
             bench_in_process(local)
             bench_scoring(local)
         finally:
             local.close()
+        bench_reset(settings)
         bench_http_create(Path(tmp))
         bench_proxy(Path(tmp))
     bench_tracing()

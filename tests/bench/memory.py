@@ -1,0 +1,97 @@
+"""`make bench`, live episodes: what an idle one costs, and whether 100,000 of them slow the
+active ones.
+
+An idle episode costs its replica instance an :class:`Episode` (no database until it writes)
+and Redis its record. Measured apart, in one in-process server: the replica's share from
+100,000 episodes created in its store (as the gym API would, minus the HTTP), Redis's from
+``REDIS_EPISODES`` created through the gym API (``used_memory``), and the in-process step
+before and after the 100,000 are there.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import statistics
+
+from workgym.local import LocalServer
+from workgym.sdk import Env
+from workgym.tasks import catalogue
+
+from .stats import Refused, sample_steps
+
+TASK = "helpdesk/refund-standard"
+IDLE = 100_000
+REDIS_EPISODES = 5_000
+TARGET_MB = 0.2
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def reads(env: Env, n: int) -> list[float]:
+    """``n`` timed reads of one ticket, each on an episode with budget left."""
+    ticket: list[str] = []
+
+    def fresh() -> None:
+        env.reset()
+        ticket[:] = [env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]]
+
+    def read() -> int:
+        return env.call("GET", f"/tickets/{ticket[0]}").status_code
+
+    # The listing in ``fresh`` is a step too.
+    return sample_steps(read, n, catalogue().get(TASK).max_steps - 1, fresh)
+
+
+def _redis_used(local: LocalServer) -> int:
+    registry = local.server.registry
+    assert registry is not None
+    info = local.run(registry.redis.info("memory"))
+    return int(info["used_memory"])
+
+
+def bench_live_episodes(local: LocalServer) -> None:
+    try:
+        _live_episodes(local)
+    except Refused as exc:
+        print(f"  {'live episodes':<44} NO FIGURE: {exc}")
+
+
+def _live_episodes(local: LocalServer) -> None:
+    task = catalogue().get(TASK)
+    store = local.server.replicas["helpdesk"].state.store
+    env = Env.inprocess(local, TASK, seed=7)
+    before_steps = reads(env, 1000)
+
+    # Redis: episodes through the gym API, left idle.
+    used = _redis_used(local)
+    idle = [Env.inprocess(local, TASK, seed=7) for _ in range(REDIS_EPISODES)]
+    for other in idle:
+        other.reset()
+    redis_kb = (_redis_used(local) - used) / REDIS_EPISODES / 1024
+
+    # The replica: episodes in its store, as the gym API makes them.
+    gc.collect()
+    rss = rss_mb()
+    for i in range(IDLE):
+        store.create(f"idle{i}", seed=7, setup=task.setup_of("helpdesk"),
+                     script=task.actors_of("helpdesk"), ttl_s=3600)
+    gc.collect()
+    replica_kb = (rss_mb() - rss) / IDLE * 1024
+    after_steps = reads(env, 1000)
+
+    per_mb = (replica_kb + redis_kb) / 1024
+    print(f"  {'memory per idle live episode':<44} {per_mb:8.3f} MB   (replica {replica_kb:.1f} "
+          f"KB + Redis {redis_kb:.1f} KB; {1024 / per_mb:,.0f} per GiB; target <= {TARGET_MB} MB)")
+    slower = statistics.median(after_steps) / statistics.median(before_steps)
+    print(f"  {f'in-process step with {IDLE:,} idle episodes':<44} p50 "
+          f"{statistics.median(after_steps) * 1e3:8.3f} ms   = {slower:.2f}x the step with "
+          f"none (p50 {statistics.median(before_steps) * 1e3:.3f} ms; target: no slowdown)")
+    for i in range(IDLE):
+        store.delete(f"idle{i}")
+    for other in idle:
+        other.close()
+    env.close()
