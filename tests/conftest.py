@@ -54,6 +54,7 @@ def replica_post(local: LocalServer, url: str, body: object) -> tuple[int, objec
     """POST JSON to a replica's internal route as the gym API does (status, parsed body)."""
     headers = [(INTERNAL_HEADER.encode(), local.server.settings.internal_secret.encode()),
                (b"content-type", b"application/json")]
+    assert local.server.upstream is not None
     status, _, content = local.run(local.server.upstream.request(
         "POST", url, headers, json.dumps(body).encode()))
     return status, json.loads(content)

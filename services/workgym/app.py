@@ -36,7 +36,6 @@ from workgym_core.errors import INTERNAL_ERROR, ConfigError, NotFound
 from workgym_core.internal import APPS_PREFIX
 from workgym_core.registry import Registry
 from workgym_core.settings import Settings
-from workgym_proxy.upstream import Upstream, make_upstream
 
 from .placement import Heartbeat
 
@@ -44,6 +43,7 @@ if TYPE_CHECKING:  # each role imports only what it serves (start-up CPU in cont
     from fastapi import FastAPI
 
     from workgym_proxy import Proxy
+    from workgym_proxy.upstream import Upstream
 
     from .gym.service import EpisodeService
 
@@ -64,7 +64,7 @@ class Server:
     proxy: Proxy | None
     replicas: dict[str, FastAPI]
     registry: Registry | None
-    upstream: Upstream
+    upstream: Upstream | None  # how the gym API and the proxy reach replicas
     heartbeat: Heartbeat | None = None  # a replica instance registering itself for placement
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -120,7 +120,8 @@ class Server:
             await self.proxy.aclose()
         for replica in self.replicas.values():
             await replica.state.store.aclose()
-        await self.upstream.aclose()
+        if self.upstream:
+            await self.upstream.aclose()
         if self.registry:
             await self.registry.redis.aclose()
 
@@ -208,15 +209,18 @@ def create_app(settings: Settings | None = None) -> Server:
         from replicas.runtime.app import create_replica_app
 
         replicas = {name: create_replica_app(spec(name), settings) for name in local}
-    # How the gym API and the proxy reach replicas: in-process ones directly, others over
-    # the network.
-    upstream = make_upstream(settings.proxy_client,
-                             {local_url(name): app for name, app in replicas.items()})
     roles = settings.roles
-    registry = (Registry(redis_store.connect(settings), settings.internal_secret)
-                if roles & {"gym", "proxy"} else None)
+    registry = upstream = None
+    if roles & {"gym", "proxy"}:
+        from workgym_proxy.upstream import make_upstream
+
+        registry = Registry(redis_store.connect(settings), settings.internal_secret)
+        # How the gym API and the proxy reach replicas: in-process ones directly, others
+        # over the network.
+        upstream = make_upstream(settings.proxy_client,
+                                 {local_url(name): app for name, app in replicas.items()})
     gym = proxy = None
-    if registry and "gym" in roles:
+    if registry and upstream and "gym" in roles:
         from .gym.replica_client import ReplicaClient
         from .gym.service import EpisodeService
         from .tasks import catalogue
@@ -227,7 +231,7 @@ def create_app(settings: Settings | None = None) -> Server:
             instances=instances,
         )
         gym = create_gym_app(settings, service)
-    if registry and "proxy" in roles:
+    if registry and upstream and "proxy" in roles:
         from workgym_proxy import Proxy
 
         # Any app of the catalogue: each episode says which it has (its record).
