@@ -42,7 +42,7 @@ class Access:
     operator: bool
 
 
-def _service(request: Request) -> EpisodeService:
+async def _service(request: Request) -> EpisodeService:
     return request.app.state.service  # type: ignore[no-any-return]
 
 
