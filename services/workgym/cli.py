@@ -1,5 +1,5 @@
-"""The ``workgym`` command: serve (every service starts here), prebuild snapshots, list
-tasks, run an agent on a task, export training data."""
+"""The ``workgym`` command: serve (every service starts here; on a Ray cluster, ``ray up``),
+prebuild snapshots, list tasks, run an agent on a task, export training data."""
 
 from __future__ import annotations
 
@@ -20,14 +20,13 @@ if TYPE_CHECKING:  # the commands import what they run: --help loads no web stac
 
 
 PORT = 8000
+PROXY_PORT = 8080  # compose's
 TELEMETRY_PORT = 4318  # OTLP/HTTP's
 TELEMETRY_URL = f"http://127.0.0.1:{TELEMETRY_PORT}"  # where `workgym export` reads by default
 
 
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
-
-    from workgym_core import credentials
 
     telemetry = "telemetry" in (args.role or ())
     if args.port is None:
@@ -36,12 +35,19 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"workgym: serving {', '.join(roles)} on http://{args.host}:{args.port}  "
           "(Ctrl-C to stop)", file=sys.stderr)
     if {"gym", "telemetry"} & set(roles):
-        print("workgym: operator API key: " + (
-            "WORKGYM_API_KEY" if "api_key" in settings.model_fields_set
-            else f"{settings.config_dir / credentials.API_KEY_FILE} (the SDK and CLI on this "
-            "machine read it from there)"), file=sys.stderr)
+        print(f"workgym: operator API key: {api_key_location(settings)}", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
+
+
+def api_key_location(settings: Settings | TelemetrySettings) -> str:
+    """Where the operator finds the API key these settings hold."""
+    from workgym_core import credentials
+
+    if "api_key" in settings.model_fields_set:
+        return "WORKGYM_API_KEY"
+    return (f"{settings.config_dir / credentials.API_KEY_FILE} (the SDK and CLI on this "
+            "machine read it from there)")
 
 
 def _workgym_app(args: argparse.Namespace) -> tuple[Server, list[str], Settings]:
@@ -81,6 +87,38 @@ def _telemetry_app(args: argparse.Namespace) -> tuple[FastAPI, list[str], Teleme
         raise ConfigError("--role telemetry runs alone: serve the other roles in another process")
     settings = TelemetrySettings()
     return create_app(settings), ["telemetry"], settings
+
+
+def _ray(args: argparse.Namespace) -> int:
+    """Serve WorkGym on a Ray cluster as actors (``up``), or stop them (``down``)."""
+    from workgym_core.settings import Settings
+
+    from . import ray_cluster
+
+    ray_cluster.connect(args.address)
+    if args.action == "down":
+        stopped = ray_cluster.down()
+        print(f"workgym: stopped {len(stopped)} actors: {', '.join(stopped) or 'none running'}",
+              file=sys.stderr)
+        return 0
+    settings = Settings()
+    deployment = ray_cluster.up(settings, dict(args.replicas or []), port=args.port,
+                                proxy_port=args.proxy_port, log_level=args.log_level)
+    counts = ", ".join(f"{app} x{len(urls)}" for app, urls in deployment.replicas.items())
+    print(f"gym API:  {deployment.gym}   (workgym.connect, workgym run --url)\n"
+          f"proxy:    {deployment.proxy}   (the episodes' app URLs)\n"
+          f"replicas: {counts}   (actors {ray_cluster.REPLICA_PREFIX}<app>-<i>)")
+    print(f"workgym: operator API key: {api_key_location(settings)}; `workgym ray down` "
+          "stops the actors", file=sys.stderr)
+    return 0
+
+
+def replica_count(text: str) -> tuple[str, int]:
+    """``helpdesk=4``: an app and its number of replica instances."""
+    app, _, count = text.partition("=")
+    if not app or not count.isdigit():
+        raise argparse.ArgumentTypeError(f"expected APP=COUNT, e.g. helpdesk=2; got {text!r}")
+    return app, int(count)
 
 
 def _prebuild(args: argparse.Namespace) -> int:
@@ -267,6 +305,26 @@ def parser() -> argparse.ArgumentParser:
                        help=f"default {PORT}; {TELEMETRY_PORT} with --role telemetry")
     serve.add_argument("--log-level", default="warning")
     serve.set_defaults(func=_serve)
+
+    ray = sub.add_parser("ray", help="serve WorkGym on a Ray cluster, many machines: the gym "
+                         "API, proxy and replica instances as Ray actors (workgym[ray])")
+    ray_sub = ray.add_subparsers(dest="action", required=True)
+    ray_up = ray_sub.add_parser("up", help="start the actors (those running are reused); "
+                                "print the gym API's and the proxy's URLs")
+    ray_down = ray_sub.add_parser("down", help="stop every WorkGym actor of the cluster")
+    for action in (ray_up, ray_down):
+        action.add_argument("--address", default="auto",
+                            help="the Ray cluster: auto (this node's, `ray start`; default) "
+                            "or ray://<head>:10001")
+        action.set_defaults(func=_ray)
+    ray_up.add_argument("--replicas", type=replica_count, action="append", metavar="APP=N",
+                        help="replica instances of an app, one CPU each (repeatable; default "
+                        "one per app); other replica actors are stopped")
+    ray_up.add_argument("--port", type=int, default=PORT,
+                        help=f"the gym API's port on the head node (default {PORT}; 0: free)")
+    ray_up.add_argument("--proxy-port", type=int, default=PROXY_PORT,
+                        help=f"the proxy's port on the head node (default {PROXY_PORT}; 0: free)")
+    ray_up.add_argument("--log-level", default="warning")
 
     prebuild = sub.add_parser("prebuild", help="build an app's pristine snapshots ahead of "
                               "time (in WORKGYM_DATA_DIR, where its instances look first)")

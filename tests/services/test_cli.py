@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from workgym.cli import seed_list
+from workgym.cli import parser, seed_list
 from workgym.processes import serving, workgym
 from workgym.sdk import connect
 
@@ -86,6 +86,14 @@ def test_prebuild_names_the_apps_when_one_is_unknown(tmp_path: Path) -> None:
 def test_seeds_are_ranges_and_lists() -> None:
     assert seed_list("0-3") == [0, 1, 2, 3]
     assert seed_list("0,3,7-9") == [0, 3, 7, 8, 9]
+
+
+def test_ray_up_takes_replica_counts_per_app(capsys: pytest.CaptureFixture[str]) -> None:
+    args = parser().parse_args(["ray", "up", "--replicas", "helpdesk=4", "--replicas", "notes=0"])
+    assert args.replicas == [("helpdesk", 4), ("notes", 0)] and args.address == "auto"
+    with pytest.raises(SystemExit):
+        parser().parse_args(["ray", "up", "--replicas", "helpdesk"])
+    assert "expected APP=COUNT" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args", [["--role", "telemetry", "--role", "gym"],
