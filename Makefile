@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 SEED ?= 7
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test gate bench lint serve clean compose-env images up down compose-boot
+.PHONY: help setup demo test gate bench load lint serve clean compose-env images up down compose-boot
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -33,6 +33,9 @@ gate: setup ## The task quality gate: every task's solutions on SEEDS seeds (def
 
 bench: setup ## Print the benchmark figures (reset, steps/s, scoring, memory, proxy, tracing)
 	@$(BIN)/python -m tests.bench
+
+load: setup ## Locust load tests (capacity, llm-paced): steps/s, episodes/s, p99 (LOAD_ARGS=...)
+	@$(BIN)/python -m tests.load $(LOAD_ARGS)
 
 lint: setup ## ruff and mypy
 	@$(BIN)/ruff check .

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -149,6 +150,9 @@ class ToolCatalogue:
             for path, item in document.get("paths", {}).items()
             for method, op in item.items() if method in _METHODS
         ])
+
+    def __iter__(self) -> Iterator[Operation]:
+        return iter(self._ops.values())
 
     def merged(self, other: ToolCatalogue) -> ToolCatalogue:
         return ToolCatalogue([*self._ops.values(), *other._ops.values()])

@@ -208,7 +208,7 @@ def naive_step(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> None:
     raise ReferenceFailed(f"{step.call}: gave up after {NAIVE_ATTEMPTS} blind tries")
 
 
-def _runs(step: ReferenceStep, saved: dict[str, Any]) -> bool:
+def runs(step: ReferenceStep, saved: dict[str, Any]) -> bool:
     """Whether the step runs: it has no ``when``, or its ``when`` holds."""
     return step.when is None or bool(_search(step.when, {}, saved))
 
@@ -223,7 +223,7 @@ def run_script(env: Env, script: Reference, *, strict: bool = True) -> str | Non
     refuses is passed over: what was done is scored, as it would be of an agent."""
     saved = given(script, env.observation.instruction if env.observation else "")
     for step in script.steps:
-        if not _runs(step, saved):
+        if not runs(step, saved):
             continue
         try:
             run_step(env, step, saved)
@@ -244,7 +244,7 @@ def naive(env: Env, task: Task) -> str | None:
     """The reference without fault handling; it stops at the first step it cannot do."""
     saved = given(task.reference, env.observation.instruction if env.observation else "")
     for step in task.reference.steps:
-        if step.recovery or not _runs(step, saved):
+        if step.recovery or not runs(step, saved):
             continue
         try:
             naive_step(env, step, saved)
