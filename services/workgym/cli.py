@@ -4,6 +4,7 @@ prebuild snapshots, list tasks, run an agent on a task, export training data."""
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Callable, Collection
@@ -21,6 +22,10 @@ if TYPE_CHECKING:  # the commands import what they run: --help loads no web stac
 
 PORT = 8000
 PROXY_PORT = 8080  # compose's
+# Idle HTTP connections stay open this long (uvicorn's default is 5 s): longer than an LLM
+# agent thinks between steps, so its client never reuses a connection the server just closed
+# (a reset under locust's llm-paced profile, 3-30 s of think time).
+KEEP_ALIVE_S = 75
 TELEMETRY_PORT = 4318  # OTLP/HTTP's
 TELEMETRY_URL = f"http://127.0.0.1:{TELEMETRY_PORT}"  # where `workgym export` reads by default
 
@@ -36,7 +41,11 @@ def _serve(args: argparse.Namespace) -> int:
           "(Ctrl-C to stop)", file=sys.stderr)
     if {"gym", "telemetry"} & set(roles):
         print(f"workgym: operator API key: {api_key_location(settings)}", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    # What start-up built (modules, apps, the catalogue) lives as long as the process: out of
+    # the collector's way, so full collections among many live episodes stay short.
+    gc.freeze()
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
+                timeout_keep_alive=KEEP_ALIVE_S)
     return 0
 
 

@@ -138,10 +138,15 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
 end
 local rate, burst = tonumber(ARGV[4]), tonumber(ARGV[5])
 local b = redis.call('HMGET', KEYS[2], 'tokens', 'at')
-local tokens = burst
-if b[1] then tokens = math.min(burst, tonumber(b[1]) + (now - tonumber(b[2])) * rate) end
+local tokens, at = burst, now
+if b[1] then
+  -- Callers' clocks: one that reaches Redis late refills nothing (never negative), and the
+  -- bucket's time never moves back.
+  at = math.max(now, tonumber(b[2]))
+  tokens = math.min(burst, tonumber(b[1]) + (at - tonumber(b[2])) * rate)
+end
 if tokens < 1 then return {'rate', tostring((1 - tokens) / rate)} end
-redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(now))
+redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(at))
 redis.call('EXPIRE', KEYS[2], math.ceil(burst / rate) + 60)
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[6])
 return {'ok'}

@@ -80,3 +80,20 @@ def test_expired_episodes_are_freed_on_time_without_new_traffic(server: Factory)
                             headers={"authorization": f"Bearer {created[0].json()['token']}"})
     assert expired.status_code == 410 and expired.json()["error"]["code"] == "episode_expired"
     assert _create(local).status_code == 201  # the expired ones left the live quota
+
+
+def test_a_creation_that_reaches_redis_late_drains_no_tokens(server: Factory) -> None:
+    """The bucket refills by the callers' clocks: one whose admit arrives after a later one's
+    (late by 10 s under load) counts no negative time, which would drain rate x 10 tokens."""
+    local = server()
+    registry = local.server.registry
+    assert registry is not None
+
+    async def admit(now: float, episode_id: str) -> list[str]:
+        return await registry._admit(  # noqa: SLF001 - the script, with the caller's clock
+            keys=["wg:live:late", "wg:rate:late"],
+            args=[now, now + 60, 100, 1_000_000, 10, episode_id])
+
+    assert local.run(admit(1_000.0, "a")) == ["ok"]
+    assert local.run(admit(990.0, "b")) == ["ok"]  # before: refused, 'rate'
+    assert local.run(admit(1_000.5, "c")) == ["ok"]
