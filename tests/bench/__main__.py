@@ -97,7 +97,7 @@ def bench_scoring(local: LocalServer) -> None:
     final = episode.state()
 
     def run() -> None:
-        score(verifier=task.verifier, initial=episode.initial, final=final,
+        score(verifier=task.verifier, states={"helpdesk": (episode.initial, final)},
               trajectory=trajectory, answer=None, vars=record.vars,
               reference_steps=task.reference_steps)
 
