@@ -88,23 +88,23 @@ def api_key() -> str:
     raise SystemExit("compose-boot: no WORKGYM_API_KEY in .env")
 
 
-def probe(app: str, key: str) -> None:
+def probe(app: str, key: str, gym: str = GYM) -> None:
     """An episode of a task of ``app`` alone, and one read through the proxy (the first list
     operation of the app's OpenAPI document)."""
-    task = next(t["id"] for t in call("GET", f"{GYM}/v1/tasks", token=key) if t["apps"] == [app])
-    document = call("GET", f"{GYM}/v1/apps/{app}/openapi.json", token=key)
+    task = next(t["id"] for t in call("GET", f"{gym}/v1/tasks", token=key) if t["apps"] == [app])
+    document = call("GET", f"{gym}/v1/apps/{app}/openapi.json", token=key)
     path = next(p for p, item in document["paths"].items() if "get" in item and "{" not in p)
-    episode = call("POST", f"{GYM}/v1/episodes", {"task": task, "seed": 0, "faults": "none"},
+    episode = call("POST", f"{gym}/v1/episodes", {"task": task, "seed": 0, "faults": "none"},
                    token=key)
     call("GET", episode["apps"][app] + path, token=episode["token"])
 
 
-def first_episodes(deadline: float) -> float:
+def first_episodes(deadline: float, key: str, gym: str = GYM) -> float:
     """Poll until every app of the catalogue answers an episode through the proxy."""
-    key, pending = api_key(), list(APPS)
+    pending = list(APPS)
     while time.perf_counter() < deadline:
         try:
-            probe(pending[0], key)
+            probe(pending[0], key, gym)
             pending.pop(0)
             if not pending:
                 return time.perf_counter()
@@ -129,7 +129,7 @@ def main() -> int:
     watcher = threading.Thread(target=watch_health, args=(healthy, started, stop), daemon=True)
     watcher.start()
     try:
-        ready = first_episodes(started + 120)
+        ready = first_episodes(started + 120, api_key())
         wall = ready - started
         if up.wait(timeout=120) != 0:
             raise SystemExit("compose-boot: docker compose up failed")

@@ -23,6 +23,7 @@ from workgym.tasks import Task, catalogue
 from workgym_core.settings import Settings
 from workgym_reward import score
 
+from .boot import bench_boot
 from .memory import bench_live_episodes, reads
 from .proxy import bench_proxy
 from .stats import line, sample, step_line
@@ -117,7 +118,9 @@ def bench_http_create(data_dir: Path) -> None:
 def main() -> int:
     print(f"WorkGym benchmarks ({os.cpu_count()} cores; one process; medians of many samples)")
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp))
+        # The per-key quotas out of the way: the memory figure holds thousands of episodes.
+        settings = Settings(data_dir=Path(tmp), max_live_episodes=10**6,
+                            create_rate_per_s=10**6, create_burst=10**6)
         local = LocalServer(settings)
         try:
             bench_live_episodes(local)  # first: later ones leave freed memory malloc would reuse
@@ -128,6 +131,7 @@ def main() -> int:
         bench_reset(settings)
         bench_http_create(Path(tmp))
         bench_proxy(Path(tmp))
+        bench_boot(Path(tmp))
     bench_tracing()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"  peak RSS of the benchmark process: {peak:.0f} MB")
