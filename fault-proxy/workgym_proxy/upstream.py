@@ -17,13 +17,12 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Literal, Protocol
 from urllib.parse import unquote
 
-import httpx
-
 from workgym_core.asgi import ASGIApp, Message
 from workgym_core.errors import ReplicaUnreachable
 
 if TYPE_CHECKING:
     import aiohttp
+    import httpx
 
 Headers = list[tuple[bytes, bytes]]
 Exchange = tuple[int, Headers, bytes]  # status, headers (names lower-case), body
@@ -54,6 +53,8 @@ class HttpxUpstream:
         self.client = client
 
     async def request(self, method: str, url: str, headers: Headers, body: bytes) -> Exchange:
+        import httpx  # loaded with the client
+
         try:
             response = await self.client.request(method, url, headers=headers, content=body)
         except httpx.TransportError as exc:
@@ -183,6 +184,11 @@ class Split:
 def make_upstream(client: NetworkClient, local: dict[str, ASGIApp]) -> Upstream:
     """How replicas are reached: in-process ones (``local``, by base URL) called directly,
     those over the network by ``client``."""
-    network: Upstream = (HttpxUpstream(httpx.AsyncClient(timeout=httpx.Timeout(
-        TIMEOUT_S, connect=CONNECT_S))) if client == "httpx" else AiohttpUpstream())
+    if client == "httpx":
+        import httpx  # only this client needs it (importing it costs a process ~50 ms)
+
+        network: Upstream = HttpxUpstream(httpx.AsyncClient(
+            timeout=httpx.Timeout(TIMEOUT_S, connect=CONNECT_S)))
+    else:
+        network = AiohttpUpstream()
     return Split(local, AsgiUpstream(local), network) if local else network
