@@ -109,7 +109,8 @@ class Settings(BaseSettings):
         64, gt=0, description="Redis connections per process; a request that finds them all "
         "busy waits for one (up to redis_wait_s), then answers 503 with Retry-After.")
     redis_wait_s: float = Field(
-        5.0, gt=0, description="Longest wait for a free Redis connection.")
+        30.0, gt=0, description="Longest wait for a free Redis connection (a saturated "
+        "server queues requests rather than fail them; past this it sheds them).")
     max_inflight: int = Field(
         1024, gt=0, description="Agent requests a proxy process serves at once; beyond it "
         "sheds load: 503 server_busy with Retry-After, nothing counted or forwarded.")
