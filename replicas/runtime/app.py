@@ -10,6 +10,7 @@ from workgym_core import errors
 from workgym_core.settings import Settings
 
 from . import internal
+from .errors import WORKGYM_ERRORS
 from .observe import ObserveRequests
 from .openapi import document_agent_errors
 from .spec import ReplicaSpec
@@ -26,17 +27,20 @@ def create_replica_app(spec: ReplicaSpec, settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.store = store = EpisodeStore(spec, settings)
     app.add_middleware(ObserveRequests, store=store)
+    for middleware in reversed(spec.middleware):  # each added one wraps those before it
+        app.add_middleware(middleware)
     # Flattened: include_router would match every request twice (measured ~2x slower).
     app.router.routes.extend(spec.router.routes)
     app.include_router(internal.health, include_in_schema=False)
     app.include_router(internal.router, include_in_schema=False)
-    errors.install(app)
+    style = spec.errors or WORKGYM_ERRORS
+    errors.install(app, style.render)
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
         """FastAPI's document plus every error status an agent can get, built once."""
         if app.openapi_schema is None:
-            app.openapi_schema = document_agent_errors(generate())
+            app.openapi_schema = document_agent_errors(generate(), style)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

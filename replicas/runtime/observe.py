@@ -27,8 +27,8 @@ _ROUTE = ROUTE_HEADER.encode()
 
 def _canonical(value: str) -> int | str:
     """A path parameter as the replica understood it: ids are integers (a non-canonical
-    spelling never reaches a route: it is refused with 422)."""
-    return int(value) if value.isdigit() and len(value) < 19 else value
+    spelling never reaches a route: it is refused with 422); other digits ('²') stay text."""
+    return int(value) if value.isascii() and value.isdigit() and len(value) < 19 else value
 
 
 _TABLE = re.compile(r"\b(?:FROM|JOIN)\s+([A-Za-z][A-Za-z0-9_]*)", re.IGNORECASE)

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from workgym_core.error_docs import RETRY_AFTER as _RETRY_AFTER
-from workgym_core.error_docs import ErrorBody
+
+from .errors import ErrorStyle
 
 # status -> (description, response headers). 400 only where a body is sent (see below).
 AGENT_ERRORS: dict[int, tuple[str, dict[str, Any]]] = {
@@ -40,18 +43,20 @@ _FASTAPI_VALIDATION = ("HTTPValidationError", "ValidationError")
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
-def _error_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
+def _error_schemas(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the error body's $ref, the component schemas it needs)."""
-    schema = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
     components = schema.pop("$defs", {})
-    components[ErrorBody.__name__] = schema
-    return {"$ref": f"#/components/schemas/{ErrorBody.__name__}"}, components
+    components[model.__name__] = schema
+    return {"$ref": f"#/components/schemas/{model.__name__}"}, components
 
 
-def document_agent_errors(document: dict[str, Any]) -> dict[str, Any]:
-    """Document every :data:`AGENT_ERRORS` status on every operation (in place), replacing
-    FastAPI's own 422 (``{"detail": [...]}``, a body WorkGym never answers)."""
-    ref, components = _error_schemas()
+def document_agent_errors(document: dict[str, Any], style: ErrorStyle) -> dict[str, Any]:
+    """Document every :data:`AGENT_ERRORS` status and the style's own on every operation (in
+    place), with the style's error body, replacing FastAPI's own 422 (``{"detail": [...]}``,
+    a body WorkGym never answers)."""
+    ref, components = _error_schemas(style.model)
+    statuses = {**AGENT_ERRORS, **style.statuses}
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     for name in _FASTAPI_VALIDATION:
         schemas.pop(name, None)
@@ -62,9 +67,9 @@ def document_agent_errors(document: dict[str, Any]) -> dict[str, Any]:
             if operation is None:
                 continue
             responses = operation.setdefault("responses", {})
-            for status, (description, headers) in AGENT_ERRORS.items():
-                if status == 400 and "requestBody" not in operation:
-                    continue  # only a body can be undecodable
+            for status, (description, headers) in sorted(statuses.items()):
+                if status == 400 and "requestBody" not in operation and 400 not in style.statuses:
+                    continue  # WorkGym's 400 is an undecodable body: only a body can be
                 content = {"application/json": {"schema": ref}, **_HTML.get(status, {})}
                 response: dict[str, Any] = {"description": description, "content": content}
                 if headers:

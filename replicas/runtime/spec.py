@@ -24,7 +24,10 @@ if TYPE_CHECKING:  # the catalogue imports this module in processes that serve n
     from fastapi import APIRouter
     from pydantic import BaseModel
 
+    from workgym_core.asgi import ASGIApp
+
     from .episode import Episode
+    from .errors import ErrorStyle
     from .factories import Factory
 
 _REPLICAS = Path(__file__).resolve().parents[1]
@@ -81,6 +84,12 @@ class ReplicaSpec:
     # world would (e.g. the scripted customer answering a public reply).
     after_write: Callable[[Episode], None] | None = None
     openapi_tags: list[dict[str, str]] = field(default_factory=list)
+    # How its errors look (None: WorkGym's body); a product with an error object of its own
+    # renders that (replicas/runtime/errors.py).
+    errors: ErrorStyle | None = None
+    # Pure-ASGI middleware of the app's own around the API (the first outermost), outside the
+    # runtime's: the product's wire conventions (form-encoded bodies, ...).
+    middleware: tuple[Callable[[ASGIApp], ASGIApp], ...] = ()
 
     @property
     def brief(self) -> str:

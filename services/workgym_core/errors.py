@@ -5,10 +5,14 @@ on the class (as in httpx's and Litestar's trees) and :func:`install` maps the
 whole tree, FastAPI's validation errors and malformed bodies to one JSON shape:
 
     {"error": {"code": "...", "message": "...", "field": "...", "rule": "..."}}
+
+(A replica of a product whose API has an error object of its own renders the same errors in
+that shape instead: ``install(app, render)``.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -17,6 +21,7 @@ from starlette.responses import Response
 if TYPE_CHECKING:  # FastAPI is imported by the services that use install(), not the proxy
     from fastapi import FastAPI
     from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException as StarletteHTTPException
 
 
 class WorkGymError(Exception):
@@ -230,37 +235,52 @@ def _undecodable_body(cause: BaseException) -> WorkGymError:
 INTERNAL_ERROR = {"error": {"code": "internal_error",
                             "message": "an internal error occurred while handling the request"}}
 
+# How an app answers an error: WorkGym's body by default (a replica of a product with an
+# error object of its own renders that instead).
+Render = Callable[[WorkGymError], Response]
 
-def install(app: FastAPI) -> None:
-    """Map the WorkGym error tree, FastAPI's own errors and any unhandled exception to JSON,
-    once per app."""
+
+def _http_error(exc: StarletteHTTPException) -> WorkGymError:
+    """Starlette's own refusals (no route, a method not allowed) as WorkGym errors."""
+    if exc.status_code == 400 and exc.__cause__ is not None:
+        return _undecodable_body(exc.__cause__)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    found = WorkGymError(str(exc.detail), code=code, headers=getattr(exc, "headers", None))
+    found.status_code = exc.status_code
+    return found
+
+
+def internal_error() -> WorkGymError:
+    """What an unhandled exception is answered as (see :data:`INTERNAL_ERROR`)."""
+    found = WorkGymError(INTERNAL_ERROR["error"]["message"], code="internal_error")
+    found.status_code = 500
+    return found
+
+
+def install(app: FastAPI, render: Render = WorkGymError.response) -> None:
+    """Map the WorkGym error tree, FastAPI's own errors and any unhandled exception to JSON
+    answers made by ``render``, once per app."""
     from fastapi import Request
     from fastapi.exceptions import RequestValidationError
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
     async def workgym_error(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, WorkGymError)
-        return exc.response()
+        return render(exc)
 
     async def validation_error(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        return _validation_error(exc).response()
+        return render(_validation_error(exc))
 
     async def http_error(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
-        if exc.status_code == 400 and exc.__cause__ is not None:
-            return _undecodable_body(exc.__cause__).response()
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return json_response(
-            {"error": {"code": code, "message": str(exc.detail)}},
-            status_code=exc.status_code, headers=getattr(exc, "headers", None),
-        )
+        return render(_http_error(exc))
 
-    async def internal_error(_: Request, exc: Exception) -> Response:
+    async def unhandled(_: Request, exc: Exception) -> Response:
         # Starlette's ServerErrorMiddleware sends this, then re-raises for the server to log.
-        return json_response(INTERNAL_ERROR, status_code=500)
+        return render(internal_error())
 
     app.add_exception_handler(WorkGymError, workgym_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
-    app.add_exception_handler(Exception, internal_error)
+    app.add_exception_handler(Exception, unhandled)

@@ -8,6 +8,7 @@ redirects."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -22,12 +23,14 @@ from replicas.catalog import app_names, spec
 from replicas.runtime import changes
 from replicas.runtime.app import create_replica_app
 from replicas.runtime.clock import WORLD_START
+from replicas.runtime.errors import WORKGYM_ERRORS
 from replicas.runtime.params import CANONICAL_INTEGER, MAX_ID
 from replicas.runtime.setup import apply_ops, parse_ops
 from replicas.runtime.setup import schema as tables_of
 from replicas.runtime.snapshots import SnapshotCache, load
 from replicas.runtime.spec import actors_model, read_brief
 from workgym.tasks import catalogue
+from workgym_core.errors import InvalidRequest, WorkGymError
 from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER
 from workgym_core.settings import Settings
 
@@ -127,6 +130,23 @@ def integer_params(doc: dict[str, Any]) -> Iterator[tuple[Operation, dict[str, A
             if param["in"] in ("path", "query") and any(
                     True for _ in integers(doc, param["schema"], param["name"])):
                 yield operation, param
+
+
+def refusal(replica: FastAPI, error: WorkGymError) -> tuple[int, dict[str, Any]]:
+    """How the app answers ``error`` in its error style (WorkGym's, or its product's):
+    status and error object, without the message."""
+    style = replica.state.store.spec.errors or WORKGYM_ERRORS
+    response = style.render(error)
+    found = json.loads(bytes(response.body))["error"]
+    found.pop("message")
+    return response.status_code, found
+
+
+def refused(response: httpx.Response) -> tuple[int, dict[str, Any]]:
+    """What the app answered, as :func:`refusal` gives it."""
+    found = response.json()["error"]
+    found.pop("message")
+    return response.status_code, found
 
 
 def url(path: str, op: dict[str, Any], **values: str) -> str:
@@ -269,9 +289,9 @@ async def test_integer_aliases_are_refused_and_change_nothing(
             else:
                 response = await client.request(method, url(path, op), params={name: alias},
                                                 json=body)
-            assert response.status_code == 422, (method, path, name, alias, response.text)
-            error = response.json()["error"]
-            assert (error["field"], error["rule"]) == (name, "canonical_integer"), error
+            expected = refusal(replica, InvalidRequest(
+                "", code="validation_error", field=name, rule="canonical_integer"))
+            assert refused(response) == expected, (method, path, name, alias, response.text)
     assert episode.state() == before
 
 
@@ -285,12 +305,12 @@ async def test_an_undecodable_body_is_a_documented_400(
         response = await client.request(method, url(path, op), content=b'{"a": "\xff\xfe"}',
                                         headers={"content-type": "application/json"})
         assert response.status_code == 400, (method, path, response.text)
-        error = response.json()["error"]
-        assert (error["code"], error["field"]) == ("malformed_body", "body"), error
+        assert refused(response) == refusal(replica, WorkGymError(
+            "", code="malformed_body", field="body", rule="utf-8")), response.text
         response = await client.request(method, url(path, op), content=b'{"a": ',
                                         headers={"content-type": "application/json"})
-        assert response.status_code == 422, (method, path, response.text)
-        assert response.json()["error"]["code"] == "malformed_json"
+        assert refused(response) == refusal(replica, InvalidRequest(
+            "", code="malformed_json", field="body", rule="json_invalid")), response.text
 
 
 async def test_a_trailing_slash_is_a_json_404_not_a_redirect(

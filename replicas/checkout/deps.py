@@ -1,0 +1,27 @@
+"""Dependencies of checkout routes: the request's :class:`~.rules.common.World`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from replicas.runtime.deps import EpisodeDep
+
+from .rules.common import World, unix
+from .rules.payment_intents import expire_authorizations
+
+_READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+async def world(episode: EpisodeDep, request: Request) -> World:
+    """The episode at its clock; before a write, what the clock has made due is done
+    (authorizations that expired)."""
+    found = World(episode.db, unix(episode.now()), episode.seed,
+                  idempotency_key=request.headers.get("idempotency-key"))
+    if request.method not in _READS:
+        expire_authorizations(found)
+    return found
+
+
+WorldDep = Annotated[World, Depends(world)]

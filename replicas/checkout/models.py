@@ -1,0 +1,223 @@
+"""The checkout's schema: one SQLModel table class per Stripe object (replicas/runtime/world.py
+compiles the DDL from their metadata).
+
+Every table has WorkGym's integer ``id`` (what row operations, the diff and verifiers key on)
+and the object's Stripe id, ``stripe_id`` (``cus_...``, ``pi_...``: what the API calls
+``id``). References between objects hold Stripe ids under Stripe's field names
+(``payment_intents.customer = 'cus_...'``), so rows read like the objects they render.
+Times are Unix seconds (``created``); money is an integer in the currency's minor unit with
+a lowercase ISO code; ``metadata`` and the other JSON columns hold JSON text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.orm import registry
+from sqlmodel import Field, SQLModel
+
+
+def metadata() -> Any:
+    """Stripe's ``metadata`` (JSON text; ``metadata`` itself is taken by SQLModel)."""
+    return Field(default="{}", sa_column_kwargs={"name": "metadata", "server_default": "{}"})
+
+
+class CheckoutModel(SQLModel, registry=registry()):
+    """Base of checkout tables: its own metadata, so other replicas' tables never mix in."""
+
+
+class Customer(CheckoutModel, table=True):
+    __tablename__ = "customers"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    email: str | None = Field(default=None, index=True)
+    name: str | None = None
+    phone: str | None = None
+    description: str | None = None
+    currency: str | None = None  # set by the first payment
+    preferred_locales: str = Field(default="[]", sa_column_kwargs={"server_default": "[]"})
+    deleted: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    metadata_: str = metadata()
+    created: int
+
+
+class Product(CheckoutModel, table=True):
+    __tablename__ = "products"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    name: str
+    description: str | None = None
+    active: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
+    default_price: str | None = None  # a price's Stripe id (prices refer back: no FK)
+    url: str | None = None
+    metadata_: str = metadata()
+    created: int
+    updated: int
+
+
+class Price(CheckoutModel, table=True):
+    __tablename__ = "prices"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    product: str = Field(foreign_key="products.stripe_id", index=True)
+    currency: str
+    unit_amount: int
+    type: str  # one_time | recurring
+    recurring_interval: str | None = None  # day | week | month | year
+    recurring_interval_count: int | None = None
+    nickname: str | None = None
+    lookup_key: str | None = None
+    active: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
+    metadata_: str = metadata()
+    created: int
+
+
+class PaymentMethod(CheckoutModel, table=True):
+    __tablename__ = "payment_methods"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    type: str  # card
+    customer: str | None = Field(default=None, foreign_key="customers.stripe_id", index=True)
+    brand: str
+    last4: str
+    exp_month: int
+    exp_year: int
+    funding: str
+    country: str
+    fingerprint: str
+    # Which test card it is (cards.py): what every payment with it does. Never rendered.
+    test_card: str
+    billing_name: str | None = None
+    billing_email: str | None = None
+    metadata_: str = metadata()
+    created: int
+
+
+class PaymentIntent(CheckoutModel, table=True):
+    __tablename__ = "payment_intents"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    amount: int
+    currency: str
+    # requires_payment_method | requires_confirmation | requires_action | processing |
+    # requires_capture | succeeded | canceled
+    status: str = Field(index=True)
+    customer: str | None = Field(default=None, foreign_key="customers.stripe_id", index=True)
+    payment_method: str | None = Field(default=None, foreign_key="payment_methods.stripe_id")
+    capture_method: str  # automatic | automatic_async | manual
+    amount_capturable: int = 0
+    amount_received: int = 0
+    description: str | None = None
+    receipt_email: str | None = None
+    latest_charge: str | None = None  # a charge's Stripe id (charges refer back: no FK)
+    last_payment_error: str | None = None  # JSON: Stripe's error object
+    next_action: str | None = None  # JSON: what the customer must do (3-D Secure)
+    return_url: str | None = None
+    client_secret: str
+    cancellation_reason: str | None = None
+    canceled_at: int | None = None
+    metadata_: str = metadata()
+    created: int
+
+
+class Charge(CheckoutModel, table=True):
+    __tablename__ = "charges"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    payment_intent: str | None = Field(default=None, foreign_key="payment_intents.stripe_id",
+                                       index=True)
+    customer: str | None = Field(default=None, foreign_key="customers.stripe_id", index=True)
+    payment_method: str | None = Field(default=None, foreign_key="payment_methods.stripe_id")
+    amount: int
+    amount_captured: int = 0
+    # Refunds that did not fail or get canceled, plus an authorization's released remainder.
+    amount_refunded: int = 0
+    currency: str
+    status: str  # succeeded | pending | failed
+    captured: bool = False
+    refunded: bool = False
+    disputed: bool = False
+    failure_code: str | None = None
+    failure_message: str | None = None
+    outcome_type: str  # authorized | issuer_declined | blocked | invalid
+    outcome_reason: str | None = None  # the decline code
+    network_status: str  # approved_by_network | declined_by_network | not_sent_to_network
+    seller_message: str
+    capture_before: int | None = None  # when an uncaptured authorization expires
+    description: str | None = None
+    metadata_: str = metadata()
+    created: int
+
+
+class Refund(CheckoutModel, table=True):
+    __tablename__ = "refunds"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    charge: str = Field(foreign_key="charges.stripe_id", index=True)
+    payment_intent: str | None = Field(default=None, foreign_key="payment_intents.stripe_id",
+                                       index=True)
+    amount: int
+    currency: str
+    status: str  # pending | requires_action | succeeded | failed | canceled
+    reason: str | None = None  # duplicate | fraudulent | requested_by_customer
+    failure_reason: str | None = None
+    metadata_: str = metadata()
+    created: int
+
+
+class Dispute(CheckoutModel, table=True):
+    __tablename__ = "disputes"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    charge: str = Field(foreign_key="charges.stripe_id", index=True)
+    payment_intent: str | None = Field(default=None, foreign_key="payment_intents.stripe_id",
+                                       index=True)
+    amount: int
+    currency: str
+    # warning_needs_response | warning_under_review | warning_closed | needs_response |
+    # under_review | won | lost
+    status: str = Field(index=True)
+    reason: str
+    evidence: str = Field(default="{}", sa_column_kwargs={"server_default": "{}"})  # JSON
+    due_by: int
+    has_evidence: bool = False
+    submission_count: int = 0
+    is_charge_refundable: bool = False
+    metadata_: str = metadata()
+    created: int
+
+
+class Event(CheckoutModel, table=True):
+    __tablename__ = "events"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    type: str = Field(index=True)
+    data: str  # JSON: {"object": <the object as it was>}
+    idempotency_key: str | None = None
+    created: int
+
+
+class IdempotencyKey(CheckoutModel, table=True):
+    """The first answer to each Idempotency-Key (idempotency.py): part of the episode's
+    database, so it resets with the episode, but outside the world (``_``: not diffed)."""
+
+    __tablename__ = "_idempotency_keys"
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True)
+    fingerprint: str  # the request it answered: method, path and parameters
+    status: int
+    body: bytes
+    created: int
+
+
+METADATA = CheckoutModel.metadata

@@ -1,0 +1,290 @@
+"""The objects the checkout answers, as documented in its OpenAPI document (render.py makes
+them from rows). Every object has ``id``, ``object`` (its kind), ``created`` (Unix seconds on
+the episode's clock), ``livemode`` (always false: test mode) and, but events, ``metadata``."""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+T = TypeVar("T")
+
+_ID = "Unique identifier of the object."
+_CREATED = "When it was created: Unix seconds."
+_LIVEMODE = "Always false: this is test mode."
+_METADATA = "Your key-value pairs."
+_CURRENCY = "Three-letter ISO currency code, lowercase."
+_AMOUNT = "In the currency's minor unit (JPY, KRW: whole units)."
+
+
+class StripeObject(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description=_ID)
+    created: int = Field(description=_CREATED)
+    livemode: bool = Field(description=_LIVEMODE)
+    metadata: dict[str, str] = Field(description=_METADATA)
+
+
+class Customer(StripeObject):
+    object: Literal["customer"] = Field(description="'customer'.")
+    address: None = Field(description="Not kept by this replica.")
+    balance: int = Field(description="Credit balance (always 0 here).")
+    currency: str | None = Field(description="The currency the customer pays in, once set.")
+    default_source: None = Field(description="Legacy sources: none.")
+    delinquent: bool = Field(description="Whether an invoice is overdue (never, here).")
+    description: str | None = Field(description="An internal description.")
+    email: str | None = Field(description="The customer's email address.")
+    name: str | None = Field(description="The customer's full name.")
+    phone: str | None = Field(description="The customer's phone number.")
+    preferred_locales: list[str] = Field(description="Languages the customer prefers.")
+    shipping: None = Field(description="Not kept by this replica.")
+    tax_exempt: Literal["none"] = Field(description="Tax exemption: none.")
+
+
+class DeletedCustomer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description=_ID)
+    object: Literal["customer"] = Field(description="'customer'.")
+    deleted: Literal[True] = Field(description="Always true: the customer was deleted.")
+
+
+class Product(StripeObject):
+    object: Literal["product"] = Field(description="'product'.")
+    active: bool = Field(description="Whether it can be bought.")
+    default_price: str | Price | None = Field(description="Its default price (expandable).")
+    description: str | None = Field(description="The product's description.")
+    images: list[str] = Field(description="Image URLs.")
+    name: str = Field(description="The product's name.")
+    updated: int = Field(description="When it last changed: Unix seconds.")
+    url: str | None = Field(description="A public page about the product.")
+
+
+class RecurringOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    interval: str = Field(description="Billing period: day, week, month or year.")
+    interval_count: int = Field(description="Periods between two billings.")
+    usage_type: Literal["licensed"] = Field(description="Billed per unit: licensed.")
+
+
+class Price(StripeObject):
+    object: Literal["price"] = Field(description="'price'.")
+    active: bool = Field(description="Whether new payments may use it.")
+    billing_scheme: Literal["per_unit"] = Field(description="Per unit.")
+    currency: str = Field(description=_CURRENCY)
+    lookup_key: str | None = Field(description="A key to find the price by.")
+    nickname: str | None = Field(description="An internal name.")
+    product: str | Product = Field(description="Its product (expandable).")
+    recurring: RecurringOut | None = Field(description="Billing period, if recurring.")
+    tax_behavior: Literal["unspecified"] = Field(description="Tax behaviour: unspecified.")
+    type: Literal["one_time", "recurring"] = Field(description="One-time or recurring.")
+    unit_amount: int = Field(description=_AMOUNT)
+    unit_amount_decimal: str = Field(description="unit_amount as a decimal string.")
+
+
+class BillingDetailsOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    address: None = Field(description="Not kept by this replica.")
+    email: str | None = Field(description="The cardholder's email address.")
+    name: str | None = Field(description="The cardholder's name.")
+    phone: None = Field(description="Not kept by this replica.")
+
+
+class CardChecks(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    address_line1_check: None = Field(description="Not checked.")
+    address_postal_code_check: None = Field(description="Not checked.")
+    cvc_check: str | None = Field(description="The CVC check's result.")
+
+
+class ThreeDSecureUsage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    supported: bool = Field(description="Whether the card supports 3-D Secure.")
+
+
+class CardOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    brand: str = Field(description="visa, mastercard, amex, jcb, ...")
+    checks: CardChecks = Field(description="Checks of the card's details.")
+    country: str = Field(description="The issuer's country (ISO 3166-1 alpha-2).")
+    exp_month: int = Field(description="Expiry month.")
+    exp_year: int = Field(description="Expiry year.")
+    fingerprint: str = Field(description="The same for every PaymentMethod of one card.")
+    funding: str = Field(description="credit, debit or prepaid.")
+    last4: str = Field(description="The card number's last four digits.")
+    three_d_secure_usage: ThreeDSecureUsage = Field(description="3-D Secure support.")
+    wallet: None = Field(description="No wallets here.")
+
+
+class PaymentMethod(StripeObject):
+    object: Literal["payment_method"] = Field(description="'payment_method'.")
+    billing_details: BillingDetailsOut = Field(description="Who pays.")
+    card: CardOut = Field(description="The card.")
+    customer: str | Customer | None = Field(description="Its customer, once attached "
+                                            "(expandable).")
+    type: Literal["card"] = Field(description="The kind of payment method.")
+
+
+class PaymentIntent(StripeObject):
+    object: Literal["payment_intent"] = Field(description="'payment_intent'.")
+    amount: int = Field(description=_AMOUNT)
+    amount_capturable: int = Field(description="What can still be captured (requires_capture).")
+    amount_received: int = Field(description="What was captured.")
+    automatic_payment_methods: None = Field(description="Not used: card payments only.")
+    canceled_at: int | None = Field(description="When it was canceled: Unix seconds.")
+    cancellation_reason: str | None = Field(
+        description="duplicate, fraudulent, requested_by_customer, abandoned, or automatic (an "
+        "authorization that expired).")
+    capture_method: str = Field(description="automatic, automatic_async or manual.")
+    client_secret: str = Field(description="What the customer's browser completes it with.")
+    confirmation_method: Literal["automatic"] = Field(description="automatic.")
+    currency: str = Field(description=_CURRENCY)
+    customer: str | Customer | DeletedCustomer | None = Field(
+        description="The customer who pays (expandable).")
+    description: str | None = Field(description="An internal description.")
+    last_payment_error: dict[str, Any] | None = Field(
+        description="The error of the last payment attempt (a Stripe error object).")
+    latest_charge: str | Charge | None = Field(description="The last charge (expandable).")
+    next_action: dict[str, Any] | None = Field(
+        description="What the customer must do (requires_action): redirect_to_url (url, "
+        "return_url) or use_stripe_sdk, a 3-D Secure challenge.")
+    payment_method: str | PaymentMethod | None = Field(
+        description="The PaymentMethod it charges (expandable).")
+    payment_method_types: list[str] = Field(description="Kinds of payment method it accepts.")
+    receipt_email: str | None = Field(description="Where the receipt goes.")
+    status: Literal["requires_payment_method", "requires_confirmation", "requires_action",
+                    "processing", "requires_capture", "succeeded", "canceled"] = Field(
+        description="Where it is in its lifecycle.")
+
+
+class Outcome(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    network_status: str = Field(description="approved_by_network, declined_by_network, ...")
+    reason: str | None = Field(description="The decline code, if declined.")
+    risk_level: str = Field(description="Radar's risk level.")
+    seller_message: str = Field(description="What happened, for the merchant.")
+    type: str = Field(description="authorized, issuer_declined, ...")
+
+
+class ChargeCard(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    brand: str = Field(description="The card's brand.")
+    capture_before: int | None = Field(description="Uncaptured: when the authorization "
+                                       "expires (Unix seconds).")
+    country: str = Field(description="The issuer's country.")
+    exp_month: int = Field(description="Expiry month.")
+    exp_year: int = Field(description="Expiry year.")
+    funding: str = Field(description="credit, debit or prepaid.")
+    last4: str = Field(description="The card number's last four digits.")
+
+
+class PaymentMethodDetails(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["card"] = Field(description="The kind of payment method.")
+    card: ChargeCard = Field(description="The card charged.")
+
+
+class Charge(StripeObject):
+    object: Literal["charge"] = Field(description="'charge'.")
+    amount: int = Field(description=_AMOUNT)
+    amount_captured: int = Field(description="What was captured.")
+    amount_refunded: int = Field(description="What was refunded (or released, uncaptured).")
+    billing_details: BillingDetailsOut | None = Field(description="Who paid.")
+    captured: bool = Field(description="Whether it was captured.")
+    currency: str = Field(description=_CURRENCY)
+    customer: str | Customer | DeletedCustomer | None = Field(
+        description="The customer (expandable).")
+    description: str | None = Field(description="An internal description.")
+    disputed: bool = Field(description="Whether it was disputed.")
+    failure_code: str | None = Field(description="Why it failed: Stripe's error code.")
+    failure_message: str | None = Field(description="Why it failed, in words.")
+    outcome: Outcome = Field(description="What the card network answered.")
+    paid: bool = Field(description="Whether it succeeded (or was authorized).")
+    payment_intent: str | PaymentIntent | None = Field(
+        description="Its PaymentIntent (expandable).")
+    payment_method: str | None = Field(description="The PaymentMethod charged.")
+    payment_method_details: PaymentMethodDetails | None = Field(
+        description="The card charged.")
+    refunded: bool = Field(description="Whether all of it was refunded.")
+    status: Literal["succeeded", "pending", "failed"] = Field(description="Its status.")
+
+
+class Refund(StripeObject):
+    object: Literal["refund"] = Field(description="'refund'.")
+    amount: int = Field(description=_AMOUNT)
+    charge: str | Charge = Field(description="The charge refunded (expandable).")
+    currency: str = Field(description=_CURRENCY)
+    failure_reason: str | None = Field(description="Why it failed, if it did.")
+    payment_intent: str | PaymentIntent | None = Field(
+        description="The charge's PaymentIntent (expandable).")
+    reason: str | None = Field(description="duplicate, fraudulent or requested_by_customer.")
+    status: Literal["pending", "requires_action", "succeeded", "failed", "canceled"] = Field(
+        description="Its status.")
+
+
+class EvidenceDetails(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    due_by: int = Field(description="Evidence is due by then (Unix seconds).")
+    has_evidence: bool = Field(description="Whether evidence was given.")
+    past_due: bool = Field(description="Whether the deadline passed without a response.")
+    submission_count: int = Field(description="How many times evidence was submitted.")
+
+
+class Dispute(StripeObject):
+    object: Literal["dispute"] = Field(description="'dispute'.")
+    amount: int = Field(description=_AMOUNT)
+    charge: str | Charge = Field(description="The disputed charge (expandable).")
+    currency: str = Field(description=_CURRENCY)
+    evidence: dict[str, str | None] = Field(description="The evidence given, by field.")
+    evidence_details: EvidenceDetails = Field(description="The deadline and submissions.")
+    is_charge_refundable: bool = Field(description="Whether the charge can still be refunded.")
+    payment_intent: str | PaymentIntent | None = Field(
+        description="The charge's PaymentIntent (expandable).")
+    reason: str = Field(description="The cardholder's reason: fraudulent, duplicate, "
+                        "product_not_received, ...")
+    status: Literal["warning_needs_response", "warning_under_review", "warning_closed",
+                    "needs_response", "under_review", "won", "lost"] = Field(
+        description="Inquiries: warning_*; chargebacks: needs_response, under_review, won, "
+        "lost.")
+
+
+class EventRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: None = Field(description="Request logs are not kept.")
+    idempotency_key: str | None = Field(description="The request's Idempotency-Key, if any.")
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description=_ID)
+    object: Literal["event"] = Field(description="'event'.")
+    api_version: str = Field(description="The API version of data.object.")
+    created: int = Field(description=_CREATED)
+    data: dict[str, Any] = Field(description="{object}: the object as it was then.")
+    livemode: bool = Field(description=_LIVEMODE)
+    pending_webhooks: int = Field(description="Webhooks not yet delivered (none here).")
+    request: EventRequest = Field(description="The API request that caused it.")
+    type: str = Field(description="What happened, e.g. 'payment_intent.succeeded'.")
+
+
+class StripeList(BaseModel, Generic[T]):
+    model_config = ConfigDict(extra="forbid")
+
+    object: Literal["list"] = Field(description="'list'.")
+    data: list[T] = Field(description="This page's objects, newest first.")
+    has_more: bool = Field(description="Whether more objects follow: pass the last one's id as "
+                           "starting_after for them.")
+    url: str = Field(description="The list's path.")

@@ -1,0 +1,224 @@
+"""Rows as Stripe objects, and ``expand[]``.
+
+Each converter takes a row and the episode's clock (Unix seconds) and returns the object as
+Stripe's API shows it: ``id`` is the row's Stripe id, ``object`` names its kind, references
+are ids. ``expand`` replaces the references it names (``customer``, ``latest_charge.customer``,
+``data.customer`` on a list) by the objects, to the depth Stripe allows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+
+from replicas.runtime import db as sql
+
+from .errors import InvalidRequestError, ResourceMissing
+from .ids import table_of
+
+Row = dict[str, Any]
+# The API version this replica answers as (events carry it).
+API_VERSION = "2025-06-30.basil"
+EVIDENCE_FIELDS = (
+    "access_activity_log", "billing_address", "cancellation_policy_disclosure",
+    "cancellation_rebuttal", "customer_email_address", "customer_name", "customer_purchase_ip",
+    "duplicate_charge_explanation", "duplicate_charge_id", "product_description",
+    "refund_policy_disclosure", "refund_refusal_explanation", "service_date",
+    "shipping_address", "shipping_carrier", "shipping_date", "shipping_tracking_number",
+    "uncategorized_text",
+)
+MAX_EXPAND_DEPTH = 4
+
+
+def loads(text: str | None) -> Any:
+    return None if text is None else orjson.loads(text)
+
+
+def _common(row: Row, kind: str) -> Row:
+    return {"id": row["stripe_id"], "object": kind, "created": row["created"],
+            "livemode": False, "metadata": loads(row["metadata"])}
+
+
+def customer(row: Row, now: int) -> Row:
+    if row["deleted"]:
+        return {"id": row["stripe_id"], "object": "customer", "deleted": True}
+    return {**_common(row, "customer"), "address": None, "balance": 0,
+            "currency": row["currency"], "default_source": None, "delinquent": False,
+            "description": row["description"], "email": row["email"], "name": row["name"],
+            "phone": row["phone"], "preferred_locales": loads(row["preferred_locales"]),
+            "shipping": None, "tax_exempt": "none"}
+
+
+def product(row: Row, now: int) -> Row:
+    return {**_common(row, "product"), "active": bool(row["active"]),
+            "default_price": row["default_price"], "description": row["description"],
+            "images": [], "name": row["name"], "updated": row["updated"], "url": row["url"]}
+
+
+def price(row: Row, now: int) -> Row:
+    recurring = None if row["recurring_interval"] is None else {
+        "interval": row["recurring_interval"],
+        "interval_count": row["recurring_interval_count"], "usage_type": "licensed"}
+    return {**_common(row, "price"), "active": bool(row["active"]),
+            "billing_scheme": "per_unit", "currency": row["currency"],
+            "lookup_key": row["lookup_key"], "nickname": row["nickname"],
+            "product": row["product"], "recurring": recurring, "tax_behavior": "unspecified",
+            "type": row["type"], "unit_amount": row["unit_amount"],
+            "unit_amount_decimal": str(row["unit_amount"])}
+
+
+def _billing(row: Row) -> Row:
+    return {"address": None, "email": row["billing_email"], "name": row["billing_name"],
+            "phone": None}
+
+
+def payment_method(row: Row, now: int) -> Row:
+    return {**_common(row, "payment_method"), "billing_details": _billing(row),
+            "card": {"brand": row["brand"], "checks": {
+                "address_line1_check": None, "address_postal_code_check": None,
+                "cvc_check": "unchecked"}, "country": row["country"],
+                "exp_month": row["exp_month"], "exp_year": row["exp_year"],
+                "fingerprint": row["fingerprint"], "funding": row["funding"],
+                "last4": row["last4"],
+                "three_d_secure_usage": {"supported": True}, "wallet": None},
+            "customer": row["customer"], "type": row["type"]}
+
+
+def payment_intent(row: Row, now: int) -> Row:
+    return {**_common(row, "payment_intent"), "amount": row["amount"],
+            "amount_capturable": row["amount_capturable"],
+            "amount_received": row["amount_received"], "automatic_payment_methods": None,
+            "canceled_at": row["canceled_at"], "cancellation_reason": row["cancellation_reason"],
+            "capture_method": row["capture_method"], "client_secret": row["client_secret"],
+            "confirmation_method": "automatic", "currency": row["currency"],
+            "customer": row["customer"], "description": row["description"],
+            "last_payment_error": loads(row["last_payment_error"]),
+            "latest_charge": row["latest_charge"], "next_action": loads(row["next_action"]),
+            "payment_method": row["payment_method"], "payment_method_types": ["card"],
+            "receipt_email": row["receipt_email"], "status": row["status"]}
+
+
+def charge(row: Row, method: Row | None) -> Row:
+    """A charge (``method``: its PaymentMethod's row, for the card's details)."""
+    details = None if method is None else {"type": "card", "card": {
+        "brand": method["brand"], "capture_before": row["capture_before"],
+        "country": method["country"], "exp_month": method["exp_month"],
+        "exp_year": method["exp_year"], "funding": method["funding"],
+        "last4": method["last4"]}}
+    return {**_common(row, "charge"), "amount": row["amount"],
+            "amount_captured": row["amount_captured"],
+            "amount_refunded": row["amount_refunded"],
+            "billing_details": _billing(method) if method else None,
+            "captured": bool(row["captured"]), "currency": row["currency"],
+            "customer": row["customer"], "description": row["description"],
+            "disputed": bool(row["disputed"]), "failure_code": row["failure_code"],
+            "failure_message": row["failure_message"],
+            "outcome": {"network_status": row["network_status"],
+                        "reason": row["outcome_reason"], "risk_level": "normal",
+                        "seller_message": row["seller_message"], "type": row["outcome_type"]},
+            "paid": row["status"] == "succeeded", "payment_intent": row["payment_intent"],
+            "payment_method": row["payment_method"], "payment_method_details": details,
+            "refunded": bool(row["refunded"]), "status": row["status"]}
+
+
+def refund(row: Row, now: int) -> Row:
+    return {**_common(row, "refund"), "amount": row["amount"], "charge": row["charge"],
+            "currency": row["currency"], "failure_reason": row["failure_reason"],
+            "payment_intent": row["payment_intent"], "reason": row["reason"],
+            "status": row["status"]}
+
+
+def dispute(row: Row, now: int) -> Row:
+    given = loads(row["evidence"])
+    open_ = row["status"] in ("needs_response", "warning_needs_response")
+    return {**_common(row, "dispute"), "amount": row["amount"], "charge": row["charge"],
+            "currency": row["currency"],
+            "evidence": {name: given.get(name) for name in EVIDENCE_FIELDS},
+            "evidence_details": {"due_by": row["due_by"], "has_evidence": bool(
+                row["has_evidence"]), "past_due": open_ and now > row["due_by"],
+                "submission_count": row["submission_count"]},
+            "is_charge_refundable": bool(row["is_charge_refundable"]),
+            "payment_intent": row["payment_intent"], "reason": row["reason"],
+            "status": row["status"]}
+
+
+def event(row: Row, now: int) -> Row:
+    return {"id": row["stripe_id"], "object": "event", "api_version": API_VERSION,
+            "created": row["created"], "data": loads(row["data"]), "livemode": False,
+            "pending_webhooks": 0,
+            "request": {"id": None, "idempotency_key": row["idempotency_key"]},
+            "type": row["type"]}
+
+
+# What each kind's references may be expanded to (Stripe's expandable fields).
+EXPANDABLE: dict[str, frozenset[str]] = {
+    "payment_intent": frozenset({"customer", "payment_method", "latest_charge"}),
+    "charge": frozenset({"customer", "payment_intent"}),
+    "refund": frozenset({"charge", "payment_intent"}),
+    "dispute": frozenset({"charge", "payment_intent"}),
+    "payment_method": frozenset({"customer"}),
+    "price": frozenset({"product"}),
+    "product": frozenset({"default_price"}),
+}
+
+
+class Objects:
+    """The objects of one episode's database at its clock: by id, rendered, expanded."""
+
+    def __init__(self, db: sqlite3.Connection, now: int) -> None:
+        self.db = db
+        self.now = now
+
+    def row(self, table: str, object_id: str, *, kind: str, param: str = "id") -> Row:
+        """The row of the object ``object_id`` of ``table``, or resource_missing."""
+        found = sql.one(self.db, f"SELECT * FROM {table} WHERE stripe_id = ?", (object_id,))
+        if found is None:
+            raise ResourceMissing(kind, object_id, param=param)
+        return found
+
+    def render(self, table: str, row: Row) -> Row:
+        if table == "charges":
+            method = sql.one(self.db, "SELECT * FROM payment_methods WHERE stripe_id = ?",
+                             (row["payment_method"],)) if row["payment_method"] else None
+            return charge(row, method)
+        convert: Callable[[Row, int], Row] = CONVERTERS[table]
+        return convert(row, self.now)
+
+    def get(self, object_id: str) -> Row | None:
+        """The object ``object_id`` (any kind), rendered; None if there is none."""
+        table = table_of(object_id)
+        if table is None:
+            return None
+        row = sql.one(self.db, f"SELECT * FROM {table} WHERE stripe_id = ?", (object_id,))
+        return None if row is None else self.render(table, row)
+
+    def expand(self, obj: Row, paths: Sequence[str], *, param: str = "expand") -> Row:
+        """``obj`` with the references ``paths`` name replaced by their objects."""
+        for path in paths:
+            if path.count(".") >= MAX_EXPAND_DEPTH:
+                raise InvalidRequestError(
+                    f"You cannot expand more than {MAX_EXPAND_DEPTH} levels of a property. "
+                    f"Property: {path}", code="parameter_invalid", param=param)
+            self._expand(obj, path.split("."), path, param)
+        return obj
+
+    def _expand(self, obj: Row, parts: list[str], path: str, param: str) -> None:
+        head, rest = parts[0], parts[1:]
+        value = obj.get(head)
+        if isinstance(value, str) and head in EXPANDABLE.get(obj.get("object", ""), ()):
+            value = obj[head] = self.get(value) or value
+        elif not isinstance(value, dict) and value is not None:
+            raise InvalidRequestError(f"This property cannot be expanded ({path}).",
+                                      code="parameter_invalid", param=param)
+        if rest and isinstance(value, dict):
+            self._expand(value, rest, path, param)
+
+
+CONVERTERS: dict[str, Callable[[Row, int], Row]] = {
+    "customers": customer, "products": product, "prices": price,
+    "payment_methods": payment_method, "payment_intents": payment_intent, "refunds": refund,
+    "disputes": dispute, "events": event,
+}

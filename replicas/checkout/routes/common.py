@@ -1,0 +1,51 @@
+"""What the checkout's routes share: ids in paths, answering objects (expanded), lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from fastapi import Path
+from starlette.responses import Response
+
+from replicas.runtime.responses import ok
+
+from ..lists import cursor_page
+from ..render import Row
+from ..rules.common import World
+
+
+def object_path(kind: str) -> Any:
+    return Path(min_length=1, max_length=255, description=f"The {kind}'s id.")
+
+
+CustomerId = Annotated[str, object_path("customer")]
+ProductId = Annotated[str, object_path("product")]
+PriceId = Annotated[str, object_path("price")]
+PaymentMethodId = Annotated[str, object_path("PaymentMethod")]
+IntentId = Annotated[str, object_path("PaymentIntent")]
+ChargeId = Annotated[str, object_path("charge")]
+RefundId = Annotated[str, object_path("refund")]
+DisputeId = Annotated[str, object_path("dispute")]
+EventId = Annotated[str, object_path("event")]
+
+
+def answer(w: World, table: str, row: Row, expand: Sequence[str] | None) -> Response:
+    """``row`` as its object, the references ``expand`` names expanded."""
+    return ok(w.objects.expand(w.objects.render(table, row), expand or []))
+
+
+def retrieve(w: World, table: str, object_id: str, kind: str,
+             expand: Sequence[str] | None) -> Response:
+    return answer(w, table, w.objects.row(table, object_id, kind=kind), expand)
+
+
+def listing(w: World, table: str, kind: str, *, url: str, limit: int,
+            starting_after: str | None, ending_before: str | None,
+            expand: Sequence[str] | None, **equal: Any) -> Response:
+    """A page of ``table``'s objects whose columns equal ``equal`` (None: not filtered)."""
+    where = [f"{column} = ?" for column, value in equal.items() if value is not None]
+    params = [value for value in equal.values() if value is not None]
+    return ok(cursor_page(w.objects, table, where, params, url=url, limit=limit,
+                          starting_after=starting_after, ending_before=ending_before,
+                          expand=expand or [], kind=kind))

@@ -1,0 +1,6 @@
+"""Business rules of the checkout: Stripe's, as plain functions over one request's
+:class:`~.common.World` (the episode's database, clock and seed), everything else keyword-only
+or typed request bodies. A refused request raises a Stripe error (errors.py); routes run in
+one transaction, so a refusal leaves the database untouched. A declined card is the one
+outcome that is written *and* answered with an error (payment_intents.py). One module per
+area; every change records its events (``World.emit``)."""

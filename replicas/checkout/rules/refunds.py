@@ -1,0 +1,102 @@
+"""Refunds (docs.stripe.com/api/refunds): of a captured charge, never more in all than was
+captured (refunds that did not fail or get canceled count), never of a charge the cardholder
+disputed. A card refund succeeds at once; one waiting on the customer (``requires_action``)
+may be canceled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workgym_core.money import format_money
+
+from ..errors import InvalidRequestError
+from ..render import Row
+from ..schemas import RefundCreate
+from .common import World, metadata
+
+COUNTED = ("pending", "requires_action", "succeeded")
+
+
+def _money(amount: int, currency: str) -> str:
+    return format_money(amount, currency)
+
+
+def _charge_of(w: World, body: RefundCreate) -> Row:
+    if body.charge:
+        return w.objects.row("charges", body.charge, kind="charge", param="charge")
+    if not body.payment_intent:
+        raise InvalidRequestError("One of the following params should be provided for this "
+                                  "request: payment_intent or charge.",
+                                  code="parameter_missing", param="charge")
+    intent = w.objects.row("payment_intents", body.payment_intent, kind="payment_intent",
+                           param="payment_intent")
+    if intent["latest_charge"] is None or intent["status"] != "succeeded":
+        raise InvalidRequestError(
+            f"This PaymentIntent ({intent['stripe_id']}) does not have a successful charge to "
+            "refund.", code="charge_not_refundable", param="payment_intent")
+    return w.objects.row("charges", intent["latest_charge"], kind="charge")
+
+
+def refunded(w: World, charge: Row) -> int:
+    """What the refunds of ``charge`` that count (not failed, not canceled) add up to."""
+    found = w.db.execute(
+        f"SELECT coalesce(sum(amount), 0) AS n FROM refunds WHERE charge = ? AND status IN "
+        f"({', '.join('?' for _ in COUNTED)})", (charge["stripe_id"], *COUNTED)).fetchone()
+    return int(found["n"])
+
+
+def create(w: World, body: RefundCreate) -> Row:
+    charge = _charge_of(w, body)
+    if body.payment_intent and charge["payment_intent"] != body.payment_intent:
+        raise InvalidRequestError(f"Charge {charge['stripe_id']} does not belong to "
+                                  f"PaymentIntent {body.payment_intent}.",
+                                  code="parameter_invalid", param="payment_intent")
+    if charge["status"] != "succeeded" or not charge["captured"]:
+        raise InvalidRequestError(
+            f"Charge {charge['stripe_id']} has not been captured (or failed): there is nothing "
+            "to refund. Cancel an uncaptured PaymentIntent to release its authorization.",
+            code="charge_not_refundable", param="charge")
+    if charge["disputed"]:
+        raise InvalidRequestError(f"Charge {charge['stripe_id']} has been charged back; cannot "
+                                  "issue a refund.", code="charge_disputed", param="charge")
+    left = charge["amount_captured"] - refunded(w, charge)
+    if left <= 0:
+        raise InvalidRequestError(f"Charge {charge['stripe_id']} has already been refunded.",
+                                  code="charge_already_refunded", param="charge")
+    amount = left if body.amount is None else body.amount
+    if amount > left:
+        raise InvalidRequestError(
+            f"Refund amount ({_money(amount, charge['currency'])}) is greater than unrefunded "
+            f"amount on charge ({_money(left, charge['currency'])})",
+            code="amount_too_large", param="amount")
+    row = w.create("refunds", {
+        "charge": charge["stripe_id"], "payment_intent": charge["payment_intent"],
+        "amount": amount, "currency": charge["currency"], "status": "succeeded",
+        "reason": body.reason, "failure_reason": None,
+        "metadata": metadata("{}", body.metadata)})
+    w.emit("refund.created", "refunds", row)
+    total = charge["amount_refunded"] + amount
+    charge = w.update("charges", charge, {"amount_refunded": total,
+                                          "refunded": int(total >= charge["amount"])})
+    w.emit("charge.refunded", "charges", charge)
+    return row
+
+
+def update(w: World, row: Row, meta: Any) -> Row:
+    row = w.update("refunds", row, {"metadata": metadata(row["metadata"], meta)})
+    w.emit("refund.updated", "refunds", row)
+    return row
+
+
+def cancel(w: World, row: Row) -> Row:
+    if row["status"] != "requires_action":
+        raise InvalidRequestError(
+            f"Refund {row['stripe_id']} cannot be canceled because it has a status of "
+            f"{row['status']}. Only refunds with a status of requires_action can be canceled.",
+            code="refund_unexpected_state", param=None)
+    row = w.update("refunds", row, {"status": "canceled"})
+    charge = w.objects.row("charges", row["charge"], kind="charge")
+    total = charge["amount_refunded"] - row["amount"]
+    w.update("charges", charge, {"amount_refunded": total, "refunded": 0})
+    w.emit("refund.updated", "refunds", row)
+    return row

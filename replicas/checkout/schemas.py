@@ -1,0 +1,278 @@
+"""Request bodies, as Stripe's API takes them: form-encoded in bracket notation (the runtime's
+FormBodies makes them JSON) or JSON; values given as text (``amount=2000``) read as their
+types. Unknown parameters are refused (``parameter_unknown``). The objects answered are in
+objects.py."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from annotated_types import Interval
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+MetadataKey = Annotated[str, StringConstraints(min_length=1, max_length=40,
+                                               pattern=r"^[^\[\]]+$")]
+MetadataValue = Annotated[str, StringConstraints(max_length=500)]
+# Stripe's limits: 50 keys of up to 40 characters, values of up to 500; on an update a key
+# set to "" (or null) is removed, and metadata="" removes them all.
+Metadata = Annotated[dict[MetadataKey, MetadataValue | None], Field(max_length=50)] | Literal[""]
+Amount = Annotated[int, Interval(ge=1, le=99_999_999)]
+Currency = Annotated[str, StringConstraints(pattern=r"^[A-Za-z]{3}$")]
+ObjectId = Annotated[str, StringConstraints(min_length=1, max_length=255)]
+Text = Annotated[str, StringConstraints(max_length=5000)]
+Email = Annotated[str, StringConstraints(max_length=512)]
+
+_EXPAND = "References in the answer to expand into objects, e.g. ['customer']."
+_METADATA = ("Key-value pairs (up to 50 keys; keys up to 40 characters, values up to 500). "
+             "On an update, a key set to '' is removed; metadata='' removes them all.")
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    expand: list[Annotated[str, StringConstraints(max_length=200)]] | None = Field(
+        None, max_length=20, description=_EXPAND)
+
+
+class CustomerFields(Body):
+    email: Email | None = Field(None, description="The customer's email address.")
+    name: Text | None = Field(None, description="The customer's full name.")
+    phone: Annotated[str, StringConstraints(max_length=20)] | None = Field(
+        None, description="The customer's phone number.")
+    description: Text | None = Field(None, description="An internal description.")
+    preferred_locales: list[Annotated[str, StringConstraints(max_length=10)]] | None = Field(
+        None, max_length=10, description="Languages the customer prefers, e.g. ['de-DE'].")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class CustomerCreate(CustomerFields):
+    payment_method: ObjectId | None = Field(
+        None, description="A PaymentMethod to attach to the new customer.")
+
+
+class CustomerUpdate(CustomerFields):
+    pass
+
+
+class ProductFields(Body):
+    description: Text | None = Field(None, description="The product's description.")
+    active: bool | None = Field(None, description="Whether it can be bought.")
+    url: Text | None = Field(None, description="A public page about the product.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class ProductCreate(ProductFields):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=250)] = Field(
+        description="The product's name, shown to customers.")
+
+
+class ProductUpdate(ProductFields):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=250)] | None = Field(
+        None, description="The product's name, shown to customers.")
+    default_price: ObjectId | None = Field(None, description="The id of one of its prices.")
+
+
+class Recurring(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    interval: Literal["day", "week", "month", "year"] = Field(description="Billing period.")
+    interval_count: Annotated[int, Interval(ge=1, le=36)] = Field(
+        1, description="Periods between two billings.")
+
+
+class PriceFields(Body):
+    nickname: Annotated[str, StringConstraints(max_length=250)] | None = Field(
+        None, description="An internal name.")
+    lookup_key: Annotated[str, StringConstraints(max_length=200)] | None = Field(
+        None, description="A key to find the price by.")
+    active: bool | None = Field(None, description="Whether new payments may use it.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class PriceCreate(PriceFields):
+    product: ObjectId = Field(description="The product's id.")
+    currency: Currency = Field(description="Three-letter ISO currency code.")
+    unit_amount: Annotated[int, Interval(ge=0, le=99_999_999)] = Field(
+        description="Price in the currency's minor unit (JPY, KRW: whole units).")
+    recurring: Recurring | None = Field(None, description="Makes it a recurring price.")
+
+
+class PriceUpdate(PriceFields):
+    pass
+
+
+class CardDetails(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    number: Annotated[str, StringConstraints(pattern=r"^[0-9 ]{12,23}$")] = Field(
+        description="The card number (Stripe's test cards: docs.stripe.com/testing).")
+    exp_month: Annotated[int, Interval(ge=1, le=12)] = Field(description="Expiry month.")
+    exp_year: Annotated[int, Interval(ge=2000, le=2100)] = Field(description="Expiry year.")
+    cvc: Annotated[str, StringConstraints(pattern=r"^[0-9]{3,4}$")] | None = Field(
+        None, description="The card's security code.")
+
+
+class BillingDetails(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Text | None = Field(None, description="The cardholder's name.")
+    email: Email | None = Field(None, description="The cardholder's email address.")
+
+
+class PaymentMethodData(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["card"] = Field(description="The kind of payment method.")
+    card: CardDetails = Field(description="The card.")
+    billing_details: BillingDetails | None = Field(None, description="Who pays.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class PaymentMethodCreate(Body, PaymentMethodData):
+    pass
+
+
+class PaymentMethodUpdate(Body):
+    billing_details: BillingDetails | None = Field(None, description="Who pays.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class PaymentMethodAttach(Body):
+    customer: ObjectId = Field(description="The customer to attach it to.")
+
+
+class PaymentMethodDetach(Body):
+    pass
+
+
+CaptureMethod = Literal["automatic", "automatic_async", "manual"]
+_CAPTURE = ("When the funds are captured: at once (automatic, automatic_async) or when you "
+            "capture the authorization (manual; it expires after 7 days).")
+_PAYMENT_METHOD = ("A PaymentMethod id, or one of Stripe's test PaymentMethods "
+                   "(pm_card_visa, pm_card_chargeDeclined, ...).")
+_RETURN_URL = "Where the customer's browser returns after a 3-D Secure challenge."
+
+
+class PaymentIntentCreate(Body):
+    amount: Amount = Field(description="Amount in the currency's minor unit (JPY: whole yen).")
+    currency: Currency = Field(description="Three-letter ISO currency code, e.g. 'usd'.")
+    customer: ObjectId | None = Field(None, description="The customer who pays.")
+    payment_method: ObjectId | None = Field(None, description=_PAYMENT_METHOD)
+    payment_method_data: PaymentMethodData | None = Field(
+        None, description="A card to make a new PaymentMethod from.")
+    payment_method_types: list[Literal["card"]] | None = Field(
+        None, max_length=5, description="Kinds of payment method it accepts.")
+    confirm: bool | None = Field(None, description="Confirm it at once (charges the card).")
+    capture_method: CaptureMethod | None = Field(None, description=_CAPTURE)
+    description: Text | None = Field(None, description="An internal description.")
+    receipt_email: Email | None = Field(None, description="Where the receipt goes.")
+    return_url: Text | None = Field(None, description=_RETURN_URL)
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class PaymentIntentUpdate(Body):
+    amount: Amount | None = Field(None, description="Amount in the currency's minor unit.")
+    currency: Currency | None = Field(None, description="Three-letter ISO currency code.")
+    customer: ObjectId | None = Field(None, description="The customer who pays.")
+    payment_method: ObjectId | None = Field(None, description=_PAYMENT_METHOD)
+    capture_method: CaptureMethod | None = Field(None, description=_CAPTURE)
+    description: Text | None = Field(None, description="An internal description.")
+    receipt_email: Email | None = Field(None, description="Where the receipt goes.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class PaymentIntentConfirm(Body):
+    payment_method: ObjectId | None = Field(None, description=_PAYMENT_METHOD)
+    payment_method_data: PaymentMethodData | None = Field(
+        None, description="A card to make a new PaymentMethod from.")
+    receipt_email: Email | None = Field(None, description="Where the receipt goes.")
+    return_url: Text | None = Field(None, description=_RETURN_URL)
+
+
+class PaymentIntentCapture(Body):
+    amount_to_capture: Amount | None = Field(
+        None, description="How much of the authorization to capture (default: all of it); "
+        "the rest is released.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class PaymentIntentCancel(Body):
+    cancellation_reason: Literal[
+        "duplicate", "fraudulent", "requested_by_customer", "abandoned"] | None = Field(
+        None, description="Why it is canceled.")
+
+
+RefundReason = Literal["duplicate", "fraudulent", "requested_by_customer"]
+
+
+class RefundCreate(Body):
+    charge: ObjectId | None = Field(None, description="The charge to refund (or "
+                                    "payment_intent).")
+    payment_intent: ObjectId | None = Field(
+        None, description="The PaymentIntent whose charge to refund (or charge).")
+    amount: Amount | None = Field(None, description="How much (default: all that is left), in "
+                                  "the charge's currency's minor unit.")
+    reason: RefundReason | None = Field(None, description="Why.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class RefundUpdate(Body):
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class RefundCancel(Body):
+    pass
+
+
+Evidence = Annotated[str, StringConstraints(max_length=20000)]
+
+
+class DisputeEvidence(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    access_activity_log: Evidence | None = Field(None, description="Activity logs.")
+    billing_address: Evidence | None = Field(None, description="The billing address.")
+    cancellation_policy_disclosure: Evidence | None = Field(
+        None, description="How the cancellation policy was shown.")
+    cancellation_rebuttal: Evidence | None = Field(
+        None, description="Why the customer is not owed a cancellation.")
+    customer_email_address: Evidence | None = Field(None, description="The customer's email.")
+    customer_name: Evidence | None = Field(None, description="The customer's name.")
+    customer_purchase_ip: Evidence | None = Field(None, description="The purchase's IP.")
+    duplicate_charge_explanation: Evidence | None = Field(
+        None, description="Why two similar charges are not duplicates.")
+    duplicate_charge_id: Evidence | None = Field(None, description="The other charge's id.")
+    product_description: Evidence | None = Field(None, description="What was sold.")
+    refund_policy_disclosure: Evidence | None = Field(
+        None, description="How the refund policy was shown.")
+    refund_refusal_explanation: Evidence | None = Field(
+        None, description="Why the customer is not owed a refund.")
+    service_date: Evidence | None = Field(None, description="When the service was given.")
+    shipping_address: Evidence | None = Field(None, description="Where it was shipped.")
+    shipping_carrier: Evidence | None = Field(None, description="Who shipped it.")
+    shipping_date: Evidence | None = Field(None, description="When it was shipped.")
+    shipping_tracking_number: Evidence | None = Field(None, description="Tracking number.")
+    uncategorized_text: Evidence | None = Field(None, description="Any other evidence.")
+
+
+class DisputeUpdate(Body):
+    evidence: DisputeEvidence | None = Field(
+        None, description="Evidence to add (fields given replace those staged).")
+    submit: bool | None = Field(None, description="Submit the evidence to the bank now "
+                                "(default false: staged; it can be submitted once).")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class DisputeClose(Body):
+    pass
+
+
+class ChallengeAnswer(BaseModel):
+    """The customer's answer to a test 3-D Secure challenge (what a browser posts)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    client_secret: Annotated[str, StringConstraints(max_length=255)] = Field(
+        description="The PaymentIntent's client secret.")
+    outcome: Literal["authenticate", "fail"] = Field(
+        description="Complete the authentication, or fail it.")

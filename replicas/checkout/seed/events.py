@@ -1,0 +1,41 @@
+"""The events of the last 30 days (Stripe keeps 30 days of them): what became of each object
+made in that time, with the object as it is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..render import CONVERTERS, charge
+from ..rules.common import dumps
+from .common import Generation
+
+KEPT_DAYS = 30
+# The event of an intent's final status.
+INTENT_EVENTS = {"succeeded": "payment_intent.succeeded",
+                 "requires_payment_method": "payment_intent.payment_failed",
+                 "requires_capture": "payment_intent.amount_capturable_updated",
+                 "requires_action": "payment_intent.requires_action",
+                 "canceled": "payment_intent.canceled"}
+
+
+def build(g: Generation) -> None:
+    since = g.ago(KEPT_DAYS)
+    methods = {m["stripe_id"]: m for m in g.tables["payment_methods"]}
+    found: list[tuple[int, str, Any]] = []
+    for row in g.tables["payment_intents"]:
+        if row["created"] >= since:
+            found.append((row["created"], INTENT_EVENTS[row["status"]],
+                          CONVERTERS["payment_intents"](row, g.now)))
+    for row in g.tables["charges"]:
+        if row["created"] >= since:
+            kind = "charge.succeeded" if row["status"] == "succeeded" else "charge.failed"
+            found.append((row["created"], kind, charge(row, methods[row["payment_method"]])))
+    for table, kind in (("refunds", "refund.created"), ("disputes", "charge.dispute.created")):
+        for row in g.tables[table]:
+            if row["created"] >= since:
+                found.append((row["created"], kind, CONVERTERS[table](row, g.now)))
+    for created, kind, obj in sorted(found, key=lambda item: (item[0], item[1])):
+        g.new("events", {"type": kind, "data": dumps({"object": obj}),
+                         "idempotency_key": None, "created": created})
+
+

@@ -1,0 +1,49 @@
+"""The checkout's :class:`ReplicaSpec`: what the runtime serves, seeds and sets up."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from functools import partial
+
+from replicas.runtime.forms import FormBodies
+from replicas.runtime.spec import ReplicaSpec
+
+from .errors import STYLE, render
+from .factories import FACTORIES
+from .idempotency import InFlightKeys
+from .routes import TAGS, router
+
+
+def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
+    # Imported on use: SQLModel/SQLAlchemy is needed only to build a snapshot.
+    from .seed import seed as generate
+
+    generate(conn, seed, now)
+
+
+SPEC = ReplicaSpec(
+    name="checkout",
+    title="Checkout payments",
+    description=(
+        "The shop's payments, on a Stripe-compatible API (test mode): customers, products and "
+        "prices, PaymentMethods, PaymentIntents (confirm, 3-D Secure, capture, cancel), "
+        "charges, refunds, disputes and events, under /v1. Bodies are form-encoded in bracket "
+        "notation (metadata[order]=A-10423) or JSON; lists are cursor-paged (limit, "
+        "starting_after, ending_before); amounts are integers in the currency's minor unit "
+        "(JPY, KRW: whole units), currencies lowercase. Errors are Stripe's "
+        '{"error": {type, code, message, param, decline_code}}; POSTs take an '
+        "Idempotency-Key header."
+    ),
+    data_version="1",
+    router=router,
+    seed=_seed,
+    probe={"update": "products", "id": 1,
+           "values": {"description": "Catalogue review scheduled (probe: no task allows "
+                                     "this)."}},
+    factories=FACTORIES,
+    openapi_tags=TAGS,
+    errors=STYLE,
+    # Outermost first: concurrent duplicates refused before anything else, then form bodies.
+    middleware=(InFlightKeys, partial(FormBodies, render=render)),
+)
