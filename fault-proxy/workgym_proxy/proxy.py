@@ -43,6 +43,7 @@ from workgym_core.errors import (
     WorkGymError,
     from_wire,
 )
+from workgym_core.forms import decode, is_form
 from workgym_core.internal import (
     APPS_PREFIX,
     CHANGES_HEADER,
@@ -137,6 +138,15 @@ def _json_or_none(body: bytes, limit: int) -> Any:
         return None
 
 
+def _form_or_none(body: bytes) -> Any:
+    """A form body in bracket notation as the JSON it stands for; None if it is not one
+    (the replica answers that itself)."""
+    try:
+        return decode(body.decode("utf-8"))
+    except (UnicodeDecodeError, WorkGymError):
+        return None
+
+
 def _error_code(body: Any) -> str | None:
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         code = body["error"].get("code")
@@ -199,6 +209,8 @@ class Proxy:
         # Everything an agent sent is checked before the step is counted or forwarded.
         body = await read_body(receive, self.settings.max_body_bytes)
         parsed = json_body(body, self.settings.max_json_depth)
+        if parsed is None and body and is_form(headers):
+            parsed = _form_or_none(body)  # recorded as the JSON it stands for
         grant = await self.registry.begin_step(token)
         ctx = self._context(grant, token, app, scope["method"], path,
                             scope.get("query_string", b"").decode("latin-1"), body)
