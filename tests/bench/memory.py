@@ -18,7 +18,8 @@ from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 
-from .stats import Refused, sample_steps
+from .stats import Refused
+from .steps import reads
 
 TASK = "helpdesk/refund-standard"
 IDLE = 100_000
@@ -29,21 +30,6 @@ TARGET_MB = 0.2
 def rss_mb() -> float:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def reads(env: Env, n: int) -> list[float]:
-    """``n`` timed reads of one ticket, each on an episode with budget left."""
-    ticket: list[str] = []
-
-    def fresh() -> None:
-        env.reset()
-        ticket[:] = [env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]]
-
-    def read() -> int:
-        return env.call("GET", f"/tickets/{ticket[0]}").status_code
-
-    # The listing in ``fresh`` is a step too.
-    return sample_steps(read, n, catalogue().get(TASK).max_steps - 1, fresh)
 
 
 def _redis_used(local: LocalServer) -> int:
