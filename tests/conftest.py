@@ -21,6 +21,9 @@ from workgym.sdk import Env
 from workgym_core.internal import INTERNAL_HEADER
 from workgym_core.settings import Settings
 
+# Debian's Chromium for the tests of pages: the `browser` fixture and marks.
+pytest_plugins = ["tests.browser"]
+
 _CONFIG_DIRS: list[str] = []
 
 

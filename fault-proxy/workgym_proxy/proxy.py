@@ -1,13 +1,14 @@
 """Forward an agent's request to its episode's replica, inject its faults, record it.
 
 URL shape: ``/apps/<app>/<path inside the app>``. Each request must carry the
-episode's bearer token; the proxy checks its headers and body against the limits,
-counts the step, applies the episode's fault plan, forwards to the replica instance
-the episode was placed on with the internal credential, and records the exchange on
-the episode's trajectory at the index it was admitted with — whatever its body or
-outcome, even when the agent's connection drops or Redis is restarting. Agents can
-never reach another episode (the replica only sees the episode id the proxy derived
-from the token), an internal ``/_env`` route, or any host but the episode's replicas.
+episode's bearer token (a browser: its cookie, browser.py); the proxy checks its headers
+and body against the limits, counts the step, applies the episode's fault plan, forwards
+to the replica instance the episode was placed on with the internal credential, and
+records the exchange on the episode's trajectory at the index it was admitted with —
+whatever its body or outcome, even when the agent's connection drops or Redis is
+restarting. Agents can never reach another episode (the replica only sees the episode id
+the proxy derived from the token), an internal ``/_env`` route, or any host but the
+episode's replicas.
 """
 
 from __future__ import annotations
@@ -59,12 +60,14 @@ from workgym_core.registry import (
     UNREACHABLE,
     Registry,
     StepGrant,
+    invalid_token,
     lost_error,
     step_index,
 )
 from workgym_core.settings import Settings
 from workgym_core.trajectory import TrajectoryStep
 
+from . import browser
 from .faults import Fault, Reply, StepContext
 from .faults.plan import cached_plan
 from .faults.plugins import limited, token_expired
@@ -78,10 +81,11 @@ _CHANGES = CHANGES_HEADER.encode()
 _ROUTE = ROUTE_HEADER.encode()
 # The agent's trace context is continued by the proxy's span, not forwarded as is.
 _TRACE_CONTEXT = frozenset({b"traceparent", b"tracestate"})
-# Never forwarded in either direction: hop-by-hop, routing and credentials.
+# Never forwarded in either direction: hop-by-hop, routing and credentials (a browser's
+# cookie holds the episode's token).
 _DROP_REQUEST = frozenset({
     b"host", b"authorization", b"connection", b"keep-alive", b"te", b"trailer",
-    b"transfer-encoding", b"upgrade", b"proxy-authorization", b"content-length",
+    b"transfer-encoding", b"upgrade", b"proxy-authorization", b"content-length", b"cookie",
 })
 _DROP_RESPONSE = frozenset({
     b"connection", b"keep-alive", b"transfer-encoding", b"te", b"trailer", b"upgrade",
@@ -109,11 +113,17 @@ def _escapes(rest: str) -> bool:
 
 
 def _token(headers: list[tuple[bytes, bytes]]) -> str:
+    """The bearer token, else a browser's episode cookie (browser.py)."""
+    cookie = None
     for name, value in headers:
         if name == b"authorization":
             found = bearer(value.decode("latin-1"))
             if found:
                 return found
+        elif name == b"cookie":
+            cookie = cookie or browser.cookie_token(value)
+    if cookie:
+        return cookie
     raise Unauthorized("missing bearer token: send 'Authorization: Bearer <episode token>'",
                        code="missing_token")
 
@@ -174,6 +184,7 @@ class Proxy:
         self.metrics = obs.Metrics()
         self.recorder = Recorder(registry, settings.redis_retry_s)
         self.inflight = 0  # agent requests being served: beyond max_inflight, load is shed
+        browser.redact_access_log()
 
     def _route(self, scope: Scope) -> tuple[str, str, str]:
         """(app, decoded path inside it, the path as sent, to forward unchanged)."""
@@ -205,6 +216,9 @@ class Proxy:
         app, path, sent = self._route(scope)
         headers: list[tuple[bytes, bytes]] = scope["headers"]
         _check_headers(headers, self.settings)
+        if (entry := browser.entry(scope)) is not None:
+            await self._enter(send, app, *entry, secure=scope.get("scheme") == "https")
+            return
         token = _token(headers)
         # Everything an agent sent is checked before the step is counted or forwarded.
         body = await read_body(receive, self.settings.max_body_bytes)
@@ -230,6 +244,18 @@ class Proxy:
             finally:
                 # Recorded whatever happened, even if this task is being cancelled.
                 self._record(ctx, grant, parsed, reply, started, span)
+
+    async def _enter(self, send: Send, app: str, token: str, location: str, *,
+                     secure: bool) -> None:
+        """A browser's entry (browser.py): the episode's access token becomes its cookie."""
+        found = self.registry.tokens.parse(token)
+        if found is None or found.refresh:
+            raise invalid_token()
+        record = await self.registry.authorize(found.episode_id, token)
+        if app not in record.apps:
+            raise NotFound(f"this episode has no app '{app}'", code="app_not_in_episode")
+        await send_response(send, 303, b"", browser.entered(token, found.expires_at, location,
+                                                            secure=secure))
 
     async def _reply(self, ctx: StepContext, grant: StepGrant,
                      headers: list[tuple[bytes, bytes]]) -> Reply:

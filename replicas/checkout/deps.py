@@ -8,6 +8,7 @@ from fastapi import Depends, Request
 
 from replicas.runtime.deps import EpisodeDep
 
+from .rules import coupons, sessions
 from .rules.common import World, unix
 from .rules.payment_intents import expire_authorizations
 
@@ -16,11 +17,14 @@ _READS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 async def world(episode: EpisodeDep, request: Request) -> World:
     """The episode at its clock; before a write, what the clock has made due is done
-    (authorizations that expired)."""
+    (authorizations, Checkout Sessions and promotion codes that expired)."""
     found = World(episode.db, unix(episode.now()), episode.seed,
-                  idempotency_key=request.headers.get("idempotency-key"))
+                  idempotency_key=request.headers.get("idempotency-key"),
+                  secret=episode.secret)
     if request.method not in _READS:
         expire_authorizations(found)
+        sessions.expire_due(found)
+        coupons.expire_due(found)
     return found
 
 

@@ -3,42 +3,153 @@
     - {factory: customer, bind: customer}
     - {factory: payment_intent, bind: payment, customer: $customer.stripe_id, at: "@now-3d"}
     - {factory: payment_intent, bind: hold, status: requires_capture, card: mastercard}
+    - {factory: coupon, bind: coupon, percent_off: 15, at: "@now-40d"}
+    - {factory: promotion_code, bind: code, coupon: $coupon.stripe_id, expires: "@now-2d"}
+    - {factory: order, bind: order, customer: $customer.stripe_id, lines: 3, shipped: 1}
 
 Rows look like the world's (the same draws: world.py). A new customer is the seed's
-identity's next person; a payment's order number the identity's next. A payment comes with
-its card (a PaymentMethod of the ``card`` option's test card, default visa, attached to the
-customer) and its charge: ``status`` succeeded (default: captured), requires_capture (an
-authorization made ``at``, expiring 7 days later) or requires_payment_method (declined:
-give a declining ``card``, e.g. chargeDeclinedInsufficientFunds).
+identity's next person (with a store account); a payment's or an order's number the
+identity's next. A payment comes with its card (a PaymentMethod of the ``card`` option's test
+card, default visa, attached to the customer) and its charge: ``status`` succeeded (default:
+captured), requires_capture (an authorization made ``at``, expiring 7 days later) or
+requires_payment_method (declined: give a declining ``card``, e.g.
+chargeDeclinedInsufficientFunds). An order is the store's, paid (succeeded) by its own
+payment; ``lines`` items (default 1-3), the first ``shipped`` of them shipped (default none),
+``code`` a promotion code it redeemed (its discount spread over the items).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from replicas.runtime import db as sql
-from replicas.runtime.clock import parse_iso
+from replicas.runtime.clock import iso, parse_iso
 from replicas.runtime.factories import Factory, FactoryContext
 
 from .cards import BY_NAME, card
-from .ids import stripe_id
+from .discounts import allocate, discount
+from .ids import stripe_id, token
 from .rules.common import dumps, unix
 from .rules.payment_intents import AUTHORIZATION_TTL
-from .world import basket, card_values, customer_values
+from .world import (
+    address,
+    basket,
+    card_values,
+    customer_values,
+    data,
+    shipping,
+    subtotal,
+    unit_price,
+)
 
 Row = dict[str, Any]
 STATUSES = ("succeeded", "requires_capture", "requires_payment_method")
+COUNTRY = {"usd": "US", "gbp": "GB", "jpy": "JP", "eur": "DE"}
 
 
-def _at(ctx: FactoryContext, given: Mapping[str, Any], default_days: float) -> int:
-    at = given.get("at")
+def _at(ctx: FactoryContext, given: Mapping[str, Any], default_days: float,
+        key: str = "at") -> int:
+    at = given.get(key)
     return unix(parse_iso(at)) if at else unix(ctx.ago(days=default_days))
 
 
+def _iso(moment: int) -> str:
+    return iso(datetime.fromtimestamp(moment, UTC))
+
+
+def _customer(ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
+    """The customer ``given`` names, else a random one of the world's."""
+    found = sql.one(ctx.db, "SELECT * FROM customers WHERE stripe_id = ?",
+                    (given["customer"],)) if given.get("customer") else sql.one(
+        ctx.db, "SELECT * FROM customers WHERE id = ?",
+        (ctx.pick("customers", "NOT deleted"),))
+    if found is None:
+        raise ValueError(f"no customer {given.get('customer')}")
+    return found
+
+
+def _number(ctx: FactoryContext, given: Mapping[str, Any]) -> str:
+    """The order number ``given``, else the identity's next that no payment or order has."""
+    if given.get("order"):
+        found: str = given["order"]
+        return found
+    taken = {r["n"] for r in ctx.db.execute(
+        "SELECT number AS n FROM orders UNION SELECT description FROM payment_intents "
+        "WHERE description LIKE 'Order %'")}
+    return next(n for n in ctx.identity.new_order_numbers()
+                if n not in taken and f"Order {n}" not in taken)
+
+
+def _intent(ctx: FactoryContext, customer: Row, *, amount: int, currency: str, number: str,
+            skus: str, status: str, created: int) -> Row:
+    """A PaymentIntent's values, as the world's (its card and charge: :func:`_pay`)."""
+    intent = stripe_id("payment_intents", ctx.rng)
+    return {
+        "stripe_id": intent, "amount": amount, "currency": currency, "status": status,
+        "customer": customer["stripe_id"], "payment_method": None,
+        "capture_method": "manual" if status == "requires_capture" else "automatic",
+        "amount_capturable": 0, "amount_received": 0, "description": f"Order {number}",
+        "receipt_email": customer["email"], "latest_charge": None, "last_payment_error": None,
+        "next_action": None, "return_url": None,
+        "client_secret": f"{intent}_secret_{token(ctx.rng, 25)}",
+        "cancellation_reason": None, "canceled_at": None,
+        "metadata": dumps({"order": number, "skus": skus}), "created": created}
+
+
+def _pay(ctx: FactoryContext, row: Mapping[str, Any], card_name: str) -> None:
+    """``row``'s card (attached to its customer) and charge, as its status says."""
+    test = card(card_name)
+    method = {"stripe_id": stripe_id("payment_methods", ctx.rng),
+              **card_values(ctx.rng, test, row["customer"], row["created"], None)}
+    sql.insert(ctx.db, "payment_methods", method)
+    at = row["created"] + ctx.rng.randint(5, 60)
+    declined = row["status"] == "requires_payment_method"
+    decline = test.decline
+    if declined and decline is None:
+        raise ValueError("a declined payment needs a declining card "
+                         "(e.g. card: chargeDeclined)")
+    captured = row["status"] == "succeeded"
+    charge = stripe_id("charges", ctx.rng)
+    sql.insert(ctx.db, "charges", {
+        "stripe_id": charge, "payment_intent": row["stripe_id"],
+        "customer": row["customer"], "payment_method": method["stripe_id"],
+        "amount": row["amount"], "amount_captured": row["amount"] if captured else 0,
+        "amount_refunded": 0, "currency": row["currency"],
+        "status": "failed" if declined else "succeeded", "captured": int(captured),
+        "refunded": 0, "disputed": 0,
+        "failure_code": decline.code if declined and decline else None,
+        "failure_message": decline.message if declined and decline else None,
+        "outcome_type": "issuer_declined" if declined else "authorized",
+        "outcome_reason": decline.decline_code if declined and decline else None,
+        "network_status": "declined_by_network" if declined else "approved_by_network",
+        "seller_message": decline.seller_message if declined and decline
+        else "Payment complete.",
+        "capture_before": at + AUTHORIZATION_TTL if row["status"] == "requires_capture"
+        else None, "description": row["description"], "metadata": "{}", "created": at})
+    sql.update(ctx.db, "payment_intents", row["id"], {
+        "latest_charge": charge,
+        "payment_method": None if declined else method["stripe_id"],
+        "amount_received": row["amount"] if captured else 0,
+        "amount_capturable": row["amount"] if row["status"] == "requires_capture" else 0,
+        "last_payment_error": dumps({"type": "card_error", "code": decline.code,
+                                     "decline_code": decline.decline_code,
+                                     "message": decline.message, "charge": charge})
+        if declined and decline else None})
+
+
+def _card_option(given: Mapping[str, Any]) -> str:
+    name: str = given.get("card", "visa")
+    if name not in BY_NAME:
+        raise ValueError(f"card must be one of {', '.join(BY_NAME)}")
+    return name
+
+
 class CustomerFactory(Factory):
-    """A person no world has (the identity's next), as a customer. Option ``at``: when they
-    became one (default 30 to 600 days ago)."""
+    """A person no world has (the identity's next), as a customer with a store account.
+    Option ``at``: when they became one (default 30 to 600 days ago)."""
 
     table = "customers"
     options = frozenset({"at"})
@@ -48,6 +159,16 @@ class CustomerFactory(Factory):
         created = _at(ctx, given, ctx.rng.uniform(30, 600))
         return {"stripe_id": stripe_id("customers", ctx.rng),
                 **customer_values(person, created)}
+
+    def after(self, ctx: FactoryContext, row: Mapping[str, Any],
+              given: Mapping[str, Any]) -> None:
+        locale = row["preferred_locales"].strip('[]"') or "en-US"
+        stamp = _iso(row["created"])
+        sql.insert(ctx.db, "accounts", {
+            "customer": row["stripe_id"], "email": row["email"], "name": row["name"] or "",
+            "locale": locale, "email_verified": 1, "two_factor_enabled": 0,
+            "pending_email": None, "created_at": stamp, "updated_at": stamp,
+            "legacy_id": None, "legacy_created": None})
 
 
 class PaymentIntentFactory(Factory):
@@ -64,77 +185,173 @@ class PaymentIntentFactory(Factory):
         status = given.get("status", "succeeded")
         if status not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}")
-        if given.get("card", "visa") not in BY_NAME:
-            raise ValueError(f"card must be one of {', '.join(BY_NAME)}")
-        customer = sql.one(ctx.db, "SELECT * FROM customers WHERE stripe_id = ?",
-                           (given["customer"],)) if given.get("customer") else sql.one(
-            ctx.db, "SELECT * FROM customers WHERE id = ?",
-            (ctx.pick("customers", "NOT deleted"),))
-        if customer is None:
-            raise ValueError(f"no customer {given.get('customer')}")
-        customer_id = customer["stripe_id"]
+        _card_option(given)
+        customer = _customer(ctx, given)
         currency = given.get("currency") or customer["currency"] or "usd"
-        amount, skus = basket(r, currency)
-        number = given.get("order") or ctx.unused(
-            ctx.identity.new_order_numbers(), "payment_intents", "description",
-            lambda n: f"Order {n}")
-        intent = stripe_id("payment_intents", r)
-        secret = "".join(r.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(25))
-        return {
-            "stripe_id": intent, "amount": amount, "currency": currency, "status": status,
-            "customer": customer_id, "payment_method": None,
-            "capture_method": "manual" if status == "requires_capture" else "automatic",
-            "amount_capturable": 0, "amount_received": 0, "description": f"Order {number}",
-            "receipt_email": customer["email"], "latest_charge": None,
-            "last_payment_error": None, "next_action": None, "return_url": None,
-            "client_secret": f"{intent}_secret_{secret}", "cancellation_reason": None,
-            "canceled_at": None, "metadata": dumps({"order": number, "skus": ",".join(skus)}),
-            # An authorization is younger than its 7 days, unless ``at`` says otherwise.
-            "created": _at(ctx, given, r.uniform(0.1, 5) if status == "requires_capture"
-                           else r.uniform(1, 20))}
+        lines = basket(r)
+        # An authorization is younger than its 7 days, unless ``at`` says otherwise.
+        created = _at(ctx, given, r.uniform(0.1, 5) if status == "requires_capture"
+                      else r.uniform(1, 20))
+        return _intent(ctx, customer, amount=subtotal(lines, currency), currency=currency,
+                       number=_number(ctx, given), skus=",".join(sku for sku, _ in lines),
+                       status=status, created=created)
 
     def after(self, ctx: FactoryContext, row: Mapping[str, Any],
               given: Mapping[str, Any]) -> None:
-        test = card(given.get("card", "visa"))
-        method = {"stripe_id": stripe_id("payment_methods", ctx.rng),
-                  **card_values(ctx.rng, test, row["customer"], row["created"], None)}
-        sql.insert(ctx.db, "payment_methods", method)
-        at = row["created"] + ctx.rng.randint(5, 60)
-        declined = row["status"] == "requires_payment_method"
-        decline = test.decline
-        if declined and decline is None:
-            raise ValueError("a declined payment needs a declining card "
-                             "(e.g. card: chargeDeclined)")
-        captured = row["status"] == "succeeded"
-        charge = stripe_id("charges", ctx.rng)
-        sql.insert(ctx.db, "charges", {
-            "stripe_id": charge, "payment_intent": row["stripe_id"],
-            "customer": row["customer"], "payment_method": method["stripe_id"],
-            "amount": row["amount"], "amount_captured": row["amount"] if captured else 0,
-            "amount_refunded": 0, "currency": row["currency"],
-            "status": "failed" if declined else "succeeded", "captured": int(captured),
-            "refunded": 0, "disputed": 0,
-            "failure_code": decline.code if declined and decline else None,
-            "failure_message": decline.message if declined and decline else None,
-            "outcome_type": "issuer_declined" if declined else "authorized",
-            "outcome_reason": decline.decline_code if declined and decline else None,
-            "network_status": "declined_by_network" if declined else "approved_by_network",
-            "seller_message": decline.seller_message if declined and decline
-            else "Payment complete.",
-            "capture_before": at + AUTHORIZATION_TTL if row["status"] == "requires_capture"
-            else None, "description": row["description"], "metadata": "{}", "created": at})
-        sql.update(ctx.db, "payment_intents", row["id"], {
-            "latest_charge": charge,
-            "payment_method": None if declined else method["stripe_id"],
-            "amount_received": row["amount"] if captured else 0,
-            "amount_capturable": row["amount"] if row["status"] == "requires_capture" else 0,
-            "last_payment_error": dumps({"type": "card_error", "code": decline.code,
-                                         "decline_code": decline.decline_code,
-                                         "message": decline.message, "charge": charge})
-            if declined and decline else None})
+        _pay(ctx, row, _card_option(given))
+
+
+class CouponFactory(Factory):
+    """A coupon: ``percent_off`` (default 10-25) or ``amount_off`` with ``currency``; its id
+    drawn as the shop's campaigns are named unless given (``stripe_id``). Option ``at``: when
+    it was made (default 30 to 90 days ago)."""
+
+    table = "coupons"
+    options = frozenset({"at"})
+
+    def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
+        r = ctx.rng
+        percent = None if given.get("amount_off") else r.choice([10, 15, 20, 25])
+        name = r.choice(["AUTUMN", "BREWDAY", "BEANS", "CREMA", "POUROVER", "GRIND"])
+        return {"stripe_id": f"{name}{percent or ''}-{token(r, 4).upper()}",
+                "name": f"{name.title()} {percent}% off" if percent else name.title(),
+                "percent_off": percent, "amount_off": None, "currency": None,
+                "duration": "once", "duration_in_months": None, "max_redemptions": None,
+                "redeem_by": None, "times_redeemed": 0, "deleted": 0, "metadata": "{}",
+                "created": _at(ctx, given, r.uniform(30, 90))}
+
+
+class PromotionCodeFactory(Factory):
+    """A promotion code of ``coupon`` (default: one of the world's, not deleted): its ``code``
+    the coupon's id (up to a dash) unless given.
+    Options: ``at`` (when it was made, default the coupon's birth), ``expires`` (a time,
+    e.g. "@now-2d": its expires_at; default none)."""
+
+    table = "promotion_codes"
+    options = frozenset({"at", "expires"})
+
+    def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
+        coupon = sql.one(ctx.db, "SELECT * FROM coupons WHERE stripe_id = ?",
+                         (given["coupon"],)) if given.get("coupon") else ctx.row(
+            "coupons", ctx.pick("coupons", "NOT deleted"))
+        if coupon is None:
+            raise ValueError(f"no coupon {given['coupon']}")
+        expires = unix(parse_iso(given["expires"])) if given.get("expires") else None
+        return {"stripe_id": stripe_id("promotion_codes", ctx.rng),
+                "code": coupon["stripe_id"].split("-")[0], "coupon": coupon["stripe_id"],
+                "customer": None,
+                "active": int(expires is None or expires > unix(ctx.now)),  # expired: off
+                "expires_at": expires,
+                "max_redemptions": None, "times_redeemed": 0, "first_time_transaction": 0,
+                "minimum_amount": None, "minimum_amount_currency": None, "metadata": "{}",
+                "created": _at(ctx, given, 0) if given.get("at") else coupon["created"]}
+
+
+def _order_lines(ctx: FactoryContext, number: str, count: Any) -> list[tuple[str, int]]:
+    """An order's items (SKU, quantity): drawn from its number, so that ``build`` (its
+    amounts) and ``after`` (its rows) draw the same."""
+    r = random.Random(f"order:{ctx.identity.seed}:{number}")
+    skus = [sku for sku, spec in data()["products"].items() if "interval" not in spec]
+    return [(sku, r.choice([1, 1, 2])) for sku in r.sample(skus, int(count or r.randint(1, 3)))]
+
+
+def _price(ctx: FactoryContext, sku: str, currency: str) -> str:
+    """The current price of ``sku`` in ``currency`` (its lookup key is the world's)."""
+    found = sql.one(ctx.db, "SELECT stripe_id FROM prices WHERE lookup_key = ? AND active",
+                    (f"{sku.lower()}-{currency}",))
+    if found is None:
+        raise ValueError(f"no active price of {sku} in {currency}")
+    price: str = found["stripe_id"]
+    return price
+
+
+class OrderFactory(Factory):
+    """A store order of a customer (given, else a random one's) in their currency, paid by a
+    new payment (with its card and charge) for its total (see the module's docstring).
+    Options: ``at`` (when it was placed, default 0.3 to 4 days ago), ``lines`` (how many
+    items, default 1 to 3), ``shipped`` (how many of them shipped, the first ones, default
+    0), ``code`` (a promotion code redeemed), ``card`` (the test card it was paid with)."""
+
+    table = "orders"
+    options = frozenset({"at", "lines", "shipped", "code", "card"})
+
+    def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
+        r = ctx.rng
+        _card_option(given)
+        customer = _customer(ctx, given)
+        money = customer["currency"] or "usd"
+        number = _number(ctx, given)
+        lines = _order_lines(ctx, number, given.get("lines"))
+        amount = subtotal(lines, money)
+        code = sql.one(ctx.db, "SELECT * FROM promotion_codes WHERE stripe_id = ?",
+                       (given["code"],)) if given.get("code") else None
+        coupon = sql.one(ctx.db, "SELECT * FROM coupons WHERE stripe_id = ?",
+                         (code["coupon"],)) if code else None
+        off = discount(coupon, amount) if coupon else 0
+        ship = shipping(money, amount - off)
+        account = sql.one(ctx.db, "SELECT id FROM accounts WHERE customer = ?",
+                          (customer["stripe_id"],))
+        shipped = min(int(given.get("shipped") or 0), len(lines))
+        return {"number": number, "account_id": account["id"] if account else None,
+                "customer": customer["stripe_id"], "email": customer["email"],
+                "currency": money, "subtotal": amount, "discount": off, "shipping": ship,
+                "total": amount - off + ship,
+                "promotion_code": code["stripe_id"] if code else None,
+                "payment_intent": stripe_id("payment_intents", r), "checkout_session": None,
+                "status": "open",
+                "fulfillment_status": "unfulfilled" if not shipped else "fulfilled"
+                if shipped == len(lines) else "partially_fulfilled",
+                "ship_name": customer["name"], **address(r, COUNTRY[money]),
+                "placed_at": _iso(_at(ctx, given, r.uniform(0.3, 4))), "cancelled_at": None,
+                "cancel_reason": None, "legacy_id": None, "note": None}
+
+    def after(self, ctx: FactoryContext, row: Mapping[str, Any],
+              given: Mapping[str, Any]) -> None:
+        r = ctx.rng
+        customer = _customer(ctx, {"customer": row["customer"]})
+        lines = _order_lines(ctx, row["number"], given.get("lines"))
+        placed = unix(parse_iso(row["placed_at"]))
+        intent = {**_intent(ctx, customer, amount=row["total"], currency=row["currency"],
+                            number=row["number"], skus=",".join(sku for sku, _ in lines),
+                            status="succeeded", created=placed),
+                  "stripe_id": row["payment_intent"]}
+        intent["id"] = sql.insert(ctx.db, "payment_intents", intent)
+        _pay(ctx, intent, _card_option(given))
+        amounts = [unit_price(sku, row["currency"]) * quantity for sku, quantity in lines]
+        shipped = min(int(given.get("shipped") or 0), len(lines))
+        sent = []
+        for i, ((sku, quantity), part) in enumerate(zip(lines, allocate(row["discount"],
+                                                                        amounts), strict=True)):
+            item = sql.insert(ctx.db, "order_items", {
+                "order_id": row["id"], "sku": sku, "name": data()["products"][sku]["name"],
+                "price": _price(ctx, sku, row["currency"]),
+                "quantity": quantity, "unit_amount": unit_price(sku, row["currency"]),
+                "amount_discount": part, "fulfilled_quantity": quantity if i < shipped else 0,
+                "cancelled_quantity": 0, "returned_quantity": 0})
+            if i < shipped:
+                sent.append({"item_id": item, "quantity": quantity})
+            else:
+                ctx.db.execute("UPDATE inventory SET committed = committed + ? WHERE sku = ?",
+                               (quantity, sku))
+        if sent:
+            at = placed + r.randint(4, 30) * 3600
+            sql.insert(ctx.db, "fulfillments", {
+                "order_id": row["id"], "carrier": r.choice(data()["carriers"][
+                    row["ship_country"]]), "tracking_number": f"1Z{r.randint(10**9, 10**10)}",
+                "status": "in_transit", "items": dumps(sent), "shipped_at": _iso(at),
+                "delivered_at": None})
+        if row["promotion_code"]:
+            ctx.db.execute("UPDATE promotion_codes SET times_redeemed = times_redeemed + 1 "
+                           "WHERE stripe_id = ?", (row["promotion_code"],))
+            ctx.db.execute("UPDATE coupons SET times_redeemed = times_redeemed + 1 WHERE "
+                           "stripe_id = (SELECT coupon FROM promotion_codes WHERE "
+                           "stripe_id = ?)", (row["promotion_code"],))
 
 
 FACTORIES: dict[str, Factory] = {
     "customer": CustomerFactory(),
     "payment_intent": PaymentIntentFactory(),
+    "coupon": CouponFactory(),
+    "promotion_code": PromotionCodeFactory(),
+    "order": OrderFactory(),
 }

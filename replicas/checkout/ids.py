@@ -10,13 +10,16 @@ import random
 import sqlite3
 import string
 
-PREFIXES = {
-    "customers": "cus", "products": "prod", "prices": "price", "payment_methods": "pm",
-    "payment_intents": "pi", "charges": "ch", "refunds": "re", "disputes": "dp",
-    "events": "evt",
+# table -> (the prefix of its objects' ids, the length of the token after it). Coupons have
+# no prefix (Stripe's are 8 random characters, or an id the merchant chose).
+FORMATS = {
+    "customers": ("cus_", 14), "products": ("prod_", 14), "prices": ("price_", 24),
+    "payment_methods": ("pm_", 24), "payment_intents": ("pi_", 24), "charges": ("ch_", 24),
+    "refunds": ("re_", 24), "disputes": ("dp_", 24), "events": ("evt_", 24),
+    "coupons": ("", 8), "promotion_codes": ("promo_", 24),
+    "checkout_sessions": ("cs_test_", 58), "checkout_line_items": ("li_", 24),
 }
-TABLES = {prefix: table for table, prefix in PREFIXES.items()}
-_SHORT = frozenset({"cus", "prod"})  # Stripe's 14-character tokens
+TABLES = {prefix.partition("_")[0]: table for table, (prefix, _) in FORMATS.items() if prefix}
 _ALPHABET = string.digits + string.ascii_letters
 
 
@@ -26,12 +29,12 @@ def token(rng: random.Random, length: int) -> str:
 
 def stripe_id(table: str, rng: random.Random) -> str:
     """A new Stripe id for a row of ``table``, drawn from ``rng``."""
-    prefix = PREFIXES[table]
-    return f"{prefix}_{token(rng, 14 if prefix in _SHORT else 24)}"
+    prefix, length = FORMATS[table]
+    return prefix + token(rng, length)
 
 
 def table_of(object_id: str) -> str | None:
-    """The table whose objects have ids like ``object_id`` (None: no kind of ours)."""
+    """The table whose objects have ids like ``object_id`` (None: no prefix of ours)."""
     return TABLES.get(object_id.partition("_")[0])
 
 

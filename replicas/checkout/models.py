@@ -7,6 +7,10 @@ and the object's Stripe id, ``stripe_id`` (``cus_...``, ``pi_...``: what the API
 (``payment_intents.customer = 'cus_...'``), so rows read like the objects they render.
 Times are Unix seconds (``created``); money is an integer in the currency's minor unit with
 a lowercase ISO code; ``metadata`` and the other JSON columns hold JSON text.
+
+The store's own records (orders and their items, shipments and returns, stock, customer
+accounts: not Stripe's) have only the integer ``id`` and ISO 8601 times, as WorkGym's other
+apps; they refer to Stripe objects by Stripe id (``orders.payment_intent``).
 """
 
 from __future__ import annotations
@@ -204,6 +208,217 @@ class Event(CheckoutModel, table=True):
     data: str  # JSON: {"object": <the object as it was>}
     idempotency_key: str | None = None
     created: int
+
+
+class Coupon(CheckoutModel, table=True):
+    __tablename__ = "coupons"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)  # no prefix: 8 random characters, or chosen
+    name: str | None = None
+    percent_off: float | None = None  # either this
+    amount_off: int | None = None  # or this, in ``currency``
+    currency: str | None = None
+    duration: str  # once | repeating | forever
+    duration_in_months: int | None = None
+    max_redemptions: int | None = None
+    redeem_by: int | None = None
+    times_redeemed: int = 0
+    deleted: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    metadata_: str = metadata()
+    created: int
+
+
+class PromotionCode(CheckoutModel, table=True):
+    __tablename__ = "promotion_codes"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    code: str = Field(index=True)  # what customers type (matched regardless of case)
+    coupon: str = Field(foreign_key="coupons.stripe_id", index=True)
+    customer: str | None = Field(default=None, foreign_key="customers.stripe_id")
+    active: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
+    expires_at: int | None = None
+    max_redemptions: int | None = None
+    times_redeemed: int = 0
+    first_time_transaction: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    minimum_amount: int | None = None
+    minimum_amount_currency: str | None = None
+    metadata_: str = metadata()
+    created: int
+
+
+class CheckoutSession(CheckoutModel, table=True):
+    __tablename__ = "checkout_sessions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    status: str = Field(index=True)  # open | complete | expired
+    payment_status: str  # unpaid | paid | no_payment_required
+    mode: str  # payment
+    customer: str | None = Field(default=None, foreign_key="customers.stripe_id", index=True)
+    customer_email: str | None = None  # given when it was created
+    details_email: str | None = None  # customer_details: given when it was completed
+    details_name: str | None = None
+    currency: str
+    amount_subtotal: int
+    amount_discount: int = 0
+    amount_shipping: int = 0  # the shop's own sessions charge shipping (not via this API)
+    amount_total: int
+    allow_promotion_codes: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    coupon: str | None = Field(default=None, foreign_key="coupons.stripe_id")
+    promotion_code: str | None = Field(default=None, foreign_key="promotion_codes.stripe_id")
+    payment_intent: str | None = Field(default=None, foreign_key="payment_intents.stripe_id",
+                                       index=True)
+    # payment_intent_data: what the PaymentIntent it makes is given.
+    intent_description: str | None = None
+    intent_metadata: str = Field(default="{}", sa_column_kwargs={"server_default": "{}"})
+    client_reference_id: str | None = None
+    success_url: str | None = None
+    cancel_url: str | None = None
+    expires_at: int
+    metadata_: str = metadata()
+    created: int
+
+
+class CheckoutLineItem(CheckoutModel, table=True):
+    __tablename__ = "checkout_line_items"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    session: str = Field(foreign_key="checkout_sessions.stripe_id", index=True)
+    price: str = Field(foreign_key="prices.stripe_id")
+    description: str
+    quantity: int
+    currency: str
+    amount_subtotal: int
+    amount_discount: int = 0
+    amount_total: int
+    created: int
+
+
+# -- The store's own records (not Stripe's): WorkGym's conventions, integer ids, ISO times --
+
+class Account(CheckoutModel, table=True):
+    """A shopper's login at the store: the same person as their Stripe customer."""
+
+    __tablename__ = "accounts"
+
+    id: int | None = Field(default=None, primary_key=True)
+    customer: str | None = Field(default=None, foreign_key="customers.stripe_id", index=True)
+    email: str = Field(index=True)
+    name: str
+    locale: str
+    email_verified: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
+    two_factor_enabled: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    pending_email: str | None = None
+    created_at: str
+    updated_at: str
+    # Imported from the old shop, with its raw, inconsistent date text.
+    legacy_id: str | None = None
+    legacy_created: str | None = None
+
+
+class AccountAction(CheckoutModel, table=True):
+    __tablename__ = "account_actions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    account_id: int = Field(foreign_key="accounts.id", index=True)
+    kind: str  # password_reset | 2fa_reset | email_change
+    status: str  # pending | completed | cancelled
+    verification_required: bool
+    verification_method: str | None = None
+    new_email: str | None = None
+    self_service: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    created_at: str
+    completed_at: str | None = None
+
+
+class Order(CheckoutModel, table=True):
+    __tablename__ = "orders"
+
+    id: int | None = Field(default=None, primary_key=True)
+    number: str = Field(unique=True)  # the identity's A-..., or an imported WC-...
+    account_id: int | None = Field(default=None, foreign_key="accounts.id", index=True)
+    customer: str | None = Field(default=None, foreign_key="customers.stripe_id", index=True)
+    email: str | None = None
+    currency: str
+    subtotal: int  # the items' prices
+    discount: int = 0  # the promotion code's
+    shipping: int = 0
+    total: int  # subtotal - discount + shipping: what the payment was for
+    promotion_code: str | None = Field(default=None, foreign_key="promotion_codes.stripe_id")
+    # A PaymentIntent's Stripe id (no FK: the order factory names it before making it).
+    payment_intent: str | None = Field(default=None, index=True)
+    checkout_session: str | None = Field(default=None,
+                                         foreign_key="checkout_sessions.stripe_id")
+    status: str = Field(index=True)  # open | cancelled
+    # unfulfilled | partially_fulfilled | fulfilled (of the items not cancelled)
+    fulfillment_status: str = Field(index=True)
+    ship_name: str | None = None
+    ship_line1: str | None = None
+    ship_city: str | None = None
+    ship_postal_code: str | None = None
+    ship_country: str | None = None
+    placed_at: str
+    cancelled_at: str | None = None
+    cancel_reason: str | None = None
+    legacy_id: str | None = None
+    note: str | None = None
+
+
+class OrderItem(CheckoutModel, table=True):
+    __tablename__ = "order_items"
+
+    id: int | None = Field(default=None, primary_key=True)
+    order_id: int = Field(foreign_key="orders.id", index=True)
+    sku: str
+    name: str
+    price: str | None = Field(default=None, foreign_key="prices.stripe_id")
+    quantity: int
+    unit_amount: int
+    amount_discount: int = 0  # the line's share of the order's discount
+    fulfilled_quantity: int = 0
+    cancelled_quantity: int = 0
+    returned_quantity: int = 0
+
+
+class Fulfillment(CheckoutModel, table=True):
+    __tablename__ = "fulfillments"
+
+    id: int | None = Field(default=None, primary_key=True)
+    order_id: int = Field(foreign_key="orders.id", index=True)
+    carrier: str
+    tracking_number: str
+    status: str  # in_transit | delivered
+    items: str  # JSON: [{item_id, quantity}]
+    shipped_at: str
+    delivered_at: str | None = None
+
+
+class Return(CheckoutModel, table=True):
+    __tablename__ = "returns"
+
+    id: int | None = Field(default=None, primary_key=True)
+    order_id: int = Field(foreign_key="orders.id", index=True)
+    items: str  # JSON: [{item_id, quantity}]
+    restock: bool
+    refund: str | None = Field(default=None, foreign_key="refunds.stripe_id")
+    amount_refunded: int = 0
+    currency: str
+    reason: str | None = None
+    created_at: str
+
+
+class Inventory(CheckoutModel, table=True):
+    __tablename__ = "inventory"
+
+    id: int | None = Field(default=None, primary_key=True)
+    sku: str = Field(unique=True)
+    name: str
+    on_hand: int  # in the warehouse
+    committed: int  # of those, promised to open orders' unfulfilled items
+    updated_at: str
 
 
 class IdempotencyKey(CheckoutModel, table=True):

@@ -280,6 +280,123 @@ class Event(BaseModel):
     type: str = Field(description="What happened, e.g. 'payment_intent.succeeded'.")
 
 
+class Coupon(StripeObject):
+    object: Literal["coupon"] = Field(description="'coupon'.")
+    amount_off: int | None = Field(description="Amount taken off, in currency's minor unit.")
+    currency: str | None = Field(description="amount_off's currency.")
+    duration: Literal["once", "repeating", "forever"] = Field(
+        description="How long a subscription keeps the discount.")
+    duration_in_months: int | None = Field(description="With duration=repeating: months.")
+    max_redemptions: int | None = Field(description="How many times it can be redeemed.")
+    name: str | None = Field(description="Shown to customers.")
+    percent_off: float | None = Field(description="Percent taken off the subtotal.")
+    redeem_by: int | None = Field(description="Last moment it can be redeemed (Unix seconds).")
+    times_redeemed: int = Field(description="How many times it was redeemed.")
+    valid: bool = Field(description="Whether it can still be redeemed: not past redeem_by, "
+                        "nor redeemed max_redemptions times.")
+
+
+class DeletedCoupon(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description=_ID)
+    object: Literal["coupon"] = Field(description="'coupon'.")
+    deleted: Literal[True] = Field(description="Always true: the coupon was deleted.")
+
+
+class CodeRestrictions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    first_time_transaction: bool = Field(
+        description="Only customers without a successful payment may redeem it.")
+    minimum_amount: int | None = Field(description="The least subtotal it may be redeemed on.")
+    minimum_amount_currency: str | None = Field(description="minimum_amount's currency.")
+
+
+class PromotionCode(StripeObject):
+    object: Literal["promotion_code"] = Field(description="'promotion_code'.")
+    active: bool = Field(description="Whether it can be redeemed: switched off by you, or "
+                         "once it expires, is used up or its coupon is no longer valid.")
+    code: str = Field(description="What customers type (matched regardless of case).")
+    coupon: Coupon = Field(description="The coupon it redeems.")
+    customer: str | Customer | None = Field(description="The only customer who may redeem it "
+                                            "(expandable).")
+    expires_at: int | None = Field(description="When it stops working (Unix seconds).")
+    max_redemptions: int | None = Field(description="How many times it can be redeemed.")
+    restrictions: CodeRestrictions = Field(description="Who and what it may be redeemed for.")
+    times_redeemed: int = Field(description="How many times it was redeemed.")
+
+
+class SessionDiscount(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    coupon: str | None = Field(description="The coupon applied.")
+    promotion_code: str | None = Field(description="The promotion code applied, if one was.")
+
+
+class TotalDetails(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    amount_discount: int = Field(description="Taken off by the discount.")
+    amount_shipping: int = Field(description="Shipping (the shop's own sessions; 0 for "
+                                 "those made through this API).")
+    amount_tax: int = Field(description="Tax (0: not collected here).")
+
+
+class CustomerDetails(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    email: str | None = Field(description="The email the customer paid with.")
+    name: str | None = Field(description="The name the customer paid with.")
+
+
+class LineItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description=_ID)
+    object: Literal["item"] = Field(description="'item'.")
+    amount_discount: int = Field(description="Its share of the discount.")
+    amount_subtotal: int = Field(description="Price times quantity, before the discount.")
+    amount_tax: int = Field(description="Tax (0).")
+    amount_total: int = Field(description="After the discount.")
+    currency: str = Field(description=_CURRENCY)
+    description: str = Field(description="The product's name.")
+    price: Price = Field(description="The price bought.")
+    quantity: int = Field(description="How many.")
+
+
+class CheckoutSession(StripeObject):
+    object: Literal["checkout.session"] = Field(description="'checkout.session'.")
+    allow_promotion_codes: bool | None = Field(description="Whether the customer may enter a "
+                                               "promotion code.")
+    amount_subtotal: int = Field(description="The items' total before the discount.")
+    amount_total: int = Field(description="What the customer pays.")
+    cancel_url: str | None = Field(description="Where the customer goes if they go back.")
+    client_reference_id: str | None = Field(description="Your reference for it.")
+    currency: str = Field(description=_CURRENCY)
+    customer: str | Customer | DeletedCustomer | None = Field(
+        description="The customer who pays, if one was given (expandable).")
+    customer_details: CustomerDetails | None = Field(
+        description="Who paid: set once it is complete.")
+    customer_email: str | None = Field(description="The email it was created with.")
+    discounts: list[SessionDiscount] = Field(description="The discount applied, if any.")
+    expires_at: int = Field(description="When it expires if not completed (Unix seconds).")
+    line_items: StripeList[LineItem] | None = Field(
+        None, description="Only when expanded (expand[]=line_items): the items bought.")
+    mode: Literal["payment"] = Field(description="payment.")
+    payment_intent: str | PaymentIntent | None = Field(
+        description="Its PaymentIntent, once the customer tried to pay (expandable).")
+    payment_method_types: list[str] = Field(description="Kinds of payment method it accepts.")
+    payment_status: Literal["paid", "unpaid", "no_payment_required"] = Field(
+        description="paid once complete (no_payment_required: the discount covered it all).")
+    status: Literal["open", "complete", "expired"] = Field(
+        description="open until the customer pays (complete) or it expires (expired).")
+    success_url: str | None = Field(description="Where the customer goes once paid.")
+    total_details: TotalDetails = Field(description="Discount, shipping and tax.")
+    url: str | None = Field(description="The checkout page's path on this app (relative to "
+                            "its base URL), while open.")
+
+
 class StripeList(BaseModel, Generic[T]):
     model_config = ConfigDict(extra="forbid")
 

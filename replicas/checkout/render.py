@@ -16,6 +16,7 @@ import orjson
 
 from replicas.runtime import db as sql
 
+from .discounts import coupon_valid
 from .errors import InvalidRequestError, ResourceMissing
 from .ids import table_of
 
@@ -31,6 +32,8 @@ EVIDENCE_FIELDS = (
     "uncategorized_text",
 )
 MAX_EXPAND_DEPTH = 4
+# Where an open Checkout Session is paid: the checkout page's path on the app (pages/).
+CHECKOUT_PAGE = "/pay/{session}"
 
 
 def loads(text: str | None) -> Any:
@@ -153,6 +156,62 @@ def event(row: Row, now: int) -> Row:
             "type": row["type"]}
 
 
+def _coupon(row: Row, now: int) -> Row:
+    return {**_common(row, "coupon"), "amount_off": row["amount_off"],
+            "currency": row["currency"], "duration": row["duration"],
+            "duration_in_months": row["duration_in_months"],
+            "max_redemptions": row["max_redemptions"], "name": row["name"],
+            "percent_off": row["percent_off"], "redeem_by": row["redeem_by"],
+            "times_redeemed": row["times_redeemed"], "valid": coupon_valid(row, now)}
+
+
+def coupon(row: Row, now: int) -> Row:
+    if row["deleted"]:
+        return {"id": row["stripe_id"], "object": "coupon", "deleted": True}
+    return _coupon(row, now)
+
+
+def promotion_code(row: Row, of: Row, now: int) -> Row:
+    """A promotion code (``of``: its coupon's row, shown whole; invalid once deleted)."""
+    return {**_common(row, "promotion_code"), "active": bool(row["active"]),
+            "code": row["code"], "coupon": _coupon(of, now), "customer": row["customer"],
+            "expires_at": row["expires_at"], "max_redemptions": row["max_redemptions"],
+            "restrictions": {"first_time_transaction": bool(row["first_time_transaction"]),
+                             "minimum_amount": row["minimum_amount"],
+                             "minimum_amount_currency": row["minimum_amount_currency"]},
+            "times_redeemed": row["times_redeemed"]}
+
+
+def checkout_session(row: Row, now: int) -> Row:
+    done = row["status"] == "complete"
+    discounts = [] if row["coupon"] is None else [
+        {"coupon": row["coupon"], "promotion_code": row["promotion_code"]}]
+    return {**_common(row, "checkout.session"),
+            "allow_promotion_codes": bool(row["allow_promotion_codes"]),
+            "amount_subtotal": row["amount_subtotal"], "amount_total": row["amount_total"],
+            "cancel_url": row["cancel_url"], "client_reference_id": row["client_reference_id"],
+            "currency": row["currency"], "customer": row["customer"],
+            "customer_details": {"email": row["details_email"], "name": row["details_name"]}
+            if done else None, "customer_email": row["customer_email"],
+            "discounts": discounts, "expires_at": row["expires_at"], "mode": row["mode"],
+            "payment_intent": row["payment_intent"], "payment_method_types": ["card"],
+            "payment_status": row["payment_status"], "status": row["status"],
+            "success_url": row["success_url"],
+            "total_details": {"amount_discount": row["amount_discount"],
+                              "amount_shipping": row["amount_shipping"], "amount_tax": 0},
+            "url": CHECKOUT_PAGE.format(session=row["stripe_id"])
+            if row["status"] == "open" else None}
+
+
+def line_item(row: Row, bought: Row) -> Row:
+    """A line item of a Checkout Session (``bought``: its price, as an object)."""
+    return {"id": row["stripe_id"], "object": "item",
+            "amount_discount": row["amount_discount"],
+            "amount_subtotal": row["amount_subtotal"], "amount_tax": 0,
+            "amount_total": row["amount_total"], "currency": row["currency"],
+            "description": row["description"], "price": bought, "quantity": row["quantity"]}
+
+
 # What each kind's references may be expanded to (Stripe's expandable fields).
 EXPANDABLE: dict[str, frozenset[str]] = {
     "payment_intent": frozenset({"customer", "payment_method", "latest_charge"}),
@@ -162,6 +221,8 @@ EXPANDABLE: dict[str, frozenset[str]] = {
     "payment_method": frozenset({"customer"}),
     "price": frozenset({"product"}),
     "product": frozenset({"default_price"}),
+    "promotion_code": frozenset({"customer"}),
+    "checkout.session": frozenset({"customer", "payment_intent"}),
 }
 
 
@@ -184,8 +245,22 @@ class Objects:
             method = sql.one(self.db, "SELECT * FROM payment_methods WHERE stripe_id = ?",
                              (row["payment_method"],)) if row["payment_method"] else None
             return charge(row, method)
+        if table == "promotion_codes":
+            return promotion_code(row, self.row("coupons", row["coupon"], kind="coupon"),
+                                  self.now)
+        if table == "checkout_line_items":
+            return line_item(row, price(self.row("prices", row["price"], kind="price"),
+                                        self.now))
         convert: Callable[[Row, int], Row] = CONVERTERS[table]
         return convert(row, self.now)
+
+    def line_items(self, session: str) -> Row:
+        """A Checkout Session's line items, as ``expand[]=line_items`` includes them."""
+        found = sql.rows(self.db, "SELECT * FROM checkout_line_items WHERE session = ? "
+                         "ORDER BY id", (session,))
+        return {"object": "list", "data": [self.render("checkout_line_items", r)
+                                           for r in found],
+                "has_more": False, "url": f"/v1/checkout/sessions/{session}/line_items"}
 
     def get(self, object_id: str) -> Row | None:
         """The object ``object_id`` (any kind), rendered; None if there is none."""
@@ -208,7 +283,9 @@ class Objects:
     def _expand(self, obj: Row, parts: list[str], path: str, param: str) -> None:
         head, rest = parts[0], parts[1:]
         value = obj.get(head)
-        if isinstance(value, str) and head in EXPANDABLE.get(obj.get("object", ""), ()):
+        if head == "line_items" and obj.get("object") == "checkout.session":
+            value = obj[head] = self.line_items(obj["id"])
+        elif isinstance(value, str) and head in EXPANDABLE.get(obj.get("object", ""), ()):
             value = obj[head] = self.get(value) or value
         elif not isinstance(value, dict) and value is not None:
             raise InvalidRequestError(f"This property cannot be expanded ({path}).",
@@ -220,5 +297,6 @@ class Objects:
 CONVERTERS: dict[str, Callable[[Row, int], Row]] = {
     "customers": customer, "products": product, "prices": price,
     "payment_methods": payment_method, "payment_intents": payment_intent, "refunds": refund,
-    "disputes": dispute, "events": event,
+    "disputes": dispute, "events": event, "coupons": coupon,
+    "checkout_sessions": checkout_session,
 }

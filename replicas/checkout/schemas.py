@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 from annotated_types import Interval
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from replicas.runtime.params import MAX_ID
+
 MetadataKey = Annotated[str, StringConstraints(min_length=1, max_length=40,
                                                pattern=r"^[^\[\]]+$")]
 MetadataValue = Annotated[str, StringConstraints(max_length=500)]
@@ -276,3 +278,196 @@ class ChallengeAnswer(BaseModel):
         description="The PaymentIntent's client secret.")
     outcome: Literal["authenticate", "fail"] = Field(
         description="Complete the authentication, or fail it.")
+
+
+# -- Coupons and promotion codes ------------------------------------------------------------
+
+CouponId = Annotated[str, StringConstraints(min_length=1, max_length=200,
+                                            pattern=r"^[A-Za-z0-9_-]+$")]
+Timestamp = Annotated[int, Interval(ge=0, le=MAX_ID)]  # Unix seconds
+
+
+class CouponCreate(Body):
+    id: CouponId | None = Field(None, description="An id of your choice, e.g. 'SUMMER25' "
+                                "(default: 8 random characters).")
+    name: Annotated[str, StringConstraints(max_length=40)] | None = Field(
+        None, description="Shown to customers on receipts.")
+    percent_off: Annotated[float, Interval(gt=0, le=100)] | None = Field(
+        None, description="Percent taken off the subtotal (or amount_off, not both).")
+    amount_off: Amount | None = Field(
+        None, description="Amount taken off the subtotal, in currency's minor unit (or "
+        "percent_off, not both).")
+    currency: Currency | None = Field(None, description="The currency of amount_off "
+                                      "(required with it).")
+    duration: Literal["once", "repeating", "forever"] | None = Field(
+        None, description="How long a subscription keeps the discount: once (default), "
+        "repeating (duration_in_months) or forever.")
+    duration_in_months: Annotated[int, Interval(ge=1, le=36)] | None = Field(
+        None, description="Months the discount lasts, with duration=repeating only.")
+    max_redemptions: Annotated[int, Interval(ge=1, le=1_000_000)] | None = Field(
+        None, description="How many times it can be redeemed in all.")
+    redeem_by: Timestamp | None = Field(None, description="Last moment it can be redeemed "
+                                        "(Unix seconds, in the future).")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class CouponUpdate(Body):
+    name: Annotated[str, StringConstraints(max_length=40)] | None = Field(
+        None, description="Shown to customers on receipts.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class CodeRestrictions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    first_time_transaction: bool | None = Field(
+        None, description="Only customers without a successful payment may redeem it.")
+    minimum_amount: Amount | None = Field(
+        None, description="The least subtotal it may be redeemed on (minimum_amount_currency "
+        "required with it).")
+    minimum_amount_currency: Currency | None = Field(None, description="minimum_amount's "
+                                                     "currency.")
+
+
+PromotionCodeText = Annotated[str, StringConstraints(min_length=1, max_length=500,
+                                                     pattern=r"^[A-Za-z0-9-]+$")]
+
+
+class PromotionCodeCreate(Body):
+    coupon: ObjectId = Field(description="The coupon it redeems.")
+    code: PromotionCodeText | None = Field(
+        None, description="What customers type (letters, digits, dashes; unique among active "
+        "codes, whatever the case; default: generated).")
+    active: bool | None = Field(None, description="Whether it can be redeemed (default true).")
+    customer: ObjectId | None = Field(None, description="Only this customer may redeem it.")
+    expires_at: Timestamp | None = Field(
+        None, description="When it stops working (Unix seconds; not after the coupon's "
+        "redeem_by).")
+    max_redemptions: Annotated[int, Interval(ge=1, le=1_000_000)] | None = Field(
+        None, description="How many times it can be redeemed (not more than the coupon's "
+        "max_redemptions).")
+    restrictions: CodeRestrictions | None = Field(None, description="Who and what it may be "
+                                                  "redeemed for.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class PromotionCodeUpdate(Body):
+    active: bool | None = Field(None, description="Switch it off (or on again).")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+# -- Checkout Sessions ----------------------------------------------------------------------
+
+class SessionLineItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    price: ObjectId = Field(description="A one-time price of the catalogue.")
+    quantity: Annotated[int, Interval(ge=1, le=999)] | None = Field(
+        None, description="How many (required).")
+
+
+class SessionDiscount(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    coupon: ObjectId | None = Field(None, description="A coupon to apply.")
+    promotion_code: ObjectId | None = Field(None, description="A promotion code (promo_...) "
+                                            "to apply.")
+
+
+class IntentData(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    description: Text | None = Field(None, description="The PaymentIntent's description.")
+    metadata: Metadata | None = Field(None, description="The PaymentIntent's metadata.")
+
+
+class SessionCreate(Body):
+    mode: Literal["payment"] = Field(
+        description="payment: one-time prices paid at once (subscription and setup sessions "
+        "are not part of this replica).")
+    line_items: list[SessionLineItem] | None = Field(
+        None, max_length=100, description="What is bought: price and quantity each.")
+    customer: ObjectId | None = Field(None, description="An existing customer who pays (or "
+                                      "customer_email, not both).")
+    customer_email: Email | None = Field(None, description="Prefills the email of a customer "
+                                         "without a Customer object.")
+    allow_promotion_codes: bool | None = Field(
+        None, description="Let the customer enter a promotion code on the page (not with "
+        "discounts).")
+    discounts: list[SessionDiscount] | None = Field(
+        None, max_length=1, description="One coupon or promotion code applied now (not with "
+        "allow_promotion_codes).")
+    expires_at: Timestamp | None = Field(
+        None, description="When it expires if not completed: 30 minutes to 24 hours from now "
+        "(default 24 hours).")
+    success_url: Text | None = Field(None, description="Where the customer goes once paid.")
+    cancel_url: Text | None = Field(None, description="Where the customer goes if they go "
+                                    "back.")
+    client_reference_id: Annotated[str, StringConstraints(max_length=200)] | None = Field(
+        None, description="Your reference for it (a cart, an order).")
+    payment_intent_data: IntentData | None = Field(
+        None, description="What the PaymentIntent it makes is given.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class SessionExpire(Body):
+    pass
+
+
+# -- The store's own API (ours, not Stripe's) -------------------------------------------------
+
+class StoreBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ItemQuantity(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    item_id: Annotated[int, Interval(ge=1, le=MAX_ID)] = Field(
+        description="An item of the order (its items[].id).")
+    quantity: Annotated[int, Interval(ge=1, le=999)] = Field(description="How many units.")
+
+
+StoreReason = Annotated[str, StringConstraints(min_length=1, max_length=500)]
+
+
+class OrderCancel(StoreBody):
+    items: list[ItemQuantity] | None = Field(
+        None, min_length=1, max_length=100, description="The units to cancel (default: every "
+        "unit not yet shipped). Shipped units cannot be cancelled: return them.")
+    reason: StoreReason | None = Field(None, description="Why (kept on the order).")
+
+
+class ReturnCreate(StoreBody):
+    items: list[ItemQuantity] = Field(min_length=1, max_length=100, description=(
+        "The units received back (shipped ones only)."))
+    restock: bool = Field(description="Put them back in stock (false: damaged, written off).")
+    refund: bool | None = Field(None, description="Refund what was paid for them to the "
+                                "order's payment (default true).")
+    amount: Amount | None = Field(None, description="Refund this much instead (no more than "
+                                  "was paid for them), e.g. keeping a restocking fee.")
+    reason: StoreReason | None = Field(None, description="Why they came back.")
+
+
+class EmailChangeRequest(StoreBody):
+    new_email: Annotated[str, StringConstraints(
+        max_length=254, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")] = Field(
+        description="The new address; a 6-digit code is sent to it.")
+
+
+class TwoFactorReset(StoreBody):
+    identity_verified: bool = Field(
+        description="Set true only after verifying the account holder's identity by "
+        "verification_method.")
+    verification_method: Literal[
+        "security_questions", "id_document", "callback_phone_on_file", "verified_email_link"
+    ] = Field(description="How the account holder's identity was verified.")
+
+
+class PasswordReset(StoreBody):
+    pass
+
+
+class VerifyCode(StoreBody):
+    code: Annotated[str, StringConstraints(pattern=r"^\d{6}$")] = Field(
+        description="The 6-digit code the account holder received at the new address.")

@@ -28,14 +28,17 @@ SPEC = ReplicaSpec(
     description=(
         "The shop's payments, on a Stripe-compatible API (test mode): customers, products and "
         "prices, PaymentMethods, PaymentIntents (confirm, 3-D Secure, capture, cancel), "
-        "charges, refunds, disputes and events, under /v1. Bodies are form-encoded in bracket "
-        "notation (metadata[order]=A-10423) or JSON; lists are cursor-paged (limit, "
-        "starting_after, ending_before); amounts are integers in the currency's minor unit "
+        "charges, refunds, disputes, coupons and promotion codes, Checkout Sessions and "
+        "events, under /v1; and the shop's own API (not Stripe's) under /store: orders "
+        "(cancellations, returns), stock and customer accounts. Bodies are form-encoded in "
+        "bracket notation (metadata[order]=A-10423) or JSON; Stripe's lists are cursor-paged "
+        "(limit, starting_after, ending_before), the store's offset-paged; amounts are "
+        "integers in the currency's minor unit "
         "(JPY, KRW: whole units), currencies lowercase. Errors are Stripe's "
         '{"error": {type, code, message, param, decline_code}}; POSTs take an '
         "Idempotency-Key header."
     ),
-    data_version="1",
+    data_version="2",
     router=router,
     seed=_seed,
     probe={"update": "products", "id": 1,

@@ -18,15 +18,39 @@ def data() -> dict[str, Any]:
     return found
 
 
-def basket(r: random.Random, currency: str) -> tuple[int, list[str]]:
-    """What an order costs in ``currency`` and its SKUs: one to three products, beans and
-    filters more often."""
+def basket(r: random.Random) -> list[tuple[str, int]]:
+    """What an order buys: one to three products (beans and filters more often), one or two
+    of each, as (SKU, quantity); the Bean Club subscriptions are not sold one-off."""
     products = data()["products"]
-    skus = list(products)
+    skus = [sku for sku, spec in products.items() if "interval" not in spec]
     weights = [3 if sku.startswith(("BN", "FL", "PO")) else 1 for sku in skus]
-    chosen = list(dict.fromkeys(r.choices(skus, weights, k=r.choice([1, 1, 2, 3]))))
-    total = sum(products[sku]["prices"][currency] * r.choice([1, 1, 1, 2]) for sku in chosen)
-    return total, chosen
+    chosen = dict.fromkeys(r.choices(skus, weights, k=r.choice([1, 1, 2, 3])))
+    return [(sku, r.choice([1, 1, 1, 2])) for sku in chosen]
+
+
+def unit_price(sku: str, currency: str) -> int:
+    found: int = data()["products"][sku]["prices"][currency]
+    return found
+
+
+def subtotal(lines: list[tuple[str, int]], currency: str) -> int:
+    return sum(unit_price(sku, currency) * quantity for sku, quantity in lines)
+
+
+def shipping(currency: str, amount: int) -> int:
+    """The shipping fee of an order of ``amount`` (free from a threshold)."""
+    rule = data()["shipping"][currency]
+    return 0 if amount >= rule["free_from"] else int(rule["fee"])
+
+
+def address(r: random.Random, country: str) -> dict[str, str | None]:
+    """A postal address in ``country``, as an order's shipping_address columns."""
+    where = data()["addresses"][country]
+    postal = "".join(str(r.randint(0, 9)) if c == "#" else r.choice("ABCDEFGHJKLMNPRSTW")
+                     if c == "A" else c for c in where["postal"])
+    return {"ship_line1": f"{r.randint(1, 240)} {r.choice(where['streets'])}",
+            "ship_city": r.choice(where["cities"]), "ship_postal_code": postal,
+            "ship_country": country}
 
 
 def card_name(r: random.Random, country: str) -> str:

@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
+from workgym_core.pages import PAGE_HEADERS
+
 from . import render
 from .api import LimitQuery, episode_timeline
 from .auth import OperatorPageDep, ReaderPageDep
@@ -15,20 +17,10 @@ from .deps import StoreDep
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
-# The pages load nothing from anywhere, run no script, post forms only to the store, are
-# never framed, cached or named in a Referer (a signed link is a credential).
-_HEADERS = {
-    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; "
-                               "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    "cache-control": "no-store",
-    "referrer-policy": "no-referrer",
-    "x-content-type-options": "nosniff",
-}
-
 
 def html(page: str, status_code: int = 200, headers: dict[str, str] | None = None
          ) -> HTMLResponse:
-    return HTMLResponse(page, status_code=status_code, headers={**_HEADERS, **(headers or {})})
+    return HTMLResponse(page, status_code=status_code, headers={**PAGE_HEADERS, **(headers or {})})
 
 
 # The filter form sends empty values for "all tasks" and "any outcome".

@@ -29,3 +29,24 @@ def test_every_app_sees_the_same_people(seed: int, tmp_path: Path) -> None:
     other = [r["email"] for r in _world("notes", seed + 1, tmp_path).execute(
         "SELECT email FROM people ORDER BY id")]
     assert other != [p[1] for p in people]
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_the_checkout_sells_to_the_same_people(seed: int, tmp_path: Path) -> None:
+    """The checkout's customers and store accounts are the helpdesk's people, and its
+    payments carry the order numbers the helpdesk's orders do."""
+    checkout = _world("checkout", seed, tmp_path)
+    helpdesk = _world("helpdesk", seed, tmp_path)
+    people = [(r["email"], r["locale"]) for r in helpdesk.execute(
+        "SELECT email, locale FROM customers ORDER BY id LIMIT 292")]
+    accounts = [(r["email"], r["locale"]) for r in checkout.execute(
+        "SELECT email, locale FROM accounts ORDER BY id")]
+    customers = [r["email"] for r in checkout.execute(
+        "SELECT c.email FROM accounts a JOIN customers c ON c.stripe_id = a.customer "
+        "ORDER BY a.id")]
+    assert accounts[:len(people)] == people
+    assert customers == [email for email, _ in accounts]
+    paid_for = {r["n"] for r in checkout.execute(
+        "SELECT json_extract(metadata, '$.order') AS n FROM payment_intents")}
+    sold = {r["number"] for r in helpdesk.execute("SELECT number FROM orders")}
+    assert sold <= paid_for

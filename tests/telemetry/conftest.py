@@ -4,7 +4,6 @@ none)."""
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 import time
@@ -16,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from playwright.sync_api import Browser, sync_playwright
 
 from workgym_telemetry.app import create_app
 from workgym_telemetry.settings import TelemetrySettings
@@ -87,24 +85,3 @@ def _bearer(credential: str) -> dict[str, str]:
 @pytest.fixture
 def served(make_server: MakeServer) -> Served:
     return make_server()
-
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-BROWSER = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),
-                       reason=f"{CHROMIUM} is absent (apt-get install -y chromium); "
-                              "in CI this test runs and fails instead"),
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's headless Chromium, driven by Playwright (never a downloaded browser)."""
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser import BROWSER
 from workgym_core import credentials
 
-from .conftest import BROWSER, MakeServer, Served
+from .conftest import MakeServer, Served
 from .emit import CLOSE, REFUND, export_episode, protobuf_exporter
 
 ARTIFACT = Path(__file__).parent / "artifacts" / "episode.png"

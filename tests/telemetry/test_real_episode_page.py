@@ -9,10 +9,9 @@ from pathlib import Path
 import httpx
 from playwright.sync_api import Browser, expect
 
+from tests.browser import BROWSER
 from tests.conftest import Recorded
 from workgym_core import credentials
-
-from .conftest import BROWSER
 
 pytestmark = BROWSER
 

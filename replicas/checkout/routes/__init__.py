@@ -8,18 +8,21 @@ from fastapi import APIRouter
 from . import (
     catalog,
     charges,
+    coupons,
     customers,
     disputes,
     events,
     payment_intents,
     payment_methods,
     refunds,
+    sessions,
+    store,
 )
 
 router = APIRouter()
 # Flattened rather than include_router'ed (route matching pays for every nesting level).
 for module in (customers, catalog, payment_methods, payment_intents, charges, refunds,
-               disputes, events):
+               disputes, events, coupons, sessions, store):
     router.routes.extend(module.router.routes)
 
 TAGS = [
@@ -32,4 +35,14 @@ TAGS = [
     {"name": "refunds", "description": "Refunds of captured charges."},
     {"name": "disputes", "description": "Chargebacks and inquiries: evidence, closing."},
     {"name": "events", "description": "What changed, with each object as it was."},
+    {"name": "coupons", "description": "Coupons and the promotion codes customers type."},
+    {"name": "checkout_sessions", "description": "The hosted checkout's payments: line items, "
+     "discounts, expiry."},
+    {"name": "store", "description": "The shop's own API (not Stripe's): orders, "
+     "cancellations, returns, stock, customer accounts."},
 ]
+
+# The browser's pages (replicas/checkout/pages): HTML, outside the agent's OpenAPI.
+from ..pages import router as pages  # noqa: E402 - after the API's routes, which match first
+
+router.routes.extend(pages.routes)

@@ -28,6 +28,9 @@ ChargeId = Annotated[str, object_path("charge")]
 RefundId = Annotated[str, object_path("refund")]
 DisputeId = Annotated[str, object_path("dispute")]
 EventId = Annotated[str, object_path("event")]
+CouponId = Annotated[str, object_path("coupon")]
+PromotionCodeId = Annotated[str, object_path("promotion code")]
+SessionId = Annotated[str, object_path("Checkout Session")]
 
 
 def answer(w: World, table: str, row: Row, expand: Sequence[str] | None) -> Response:

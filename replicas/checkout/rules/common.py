@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
 from replicas.runtime import db as sql
+from replicas.runtime.clock import iso
 
 from ..errors import InvalidRequestError
 from ..ids import next_row, stripe_id
@@ -31,12 +32,19 @@ def unix(moment: datetime) -> int:
 @dataclass(frozen=True)
 class World:
     """One request's view of an episode: its database, clock (Unix seconds), seed (which new
-    ids derive from) and the request's Idempotency-Key (events name it)."""
+    ids derive from), the request's Idempotency-Key (events name it) and the episode's secret
+    (which the codes the store emails derive from: never shown to the agent)."""
 
     db: sqlite3.Connection
     now: int
     seed: int
     idempotency_key: str | None = None
+    secret: str = ""
+
+    @property
+    def stamp(self) -> str:
+        """The clock in the store's time format (ISO 8601, the runtime's)."""
+        return iso(datetime.fromtimestamp(self.now, UTC))
 
     @property
     def objects(self) -> Objects:
@@ -103,6 +111,18 @@ def charge_amount(amount: int, code: str, *, param: str = "amount") -> None:
         shown = f"{least}" if whole else f"{least / 100:.2f}"
         raise InvalidRequestError(
             f"Amount must be at least {shown} {code}", code="amount_too_small", param=param)
+
+
+def refused(message: str, code: str, param: str | None = None) -> InvalidRequestError:
+    """A refusal of the store's own (its code, the parameter it is about)."""
+    return InvalidRequestError(message, code=code, param=param)
+
+
+def exclusive(*names: str) -> InvalidRequestError:
+    """Stripe's refusal of parameters that exclude each other."""
+    return InvalidRequestError(f"You may only specify one of these parameters: "
+                               f"{', '.join(names)}.", code="parameters_exclusive",
+                               param=names[0])
 
 
 def text(value: str | None) -> str | None:

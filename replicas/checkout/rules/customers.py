@@ -14,11 +14,12 @@ from .common import World, dumps, given, metadata, text
 _TEXT = ("email", "name", "phone", "description")
 
 
-def live(w: World, customer_id: str) -> Row:
-    """A customer who was not deleted (404 otherwise, as Stripe's writes answer)."""
-    row = w.objects.row("customers", customer_id, kind="customer")
+def live(w: World, customer_id: str, *, param: str = "id") -> Row:
+    """A customer who was not deleted (resource_missing otherwise, as Stripe's writes
+    answer; ``param``: the parameter that named them, if not the path)."""
+    row = w.objects.row("customers", customer_id, kind="customer", param=param)
     if row["deleted"]:
-        raise ResourceMissing("customer", customer_id)
+        raise ResourceMissing("customer", customer_id, param=param)
     return row
 
 

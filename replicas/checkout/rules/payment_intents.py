@@ -26,7 +26,7 @@ from ..errors import CardError, InvalidRequestError
 from ..ids import token
 from ..render import Row
 from ..schemas import PaymentIntentCreate, PaymentIntentUpdate, PaymentMethodData
-from . import payment_methods
+from . import customers, payment_methods
 from .common import World, charge_amount, currency, dumps, given, metadata, text
 
 AUTHORIZATION_TTL = int(timedelta(days=7).total_seconds())
@@ -53,10 +53,7 @@ def unexpected_state(w: World, action: str, row: Row,
 
 def _customer(w: World, customer_id: str | None) -> str | None:
     if customer_id:
-        found = w.objects.row("customers", customer_id, kind="customer", param="customer")
-        if found["deleted"]:
-            raise InvalidRequestError(f"No such customer: '{customer_id}'",
-                                      code="resource_missing", param="customer")
+        customers.live(w, customer_id, param="customer")
     return customer_id or None
 
 
@@ -67,11 +64,20 @@ def _method(w: World, method_id: str | None, data: PaymentMethodData | None) -> 
     return payment_methods.resolve(w, method_id) if method_id else None
 
 
+def _no_method() -> InvalidRequestError:
+    return InvalidRequestError(
+        "You cannot confirm this PaymentIntent because it's missing a payment method. To "
+        "confirm it, update it with a payment method or pass one to confirm.",
+        code="payment_intent_unexpected_state", param="payment_method")
+
+
 def create(w: World, body: PaymentIntentCreate) -> tuple[Row, CardError | None]:
     code = currency(body.currency)
     charge_amount(body.amount, code)
     customer = _customer(w, body.customer)
     method = _method(w, body.payment_method, body.payment_method_data)
+    if body.confirm and method is None:
+        raise _no_method()
     row = w.create("payment_intents", {
         "amount": body.amount, "currency": code,
         "status": "requires_confirmation" if method else "requires_payment_method",
@@ -128,10 +134,7 @@ def confirm(w: World, row: Row, *, payment_method: str | None,
         raise unexpected_state(w, "confirm", row, CONFIRMABLE)
     method = _method(w, payment_method, payment_method_data)
     if method is None and row["payment_method"] is None:
-        raise InvalidRequestError(
-            "You cannot confirm this PaymentIntent because it's missing a payment method. To "
-            "confirm it, update it with a payment method or pass one to confirm.",
-            code="payment_intent_unexpected_state", param="payment_method")
+        raise _no_method()
     values: dict[str, Any] = {}
     if method is not None:
         values["payment_method"] = method["stripe_id"]

@@ -15,17 +15,20 @@ from datetime import datetime
 from replicas.runtime.world import write_world
 
 from ..models import METADATA
-from . import catalog, customers, disputes, events, payments
+from . import accounts, catalog, coupons, customers, disputes, events, orders, sessions, stock
 from .common import Generation
 
 # The order tables are written in: foreign keys point backwards.
 INSERT_ORDER = ("customers", "products", "prices", "payment_methods", "payment_intents",
-                "charges", "refunds", "disputes", "events")
+                "charges", "refunds", "disputes", "coupons", "promotion_codes",
+                "checkout_sessions", "checkout_line_items", "accounts", "account_actions",
+                "orders", "order_items", "fulfillments", "returns", "inventory", "events")
 
 
 def seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
     """Create the schema and write the world of ``seed`` as of ``now`` into ``conn``."""
     g = Generation(seed, now)
-    for family in (customers, catalog, payments, disputes, events):
+    for family in (customers, accounts, catalog, coupons, orders, sessions, stock, disputes,
+                   events):
         family.build(g)
     write_world(conn, METADATA, {table: g.tables.get(table, []) for table in INSERT_ORDER})

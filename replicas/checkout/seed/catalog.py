@@ -12,6 +12,7 @@ N_SEASONAL = 3
 def build(g: Generation) -> None:
     r = g.rng
     created = g.ago(700)
+    g.price_of = {}
     for sku, spec in data()["products"].items():
         product = g.new("products", {
             "name": spec["name"], "description": None, "active": 1, "default_price": None,
@@ -25,6 +26,7 @@ def build(g: Generation) -> None:
                 "recurring_interval": interval, "recurring_interval_count": 1 if interval
                 else None, "nickname": None, "lookup_key": f"{sku.lower()}-{currency}",
                 "active": 1, "metadata": "{}", "created": created})
+            g.price_of[(sku, currency)] = price["stripe_id"]
             if currency == "usd":
                 product["default_price"] = price["stripe_id"]
     # MESS: last winter's sale prices, archived (inactive) beside the current ones.

@@ -1,13 +1,14 @@
 """One run of the checkout world generator: its random stream, clock (Unix seconds), the
-seed's identity and the tables built so far."""
+seed's identity, the tables built so far and what each builder leaves for the next."""
 
 from __future__ import annotations
 
 import random
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from replicas.runtime import identity
+from replicas.runtime.clock import iso
 
 from ..ids import stripe_id
 from ..rules.common import unix
@@ -20,8 +21,21 @@ class Generation:
     """Deterministic per seed: the only randomness is ``rng`` and the seed's identity, the
     only time ``now``. Builders run in a fixed order, each filling its tables."""
 
-    # Left by the payments builder: paid charges no refund touched (disputes are of these).
+    # Left by the customers builder: each person's customer (the first, not a guest's), and
+    # every customer's country.
+    people: list[tuple[Any, Row]]
+    country_of: dict[str, str]
+    # Left by the catalogue builder: the current price of each (SKU, currency).
+    price_of: dict[tuple[str, str], str]
+    # Left by the accounts builder: a customer's account id.
+    account_of: dict[str, int]
+    # Left by the coupons builder: how much more often a code was used than others.
+    code_weight: dict[str, int]
+    # Left by the orders builder: paid charges of shipped orders no refund touched (disputes
+    # are of these), the duplicate charges, the returns (with their refund and charge).
     disputable: list[Row]
+    duplicates: list[Row]
+    returned: list[tuple[Row, Row, Row]]
 
     def __init__(self, seed: int, now: datetime) -> None:
         self.rng = random.Random(f"checkout:{seed}")
@@ -33,8 +47,17 @@ class Generation:
         return self.now - int(days * DAY)
 
     def new(self, table: str, values: Row) -> Row:
-        """A new row of ``table``: the next id, a Stripe id, ``values``."""
+        """A new Stripe object of ``table``: the next id, a Stripe id, ``values``."""
+        return self.add(table, {"stripe_id": stripe_id(table, self.rng), **values})
+
+    def add(self, table: str, values: Row) -> Row:
+        """A new row of ``table`` (the store's: no Stripe id): the next id, ``values``."""
         rows = self.tables.setdefault(table, [])
-        row = {"id": len(rows) + 1, "stripe_id": stripe_id(table, self.rng), **values}
+        row = {"id": len(rows) + 1, **values}
         rows.append(row)
         return row
+
+    @staticmethod
+    def iso(moment: int) -> str:
+        """A Unix time in the store's format (ISO 8601)."""
+        return iso(datetime.fromtimestamp(moment, UTC))

@@ -1,27 +1,48 @@
 """Customers (the seed's first people: the same people as every app's) and their cards, with
-the mess: customers who checked out again as guests (a second customer, the same email)."""
+the mess: customers imported from the old shop (missing fields, its ids in metadata) and
+customers who checked out again as guests (a second customer, the same email)."""
 
 from __future__ import annotations
 
 from ..cards import BY_NAME
+from ..rules.common import dumps
 from ..world import card_name, card_values, customer_values
 from .common import Generation
 
-N_CUSTOMERS = 100
-N_DUPLICATES = 4
+N_CUSTOMERS = 320
+N_LEGACY = 40  # people 0-39 came from the old shop
+N_GUESTS = 6
+# The shop moved to this platform (Stripe, the A- order numbers) this many days ago; the old
+# shop's customers and orders were imported from before it.
+MOVED_DAYS = 330
+OLDEST_DAYS = 900
 
 
 def build(g: Generation) -> None:
     r = g.rng
     people = g.identity.people(N_CUSTOMERS)
-    for person in people:
-        created = g.ago(r.uniform(200, 900))
-        customer = g.new("customers", customer_values(person, created))
+    g.people, g.country_of = [], {}
+    for i, person in enumerate(people):
+        values = customer_values(person, g.ago(r.uniform(20, OLDEST_DAYS)))
+        if i < N_LEGACY:
+            # MESS: imported from the old shop: its id in metadata, no phone, no locale, some
+            # without a name.
+            values |= {"created": g.ago(r.uniform(MOVED_DAYS + 240, OLDEST_DAYS)),
+                       "phone": None, "preferred_locales": "[]",
+                       "name": None if r.random() < 0.25 else person.name,
+                       "metadata": dumps({"legacy_id": f"wc_cust_{1003 + 17 * i}"})}
+        customer = g.new("customers", values)
+        g.people.append((person, customer))
+        g.country_of[customer["stripe_id"]] = person.country
         for _ in range(r.choice([1, 1, 1, 2])):
             test = BY_NAME[card_name(r, person.country)]
-            g.new("payment_methods", card_values(r, test, customer["stripe_id"], created,
-                                                 person.name))
+            g.new("payment_methods", card_values(r, test, customer["stripe_id"],
+                                                 customer["created"], person.name))
     # MESS: the same person twice (a guest checkout made a second customer, same email).
-    for person in r.sample(people, N_DUPLICATES):
-        again = customer_values(person, g.ago(r.uniform(20, 190)))
-        g.new("customers", {**again, "metadata": '{"source": "guest_checkout"}'})
+    for person, _ in r.sample(g.people[N_LEGACY:], N_GUESTS):
+        again = customer_values(person, g.ago(r.uniform(20, MOVED_DAYS - 10)))
+        guest = g.new("customers", {**again, "metadata": '{"source": "guest_checkout"}'})
+        g.country_of[guest["stripe_id"]] = person.country
+        g.new("payment_methods", card_values(r, BY_NAME[card_name(r, person.country)],
+                                             guest["stripe_id"], guest["created"],
+                                             person.name))

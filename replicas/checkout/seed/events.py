@@ -29,11 +29,20 @@ def build(g: Generation) -> None:
     for row in g.tables["charges"]:
         if row["created"] >= since:
             kind = "charge.succeeded" if row["status"] == "succeeded" else "charge.failed"
-            found.append((row["created"], kind, charge(row, methods[row["payment_method"]])))
+            found.append((row["created"], kind, charge(row, methods.get(row["payment_method"]))))
     for table, kind in (("refunds", "refund.created"), ("disputes", "charge.dispute.created")):
         for row in g.tables[table]:
             if row["created"] >= since:
                 found.append((row["created"], kind, CONVERTERS[table](row, g.now)))
+    paid_at = {c["payment_intent"]: c["created"] for c in g.tables["charges"]
+               if c["status"] == "succeeded"}
+    for row in g.tables["checkout_sessions"]:
+        if row["status"] == "expired" and row["expires_at"] >= since:
+            found.append((row["expires_at"], "checkout.session.expired",
+                          CONVERTERS["checkout_sessions"](row, g.now)))
+        elif row["status"] == "complete" and paid_at[row["payment_intent"]] >= since:
+            found.append((paid_at[row["payment_intent"]], "checkout.session.completed",
+                          CONVERTERS["checkout_sessions"](row, g.now)))
     for created, kind, obj in sorted(found, key=lambda item: (item[0], item[1])):
         g.new("events", {"type": kind, "data": dumps({"object": obj}),
                          "idempotency_key": None, "created": created})

@@ -3,30 +3,49 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
 from fastapi import FastAPI
 
 from replicas.checkout import SPEC
+from replicas.checkout.rules.common import World, unix
 from replicas.runtime.app import create_replica_app
 from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym_core.settings import Settings
 
 SECRET = "s"
 _ids = itertools.count(1)
+T = TypeVar("T")
 
 
 class Api:
-    """A client bound to one episode, as the proxy forwards an agent's requests."""
+    """A client bound to one episode, as the proxy forwards an agent's requests; and the
+    episode's rules called directly, as the app's pages call them."""
 
-    def __init__(self, client: httpx.AsyncClient, episode_id: str) -> None:
+    def __init__(self, app: FastAPI, client: httpx.AsyncClient, episode_id: str) -> None:
+        self.app = app
         self.client = client
         self.episode_id = episode_id
         self.step = 0
+
+    async def world(self, act: Callable[[World], T]) -> T:
+        """``act`` on the episode's world at its clock, in one transaction (as a write
+        request runs): its result; rolled back if it raises."""
+        store = self.app.state.store
+        async with store.opened(store.get(self.episode_id), write=True) as episode:
+            episode.db.execute("BEGIN IMMEDIATE")
+            try:
+                found = act(World(episode.db, unix(episode.now()), episode.seed,
+                                  secret=episode.secret))
+            except BaseException:
+                episode.db.execute("ROLLBACK")
+                raise
+            episode.db.execute("COMMIT")
+        return found
 
     def headers(self, **extra: str) -> dict[str, str]:
         self.step += 1
@@ -75,7 +94,7 @@ async def make_api(app: FastAPI, anyio_backend: str) -> AsyncIterator[Any]:
             episode_id = f"ep{next(_ids)}"
             created = app.state.store.create(episode_id, seed=seed, setup=setup or [],
                                              script={}, ttl_s=3600)
-            api = Api(client, episode_id)
+            api = Api(app, client, episode_id)
             api.vars = created.vars  # type: ignore[attr-defined]
             return api
 

@@ -1,7 +1,7 @@
 """Stripe's own Python library, unchanged but for its base URL and key, against an episode of
 the checkout through a real `workgym serve` (proxy included): customers, payments, a declined
-card, 3-D Secure, manual capture, refunds, disputes, auto-paging, expansion and idempotent
-retries."""
+card, 3-D Secure, manual capture, refunds, disputes, coupons and promotion codes, a Checkout
+Session, auto-paging, expansion and idempotent retries."""
 
 from __future__ import annotations
 
@@ -123,12 +123,54 @@ def test_disputes_are_read(episode: Any) -> None:
     assert isinstance(dispute.evidence_details.due_by, int)
 
 
+def test_coupons_and_promotion_codes(episode: Any) -> None:
+    coupon = stripe.Coupon.create(id="STRIPE20", percent_off=20, duration="once",
+                                  max_redemptions=10, name="Twenty")
+    assert (coupon.object, coupon.percent_off, coupon.valid) == ("coupon", 20, True)
+    code = stripe.PromotionCode.create(coupon=coupon.id, code="CLIENT20",
+                                       restrictions={"first_time_transaction": True})
+    assert code.id.startswith("promo_") and code.coupon.id == "STRIPE20"
+    assert code.restrictions.first_time_transaction is True
+    assert [c.id for c in stripe.PromotionCode.list(code="CLIENT20").data] == [code.id]
+    assert stripe.PromotionCode.modify(code.id, active=False).active is False
+    with pytest.raises(stripe.InvalidRequestError) as both:
+        stripe.Coupon.create(percent_off=10, amount_off=500, currency="usd")
+    assert both.value.code == "parameters_exclusive"
+    assert stripe.Coupon.delete(coupon.id).deleted is True
+    with pytest.raises(stripe.InvalidRequestError) as gone:
+        stripe.Coupon.retrieve(coupon.id)
+    assert (gone.value.http_status, gone.value.code) == (404, "resource_missing")
+
+
+def test_a_checkout_session(episode: Any) -> None:
+    price = next(p for p in stripe.Price.list(currency="gbp", limit=100).data
+                 if p.type == "one_time" and p.active)
+    coupon = stripe.Coupon.create(amount_off=300, currency="gbp", duration="once")
+    session = stripe.checkout.Session.create(
+        mode="payment", line_items=[{"price": price.id, "quantity": 2}],
+        discounts=[{"coupon": coupon.id}], customer_email="li@example.co.uk",
+        success_url="https://shop.example/thanks", metadata={"cart": "c-19"})
+    assert session.id.startswith("cs_test_") and session.object == "checkout.session"
+    assert (session.status, session.payment_status, session.amount_subtotal) == (
+        "open", "unpaid", 2 * price.unit_amount)
+    assert session.amount_total == 2 * price.unit_amount - 300
+    items = stripe.checkout.Session.list_line_items(session.id)
+    assert [(i.price.id, i.quantity, i.amount_discount) for i in items.data] == [
+        (price.id, 2, 300)]
+    expired = stripe.checkout.Session.expire(session.id)
+    assert (expired.status, expired.url) == ("expired", None)
+    with pytest.raises(stripe.InvalidRequestError) as again:
+        stripe.checkout.Session.expire(session.id)
+    assert again.value.code == "checkout_session_unexpected_state"
+    assert stripe.checkout.Session.retrieve(session.id).metadata["cart"] == "c-19"
+
+
 def test_auto_paging_walks_every_customer_once(episode: Any) -> None:
-    ids = [customer.id for customer in stripe.Customer.list(limit=7).auto_paging_iter()]
-    assert len(ids) == len(set(ids)) > 100
+    ids = [customer.id for customer in stripe.Customer.list(limit=60).auto_paging_iter()]
+    assert len(ids) == len(set(ids)) > 300
     newest_first = stripe.Customer.list(limit=100).data + stripe.Customer.list(
         limit=100, starting_after=ids[99]).data
-    assert [c.id for c in newest_first] == ids
+    assert [c.id for c in newest_first] == ids[:200]
 
 
 def test_an_idempotent_retry_gets_the_saved_answer(episode: Any) -> None:
