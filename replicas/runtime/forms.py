@@ -16,9 +16,9 @@ MAX_BODY_BYTES = 1_000_000  # past the proxy's own limit: a body that reached us
 
 
 class FormBodies:
-    """Pure-ASGI: form bodies as JSON, bracketed list keys of queries as repeated keys. A
-    body that is not UTF-8 or not bracket notation is refused (400 ``malformed_body``) in the
-    app's error style (``render``)."""
+    """Pure-ASGI: form bodies as JSON (a POST without a body as ``{}``: no parameters),
+    bracketed list keys of queries as repeated keys. A body that is not UTF-8 or not bracket
+    notation is refused (400 ``malformed_body``) in the app's error style (``render``)."""
 
     def __init__(self, app: ASGIApp, render: Render) -> None:
         self.app = app
@@ -31,11 +31,16 @@ class FormBodies:
         if b"[" in (query := scope.get("query_string", b"")) or b"%5" in query:
             scope = {**scope, "query_string": list_keys(query)}
         headers = scope["headers"]
-        if not is_form(headers):
+        untyped = not any(k == b"content-type" for k, _ in headers)
+        if not is_form(headers) and not (untyped and scope["method"] == "POST"):
             await self.app(scope, receive, send)
             return
         try:
             body = await read_body(receive, MAX_BODY_BYTES)
+            if untyped and body:  # not a form: the app answers for itself
+                await self.app(scope, replay(body, receive), send)
+                return
+            # A POST without a body is one without parameters, as in a form API.
             converted = orjson.dumps(decode(body.decode("utf-8")))
         except UnicodeDecodeError:
             await self._refuse(scope, receive, send, MalformedForm(

@@ -146,3 +146,12 @@ async def test_form_bodies_in_bracket_notation(make_api: MakeApi) -> None:
     error = await api.refused("POST", "/v1/payment_intents", 400, "parameter_unknown",
                               json={"amount": 100, "currency": "usd", "colour": "red"})
     assert error["param"] == "colour"
+
+
+async def test_an_action_without_a_body_has_no_parameters(make_api: MakeApi) -> None:
+    """As in Stripe's API: a POST with no body at all is one with no parameters."""
+    api = make_api()
+    authorized = await _paid(api, capture_method="manual")
+    assert authorized["status"] == "requires_capture"
+    captured = await api.ok("POST", f"/v1/payment_intents/{authorized['id']}/capture")
+    assert captured["status"] == "succeeded" and captured["amount_received"] == 4200
