@@ -148,6 +148,12 @@ def _json_or_none(body: bytes, limit: int) -> Any:
         return None
 
 
+def _idempotency_key(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """The request's Idempotency-Key (Stripe's header), for the trajectory."""
+    found = next((v for k, v in headers if k == b"idempotency-key"), None)
+    return found.decode("latin-1")[:255] if found else None
+
+
 def _form_or_none(body: bytes) -> Any:
     """A form body in bracket notation as the JSON it stands for; None if it is not one
     (the replica answers that itself)."""
@@ -229,6 +235,7 @@ class Proxy:
         ctx = self._context(grant, token, app, scope["method"], path,
                             scope.get("query_string", b"").decode("latin-1"), body)
         ctx.sent_path = sent
+        ctx.idempotency_key = _idempotency_key(headers)
         # The agent's own trace context, if it sent one (only looked at while tracing).
         parent = obs.extract({k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
                              ) if obs.active() else None
@@ -377,6 +384,7 @@ class Proxy:
             path=_canonical_path(ctx.route, ctx.params) if ctx.route else ctx.path,
             route=ctx.route, params=ctx.params, query=ctx.query,
             request_body=parsed if len(ctx.body) <= limit else None,
+            idempotency_key=ctx.idempotency_key,
             request_text=ctx.body[:limit].decode("utf-8", "replace")
             if ctx.body and (parsed is None or len(ctx.body) > limit) else None,
             status=reply.status, response_body=response_body,

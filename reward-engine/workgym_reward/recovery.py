@@ -8,8 +8,9 @@ Judged from the trajectory alone (fault kinds are recorded on the steps):
   fault lost that answer).
 * ``timeout_after`` and ``truncated_body`` on a write: the write *was* applied;
   recovered when the agent read what it changed (a read of one of the tables the write
-  changed) before sending it again; a blind retry is not recovering, and a read of
-  something else does not count.
+  changed) before sending it again, or sent it again with the same Idempotency-Key (the
+  app replays the first answer); a blind retry is not recovering, and a read of something
+  else does not count.
 * ``rate_limit``: recovered when the same method and path later succeed (the agent kept
   trying through the burst of refusals rather than giving up). Refusals are counted in
   requests, never timed, so waiting cannot be observed and is not asked for.
@@ -61,7 +62,8 @@ def _no_blind_retry(steps: Steps, i: int) -> bool:
             return True
         if (step.method, step.path, step.request_body) == (
                 fault.method, fault.path, fault.request_body):
-            return False
+            return fault.idempotency_key is not None \
+                and step.idempotency_key == fault.idempotency_key
     return True
 
 

@@ -114,12 +114,13 @@ class Env:
         return self.observation
 
     def call(self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None,
-             app: str | None = None) -> httpx.Response:
-        """One request to an app of the episode, through the proxy (counts as a step)."""
+             app: str | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
+        """One request to an app of the episode, through the proxy (counts as a step);
+        ``headers``: more request headers (e.g. an Idempotency-Key)."""
         apps = self._obs.apps
         base = apps[app] if app else next(iter(apps.values()))
         return self._http.request(method.upper(), base + path, json=json, params=params,
-                                  headers=self._auth())
+                                  headers={**(headers or {}), **self._auth()})
 
     def refresh_token(self) -> str:
         """Trade the refresh token for a new bearer token (after a 401 token_expired)."""
@@ -145,9 +146,10 @@ class Env:
         app = next((a for a in self._obs.apps if name.startswith(f"{a}_")), None)
         if app is None:
             raise ValueError(f"tool {name!r} belongs to no app of this episode")
-        method, path, params, body = self._catalogue(app).get(name).request(arguments)
+        method, path, params, body, headers = self._catalogue(app).get(name).request(arguments)
         try:
-            response = self.call(method, path, json=body, params=params or None, app=app)
+            response = self.call(method, path, json=body, params=params or None, app=app,
+                                 headers=headers or None)
         except httpx.TransportError as exc:
             return {"status": 0, "error": f"{type(exc).__name__}: {exc}"}
         try:

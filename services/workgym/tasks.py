@@ -40,6 +40,8 @@ class Call(BaseModel):
     call: str = Field(pattern=r"^(GET|POST|PUT|PATCH|DELETE) /\S*$")
     params: dict[str, Any] = Field(default_factory=dict)
     json_body: Any = Field(None, alias="json")
+    headers: dict[str, str] = Field(default_factory=dict, description="Request headers, "
+                                    "filled like the body (e.g. an Idempotency-Key).")
     save: dict[str, str] = Field(default_factory=dict, description="name -> JMESPath over "
                                  "the response (saved('name') is a value saved earlier); "
                                  "finding nothing fails the script.")

@@ -57,6 +57,8 @@ class Operation:
     query_params: tuple[str, ...]
     body_params: tuple[str, ...]
     schema: dict[str, Any]
+    # Headers the operation takes (e.g. Idempotency-Key), each as the argument header_arg(name).
+    header_params: tuple[str, ...] = ()
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -80,9 +82,13 @@ class Operation:
             found.update(body)
         return found
 
-    def request(self, arguments: dict[str, Any]) -> tuple[str, str, dict[str, Any], Any]:
-        """(method, path, query params, JSON body) for a tool call's arguments."""
-        known = {*self.path_params, *self.query_params, *self.body_params}
+    def request(self, arguments: dict[str, Any]
+                ) -> tuple[str, str, dict[str, Any], Any, dict[str, str]]:
+        """(method, path, query params, JSON body, headers) for a tool call's arguments."""
+        headers = {name: str(arguments[header_arg(name)]) for name in self.header_params
+                   if header_arg(name) in arguments}
+        known = {*self.path_params, *self.query_params, *self.body_params,
+                 *map(header_arg, self.header_params)}
         unknown = sorted(set(arguments) - known)
         if unknown:
             raise InvalidRequest(
@@ -98,24 +104,30 @@ class Operation:
             path = path.replace("{" + name + "}", str(arguments[name]))
         params = {k: arguments[k] for k in self.query_params if k in arguments}
         body = {k: arguments[k] for k in self.body_params if k in arguments}
-        return self.method, path, params, (body if self.body_params else None)
+        return self.method, path, params, (body if self.body_params else None), headers
+
+
+def header_arg(header: str) -> str:
+    """A header parameter's tool argument: ``Idempotency-Key`` -> ``idempotency_key``."""
+    return header.lower().replace("-", "_")
 
 
 def _operation(app: str, path: str, method: str, op: dict[str, Any], components: dict[str, Any]
                ) -> Operation:
     properties: dict[str, Any] = {}
     required: list[str] = []
-    kinds: dict[str, list[str]] = {"path": [], "query": [], "body": []}
+    kinds: dict[str, list[str]] = {"path": [], "query": [], "header": [], "body": []}
     for param in op.get("parameters", []):
-        if param["in"] not in ("path", "query"):
+        if param["in"] not in kinds:
             continue
         schema = _inline(param.get("schema", {}), components)
         if "description" in param:
             schema["description"] = param["description"]
-        properties[param["name"]] = schema
+        argument = header_arg(param["name"]) if param["in"] == "header" else param["name"]
+        properties[argument] = schema
         kinds[param["in"]].append(param["name"])
         if param.get("required"):
-            required.append(param["name"])
+            required.append(argument)
     body = op.get("requestBody", {}).get("content", {}).get("application/json")
     if body is not None:
         schema = _inline(body["schema"], components)
@@ -130,7 +142,7 @@ def _operation(app: str, path: str, method: str, op: dict[str, Any], components:
     return Operation(
         app=app, name=name, method=method.upper(), path=path,
         path_params=tuple(kinds["path"]), query_params=tuple(kinds["query"]),
-        body_params=tuple(kinds["body"]),
+        body_params=tuple(kinds["body"]), header_params=tuple(kinds["header"]),
         schema={"type": "function",
                 "function": {"name": name, "description": description[:1024],
                              "parameters": parameters}},

@@ -24,6 +24,9 @@ class TrajectoryStep(BaseModel):
     request_body: Any = Field(None, description="Parsed JSON body, or None.")
     request_text: str | None = Field(
         None, description="The body as text (cut), when it was not JSON.")
+    idempotency_key: str | None = Field(
+        None, description="The request's Idempotency-Key header (cut to 255 characters): a "
+        "write sent again with the same key is a safe retry where the app honours keys.")
     status: int = Field(description="Status code the agent received.")
     response_body: Any = Field(None, description="Parsed JSON response (None when cut).")
     error_code: str | None = Field(None, description="error.code of an error response.")

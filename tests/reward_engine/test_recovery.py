@@ -115,6 +115,22 @@ def test_timeout_after_blind_retry_is_not_recovered() -> None:
                       ("POST", "/tickets/1/comments", 201, None, COMMENT))
 
 
+def test_timeout_after_retried_with_the_same_idempotency_key_is_recovered() -> None:
+    """The app replays the first answer to a key it has seen: a safe retry. Another key, or
+    none on either side, is a blind one."""
+    def keyed(first: str | None, second: str | None) -> bool:
+        fault, retry = _steps(("POST", "/v1/refunds", 504, "timeout_after", REFUND),
+                              ("POST", "/v1/refunds", 200, None, REFUND))
+        steps = [fault.model_copy(update={"idempotency_key": first}),
+                 retry.model_copy(update={"idempotency_key": second})]
+        return _verdicts(steps)[0][2]
+
+    assert keyed("refund-A-10423", "refund-A-10423")
+    assert not keyed("refund-A-10423", "another")
+    assert not keyed(None, "refund-A-10423")
+    assert not keyed(None, None)
+
+
 def test_timeout_after_a_failed_read_is_no_check() -> None:
     assert not _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
                       ("GET", "/tickets/1/comments", 503, "server_error"),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from typing import Annotated
+
+from fastapi import FastAPI, Header
 from pydantic import BaseModel, ConfigDict, Field
 
 from workgym.tools import ToolCatalogue
@@ -23,7 +25,9 @@ def _app() -> FastAPI:
         return {"id": item_id}
 
     @app.post("/boxes/{box_id}/items", operation_id="add_item", summary="Add an item.")
-    async def add_item(box_id: int, item: Item) -> Item:
+    async def add_item(box_id: int, item: Item,
+                       key: Annotated[str | None, Header(alias="Idempotency-Key")] = None
+                       ) -> Item:
         return item
 
     return app
@@ -34,7 +38,7 @@ def test_one_tool_per_operation_with_merged_parameters() -> None:
     by_name = {t["function"]["name"]: t["function"] for t in tools.schemas()}
     assert set(by_name) == {"shop_get_item", "shop_add_item"}
     add = by_name["shop_add_item"]["parameters"]
-    assert set(add["properties"]) == {"box_id", "name", "qty"}
+    assert set(add["properties"]) == {"box_id", "name", "qty", "idempotency_key"}
     assert set(add["required"]) == {"box_id", "name"}
     assert add["properties"]["name"]["description"] == "Item name."
     assert "$ref" not in str(tools.schemas())
@@ -43,9 +47,12 @@ def test_one_tool_per_operation_with_merged_parameters() -> None:
 def test_tool_call_maps_back_to_a_request() -> None:
     tools = ToolCatalogue.from_openapi("shop", _app().openapi())
     assert tools.get("shop_add_item").request({"box_id": 3, "name": "x"}) == (
-        "POST", "/boxes/3/items", {}, {"name": "x"})
+        "POST", "/boxes/3/items", {}, {"name": "x"}, {})
+    assert tools.get("shop_add_item").request(
+        {"box_id": 3, "name": "x", "idempotency_key": "k1"}) == (
+        "POST", "/boxes/3/items", {}, {"name": "x"}, {"Idempotency-Key": "k1"})
     assert tools.get("shop_get_item").request({"item_id": 5, "verbose": True}) == (
-        "GET", "/items/5", {"verbose": True}, None)
+        "GET", "/items/5", {"verbose": True}, None, {})
 
 
 def test_unknown_or_missing_arguments_are_named() -> None:

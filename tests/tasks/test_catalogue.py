@@ -95,7 +95,7 @@ class _Env:
         self.observation = _Observation()
 
     def call(self, method: str, path: str, json: Any = None, params: Any = None,
-             app: str | None = None) -> httpx.Response:
+             app: str | None = None, headers: Any = None) -> httpx.Response:
         self.sent.append((method, path, json, params))
         return httpx.Response(201 if method == "POST" else 200, json=self.answers.get(path, {}))
 

@@ -45,6 +45,7 @@ class StepContext:
     expire_token: Callable[[], Awaitable[None]]
     # The path exactly as the agent sent it (still percent-encoded): what is forwarded.
     sent_path: str = ""
+    idempotency_key: str | None = None  # the request's Idempotency-Key header, if any
     # What happened: the faults that acted, and the rows the replica changed.
     fired: list[str] = field(default_factory=list)
     changes: list[dict[str, Any]] = field(default_factory=list)

@@ -85,7 +85,8 @@ def _send(env: Env, call: Call, saved: dict[str, Any]) -> Attempt:
     method, path = call.call.split(" ", 1)
     try:
         response = env.call(method, _fill(path, saved), json=_fill(call.json_body, saved),
-                            params=_fill(call.params, saved) or None, app=call.app)
+                            params=_fill(call.params, saved) or None, app=call.app,
+                            headers=_fill(call.headers, saved) or None)
     except httpx.TransportError:
         return Attempt(None, readable=False)
     if not response.content:
