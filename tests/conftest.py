@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -61,6 +62,22 @@ def replica_post(local: LocalServer, url: str, body: object) -> tuple[int, objec
     status, _, content = local.run(local.server.upstream.request(
         "POST", url, headers, json.dumps(body).encode()))
     return status, json.loads(content)
+
+
+@pytest.fixture
+def server(settings: Settings, tmp_path: Path) -> Iterator[Callable[..., LocalServer]]:
+    """Factory: an in-process server with these settings overridden (its own API key, so its
+    quotas are its own; the session's snapshots on disk); closed after the test."""
+    made: list[LocalServer] = []
+
+    def factory(**overrides: Any) -> LocalServer:
+        made.append(LocalServer(settings.model_copy(update={
+            "api_key": f"wgk_test_{len(made)}_{tmp_path.name}", **overrides})))
+        return made[-1]
+
+    yield factory
+    for local in made:
+        local.close()
 
 
 @pytest.fixture

@@ -459,9 +459,12 @@ class Registry:
             args += [index, step, int(expires_at) + 1]
         await self._record(keys=keys, args=args)
 
-    async def trajectory(self, episode_id: str, settle_s: float = 5.0) -> list[TrajectoryStep]:
-        """The episode's steps, once those in flight are recorded (up to ``settle_s``)."""
-        await self.settled(episode_id, settle_s)
+    async def trajectory(self, episode_id: str, settle_s: float | None = 5.0
+                         ) -> list[TrajectoryStep]:
+        """The episode's steps, once those in flight are recorded (up to ``settle_s``; None:
+        the caller waited already)."""
+        if settle_s is not None:
+            await self.settled(episode_id, settle_s)
         raw: list[str] = await self.redis.zrange(_traj(episode_id), 0, -1)  # type: ignore[assignment]
         return [TrajectoryStep.model_validate_json(item) for item in raw]
 

@@ -11,9 +11,9 @@ before and after the 100,000 are there.
 from __future__ import annotations
 
 import gc
-import os
 import statistics
 
+from replicas.runtime.memory import resident_mb
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
@@ -25,11 +25,6 @@ TASK = "helpdesk/refund-standard"
 IDLE = 100_000
 REDIS_EPISODES = 5_000
 TARGET_MB = 0.2
-
-
-def rss_mb() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _redis_used(local: LocalServer) -> int:
@@ -61,12 +56,12 @@ def _live_episodes(local: LocalServer) -> None:
 
     # The replica: episodes in its store, as the gym API makes them.
     gc.collect()
-    rss = rss_mb()
+    rss = resident_mb()
     for i in range(IDLE):
         store.create(f"idle{i}", seed=7, setup=task.setup_of("helpdesk"),
                      script=task.actors_of("helpdesk"), ttl_s=3600)
     gc.collect()
-    replica_kb = (rss_mb() - rss) / IDLE * 1024
+    replica_kb = (resident_mb() - rss) / IDLE * 1024
     after_steps = reads(env, 1000)
 
     per_mb = (replica_kb + redis_kb) / 1024

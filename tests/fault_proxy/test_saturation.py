@@ -4,37 +4,20 @@ forwards anything."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-
-import pytest
 
 from workgym.local import LocalServer
 from workgym.sdk import Env
-from workgym_core.settings import Settings
 
 TASK = "helpdesk/refund-standard"
 
 
-def _server(tmp_path: Path, **limits: object) -> Iterator[LocalServer]:
-    server = LocalServer(Settings(data_dir=tmp_path, internal_secret="s", **limits))
-    yield server
-    server.close()
+Factory = Callable[..., LocalServer]
 
 
-@pytest.fixture
-def two_connections(tmp_path: Path) -> Iterator[LocalServer]:
-    yield from _server(tmp_path, redis_connections=2, redis_wait_s=10)
-
-
-@pytest.fixture
-def one_at_a_time(tmp_path: Path) -> Iterator[LocalServer]:
-    yield from _server(tmp_path, max_inflight=1)
-
-
-def test_requests_wait_for_a_redis_connection_instead_of_failing(
-        two_connections: LocalServer) -> None:
+def test_requests_wait_for_a_redis_connection_instead_of_failing(server: Factory) -> None:
+    two_connections = server(redis_connections=2, redis_wait_s=10)
     envs = [Env.inprocess(two_connections, TASK, seed=1, faults="none") for _ in range(8)]
     for env in envs:
         env.reset()
@@ -53,8 +36,8 @@ def test_requests_wait_for_a_redis_connection_instead_of_failing(
         env.close()
 
 
-def test_a_saturated_proxy_sheds_load_with_503_and_retry_after(
-        one_at_a_time: LocalServer) -> None:
+def test_a_saturated_proxy_sheds_load_with_503_and_retry_after(server: Factory) -> None:
+    one_at_a_time = server(max_inflight=1)
     slow = Env.inprocess(one_at_a_time, TASK, seed=1,
                          faults=[{"kind": "latency", "delay_ms": 1500}])
     other = Env.inprocess(one_at_a_time, TASK, seed=1, faults="none")

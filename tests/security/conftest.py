@@ -1,17 +1,11 @@
-"""Helpers of the security suite: raw calls as the operator or as an agent, and in-process
-servers with settings of a test's own."""
+"""Helpers of the security suite: raw calls as the operator or as an agent."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from workgym.local import LocalServer
 from workgym.sdk import Env
-from workgym_core.settings import Settings
 
 TASK = "helpdesk/refund-standard"
 
@@ -40,19 +34,3 @@ def ticket_of(local: LocalServer, env: Env) -> int:
 def trajectory(local: LocalServer, env: Env) -> list[Any]:
     assert local.server.registry is not None and env.observation is not None
     return local.run(local.server.registry.trajectory(env.observation.episode_id))
-
-
-@pytest.fixture
-def server(settings: Settings, tmp_path: Path) -> Iterator[Callable[..., LocalServer]]:
-    """Factory: an in-process server with these settings overridden (its own API key, so its
-    quotas are its own; the session's snapshots on disk); closed after the test."""
-    made: list[LocalServer] = []
-
-    def factory(**overrides: Any) -> LocalServer:
-        made.append(LocalServer(settings.model_copy(update={
-            "api_key": f"wgk_test_{len(made)}_{tmp_path.name}", **overrides})))
-        return made[-1]
-
-    yield factory
-    for local in made:
-        local.close()

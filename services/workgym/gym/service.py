@@ -261,7 +261,7 @@ class EpisodeService:
             log.error("finishing %s with %d request(s) admitted but never recorded",
                       record.id, unrecorded)
         task = self.catalogue.get(record.task)
-        trajectory = await self.registry.trajectory(record.id)
+        trajectory = await self.registry.trajectory(record.id, settle_s=None)  # settled above
         states: dict[str, tuple[bytes, bytes]] = {}
         try:
             for app, instance in record.apps.items():
