@@ -148,14 +148,19 @@ def _card_option(given: Mapping[str, Any]) -> str:
 
 
 class CustomerFactory(Factory):
-    """A person no world has (the identity's next), as a customer with a store account.
-    Option ``at``: when they became one (default 30 to 600 days ago)."""
+    """A person no world has (the identity's next, paying in ``currency`` if given), as a
+    customer with a store account; or, given ``email``, the person of the identity with that
+    address (another app's customer). Option ``at``: when they became one (default 30 to 600
+    days ago)."""
 
     table = "customers"
     options = frozenset({"at"})
 
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
-        person = ctx.unused(ctx.identity.new_people(), "customers", "email", lambda p: p.email)
+        money = str(given.get("currency") or "").upper()
+        person = ctx.identity.person_with(given["email"]) if given.get("email") else ctx.unused(
+            (p for p in ctx.identity.new_people() if not money or p.currency == money),
+            "customers", "email", lambda p: p.email)
         created = _at(ctx, given, ctx.rng.uniform(30, 600))
         return {"stripe_id": stripe_id("customers", ctx.rng),
                 **customer_values(person, created)}
@@ -247,9 +252,19 @@ class PromotionCodeFactory(Factory):
                 "created": _at(ctx, given, 0) if given.get("at") else coupon["created"]}
 
 
-def _order_lines(ctx: FactoryContext, number: str, count: Any) -> list[tuple[str, int]]:
-    """An order's items (SKU, quantity): drawn from its number, so that ``build`` (its
-    amounts) and ``after`` (its rows) draw the same."""
+def _order_lines(ctx: FactoryContext, number: str, given: Mapping[str, Any]
+                 ) -> list[tuple[str, int]]:
+    """An order's items (SKU, quantity): ``items`` as given ("ES-900:1,BN-1K:2"), else
+    ``lines`` of them drawn from its number, so that ``build`` (its amounts) and ``after``
+    (its rows) draw the same."""
+    if given.get("items"):
+        lines = [tuple(part.strip().split(":")) for part in str(given["items"]).split(",")]
+        unknown = [sku for sku, _ in lines if sku not in data()["products"]]
+        if unknown or any(not n.isdigit() or int(n) < 1 for _, n in lines):
+            raise ValueError(f"items must be SKU:quantity,... of the catalogue's SKUs "
+                             f"({', '.join(data()['products'])})")
+        return [(sku, int(n)) for sku, n in lines]
+    count = given.get("lines")
     r = random.Random(f"order:{ctx.identity.seed}:{number}")
     skus = [sku for sku, spec in data()["products"].items() if "interval" not in spec]
     return [(sku, r.choice([1, 1, 2])) for sku in r.sample(skus, int(count or r.randint(1, 3)))]
@@ -269,11 +284,13 @@ class OrderFactory(Factory):
     """A store order of a customer (given, else a random one's) in their currency, paid by a
     new payment (with its card and charge) for its total (see the module's docstring).
     Options: ``at`` (when it was placed, default 0.3 to 4 days ago), ``lines`` (how many
-    items, default 1 to 3), ``shipped`` (how many of them shipped, the first ones, default
-    0), ``code`` (a promotion code redeemed), ``card`` (the test card it was paid with)."""
+    items, default 1 to 3) or ``items`` (which: "ES-900:1,BN-1K:2"), ``shipped`` (how many
+    of them shipped, the first ones, default 0), ``shipped_at`` (when they left, default 4
+    to 30 hours after it was placed), ``code`` (a promotion code redeemed), ``card`` (the
+    test card it was paid with)."""
 
     table = "orders"
-    options = frozenset({"at", "lines", "shipped", "code", "card"})
+    options = frozenset({"at", "lines", "items", "shipped", "shipped_at", "code", "card"})
 
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
         r = ctx.rng
@@ -281,7 +298,7 @@ class OrderFactory(Factory):
         customer = _customer(ctx, given)
         money = customer["currency"] or "usd"
         number = _number(ctx, given)
-        lines = _order_lines(ctx, number, given.get("lines"))
+        lines = _order_lines(ctx, number, given)
         amount = subtotal(lines, money)
         code = sql.one(ctx.db, "SELECT * FROM promotion_codes WHERE stripe_id = ?",
                        (given["code"],)) if given.get("code") else None
@@ -309,7 +326,7 @@ class OrderFactory(Factory):
               given: Mapping[str, Any]) -> None:
         r = ctx.rng
         customer = _customer(ctx, {"customer": row["customer"]})
-        lines = _order_lines(ctx, row["number"], given.get("lines"))
+        lines = _order_lines(ctx, row["number"], given)
         placed = unix(parse_iso(row["placed_at"]))
         intent = {**_intent(ctx, customer, amount=row["total"], currency=row["currency"],
                             number=row["number"], skus=",".join(sku for sku, _ in lines),
@@ -334,7 +351,8 @@ class OrderFactory(Factory):
                 ctx.db.execute("UPDATE inventory SET committed = committed + ? WHERE sku = ?",
                                (quantity, sku))
         if sent:
-            at = placed + r.randint(4, 30) * 3600
+            at = unix(parse_iso(given["shipped_at"])) if given.get("shipped_at") else (
+                placed + r.randint(4, 30) * 3600)
             sql.insert(ctx.db, "fulfillments", {
                 "order_id": row["id"], "carrier": r.choice(data()["carriers"][
                     row["ship_country"]]), "tracking_number": f"1Z{r.randint(10**9, 10**10)}",

@@ -334,6 +334,24 @@ class AccountAction(CheckoutModel, table=True):
     completed_at: str | None = None
 
 
+class RefundApproval(CheckoutModel, table=True):
+    """A manager's decision on a refund the approval policy covers (the store's, not Stripe's):
+    decided when asked; an approved one covers one refund of its charge."""
+
+    __tablename__ = "refund_approvals"
+
+    id: int | None = Field(default=None, primary_key=True)
+    charge: str = Field(foreign_key="charges.stripe_id", index=True)
+    amount: int
+    currency: str
+    reason: str
+    ticket: int | None = None  # the helpdesk ticket it is for
+    status: str  # approved | denied
+    decision_note: str
+    refund: str | None = Field(default=None, foreign_key="refunds.stripe_id")  # what it covered
+    created_at: str
+
+
 class Order(CheckoutModel, table=True):
     __tablename__ = "orders"
 

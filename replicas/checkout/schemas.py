@@ -8,13 +8,16 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from annotated_types import Interval
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from replicas.runtime.params import MAX_ID
 
 MetadataKey = Annotated[str, StringConstraints(min_length=1, max_length=40,
                                                pattern=r"^[^\[\]]+$")]
-MetadataValue = Annotated[str, StringConstraints(max_length=500)]
+# A number is taken as its text (a form body sends it so).
+MetadataValue = Annotated[str, BeforeValidator(
+    lambda v: str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v),
+    StringConstraints(max_length=500)]
 # Stripe's limits: 50 keys of up to 40 characters, values of up to 500; on an update a key
 # set to "" (or null) is removed, and metadata="" removes them all.
 Metadata = Annotated[dict[MetadataKey, MetadataValue | None], Field(max_length=50)] | Literal[""]
@@ -215,7 +218,9 @@ class RefundCreate(Body):
     amount: Amount | None = Field(None, description="How much (default: all that is left), in "
                                   "the charge's currency's minor unit.")
     reason: RefundReason | None = Field(None, description="Why.")
-    metadata: Metadata | None = Field(None, description=_METADATA)
+    metadata: Metadata | None = Field(None, description=_METADATA + " metadata[approval]: the "
+                                      "id of the manager's refund approval (store API) the "
+                                      "shop's refund policy asks for.")
 
 
 class RefundUpdate(Body):
@@ -471,3 +476,12 @@ class PasswordReset(StoreBody):
 class VerifyCode(StoreBody):
     code: Annotated[str, StringConstraints(pattern=r"^\d{6}$")] = Field(
         description="The 6-digit code the account holder received at the new address.")
+
+
+class ApprovalCreate(StoreBody):
+    charge: ObjectId = Field(description="The charge to refund (ch_...).")
+    amount: Amount = Field(description="The refund it is for, in the charge's currency's minor "
+                           "unit.")
+    reason: StoreReason = Field(description="Why the customer is refunded.")
+    ticket: Annotated[int, Interval(ge=1, le=MAX_ID)] | None = Field(
+        None, description="The helpdesk ticket it is for.")

@@ -30,15 +30,15 @@ SPEC = ReplicaSpec(
         "prices, PaymentMethods, PaymentIntents (confirm, 3-D Secure, capture, cancel), "
         "charges, refunds, disputes, coupons and promotion codes, Checkout Sessions and "
         "events, under /v1; and the shop's own API (not Stripe's) under /store: orders "
-        "(cancellations, returns), stock and customer accounts. Bodies are form-encoded in "
-        "bracket notation (metadata[order]=A-10423) or JSON; Stripe's lists are cursor-paged "
-        "(limit, starting_after, ending_before), the store's offset-paged; amounts are "
-        "integers in the currency's minor unit "
+        "(cancellations, returns), stock, refund approvals and customer accounts. Bodies "
+        "are form-encoded in bracket notation (metadata[order]=A-10423) or JSON; Stripe's "
+        "lists are cursor-paged (limit, starting_after, ending_before), the store's "
+        "offset-paged; amounts are integers in the currency's minor unit "
         "(JPY, KRW: whole units), currencies lowercase. Errors are Stripe's "
         '{"error": {type, code, message, param, decline_code}}; POSTs take an '
         "Idempotency-Key header."
     ),
-    data_version="2",
+    data_version="3",
     router=router,
     seed=_seed,
     probe={"update": "products", "id": 1,

@@ -151,6 +151,19 @@ class AccountActionOut(_Out):
     completed_at: str | None = Field(description=f"When it completed; {_TS}.")
 
 
+class ApprovalOut(_Out):
+    id: int = Field(description="Approval id (what a refund's metadata[approval] names).")
+    charge: str = Field(description="The charge it is for.")
+    amount: int = Field(description=f"The refund it covers, at most. {_MONEY}")
+    currency: str = Field(description="The charge's currency.")
+    reason: str = Field(description="Why, as asked.")
+    ticket: int | None = Field(description="The helpdesk ticket it is for.")
+    status: Literal["approved", "denied"] = Field(description="The manager's decision.")
+    decision_note: str = Field(description="The manager's note (why it was denied).")
+    refund: str | None = Field(description="The refund it covered (each covers one).")
+    created_at: str = Field(description=f"When it was asked and decided; {_TS}.")
+
+
 def _units(text: str) -> list[Row]:
     found: list[Row] = orjson.loads(text)
     return found

@@ -47,6 +47,9 @@ class Known(_Model):
     value: str | None = Field(None, description="What they say ({{ }} templates of the "
                               "task's rows); a verification_code's is their pending code.")
     wrong: str | None = Field(None, description="What a wrong_first customer says first.")
+    to: str | None = Field(None, description="A verification_code's address: the code is the "
+                           "one another app (the checkout's account) sent there to change the "
+                           "requester's email to it ({{ }} templates).")
 
 
 class ScriptedCustomer(_Model):

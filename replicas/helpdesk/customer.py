@@ -18,6 +18,7 @@ from typing import Any
 
 from replicas.runtime import db as sql
 from replicas.runtime.clock import iso, parse_iso
+from replicas.runtime.codes import email_change_code
 from replicas.runtime.episode import Episode
 from workgym_core.refs import resolve
 from workgym_core.templates import render
@@ -150,6 +151,8 @@ def _phrases(db: sqlite3.Connection, ticket_id: int) -> tuple[dict[str, str], di
 
 def _value(episode: Episode, known: Known, ticket_id: int) -> str | None:
     if known.kind == "verification_code" and known.value is None:
+        if known.to is not None:
+            return _sent_code(episode, ticket_id, render(known.to, episode.vars, episode.others))
         return _pending_code(episode, ticket_id)
     if known.value is None:
         return None
@@ -186,6 +189,13 @@ def _pending_code(episode: Episode, ticket_id: int) -> str | None:
     if action is None or not action["new_email"]:
         return None
     return email_verification_code(episode.secret, action["customer_id"], action["new_email"])
+
+
+def _sent_code(episode: Episode, ticket_id: int, new_email: str) -> str | None:
+    """The code sent to ``new_email`` to move the requester's account there."""
+    found = sql.one(episode.db, "SELECT c.email FROM customers c JOIN tickets t ON "
+                    "t.requester_id = c.id WHERE t.id = ?", (ticket_id,))
+    return email_change_code(episode.secret, found["email"], new_email) if found else None
 
 
 def _post_reply(db: sqlite3.Connection, ticket_id: int, body: str, after: datetime) -> None:

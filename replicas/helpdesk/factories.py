@@ -56,14 +56,16 @@ class OrganizationFactory(Factory):
 
 
 class CustomerFactory(Factory):
-    """A person no world has (the identity's next): their name, email, locale and phone;
-    their company's organization when it exists."""
+    """A person no world has (the identity's next), or given ``email`` the identity's person
+    with that address (another app's customer, e.g. ``email: $checkout.customer.email``):
+    their name, email, locale and phone; their company's organization when it exists."""
 
     table = "customers"
 
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
         r = ctx.rng
-        person = ctx.unused(ctx.identity.new_people(), "customers", "email", lambda p: p.email)
+        person = ctx.identity.person_with(given["email"]) if given.get("email") else ctx.unused(
+            ctx.identity.new_people(), "customers", "email", lambda p: p.email)
         organization = None
         if person.company is not None:
             found = ctx.db.execute("SELECT id FROM organizations WHERE domain = ?",
@@ -146,7 +148,9 @@ class TicketFactory(Factory):
             "tags": orjson.dumps(topic["tags"]).decode(),
             "requester_id": customer["id"], "assignee_id": assignee, "group_id": group,
             "organization_id": customer["organization_id"],
-            "order_id": order["id"] if order else None, "merged_into_id": None,
+            "order_id": order["id"] if order else None,
+            "order_number": order["number"] if order else given.get("order_number"),
+            "merged_into_id": None,
             "sla_due_at": iso(created + timedelta(hours=PRIORITY_HOURS[priority])),
             "created_at": iso(created), "updated_at": iso(created), "solved_at": None,
         }

@@ -83,6 +83,7 @@ class Ticket(HelpdeskModel, table=True):
     group_id: int | None = Field(default=None, foreign_key="groups.id")
     organization_id: int | None = Field(default=None, foreign_key="organizations.id")
     order_id: int | None = Field(default=None, foreign_key="orders.id")
+    order_number: str | None = Field(default=None, index=True)  # the checkout's order
     merged_into_id: int | None = Field(default=None, foreign_key="tickets.id")
     sla_due_at: str | None = None
     created_at: str

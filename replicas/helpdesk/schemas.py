@@ -107,6 +107,8 @@ class TicketOut(_Out):
     group_id: int | None = Field(description="Group the ticket is routed to, if any.")
     organization_id: int | None = Field(description="Requester's organization, if any.")
     order_id: int | None = Field(description="Order the ticket is about, if linked.")
+    order_number: str | None = Field(description="Number of the checkout order the ticket is "
+                                     "about (A-10423), if known: a ticket field.")
     merged_into_id: int | None = Field(
         description="Ticket this one was merged into (set on closed, merged tickets)."
     )

@@ -34,7 +34,7 @@ SPEC = ReplicaSpec(
     # from the seed's identity (shared by every app); 4: the refund article states the
     # managers' approval limit; 5: duplicates are refundable at any time (their article), the
     # thresholds to the cent, counting earlier refunds
-    data_version="5",
+    data_version="6",
     router=router,
     seed=_seed,
     probe={"update": "organizations", "id": 1,

@@ -168,6 +168,15 @@ class Identity:
         """People no world has, in order (for factories)."""
         return self._people.since(WORLD_PEOPLE)
 
+    def person_with(self, email: str, *, within: int = WORLD_PEOPLE + 1000) -> Person:
+        """The person whose email is ``email`` (case-insensitive) among the first ``within``:
+        another app's customer, in this app (ValueError when there is none)."""
+        wanted = email.lower()
+        for person in self._people.first(within):
+            if person.email.lower() == wanted:
+                return person
+        raise ValueError(f"no person of the seed's identity has the email {email}")
+
     def _draw_person(self, r: random.Random) -> Person:
         material = data()
         locales: dict[str, dict[str, Any]] = material["locales"]

@@ -82,9 +82,10 @@ class EpisodeStore:
             id=episode_id, seed=seed, clock_start=WORLD_START,
             snapshot_key=prepared.key, initial=prepared.data, vars=prepared.vars,
             others=others, actors=actors, expires_at=expires_at,
-            # The same for every episode of this world (app, seed, setup): deterministic, and
-            # not computable without the deployment's internal secret.
-            secret=credentials.mac(self.settings.internal_secret, "episode", prepared.key),
+            # The same for every episode of the world of ``seed``, in every app (one app's
+            # scripted customer says the codes another app sends: runtime/codes.py), and not
+            # computable without the deployment's internal secret.
+            secret=credentials.mac(self.settings.internal_secret, "world", str(seed)),
         )
         self._episodes[episode_id] = episode
         heapq.heappush(self._expiry, (expires_at, episode_id))

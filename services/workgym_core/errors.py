@@ -12,6 +12,7 @@ that shape instead: ``install(app, render)``.)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -201,9 +202,15 @@ def json_response(
     )
 
 
+# The tags pydantic puts in an error's location for the member of a union it tried
+# ('dict[constrained-str,nullable[constrained-str]]', 'constrained-int', 'literal['']'):
+# not fields, so not named.
+_UNION_TAG = re.compile(r"^(?:[a-z][a-z-]*\[.*\]|constrained-[a-z]+|str|int|float|bool|none)$")
+
+
 def _validation_error(exc: RequestValidationError) -> WorkGymError:
     first = exc.errors()[0]
-    loc = [str(p) for p in first.get("loc", ())]
+    loc = [str(p) for p in first.get("loc", ()) if not _UNION_TAG.match(str(p))]
     if loc and loc[0] in {"body", "query", "path", "header"}:
         where, parts = loc[0], loc[1:]
     else:

@@ -1,6 +1,6 @@
-"""The store's own API (ours, not Stripe's): orders (cancellations, returns), stock, customer
-accounts (password and 2FA resets, email changes). WorkGym's conventions: integer ids, ISO
-times, offset pages; errors in the same envelope as the payments API's."""
+"""The store's own API (ours, not Stripe's): orders (cancellations, returns), stock, refund
+approvals, customer accounts (password and 2FA resets, email changes). WorkGym's conventions:
+integer ids, ISO times, offset pages; errors in the same envelope as the payments API's."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from replicas.runtime.responses import ok
 from .. import store_objects as out
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
-from ..rules import accounts, orders
+from ..rules import accounts, approvals, orders, refunds
 from ..rules.common import World
 from ..schemas import (
+    ApprovalCreate,
     EmailChangeRequest,
     OrderCancel,
     PasswordReset,
@@ -33,6 +34,7 @@ router = APIRouter(tags=["store"])
 OrderId = Annotated[Id, Path(description="Id of the order.")]
 AccountId = Annotated[Id, Path(description="Id of the account.")]
 ActionId = Annotated[Id, Path(description="Id of the account action.")]
+ApprovalId = Annotated[Id, Path(description="Id of the refund approval.")]
 
 
 def _order(w: World, order_id: int) -> Response:
@@ -112,6 +114,46 @@ async def list_inventory(
     found.equal(sku=sku)
     return ok(page(w.db, "inventory", found.where, found.params, order_by="id", limit=limit,
                    offset=offset, convert=out.inventory))
+
+
+@router.post("/store/refund_approvals", operation_id="create_refund_approval",
+             summary="Ask a manager to approve a refund", status_code=201,
+             response_model=out.ApprovalOut)
+async def create_refund_approval(body: ApprovalCreate, call: IdempotentDep) -> Response:
+    """A manager decides at once: approved, or denied with a note (a record, not an error).
+    Refunds the shop's policy puts above the approval threshold name an approved one in
+    metadata[approval]; each covers one refund of its charge, up to its amount."""
+    def run(w: World) -> Response:
+        charge = w.objects.row("charges", body.charge, kind="charge", param="charge")
+        left = charge["amount_captured"] - refunds.refunded(w, charge)
+        return ok(approvals.request(w, charge, amount=body.amount, left=left,
+                                    reason=body.reason, ticket=body.ticket), 201)
+    return call.run(body, run)
+
+
+@router.get("/store/refund_approvals", operation_id="list_refund_approvals",
+            summary="List refund approvals", response_model=Page[out.ApprovalOut])
+async def list_refund_approvals(
+    w: WorldDep, limit: Limit = DEFAULT_LIMIT, offset: Offset = 0,
+    charge: Annotated[str | None, Query(max_length=255, description=(
+        "Only approvals for this charge."))] = None,
+    ticket: Annotated[Id | None, Query(description="Only those for this helpdesk ticket.")]
+    = None,
+    status: Annotated[Literal["approved", "denied"] | None, Query(description=(
+        "Only this decision."))] = None,
+) -> Response:
+    """Refund approvals, oldest first."""
+    found = Filters()
+    found.equal(charge=charge, ticket=ticket, status=status)
+    return ok(page(w.db, "refund_approvals", found.where, found.params, order_by="id",
+                   limit=limit, offset=offset))
+
+
+@router.get("/store/refund_approvals/{approval_id}", operation_id="get_refund_approval",
+            summary="Get a refund approval", response_model=out.ApprovalOut)
+async def get_refund_approval(approval_id: ApprovalId, w: WorldDep) -> Response:
+    """One approval: its decision, and the refund it covered."""
+    return ok(sql.get_row(w.db, "refund_approvals", approval_id))
 
 
 @router.get("/store/accounts", operation_id="list_accounts", summary="List accounts",

@@ -11,21 +11,12 @@ import hmac
 from typing import Any
 
 from replicas.runtime import db as sql
-from workgym_core.credentials import mac
+from replicas.runtime.codes import email_change_code
 
 from ..render import Row
 from ..schemas import CustomerUpdate
 from . import customers
 from .common import World, refused
-
-
-def email_verification_code(secret: str, account_id: int, new_email: str) -> str:
-    """The 6-digit code emailed to ``new_email``: derived from the episode's secret, so it is
-    the same for the same world and request and no agent can compute it: it must ask the
-    account holder, who received it."""
-    digest = mac(secret, "store-email-code", f"{account_id}:{new_email.lower()}")
-    return f"{int(digest[:8], 16) % 1_000_000:06d}"
-
 
 
 def _action(w: World, account: Row, kind: str, status: str, *, verified_by: str | None,
@@ -89,11 +80,11 @@ def verify(w: World, action: Row, *, code: str) -> Row:
     if action["status"] != "pending":
         raise refused(f"Account action {action['id']} is {action['status']}, not pending.",
                        "action_not_pending")
-    expected = email_verification_code(w.secret, action["account_id"], action["new_email"])
+    account = sql.get_row(w.db, "accounts", action["account_id"])
+    expected = email_change_code(w.secret, account["email"], action["new_email"])
     if not hmac.compare_digest(code, expected):
         raise refused(f"The code does not match the one sent to {action['new_email']}.",
                        "invalid_verification_code", "code")
-    account = sql.get_row(w.db, "accounts", action["account_id"])
     values: dict[str, Any] = {"email": action["new_email"], "pending_email": None,
                               "email_verified": 1, "updated_at": w.stamp}
     sql.update(w.db, "accounts", account["id"], values)

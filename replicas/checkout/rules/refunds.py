@@ -1,7 +1,8 @@
 """Refunds (docs.stripe.com/api/refunds): of a captured charge, never more in all than was
 captured (refunds that did not fail or get canceled count), never of a charge the cardholder
 disputed. A card refund succeeds at once; one waiting on the customer (``requires_action``)
-may be canceled."""
+may be canceled. Staff refunds follow the shop's approval policy (``approvals``); the store's
+cancellations and returns refund what the order's own rules work out."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from workgym_core.money import format_money
 from ..errors import InvalidRequestError
 from ..render import Row
 from ..schemas import RefundCreate
+from . import approvals
 from .common import World, metadata
 
 COUNTED = ("pending", "requires_action", "succeeded")
@@ -45,7 +47,9 @@ def refunded(w: World, charge: Row) -> int:
     return int(found["n"])
 
 
-def create(w: World, body: RefundCreate) -> Row:
+def create(w: World, body: RefundCreate, *, policy: bool = True) -> Row:
+    """Refund ``body``'s charge; ``policy``: under the shop's approval policy (a staff
+    refund), not one the store's order rules made."""
     charge = _charge_of(w, body)
     if body.payment_intent and charge["payment_intent"] != body.payment_intent:
         raise InvalidRequestError(f"Charge {charge['stripe_id']} does not belong to "
@@ -59,7 +63,8 @@ def create(w: World, body: RefundCreate) -> Row:
     if charge["disputed"]:
         raise InvalidRequestError(f"Charge {charge['stripe_id']} has been charged back; cannot "
                                   "issue a refund.", code="charge_disputed", param="charge")
-    left = charge["amount_captured"] - refunded(w, charge)
+    earlier = refunded(w, charge)
+    left = charge["amount_captured"] - earlier
     if left <= 0:
         raise InvalidRequestError(f"Charge {charge['stripe_id']} has already been refunded.",
                                   code="charge_already_refunded", param="charge")
@@ -69,11 +74,14 @@ def create(w: World, body: RefundCreate) -> Row:
             f"Refund amount ({_money(amount, charge['currency'])}) is greater than unrefunded "
             f"amount on charge ({_money(left, charge['currency'])})",
             code="amount_too_large", param="amount")
+    named = (body.metadata or {}).get("approval") if isinstance(body.metadata, dict) else None
+    approval = approvals.check(w, charge, amount, earlier, named) if policy else None
     row = w.create("refunds", {
         "charge": charge["stripe_id"], "payment_intent": charge["payment_intent"],
         "amount": amount, "currency": charge["currency"], "status": "succeeded",
         "reason": body.reason, "failure_reason": None,
         "metadata": metadata("{}", body.metadata)})
+    approvals.used(w, approval, row)
     w.emit("refund.created", "refunds", row)
     total = charge["amount_refunded"] + amount
     charge = w.update("charges", charge, {"amount_refunded": total,

@@ -20,7 +20,7 @@ from .common import Generation
 
 # The order tables are written in: foreign keys point backwards.
 INSERT_ORDER = ("customers", "products", "prices", "payment_methods", "payment_intents",
-                "charges", "refunds", "disputes", "coupons", "promotion_codes",
+                "charges", "refunds", "refund_approvals", "disputes", "coupons", "promotion_codes",
                 "checkout_sessions", "checkout_line_items", "accounts", "account_actions",
                 "orders", "order_items", "fulfillments", "returns", "inventory", "events")
 

@@ -78,6 +78,8 @@ async def list_tickets(
         Id | None, Query(description="Only this organization's.")
     ] = None,
     order_id: Annotated[Id | None, Query(description="Only linked to this order.")] = None,
+    order_number: Annotated[str | None, Query(max_length=40, description=(
+        "Only about this checkout order (its number, A-10423)."))] = None,
     tag: Annotated[
         str | None,
         Query(max_length=40, description="Only tickets with this exact tag (case-sensitive)."),
@@ -105,7 +107,8 @@ async def list_tickets(
     found = Filters()
     found.equal(status=status, priority=priority, type=type, channel=channel,
                 requester_id=requester_id, assignee_id=assignee_id, group_id=group_id,
-                organization_id=organization_id, order_id=order_id)
+                organization_id=organization_id, order_id=order_id,
+                order_number=order_number)
     if tag is not None:
         found.add("EXISTS (SELECT 1 FROM json_each(tickets.tags) WHERE value = ?)", tag)
     found.search(q, "subject", "description")

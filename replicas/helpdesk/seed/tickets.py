@@ -169,6 +169,7 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
         "group_id": group_id,
         "organization_id": customer["organization_id"],
         "order_id": order["id"] if order else None,
+        "order_number": order["number"] if order else None,
         "merged_into_id": None,
         "sla_due_at": iso(sla_due) if sla_due else None,
         "created_at": iso(created),

@@ -98,9 +98,11 @@ def _send(env: Env, call: Call, saved: dict[str, Any]) -> Attempt:
 
 
 class _Saved(jmespath.functions.Functions):
-    """A script's JMESPath functions: ``saved('name')``, a value it saved earlier, and
+    """A script's JMESPath functions: ``saved('name')``, a value it saved earlier;
     ``match(text, 'regex')``, the regular expression's first group in ``text`` (else the
-    whole match; null when it does not match): a code out of a customer's message."""
+    whole match; null when it does not match): a code out of a customer's message; and the
+    arithmetic an agent does on amounts: ``add(a, b)``, ``sub(a, b)``, ``mul(a, b)`` and
+    ``div(a, b)`` (floor division: money stays in whole minor units)."""
 
     def __init__(self, saved: dict[str, Any]) -> None:
         super().__init__()
@@ -118,6 +120,25 @@ class _Saved(jmespath.functions.Functions):
         if found is None:
             return None
         return found.group(1) if found.groups() else found.group(0)
+
+
+    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_add(self, a: int, b: int) -> int:
+        return a + b
+
+    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_sub(self, a: int, b: int) -> int:
+        return a - b
+
+    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_mul(self, a: int, b: int) -> int:
+        return a * b
+
+    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_div(self, a: int, b: int) -> int:
+        if b == 0:
+            raise ReferenceFailed("div(a, 0): division by zero")
+        return int(a // b)
 
 
 def _search(expression: str, data: Any, saved: dict[str, Any]) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from replicas.checkout.rules.accounts import email_verification_code
+from replicas.runtime.codes import email_change_code
 
 from .conftest import Api
 
@@ -86,7 +86,7 @@ async def test_an_email_change_completes_with_the_code_only(make_api: MakeApi) -
     assert (await api.ok("GET", f"/store/accounts/{account['id']}"))[
         "email"] == account["email"]
     secret = api.app.state.store.get(api.episode_id).secret
-    code = email_verification_code(secret, account["id"], "ada.new@fastmail.com")
+    code = email_change_code(secret, account["email"], "ada.new@fastmail.com")
     done = await api.ok("POST", verify, json={"code": code})
     assert done["status"] == "completed"
     after = await api.ok("GET", f"/store/accounts/{account['id']}")

@@ -1,0 +1,24 @@
+"""The JMESPath functions reference scripts have beyond JMESPath's own: saved values, a regex
+match, and whole-number arithmetic for amounts (a prorated refund, a percentage off)."""
+
+from __future__ import annotations
+
+import pytest
+
+from workgym.agents.reference import ReferenceFailed, _search
+
+
+def test_arithmetic_stays_in_whole_minor_units() -> None:
+    saved = {"paid": 18000, "used": 40}
+    assert _search("div(mul(saved('paid'), sub(`365`, saved('used'))), `365`)", {},
+                   saved) == 16027
+    assert _search("add(price, `5`)", {"price": 10}, {}) == 15
+    assert _search("div(`-7`, `2`)", {}, {}) == -4  # floor, as the policy's formula
+    with pytest.raises(ReferenceFailed, match="division by zero"):
+        _search("div(`1`, `0`)", {}, {})
+
+
+def test_match_takes_the_first_group() -> None:
+    assert _search("match(body, 'code is (\\d{6})')", {"body": "my code is 123456"}, {}) == (
+        "123456")
+    assert _search("match(body, '\\d{6}')", {"body": "none"}, {}) is None
