@@ -101,8 +101,10 @@ def data_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
+# A cross-app task (the checkout's refund, the helpdesk's ticket) and a fault-heavy one (the
+# checkout's refund answer lost to a timeout_after).
 TRACED_TASK = "helpdesk/refund-standard"
-TRACED_FAULT_TASK = "helpdesk/fault-refund-timeout-after"
+TRACED_FAULT_TASK = "checkout/refund-under-timeouts"
 TRACED_SEED = 4
 
 

@@ -287,7 +287,8 @@ class OrderFactory(Factory):
     items, default 1 to 3) or ``items`` (which: "ES-900:1,BN-1K:2"), ``shipped`` (how many
     of them shipped, the first ones, default 0), ``shipped_at`` (when they left, default 4
     to 30 hours after it was placed), ``code`` (a promotion code redeemed), ``card`` (the
-    test card it was paid with)."""
+    test card it was paid with). The ``currency`` column (lowercase) makes it an order in
+    another currency than the customer's (a UK customer's order from the US store)."""
 
     table = "orders"
     options = frozenset({"at", "lines", "items", "shipped", "shipped_at", "code", "card"})
@@ -296,7 +297,7 @@ class OrderFactory(Factory):
         r = ctx.rng
         _card_option(given)
         customer = _customer(ctx, given)
-        money = customer["currency"] or "usd"
+        money = str(given.get("currency") or customer["currency"] or "usd").lower()
         number = _number(ctx, given)
         lines = _order_lines(ctx, number, given)
         amount = subtotal(lines, money)

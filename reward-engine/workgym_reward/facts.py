@@ -12,7 +12,8 @@ languages the worlds use (English, German, French, Spanish, Japanese):
 * dates: ``2025-06-16``, ``16 June 2025``, ``June 16``, ``16. Juni``, ``16 juin``;
 * claims, per sentence: ``refunded`` (done or promised), ``not_refunded`` (refused, not
   possible, not eligible), ``escalated`` (handed to another team or a manager), ``asked``
-  (a question for the customer).
+  (a question for the customer), ``charged`` (a payment went through, a card was charged)
+  and ``not_charged`` (nothing was charged, no charge made).
 
 :func:`extract` returns every fact found; the assertions compare them with what the final
 state says is true.
@@ -184,6 +185,26 @@ _CLAUSE = re.compile(r"[,;:()—–、，（）]|\s(?:but|so|aber|mais|pero|howe
 _REGRET = re.compile(r"\b(?:unfortunately|sadly|i'm afraid|leider|malheureusement|"
                      r"lamentablemente|desafortunadamente)\b", re.IGNORECASE)
 
+# A payment taken, or not: "went through", "your card was charged"; a negation in the clause
+# ("you were not charged", "nothing was charged", "no charge") says nothing was taken.
+_CHARGE_WORD = re.compile(
+    r"\bcharge[ds]?\b|\bg(?:o|oes|one|went)\s+through\b|\bdebited\b|\bbilled\b|belastet|"
+    r"abgebucht|débité|prélevé|cobrad|cargad|\bcobro\b|請求|引き落と|決済", re.IGNORECASE)
+_CHARGED = re.compile(
+    r"\b(?:went|gone)\s+through\b|"
+    r"\b(?:has|have|was|were|had|is|been)\s+(?:now\s+|just\s+|already\s+|successfully\s+)?"
+    r"(?:charged|debited|billed)\b|"
+    r"\b(?:we|i)(?:'ve|'d| have| had)?\s+(?:now\s+|just\s+|successfully\s+)?(?:charged|billed)\b|"
+    r"\bsuccessfully\s+(?:charged|paid|processed|completed)\b|"
+    r"\bpayment\s+(?:has\s+been|was|is(?:\s+now)?)\s+(?:successful|processed|completed?|"
+    r"accepted|approved|taken|confirmed|made|succeeded)\b|\bpayment\s+succeeded\b|"
+    r"belastet|abgebucht|débité|prélevé|cobrado|cargado|決済(?:が|は)?完了|"
+    r"請求(?:しました|いたしました|されました)|引き落とし(?:ました|されました)", re.IGNORECASE)
+_CHARGE_NEGATION = re.compile(
+    r"\b(?:not|no|never|nothing|cannot|can't|won't|wont|wasn't|weren't|isn't|hasn't|haven't|"
+    r"didn't|nicht|kein\w*|nichts|pas|rien|nada|ningún|ninguna)\b|n'a|"
+    r"ありません|いません|されません|されていません|しておりません", re.IGNORECASE)
+
 
 # Naming the policy claims nothing ("the refund policy you quoted no longer applies") ...
 _POLICY_MENTION = re.compile(r"\b(?:refunds?|return)\s+(?:policy|policies|window|period|rules?|"
@@ -256,6 +277,10 @@ def extract(text: str) -> Facts:
                 found.claims.add("not_refunded")
             elif _REFUND.search(clause):
                 found.claims.add("refunded")
+            if _CHARGE_WORD.search(clause) and _CHARGE_NEGATION.search(clause):
+                found.claims.add("not_charged")
+            elif _CHARGED.search(clause):
+                found.claims.add("charged")
         if _ESCALATE.search(sentence):
             found.claims.add("escalated")
         if _QUESTION.search(sentence):

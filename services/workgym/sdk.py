@@ -3,9 +3,10 @@ transport differs.
 
     env = workgym.make("helpdesk/refund-standard", seed=7)      # in-process, no ports
     env = workgym.connect("http://localhost:8000", "helpdesk/refund-standard", seed=7)
-    obs = env.reset()
-    env.call("GET", "/tickets", params={"status": "open"})
-    env.call_tool("helpdesk_list_tickets", {"status": "open"})
+    obs = env.reset()                          # obs.apps: {"checkout": url, "helpdesk": url}
+    env.call("GET", "/tickets", params={"status": "open"}, app="helpdesk")
+    env.call("GET", "/v1/refunds", params={"limit": 3}, app="checkout")
+    env.call_tool("helpdesk_list_tickets", {"status": "open"})  # a tool names its app
     report = env.finish(answer="...")
 """
 
@@ -116,7 +117,8 @@ class Env:
     def call(self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None,
              app: str | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
         """One request to an app of the episode, through the proxy (counts as a step);
-        ``headers``: more request headers (e.g. an Idempotency-Key)."""
+        ``app``: which one (default: the task's first, as in ``obs.apps``; name it when the
+        task has several); ``headers``: more request headers (e.g. an Idempotency-Key)."""
         apps = self._obs.apps
         base = apps[app] if app else next(iter(apps.values()))
         return self._http.request(method.upper(), base + path, json=json, params=params,

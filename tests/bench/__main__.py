@@ -29,8 +29,9 @@ from .proxy import bench_proxy
 from .stats import line, sample, step_line
 from .tracing import bench_tracing
 
-# One task of each app: reset, steps and scoring are measured for each, side by side.
-TASKS = ("helpdesk/refund-standard", "checkout/refund-returned-order")
+# One task of each app (of that app alone): reset, steps and scoring are measured for each,
+# side by side.
+TASKS = ("helpdesk/stale-contact-update", "checkout/refund-returned-order")
 
 
 def _create(store: EpisodeStore, task: Task, episode_id: str, ttl_s: float) -> None:

@@ -21,7 +21,7 @@ from workgym.tasks import catalogue
 from .stats import Refused
 from .steps import reads
 
-TASK = "helpdesk/refund-standard"
+TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 IDLE = 100_000
 REDIS_EPISODES = 5_000
 TARGET_MB = 0.2

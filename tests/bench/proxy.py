@@ -36,7 +36,7 @@ from workgym_core.settings import Settings
 
 from .stats import line, pct
 
-TASK = "helpdesk/refund-standard"
+TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 CLIENTS = ("httpx", "aiohttp")
 ALL_IN_ONE = "all in one"
 EPISODES = 16

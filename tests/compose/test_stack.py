@@ -34,7 +34,9 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parents[2]
 GYM, PROXY, TELEMETRY = "http://127.0.0.1:8000", "http://127.0.0.1:8080", "http://127.0.0.1:4318"
-TASK = "helpdesk/fault-refund-timeout-after"
+TASK = "checkout/refund-under-timeouts"  # a fault-heavy task: the refund's answer is lost
+HELPDESK_TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
+CROSS_APP_TASK = "helpdesk/refund-standard"  # the checkout's refund, the helpdesk's ticket
 
 
 # The framework's test app and its tasks are served too.
@@ -86,7 +88,7 @@ def test_the_reference_agent_scores_one_through_the_proxy_and_is_traced(stack: N
     task = catalogue().get(TASK)
     with workgym.connect(GYM, TASK, seed=5, api_key=api_key()) as env:
         obs = env.reset()
-        assert obs.apps["helpdesk"].startswith(f"{PROXY}/apps/helpdesk")
+        assert obs.apps["checkout"].startswith(f"{PROXY}/apps/checkout")
         report = env.finish(answer=reference(env, task))
     assert report["reward"] == 1.0, report
     assert report["faults"], "the task's faults were injected"
@@ -165,8 +167,7 @@ def test_scaled_replicas_share_episodes_and_losing_one_fails_only_its_own(stack:
     episodes = []
     for seed in range(6):
         created = http.post(f"{GYM}/v1/episodes",
-                            json={"task": "helpdesk/refund-standard", "seed": seed,
-                                  "faults": "none"})
+                            json={"task": HELPDESK_TASK, "seed": seed, "faults": "none"})
         assert created.status_code == 201, created.text
         episodes.append(created.json())
     where = {e["id"]: placed_on(e["id"]) for e in episodes}
@@ -188,7 +189,7 @@ def test_scaled_replicas_share_episodes_and_losing_one_fails_only_its_own(stack:
             assert finish.status_code == 200 and "reward" in finish.json()
     for seed in range(3):  # new episodes go to the survivors
         created = http.post(f"{GYM}/v1/episodes",
-                            json={"task": "helpdesk/refund-standard", "seed": seed})
+                            json={"task": HELPDESK_TASK, "seed": seed})
         assert created.status_code == 201, created.text
         assert placed_on(created.json()["id"]) != victim
     http.close()
@@ -197,7 +198,7 @@ def test_scaled_replicas_share_episodes_and_losing_one_fails_only_its_own(stack:
 def test_redis_restarting_mid_episode_loses_nothing(stack: None) -> None:
     """While Redis is down every service answers JSON 503 with Retry-After; once it is back
     (its append-only file reloaded) the episode goes on and finishes with the right reward."""
-    task = catalogue().get("helpdesk/refund-standard")
+    task = catalogue().get(CROSS_APP_TASK)
     with workgym.connect(GYM, task.id, seed=3, faults="none", api_key=api_key()) as env:
         obs = env.reset()
         saved = given(task.reference, obs.instruction)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
-TASK = "helpdesk/refund-standard"
+TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone, with a ticket
+REFUND_TASK = "checkout/refund-returned-order"  # its reference makes a refund (the checkout's)
 
 
 def auth(env: Env) -> dict[str, str]:

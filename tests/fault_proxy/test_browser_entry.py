@@ -18,7 +18,7 @@ from workgym.sdk import Env
 from workgym.tasks import catalogue
 from workgym_proxy.browser import COOKIE, TOKEN_PARAM, RedactTokens
 
-from .conftest import TASK, auth
+from .conftest import REFUND_TASK, TASK, auth
 
 MakeEnv = Callable[..., Env]
 
@@ -85,14 +85,13 @@ def test_an_entry_with_a_token_that_is_not_the_episodes_sets_nothing(
 def test_the_cookie_reaches_its_episode_only_and_never_a_replica(
         make_env: MakeEnv, local: LocalServer, http: httpx.Client,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    a, b = make_env(TASK, 5, "none"), make_env(TASK, 5, "none")
+    a, b = make_env(REFUND_TASK, 5, "none"), make_env(REFUND_TASK, 5, "none")
     a.reset()
     b.reset()
-    reference(a, catalogue().get(TASK))  # a refund only a's world has
-    total = a.call("GET", "/refunds", params={"limit": 1}).json()["total"]
-    refund = a.call("GET", "/refunds", params={"limit": 1, "offset": total - 1}
+    reference(a, catalogue().get(REFUND_TASK))  # a refund only a's world has: the newest
+    refund = a.call("GET", "/v1/refunds", params={"limit": 1}, app="checkout"
                     ).json()["data"][0]["id"]
-    url = f"{BASE_URL}/apps/helpdesk/refunds/{refund}"
+    url = f"{BASE_URL}/apps/checkout/v1/refunds/{refund}"
     proxy = local.server.proxy
     assert proxy is not None
     forwarded: list[list[tuple[bytes, bytes]]] = []

@@ -14,7 +14,7 @@ from workgym.sdk import Env
 from workgym_core.settings import Settings
 from workgym_proxy.faults import PLUGINS
 
-TASK = "helpdesk/refund-standard"
+TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 MakeEnv = Callable[..., Env]
 
 

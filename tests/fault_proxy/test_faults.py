@@ -200,7 +200,7 @@ def test_state_drift_changes_the_record_before_the_request(
     }])
     env.reset()
     ticket = task_ticket(local, env)
-    assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "normal"
+    assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "low"  # the setup's
     assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "urgent"
     assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "urgent"  # it persists
     assert _faults(local, env) == [None, "state_drift", None]
@@ -289,7 +289,7 @@ def test_target_and_window_limit_where_a_fault_fires(make_env: MakeEnv, local: L
 
 
 def test_extra_requests_elsewhere_do_not_move_a_window(make_env: MakeEnv) -> None:
-    # A fault on the first refund fires on it however many reads come before.
+    # A fault on the first write of a kind fires on it however many reads come before.
     plan = [{"kind": "server_error", "statuses": [503],
              "target": {"method": "POST", "path": "/groups"}, "window": {"start": 1, "end": 1}}]
     for reads in (0, 3):

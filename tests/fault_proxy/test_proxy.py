@@ -13,7 +13,7 @@ from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 
-from .conftest import TASK, auth
+from .conftest import REFUND_TASK, TASK, auth
 
 
 def test_requests_need_a_valid_token(make_env: Callable[..., Env], local: LocalServer) -> None:
@@ -27,24 +27,23 @@ def test_requests_need_a_valid_token(make_env: Callable[..., Env], local: LocalS
 
 
 def test_one_episode_cannot_reach_another(make_env: Callable[..., Env]) -> None:
-    a, b = make_env(TASK, 5), make_env(TASK, 5)
+    a, b = make_env(REFUND_TASK, 5), make_env(REFUND_TASK, 5)
     a.reset()
     b.reset()
-    reference(a, catalogue().get(TASK))
-    total = a.call("GET", "/refunds", params={"limit": 1}).json()["total"]
-    refund = a.call("GET", "/refunds", params={"limit": 1, "offset": total - 1}
+    reference(a, catalogue().get(REFUND_TASK))  # a refund only a's world has: the newest
+    refund = a.call("GET", "/v1/refunds", params={"limit": 1}, app="checkout"
                     ).json()["data"][0]["id"]
-    assert a.call("GET", f"/refunds/{refund}").status_code == 200
-    assert b.call("GET", f"/refunds/{refund}").status_code == 404
+    assert a.call("GET", f"/v1/refunds/{refund}", app="checkout").status_code == 200
+    assert b.call("GET", f"/v1/refunds/{refund}", app="checkout").status_code == 404
     # Headers the proxy sets itself cannot be forged by an agent.
     assert b.observation is not None and a.observation is not None
-    forged = b.call("GET", f"/refunds/{refund}")
+    forged = b.call("GET", f"/v1/refunds/{refund}", app="checkout")
     spoof = b._http.request(  # noqa: SLF001 - raw request with forged internal headers
-        "GET", b.observation.apps["helpdesk"] + f"/refunds/{refund}",
+        "GET", b.observation.apps["checkout"] + f"/v1/refunds/{refund}",
         headers={**auth(b), "x-workgym-episode": a.observation.episode_id,
                  "x-workgym-internal": "guess"})
     assert forged.status_code == spoof.status_code == 404
-    untouched = make_env(TASK, 5)
+    untouched = make_env(REFUND_TASK, 5)
     untouched.reset()
     assert b.finish()["final_state_hash"] == untouched.finish()["final_state_hash"]
 
@@ -88,8 +87,8 @@ def _bad_requests(env: Env) -> list[tuple[str, str, dict[str, object], int, str]
         ("PATCH", f"/tickets/{ticket}", {"json": {"status": "exploded"}}, 422, "status"),
         ("GET", "/tickets/1 OR 1=1", {}, 422, "ticket_id"),
         ("GET", "/tickets", {"params": {"limit": 1000}}, 422, "limit"),
-        ("POST", "/refunds", {"json": {"charge_id": "1; DROP TABLE refunds", "currency": "USD",
-                                       "kind": "full", "reason": "x"}}, 422, "charge_id"),
+        ("POST", f"/tickets/{ticket}/merge",
+         {"json": {"target_ticket_id": "1; DROP TABLE tickets"}}, 422, "target_ticket_id"),
     ]
 
 

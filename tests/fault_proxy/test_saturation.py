@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
-TASK = "helpdesk/refund-standard"
+TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 
 
 Factory = Callable[..., LocalServer]

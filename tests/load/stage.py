@@ -33,7 +33,7 @@ class Stage:
     p99_ms: float
     held_peak: int
     held_mean: float
-    errors: list[str]  # each kind of failure once: "POST /apps/helpdesk/refunds: 500 ..."
+    errors: list[str]  # each kind of failure once: "POST /apps/checkout/v1/refunds: 500 ..."
     generator_busy: bool  # locust warned that its own CPU was saturated
 
     @property

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 
 EPISODES = 256
 SEEDS = 4  # worlds each instance builds once, then restores per episode
-TASK = "helpdesk/refund-standard"
+TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 CONCURRENCY = 16
 
 

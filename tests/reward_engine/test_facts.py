@@ -154,8 +154,26 @@ CLAIMS = [
     ("Ich habe Ihr Anliegen an unser Team weitergeleitet.", {"escalated"}),
     ("Could you send me your order number?", {"asked"}),
     ("Please confirm the last four digits of your card.", {"asked"}),
+    # Payments taken, or not
+    ("Your payment of $45.00 went through on your Mastercard ending 4444.", {"charged"}),
+    ("We charged your Mastercard $45.00 for order A-10423.", {"charged"}),
+    ("Your card has been charged USD 45.00.", {"charged"}),
+    ("The payment was successful.", {"charged"}),
+    ("You have not been charged.", {"not_charged"}),
+    ("Nothing was charged to your card.", {"not_charged"}),
+    ("No charge was made, and none will be.", {"not_charged"}),
+    ("I cancelled the attempt, so you won't be charged for it.", {"not_charged"}),
+    ("The Visa was declined and not charged; your Mastercard was charged $45.00.",
+     {"not_charged", "charged"}),
+    ("Ihre Karte wurde nicht belastet.", {"not_charged"}),
+    ("Wir haben Ihre Karte mit 45,00 € belastet.", {"charged"}),
+    ("Votre carte n'a pas été débitée.", {"not_charged"}),
+    ("No se le ha cobrado nada.", {"not_charged"}),
+    ("決済が完了しました。", {"charged"}),
+    ("お客様のカードには請求されていません。", {"not_charged"}),
     # Mentions that claim nothing
     ("Our refund policy is in the help center.", set()),
+    ("Please try the payment again with another card.", set()),
     ("Thanks for your message.", set()),
 ]
 

@@ -7,7 +7,7 @@ from typing import Any
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
-TASK = "helpdesk/refund-standard"
+TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone, with a ticket
 
 
 def operator(local: LocalServer) -> dict[str, str]:

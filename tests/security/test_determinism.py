@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from replicas.helpdesk.rules import email_verification_code
+from replicas.runtime.codes import email_change_code
 from workgym.agents import AGENTS
 from workgym.local import LocalServer
 from workgym.sdk import Env
@@ -27,13 +27,23 @@ from workgym_core.settings import Settings
 from .conftest import TASK, trajectory
 
 MakeEnv = Callable[..., Env]
-RATE_LIMITED = "helpdesk/fault-rate-limited-lookup"
+# Two bursts of three 429s (Retry-After: 1) on the task's lookups and on its writes; the first
+# on the 1st or the 2nd lookup (drawn by the seed). Counted, not timed.
+RATE_LIMITED = [
+    {"kind": "rate_limit", "retry_after_s": 1, "refusals": 3,
+     "target": {"method": "GET", "path": ["/customers", "/tickets"]},
+     "window": {"start": 1, "end": 2, "once": True}},
+    {"kind": "rate_limit", "retry_after_s": 1, "refusals": 3,
+     "target": {"method": "PATCH", "path": ["/customers/*", "/tickets/*"]},
+     "window": {"start": 2, "end": 2}},
+]
+CROSS_APP = "helpdesk/refund-standard"  # the checkout's customer, the helpdesk's ticket
 
 
 def _run(make_env: MakeEnv) -> dict[str, Any]:
-    env = make_env(RATE_LIMITED, 3)
+    env = make_env(TASK, 3, RATE_LIMITED)
     env.reset()
-    return env.finish(answer=AGENTS["reference"](env, catalogue().get(RATE_LIMITED)))
+    return env.finish(answer=AGENTS["reference"](env, catalogue().get(TASK)))
 
 
 def _outcome(report: dict[str, Any]) -> tuple[Any, ...]:
@@ -73,20 +83,25 @@ def test_a_verification_code_comes_from_the_episodes_secret(
     local: LocalServer, make_env: MakeEnv, settings: Settings
 ) -> None:
     """Before, the code was sha256(customer_id:email): an agent could compute it without
-    asking the customer. Now: the same for the same world (determinism), unknowable without
-    the deployment's secret, and nowhere in the world's tables."""
+    asking the customer. Now: the same for the same world (determinism), the same in each of
+    its apps (one app's customer says the code another app sent), unknowable without the
+    deployment's secret, and nowhere in the world's tables."""
     codes = []
     for _ in range(2):
-        env = make_env("helpdesk/email-change-verify", 3)
+        env = make_env(CROSS_APP, 3)
         env.reset()
         assert local.server.registry is not None and env.observation is not None
         record = local.run(local.server.registry.get(env.observation.episode_id))
-        customer = record.vars["helpdesk"]["customer"]["id"]
-        episode = local.server.replicas["helpdesk"].state.store.get(env.observation.episode_id)
-        codes.append(email_verification_code(episode.secret, customer, "x@example.com"))
-        assert settings.internal_secret not in episode.secret
-        assert b"x@example.com" not in episode.state()
-    digest = hashlib.sha256(f"{customer}:x@example.com".encode()).hexdigest()
+        email = record.vars["checkout"]["customer"]["email"]
+        checkout, helpdesk = (local.server.replicas[app].state.store.get(
+            env.observation.episode_id) for app in ("checkout", "helpdesk"))
+        assert checkout.secret == helpdesk.secret
+        codes.append(email_change_code(checkout.secret, email, "x@example.com"))
+        assert settings.internal_secret not in checkout.secret
+        assert b"x@example.com" not in checkout.state()
+        assert b"x@example.com" not in helpdesk.state()
+    digest = hashlib.sha256(f"{email}:x@example.com".encode()).hexdigest()
     assert codes[0] == codes[1] != f"{int(digest[:8], 16) % 1_000_000:06d}"
-    other = mac("another deployment's secret", "episode", episode.snapshot_key)
-    assert email_verification_code(other, customer, "x@example.com") != codes[0]
+    other = mac("another deployment's secret", "world", "3")
+    assert mac(settings.internal_secret, "world", "3") == checkout.secret  # what it derives from
+    assert email_change_code(other, email, "x@example.com") != codes[0]

@@ -97,7 +97,7 @@ def test_finish_waits_for_a_write_in_flight_and_records_it(
     answers: list[int] = []
     writer = threading.Thread(target=lambda: answers.append(env.call(
         "POST", f"/tickets/{ticket}/comments",
-        json={"body": "Your refund is on its way.", "public": True}).status_code))
+        json={"body": "Your new phone number is on your account.", "public": True}).status_code))
     writer.start()
     time.sleep(0.1)  # the write is admitted and held by its latency
     report = env.finish()

@@ -14,7 +14,7 @@ from workgym.cli import parser, seed_list
 from workgym.processes import serving, workgym
 from workgym.sdk import connect
 
-TASK = "helpdesk/refund-standard"
+TASK = "helpdesk/refund-standard"  # a cross-app task: the checkout's refund, the helpdesk's ticket
 
 
 def _workgym(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
@@ -28,8 +28,8 @@ def _workgym(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
     (TASK, "reference", "task"),
     (TASK, "random", "task"),
     (TASK, "reference", "hard"),
-    ("helpdesk/fault-dropped-connections", "reference", "task"),
-    ("helpdesk/fault-refund-timeout-after", "naive", "task"),
+    ("helpdesk/fault-ticket-update-state-drift", "reference", "task"),
+    ("checkout/refund-under-timeouts", "naive", "task"),
 ])
 def test_same_task_seed_and_actions_same_state_faults_and_reward_in_fresh_processes(
     tmp_path: Path, task: str, agent: str, faults: str

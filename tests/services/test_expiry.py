@@ -10,7 +10,7 @@ from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym_core.settings import Settings
 
-TASK = "helpdesk/refund-standard"
+TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 
 
 def test_expired_episodes_are_reclaimed(tmp_path: Path) -> None:

@@ -23,9 +23,9 @@ def _export(recorded: Recorded, fmt: str, out: Path) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
-def _tools() -> ToolCatalogue:
-    app = create_replica_app(specs()["helpdesk"], Settings(data_dir=Path("/tmp/unused")))
-    return ToolCatalogue.from_openapi("helpdesk", app.openapi())
+def _tools(app: str) -> ToolCatalogue:
+    replica = create_replica_app(specs()[app], Settings(data_dir=Path("/tmp/unused")))
+    return ToolCatalogue.from_openapi(app, replica.openapi())
 
 
 def test_sft_round_trips_to_the_reference_requests(
@@ -43,16 +43,22 @@ def test_sft_round_trips_to_the_reference_requests(
     results = [m for m in messages if m["role"] == "tool"]
     assert len(calls) == len(results) == 6
     assert all(r["tool_call_id"] == c["id"] for c, r in zip(calls, results, strict=True))
-    tools = _tools()
-    requests = [tools.get(c["function"]["name"]).request(json.loads(c["function"]["arguments"]))
-                for c in calls]
-    shapes = [(method, re.sub(r"\d+", "{id}", path)) for method, path, *_ in requests]
-    assert shapes == [("GET", "/customers"), ("GET", "/tickets"), ("GET", "/orders/{id}"),
-                      ("POST", "/refunds"), ("POST", "/tickets/{id}/comments"),
-                      ("PATCH", "/tickets/{id}")]
+    # The task's two apps: each call is a tool of the app it went to (its name's prefix).
+    tools = {app: _tools(app) for app in ("checkout", "helpdesk")}
+    apps = [c["function"]["name"].split("_", 1)[0] for c in calls]
+    requests = [tools[app].get(c["function"]["name"]).request(
+        json.loads(c["function"]["arguments"])) for app, c in zip(apps, calls, strict=True)]
+    shapes = [(app, method, re.sub(r"/\d+(?=/|$)", "/{id}", path))  # ids, not /v1
+              for app, (method, path, *_) in zip(apps, requests, strict=True)]
+    assert shapes == [("helpdesk", "GET", "/customers"), ("helpdesk", "GET", "/tickets"),
+                      ("checkout", "GET", "/store/orders"), ("checkout", "POST", "/v1/refunds"),
+                      ("helpdesk", "POST", "/tickets/{id}/comments"),
+                      ("helpdesk", "PATCH", "/tickets/{id}")]
     assert requests[0][2]["email"] in instruction  # what the reference read from it
-    assert requests[3][3]["kind"] == "full"
-    assert json.loads(results[3]["content"])["status"] == 201
+    refund = requests[3][3]  # the whole payment: its intent, no amount
+    assert refund["payment_intent"].startswith("pi_") and "amount" not in refund
+    assert json.loads(results[3]["content"])["status"] == 200
+    assert json.loads(results[3]["content"])["body"]["object"] == "refund"
     assert {t["function"]["name"] for t in record["tools"]} >= {c["function"]["name"]
                                                                for c in calls}
 

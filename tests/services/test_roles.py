@@ -85,8 +85,9 @@ def test_a_gym_with_no_instance_of_an_app_starts_and_says_so_per_episode(
     async def create() -> httpx.Response:
         client = httpx.AsyncClient(transport=httpx.ASGITransport(app=server), base_url="http://t")
         try:
-            return await client.post("/v1/episodes", json={"task": "helpdesk/refund-standard"},
-                                     headers={"authorization": f"Bearer {settings.api_key}"})
+            return await client.post(  # a task of the helpdesk alone
+                "/v1/episodes", json={"task": "helpdesk/stale-contact-update"},
+                headers={"authorization": f"Bearer {settings.api_key}"})
         finally:
             await client.aclose()
             await server.aclose()

@@ -11,6 +11,7 @@ import httpx
 import pytest
 import yaml
 
+from replicas.runtime.spec import read_allowances
 from workgym.agents.reference import ReferenceFailed, run_script
 from workgym.tasks import Reference, Task, TaskDetail, TaskFileError, load_task
 from workgym_reward.assertions import OnlyChanges
@@ -25,7 +26,8 @@ BASE: dict[str, Any] = {
     "verifier": [
         {"name": "solved", "check": "field_changed", "table": "tickets",
          "where": {"id": "$ticket.id"}, "field": "status", "to": "solved"},
-        {"name": "no_refund", "check": "row_absent", "table": "refunds"},
+        {"name": "not_merged", "check": "row_absent", "table": "tickets",
+         "where": {"merged_into_id": "$ticket.id"}},
         {"name": "nothing_else", "check": "only_changes", "allow": []},
     ],
 }
@@ -44,8 +46,9 @@ def _allowed(task: Task) -> list[tuple[str, str]]:
 
 
 def test_only_changes_gets_the_apps_benign_changes_on_the_case(tmp_path: Path) -> None:
-    assert _allowed(_load(tmp_path)) == [
-        ("comments", "insert"), ("tickets", "update"), ("approvals", "insert")]
+    benign = [(rule["table"], rule["op"]) for rule in read_allowances("helpdesk")]
+    assert benign[:2] == [("comments", "insert"), ("tickets", "update")]  # notes, tags
+    assert _allowed(_load(tmp_path)) == benign  # every one of them, after the task's own
 
 
 def test_a_task_may_refuse_them_and_a_task_without_a_case_gets_none(tmp_path: Path) -> None:

@@ -15,8 +15,12 @@ def test_resetting_2fa_before_asking_fails_the_policy(make_env: Callable[..., En
     obs = env.reset()
     steps = task.reference.steps
     saved = given(task.reference, obs.instruction)  # what it knows from the instruction
-    lookups, ask, read, reset, *rest = steps[:2], steps[3], steps[4], steps[5], *steps[6:]
-    for step in [*lookups, reset, ask, read, *rest]:
+    # The reference's own steps, the reset moved before the question (and reading the answer).
+    ask = next(i for i, step in enumerate(steps)
+               if step.call.startswith("POST /tickets/") and step.call.endswith("/comments"))
+    reset = next(i for i, step in enumerate(steps) if step.call.endswith("/2fa-reset"))
+    assert ask < reset
+    for step in [*steps[:ask], steps[reset], *steps[ask:reset], *steps[reset + 1:]]:
         run_step(env, step, saved)
     report = env.finish()
     failed = {a["name"] for a in report["assertions"] if not a["passed"]}

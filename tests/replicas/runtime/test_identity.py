@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
+from replicas.checkout.seed import seed as checkout_seed
+from replicas.checkout.seed.orders import N_ORDERS
 from replicas.helpdesk.seed import seed as helpdesk_seed
-from replicas.helpdesk.seed.billing import N_ORDERS
 from replicas.helpdesk.seed.people import N_CUSTOMERS
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.db import connect_memory
@@ -28,6 +29,13 @@ from replicas.runtime.identity import (
 def helpdesk() -> sqlite3.Connection:
     conn = connect_memory()
     helpdesk_seed(conn, 5, WORLD_START)
+    return conn
+
+
+@pytest.fixture(scope="module")
+def checkout() -> sqlite3.Connection:
+    conn = connect_memory()
+    checkout_seed(conn, 5, WORLD_START)
     return conn
 
 
@@ -83,14 +91,23 @@ def test_the_helpdesk_customers_are_the_identitys_people(helpdesk: sqlite3.Conne
     assert len(set(everyone)) == len(everyone)
 
 
-def test_the_helpdesk_organizations_and_orders_are_the_identitys(
-    helpdesk: sqlite3.Connection,
-) -> None:
+def test_the_helpdesk_organizations_are_the_identitys(helpdesk: sqlite3.Connection) -> None:
     organizations = helpdesk.execute("SELECT name, domain FROM organizations ORDER BY id")
     assert [(o["name"], o["domain"]) for o in organizations] == [
         (c.name, c.domain) for c in identity(5).companies(WORLD_COMPANIES)]
-    numbers = helpdesk.execute("SELECT number FROM orders ORDER BY placed_at, id").fetchall()
-    assert [n["number"] for n in numbers] == identity(5).order_numbers(N_ORDERS)
+
+
+def test_the_checkouts_order_numbers_are_the_identitys(checkout: sqlite3.Connection) -> None:
+    """The checkouts since the move carry the identity's first order numbers in the order
+    they were placed (the old shop's imported orders keep their own WC- numbers)."""
+    paid_for = checkout.execute(
+        "SELECT json_extract(metadata, '$.order') AS n FROM payment_intents "
+        "WHERE n IS NOT NULL ORDER BY created, id").fetchall()
+    numbers = identity(5).order_numbers(N_ORDERS)
+    assert list(dict.fromkeys(p["n"] for p in paid_for)) == numbers  # retries repeat one
+    orders = [o["number"] for o in checkout.execute(
+        "SELECT number FROM orders WHERE legacy_id IS NULL ORDER BY placed_at, id")]
+    assert orders and orders == sorted(orders) and set(orders) <= set(numbers)
 
 
 def test_new_people_are_past_every_worlds_share() -> None:

@@ -9,7 +9,7 @@ from replicas.runtime.reads import KEEP_PER_SNAPSHOT
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
-TASK = "helpdesk/refund-standard"
+TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 
 
 def test_an_episode_gets_its_own_database_on_its_first_write(
