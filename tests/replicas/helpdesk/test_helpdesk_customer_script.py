@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from replicas.runtime.codes import email_change_code
-
 from tests.replicas.helpdesk.helpdesk_support import MakeEpisode, ticket_setup
 
 pytestmark = pytest.mark.anyio

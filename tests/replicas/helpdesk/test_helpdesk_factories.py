@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 import pytest
 
 from replicas.runtime.identity import WORLD_PEOPLE, identity
