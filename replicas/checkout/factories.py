@@ -21,7 +21,7 @@ payment; ``lines`` items (default 1-3), the first ``shipped`` of them shipped (d
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +32,7 @@ from replicas.runtime.factories import Factory, FactoryContext
 from .cards import BY_NAME, card
 from .discounts import allocate, discount
 from .ids import stripe_id, token
+from .rules import approvals
 from .rules.common import dumps, unix
 from .rules.payment_intents import AUTHORIZATION_TTL
 from .world import (
@@ -193,7 +194,7 @@ class PaymentIntentFactory(Factory):
         _card_option(given)
         customer = _customer(ctx, given)
         currency = given.get("currency") or customer["currency"] or "usd"
-        lines = basket(r)
+        lines = _within_policy(lambda: basket(r), currency)
         # An authorization is younger than its 7 days, unless ``at`` says otherwise.
         created = _at(ctx, given, r.uniform(0.1, 5) if status == "requires_capture"
                       else r.uniform(1, 20))
@@ -252,11 +253,23 @@ class PromotionCodeFactory(Factory):
                 "created": _at(ctx, given, 0) if given.get("at") else coupon["created"]}
 
 
-def _order_lines(ctx: FactoryContext, number: str, given: Mapping[str, Any]
+def _within_policy(draw: Callable[[], list[tuple[str, int]]], currency: str
+                   ) -> list[tuple[str, int]]:
+    """A drawn basket whose whole refund (with shipping) needs no manager's approval: a task
+    whose instance draws its items is not about approvals by chance (one that is names its
+    items)."""
+    while True:
+        lines = draw()
+        amount = subtotal(lines, currency)
+        if not approvals.needed(amount + shipping(currency, amount), currency):
+            return lines
+
+
+def _order_lines(ctx: FactoryContext, number: str, given: Mapping[str, Any], currency: str
                  ) -> list[tuple[str, int]]:
     """An order's items (SKU, quantity): ``items`` as given ("ES-900:1,BN-1K:2"), else
-    ``lines`` of them drawn from its number, so that ``build`` (its amounts) and ``after``
-    (its rows) draw the same."""
+    ``lines`` of them drawn from its number (within the approval policy), so that ``build``
+    (its amounts) and ``after`` (its rows) draw the same."""
     if given.get("items"):
         lines = [tuple(part.strip().split(":")) for part in str(given["items"]).split(",")]
         unknown = [sku for sku, _ in lines if sku not in data()["products"]]
@@ -267,7 +280,8 @@ def _order_lines(ctx: FactoryContext, number: str, given: Mapping[str, Any]
     count = given.get("lines")
     r = random.Random(f"order:{ctx.identity.seed}:{number}")
     skus = [sku for sku, spec in data()["products"].items() if "interval" not in spec]
-    return [(sku, r.choice([1, 1, 2])) for sku in r.sample(skus, int(count or r.randint(1, 3)))]
+    return _within_policy(lambda: [(sku, r.choice([1, 1, 2])) for sku in r.sample(
+        skus, int(count or r.randint(1, 3)))], currency)
 
 
 def _price(ctx: FactoryContext, sku: str, currency: str) -> str:
@@ -299,7 +313,7 @@ class OrderFactory(Factory):
         customer = _customer(ctx, given)
         money = str(given.get("currency") or customer["currency"] or "usd").lower()
         number = _number(ctx, given)
-        lines = _order_lines(ctx, number, given)
+        lines = _order_lines(ctx, number, given, money)
         amount = subtotal(lines, money)
         code = sql.one(ctx.db, "SELECT * FROM promotion_codes WHERE stripe_id = ?",
                        (given["code"],)) if given.get("code") else None
@@ -327,12 +341,13 @@ class OrderFactory(Factory):
               given: Mapping[str, Any]) -> None:
         r = ctx.rng
         customer = _customer(ctx, {"customer": row["customer"]})
-        lines = _order_lines(ctx, row["number"], given)
+        lines = _order_lines(ctx, row["number"], given, row["currency"])
         placed = unix(parse_iso(row["placed_at"]))
         intent = {**_intent(ctx, customer, amount=row["total"], currency=row["currency"],
                             number=row["number"], skus=",".join(sku for sku, _ in lines),
                             status="succeeded", created=placed),
-                  "stripe_id": row["payment_intent"]}
+                  "stripe_id": row["payment_intent"],
+                  "client_secret": f"{row['payment_intent']}_secret_{token(r, 25)}"}
         intent["id"] = sql.insert(ctx.db, "payment_intents", intent)
         _pay(ctx, intent, _card_option(given))
         amounts = [unit_price(sku, row["currency"]) * quantity for sku, quantity in lines]

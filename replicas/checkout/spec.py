@@ -38,7 +38,7 @@ SPEC = ReplicaSpec(
         '{"error": {type, code, message, param, decline_code}}; POSTs take an '
         "Idempotency-Key header."
     ),
-    data_version="3",
+    data_version="4",
     router=router,
     seed=_seed,
     probe={"update": "products", "id": 1,

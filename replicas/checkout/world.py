@@ -8,14 +8,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from replicas.runtime import identity
 from replicas.runtime.world import load_yaml
 
 
 @cache
 def data() -> dict[str, Any]:
-    """world.yaml, parsed once per process."""
+    """world.yaml, parsed once per process, with the company's catalogue as ``products``."""
     found: dict[str, Any] = load_yaml(Path(__file__).with_name("world.yaml"))
-    return found
+    return {**found, "products": identity.data()["catalogue"]}
 
 
 def basket(r: random.Random) -> list[tuple[str, int]]:

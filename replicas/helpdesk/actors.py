@@ -5,7 +5,7 @@
         ticket: $ticket.id                   # the ticket whose requester answers
         knows:                               # what they can tell the agent, in this order
           - {kind: order_number, value: "{{order.number}}"}
-          - {kind: verification_code}        # the code of their pending email change
+          - {kind: verification_code, to: "{{checkout.new.email}}"}  # the code sent there
         persona: [cooperative, wrong_first]  # one of these, drawn by the seed
 
 The customer answers *any* public agent message on the ticket while they still hold
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 # This app's bound row (``$name.field``) or a literal id.
 RowId = Annotated[int, Field(ge=1, le=2**31 - 1)] | Annotated[
@@ -45,11 +45,19 @@ class Known(_Model):
 
     kind: Kind = Field(description="What it is (it names it in the customer's language).")
     value: str | None = Field(None, description="What they say ({{ }} templates of the "
-                              "task's rows); a verification_code's is their pending code.")
+                              "task's rows).")
     wrong: str | None = Field(None, description="What a wrong_first customer says first.")
-    to: str | None = Field(None, description="A verification_code's address: the code is the "
-                           "one another app (the checkout's account) sent there to change the "
-                           "requester's email to it ({{ }} templates).")
+    to: str | None = Field(None, description="A verification_code's address, instead of a "
+                           "value: the code the checkout sent there to move the requester's "
+                           "account to it ({{ }} templates).")
+
+    @model_validator(mode="after")
+    def _says_something(self) -> Known:
+        if (self.value is None) == (self.to is None) and self.kind != "detail":
+            raise ValueError(f"{self.kind}: give a value, or (a verification_code) to")
+        if self.to is not None and self.kind != "verification_code":
+            raise ValueError("to is for a verification_code only")
+        return self
 
 
 class ScriptedCustomer(_Model):

@@ -24,7 +24,6 @@ from workgym_core.refs import resolve
 from workgym_core.templates import render
 
 from .actors import PROOFS, Actors, Known, ScriptedCustomer
-from .rules import email_verification_code
 
 _MEMORY = "helpdesk.customer"
 
@@ -150,10 +149,8 @@ def _phrases(db: sqlite3.Connection, ticket_id: int) -> tuple[dict[str, str], di
 
 
 def _value(episode: Episode, known: Known, ticket_id: int) -> str | None:
-    if known.kind == "verification_code" and known.value is None:
-        if known.to is not None:
-            return _sent_code(episode, ticket_id, render(known.to, episode.vars, episode.others))
-        return _pending_code(episode, ticket_id)
+    if known.to is not None:
+        return _sent_code(episode, ticket_id, render(known.to, episode.vars, episode.others))
     if known.value is None:
         return None
     return render(known.value, episode.vars, episode.others)
@@ -174,21 +171,6 @@ def _wrong(episode: Episode, known: Known, value: str) -> str:
         last = digits[-1]
         chars[last] = str((int(chars[last]) + 1) % 10)
     return "".join(chars)
-
-
-def _pending_code(episode: Episode, ticket_id: int) -> str | None:
-    """The code of the requester's latest pending email change (what they received at the
-    new address), or None when none is pending."""
-    action = sql.one(
-        episode.db,
-        "SELECT a.customer_id, a.new_email FROM account_actions a JOIN tickets t "
-        "ON t.requester_id = a.customer_id WHERE t.id = ? AND a.kind = 'email_change' "
-        "AND a.status = 'pending' ORDER BY a.id DESC LIMIT 1",
-        (ticket_id,),
-    )
-    if action is None or not action["new_email"]:
-        return None
-    return email_verification_code(episode.secret, action["customer_id"], action["new_email"])
 
 
 def _sent_code(episode: Episode, ticket_id: int, new_email: str) -> str | None:

@@ -1,14 +1,16 @@
 """The helpdesk's row factories, for task setup (replicas/runtime/factories.py)::
 
     - {factory: customer, bind: customer, tier: gold}
-    - {factory: order, bind: order, customer_id: $customer.id, status: returned}
-    - {select: charges, where: {order_id: $order.id}, bind: charge}
-    - {factory: ticket, bind: ticket, requester_id: $customer.id, order_id: $order.id}
+    - {factory: customer, bind: customer, email: $checkout.customer.email}
+    - {factory: ticket, bind: ticket, requester_id: $customer.id,
+       order_number: $checkout.order.number}
     - {factory: comment, ticket_id: $ticket.id, body: "Any news?"}
 
-Rows look like the world's (the same draws: world.py). New customers, organizations and
-order numbers are the seed's identity's, past every world's share. A foreign key not given
-is a random existing row (a customer for an order, an open ticket for a comment).
+Rows look like the world's (the same draws: world.py). New customers and organizations are
+the seed's identity's, past every world's share (or, given ``email``, the identity's person
+another app made). A foreign key not given is a random existing row (a requester for a
+ticket, an open ticket for a comment). Orders are the checkout's: a ticket names one by its
+number.
 """
 
 from __future__ import annotations
@@ -19,10 +21,8 @@ from typing import Any
 
 import orjson
 
-from replicas.runtime import db as sql
 from replicas.runtime.clock import iso, parse_iso
 from replicas.runtime.factories import Factory, FactoryContext
-from replicas.runtime.identity import data as identity_data
 
 from .rules.common import ACTING_AGENT_ID
 from .world import (
@@ -30,11 +30,7 @@ from .world import (
     PRIORITY_HOURS,
     PRIORITY_WEIGHTS,
     TIER_WEIGHTS,
-    charge,
     data,
-    draw_items,
-    one_item,
-    order_dates,
     placeholders,
     ticket_text,
     weighted,
@@ -75,66 +71,28 @@ class CustomerFactory(Factory):
         return {
             "name": person.name, "email": person.email, "phone": person.phone,
             "tier": weighted(r, TIER_WEIGHTS), "organization_id": organization,
-            "locale": person.locale, "email_verified": 1,
-            "two_factor_enabled": int(r.random() < 0.3), "pending_email": None, "notes": "",
+            "locale": person.locale, "notes": "",
             "created_at": iso(created),
             "updated_at": iso(min(ctx.now, created + timedelta(days=r.randint(0, 400)))),
         }
 
 
-class OrderFactory(Factory):
-    """An order of a customer (given, else a random one), in their currency, numbered by
-    the identity; fulfilled by default. Options: ``charge``: ``captured`` (default),
-    ``failed`` (one declined attempt) or ``none``; ``sku`` (with ``quantity``, default 1):
-    that one product instead of a drawn basket."""
-
-    table = "orders"
-    options = frozenset({"charge", "sku", "quantity"})
-    CHARGES = ("captured", "failed", "none")
-
-    def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
-        r = ctx.rng
-        if given.get("charge", "captured") not in self.CHARGES:
-            raise ValueError(f"charge must be one of {', '.join(self.CHARGES)}")
-        customer = ctx.row("customers", given.get("customer_id") or ctx.pick("customers"))
-        currency = given.get("currency") or identity_data()["locales"][
-            customer["locale"]]["currency"]
-        items, total = (draw_items(r, currency) if given.get("sku") is None else
-                        one_item(str(given["sku"]), int(given.get("quantity") or 1), currency))
-        status = given.get("status", "fulfilled")
-        placed = given.get("placed_at") or iso(ctx.ago(days=r.randint(3, 20),
-                                                         hours=r.random() * 24))
-        fulfilled_at, cancelled_at = order_dates(r, status, parse_iso(placed), ctx.now)
-        number = ctx.unused(ctx.identity.new_order_numbers(), "orders", "number", str)
-        return {"number": number, "customer_id": customer["id"], "currency": currency,
-                "total": total, "status": status, "items": items, "placed_at": placed,
-                "fulfilled_at": fulfilled_at, "cancelled_at": cancelled_at}
-
-    def after(self, ctx: FactoryContext, row: Mapping[str, Any],
-              given: Mapping[str, Any]) -> None:
-        status = given.get("charge", "captured")
-        if status == "none":
-            return
-        at = parse_iso(row["placed_at"]) + timedelta(seconds=ctx.rng.randint(2, 40))
-        reason = "card_declined" if status == "failed" else None
-        sql.insert(ctx.db, "charges", charge(ctx.rng, dict(row), at, status, reason))
-
-
 class TicketFactory(Factory):
     """An open ticket of a requester (given, else a random customer), on a topic that fits
-    (about its order if one is given), routed and assigned like the world's, its SLA
-    running. Its description is not a comment: add one with the comment factory."""
+    (about the checkout order ``order_number`` if one is given), routed and assigned like
+    the world's, its SLA running. Its description is not a comment: add one with the comment
+    factory."""
 
     table = "tickets"
 
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
         r, topics = ctx.rng, data()["topics"]
         customer = ctx.row("customers", given.get("requester_id") or ctx.pick("customers"))
-        order = ctx.row("orders", given["order_id"]) if given.get("order_id") else None
+        number = given.get("order_number")
         names = [n for n, t in topics.items()
-                 if bool(t["order"]) == (order is not None) and n != "double_charge"]
+                 if bool(t["order"]) == (number is not None) and n != "double_charge"]
         topic = topics[r.choices(names, [topics[n]["weight"] for n in names])[0]]
-        fill = placeholders(customer["name"].split(" ")[0], order)
+        fill = placeholders(customer["name"].split(" ")[0], number, None)
         subject, description = ticket_text(r, topic, "en", fill)
         priority = given.get("priority") or weighted(r, PRIORITY_WEIGHTS)
         created = parse_iso(given["created_at"]) if given.get("created_at") else ctx.ago(
@@ -148,9 +106,7 @@ class TicketFactory(Factory):
             "tags": orjson.dumps(topic["tags"]).decode(),
             "requester_id": customer["id"], "assignee_id": assignee, "group_id": group,
             "organization_id": customer["organization_id"],
-            "order_id": order["id"] if order else None,
-            "order_number": order["number"] if order else given.get("order_number"),
-            "merged_into_id": None,
+            "order_number": number, "merged_into_id": None,
             "sla_due_at": iso(created + timedelta(hours=PRIORITY_HOURS[priority])),
             "created_at": iso(created), "updated_at": iso(created), "solved_at": None,
         }
@@ -168,8 +124,7 @@ class CommentFactory(Factory):
             "tickets", "status IN ('new', 'open', 'pending')"))
         author_type = given.get("author_type", "customer")
         requester = ctx.row("customers", ticket["requester_id"])
-        order = ctx.row("orders", ticket["order_id"]) if ticket["order_id"] else None
-        fill = placeholders(requester["name"].split(" ")[0], order)
+        fill = placeholders(requester["name"].split(" ")[0], ticket["order_number"], None)
         if author_type == "customer":
             author, body = requester["id"], r.choice(w["customer_followups"]).format(**fill)
         else:
@@ -183,7 +138,6 @@ class CommentFactory(Factory):
 FACTORIES: dict[str, Factory] = {
     "organization": OrganizationFactory(),
     "customer": CustomerFactory(),
-    "order": OrderFactory(),
     "ticket": TicketFactory(),
     "comment": CommentFactory(),
 }

@@ -2,8 +2,9 @@
 
 These classes are the schema (the runtime compiles the DDL from their metadata when seed/
 writes a world: replicas/runtime/world.py); routes read and write rows with plain sqlite3
-and return dicts. Timestamps are ISO strings 'YYYY-MM-DDTHH:MM:SSZ'; money is integer minor
-units with an ISO currency code; JSON columns (tags, items, actions) hold JSON text.
+and return dicts. Timestamps are ISO strings 'YYYY-MM-DDTHH:MM:SSZ'; JSON columns (tags,
+actions) hold JSON text. The shop's orders, payments and customer accounts are the
+checkout's (replicas/checkout); a ticket names the order it is about by its number.
 """
 
 from __future__ import annotations
@@ -56,9 +57,6 @@ class Customer(HelpdeskModel, table=True):
     tier: str  # standard | silver | gold | platinum
     organization_id: int | None = Field(default=None, foreign_key="organizations.id")
     locale: str
-    email_verified: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
-    two_factor_enabled: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
-    pending_email: str | None = None
     notes: str = Field(default="", sa_column_kwargs={"server_default": ""})
     created_at: str
     updated_at: str
@@ -82,7 +80,6 @@ class Ticket(HelpdeskModel, table=True):
     assignee_id: int | None = Field(default=None, foreign_key="agents.id", index=True)
     group_id: int | None = Field(default=None, foreign_key="groups.id")
     organization_id: int | None = Field(default=None, foreign_key="organizations.id")
-    order_id: int | None = Field(default=None, foreign_key="orders.id")
     order_number: str | None = Field(default=None, index=True)  # the checkout's order
     merged_into_id: int | None = Field(default=None, foreign_key="tickets.id")
     sla_due_at: str | None = None
@@ -114,87 +111,6 @@ class Macro(HelpdeskModel, table=True):
     actions: str  # JSON object: status, priority, type, group_id, add_tags, remove_tags, comment
     active: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
     updated_at: str
-
-
-class Order(HelpdeskModel, table=True):
-    __tablename__ = "orders"
-
-    id: int | None = Field(default=None, primary_key=True)
-    number: str = Field(unique=True)
-    customer_id: int = Field(foreign_key="customers.id", index=True)
-    currency: str
-    total: int
-    status: str  # placed | fulfilled | cancelled | returned
-    # JSON array of {sku, name, quantity, unit_price}
-    items: str = Field(default="[]", sa_column_kwargs={"server_default": "[]"})
-    placed_at: str
-    fulfilled_at: str | None = None
-    cancelled_at: str | None = None
-
-
-class Charge(HelpdeskModel, table=True):
-    __tablename__ = "charges"
-
-    id: int | None = Field(default=None, primary_key=True)
-    order_id: int = Field(foreign_key="orders.id", index=True)
-    amount: int
-    currency: str
-    status: str  # captured | failed | refunded | partially_refunded
-    captured_at: str | None = None
-    created_at: str
-    processor_reference: str
-    failure_reason: str | None = None
-
-
-class Approval(HelpdeskModel, table=True):
-    __tablename__ = "approvals"
-
-    id: int | None = Field(default=None, primary_key=True)
-    subject_type: str  # refund
-    charge_id: int | None = Field(default=None, foreign_key="charges.id")
-    ticket_id: int | None = Field(default=None, foreign_key="tickets.id")
-    amount: int
-    currency: str
-    reason: str
-    requested_by: int = Field(foreign_key="agents.id")
-    approver_id: int = Field(foreign_key="agents.id")
-    status: str  # approved | denied
-    decision_note: str
-    created_at: str
-    decided_at: str
-
-
-class Refund(HelpdeskModel, table=True):
-    __tablename__ = "refunds"
-
-    id: int | None = Field(default=None, primary_key=True)
-    charge_id: int = Field(foreign_key="charges.id", index=True)
-    amount: int
-    currency: str
-    kind: str  # full | partial | prorated
-    reason: str
-    used_days: int | None = None
-    total_days: int | None = None
-    approval_id: int | None = Field(default=None, foreign_key="approvals.id")
-    ticket_id: int | None = Field(default=None, foreign_key="tickets.id")
-    created_by: int = Field(foreign_key="agents.id")
-    created_at: str
-
-
-class AccountAction(HelpdeskModel, table=True):
-    __tablename__ = "account_actions"
-
-    id: int | None = Field(default=None, primary_key=True)
-    customer_id: int = Field(foreign_key="customers.id", index=True)
-    kind: str  # password_reset | 2fa_reset | email_change
-    status: str  # pending | completed | cancelled
-    verification_required: bool
-    verification_method: str | None = None
-    new_email: str | None = None
-    # Stored, never returned by the API: the customer receives it at new_email.
-    requested_by: int | None = Field(default=None, foreign_key="agents.id")
-    created_at: str
-    completed_at: str | None = None
 
 
 class SatisfactionRating(HelpdeskModel, table=True):

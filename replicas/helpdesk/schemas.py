@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from replicas.runtime.clock import ISO_DESCRIPTION
 from replicas.runtime.params import RecordId
 
-MONEY = "in the currency's minor unit (cents, pence); JPY has none, so 1 = ¥1"
 TS = ISO_DESCRIPTION
 
 TicketStatus = Literal["new", "open", "pending", "on-hold", "solved", "closed"]
@@ -23,12 +22,6 @@ Priority = Literal["low", "normal", "high", "urgent"]
 TicketType = Literal["question", "incident", "problem", "task"]
 Channel = Literal["email", "chat", "phone", "web"]
 Tier = Literal["standard", "silver", "gold", "platinum"]
-Currency = Literal["USD", "EUR", "GBP", "JPY"]
-OrderStatus = Literal["placed", "fulfilled", "cancelled", "returned"]
-ChargeStatus = Literal["captured", "failed", "refunded", "partially_refunded"]
-RefundKind = Literal["full", "partial", "prorated"]
-ActionKind = Literal["password_reset", "2fa_reset", "email_change"]
-ActionStatus = Literal["pending", "completed", "cancelled"]
 Tag = str
 
 
@@ -74,16 +67,12 @@ class AgentOut(_Out):
 class CustomerOut(_Out):
     id: int = Field(description="Customer id.")
     name: str = Field(description="Customer's full name.")
-    email: str = Field(description="Email address on file (the verified login address).")
+    email: str = Field(description="Email address on file (their store account's login, unless "
+                       "they changed it there since).")
     phone: str | None = Field(description="Phone number on file.")
     tier: Tier = Field(description="Loyalty tier; sets the refund window (see articles).")
     organization_id: int | None = Field(description="Organization the customer belongs to.")
     locale: str = Field(description="Preferred locale, e.g. 'en-US', 'de-DE', 'ja-JP'.")
-    email_verified: bool = Field(description="Whether the email on file has been verified.")
-    two_factor_enabled: bool = Field(description="Whether two-factor authentication is on.")
-    pending_email: str | None = Field(
-        description="New email awaiting verification (see account actions), if any."
-    )
     notes: str = Field(description="Free-text notes by support staff; may be outdated.")
     created_at: str = Field(description=f"When the customer record was created; {TS}.")
     updated_at: str = Field(description=f"Last change of the record; {TS}.")
@@ -106,7 +95,6 @@ class TicketOut(_Out):
     assignee_id: int | None = Field(description="Agent the ticket is assigned to, if any.")
     group_id: int | None = Field(description="Group the ticket is routed to, if any.")
     organization_id: int | None = Field(description="Requester's organization, if any.")
-    order_id: int | None = Field(description="Order the ticket is about, if linked.")
     order_number: str | None = Field(description="Number of the checkout order the ticket is "
                                      "about (A-10423), if known: a ticket field.")
     merged_into_id: int | None = Field(
@@ -167,92 +155,6 @@ class MacroOut(_Out):
     updated_at: str = Field(description=f"Last edit of the macro; {TS}.")
 
 
-class OrderItem(_Out):
-    sku: str = Field(description="Stock keeping unit.")
-    name: str = Field(description="Product name.")
-    quantity: int = Field(description="Units ordered.")
-    unit_price: int = Field(description=f"Price of one unit, {MONEY}.")
-
-
-class OrderOut(_Out):
-    id: int = Field(description="Order id.")
-    number: str = Field(description="Order number customers quote, e.g. 'A-10423'.")
-    customer_id: int = Field(description="Customer who placed the order.")
-    currency: Currency = Field(description="ISO 4217 currency of the order.")
-    total: int = Field(description=f"Order total, {MONEY}.")
-    status: OrderStatus = Field(description="Order status.")
-    items: list[OrderItem] = Field(description="Line items.")
-    placed_at: str = Field(description=f"When the order was placed; {TS}.")
-    fulfilled_at: str | None = Field(description=f"When it shipped, if it did; {TS}.")
-    cancelled_at: str | None = Field(description=f"When it was cancelled, if it was; {TS}.")
-
-
-class ChargeOut(_Out):
-    id: int = Field(description="Charge id.")
-    order_id: int = Field(description="Order the charge is for.")
-    amount: int = Field(description=f"Amount charged (captured unless failed), {MONEY}.")
-    currency: Currency = Field(description="ISO 4217 currency of the charge.")
-    status: ChargeStatus = Field(description="Charge status.")
-    captured_at: str | None = Field(description=f"When the money was captured; {TS}.")
-    created_at: str = Field(description=f"When the charge was attempted; {TS}.")
-    processor_reference: str = Field(description="Payment processor's reference, e.g. 'ch_…'.")
-    failure_reason: str | None = Field(description="Why a failed charge failed.")
-    amount_refunded: int = Field(description=f"Sum of refunds of this charge, {MONEY}.")
-    refundable_amount: int = Field(
-        description=f"Captured amount minus refunds: the most a refund can be, {MONEY}."
-    )
-
-
-class OrderDetailOut(OrderOut):
-    charges: list[ChargeOut] = Field(description="Every charge attempted for the order.")
-
-
-class RefundOut(_Out):
-    id: int = Field(description="Refund id.")
-    charge_id: int = Field(description="Charge refunded.")
-    amount: int = Field(description=f"Amount refunded, {MONEY}.")
-    currency: Currency = Field(description="ISO 4217 currency (always the charge's).")
-    kind: RefundKind = Field(description="full, partial or prorated.")
-    reason: str = Field(description="Why the refund was issued.")
-    used_days: int | None = Field(description="Prorated refunds: days of service used.")
-    total_days: int | None = Field(description="Prorated refunds: days in the service period.")
-    approval_id: int | None = Field(description="Manager approval covering the refund.")
-    ticket_id: int | None = Field(description="Ticket the refund was issued for.")
-    created_by: int = Field(description="Agent who issued it.")
-    created_at: str = Field(description=f"When it was issued; {TS}.")
-
-
-class ApprovalOut(_Out):
-    id: int = Field(description="Approval id; pass it as approval_id when refunding.")
-    subject_type: Literal["refund"] = Field(description="What is being approved.")
-    charge_id: int | None = Field(description="Charge the approval is limited to, if any.")
-    ticket_id: int | None = Field(description="Ticket the request came from, if any.")
-    amount: int = Field(description=f"Largest refund amount approved, {MONEY}.")
-    currency: Currency = Field(description="ISO 4217 currency of amount.")
-    reason: str = Field(description="Justification given by the requester.")
-    requested_by: int = Field(description="Agent who asked.")
-    approver_id: int = Field(description="Manager who decided.")
-    status: Literal["approved", "denied"] = Field(description="The manager's decision.")
-    decision_note: str = Field(description="Why the manager decided so.")
-    created_at: str = Field(description=f"When it was requested; {TS}.")
-    decided_at: str = Field(description=f"When it was decided; {TS}.")
-
-
-class AccountActionOut(_Out):
-    id: int = Field(description="Account action id.")
-    customer_id: int = Field(description="Customer whose account is affected.")
-    kind: ActionKind = Field(description="password_reset, 2fa_reset or email_change.")
-    status: ActionStatus = Field(
-        description="pending (awaiting verification), completed or cancelled (superseded)."
-    )
-    verification_required: bool = Field(description="Whether the action needs verification.")
-    verification_method: str | None = Field(description="How identity/ownership is verified.")
-    new_email: str | None = Field(description="Email changes: the requested new address.")
-    requested_by: int | None = Field(description="Agent who started it; null if self-service.")
-    created_at: str = Field(description=f"When it was requested; {TS}.")
-    completed_at: str | None = Field(description=f"When it completed; {TS}.")
-
-
 class SatisfactionRatingOut(_Out):
     id: int = Field(description="Rating id.")
     ticket_id: int = Field(description="Rated ticket.")
@@ -276,9 +178,6 @@ class ArticleOut(_Out):
 # ---------------------------------------------------------------------------
 
 TagIn = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^\S+$")]
-# The largest amount a request may name: 1,000,000.00 in a two-decimal currency, ¥100,000,000.
-MAX_AMOUNT = 100_000_000
-Amount = Annotated[int, Field(ge=1, le=MAX_AMOUNT)]
 
 
 class TicketUpdate(_In):
@@ -333,74 +232,8 @@ class CustomerUpdate(_In):
     organization_id: RecordId | None = Field(None, description="Organization to link.")
 
 
-class EmailChangeRequest(_In):
-    new_email: str = Field(
-        max_length=254,
-        pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
-        description="The new address; a 6-digit code is sent to it.",
-    )
-
-
-class TwoFactorResetRequest(_In):
-    identity_verified: bool = Field(
-        description="Set true only after verifying the caller's identity by verification_method."
-    )
-    verification_method: Literal[
-        "security_questions", "id_document", "callback_phone_on_file", "verified_email_link"
-    ] = Field(description="How the customer's identity was verified.")
-
-
-class VerifyRequest(_In):
-    code: str = Field(pattern=r"^\d{6}$", description="The 6-digit code the customer received.")
-
-
-class RefundCreate(_In):
-    charge_id: RecordId = Field(description="Charge to refund (see list_charges).")
-    currency: Currency = Field(description="Must equal the charge's currency.")
-    kind: RefundKind = Field(
-        description="full: everything still refundable; partial: `amount`; prorated: "
-        "floor(charge amount * (total_days - used_days) / total_days)."
-    )
-    amount: Amount | None = Field(
-        None,
-        description=f"Refund amount {MONEY}. Required for partial; optional (checked) for "
-        "full and prorated.",
-    )
-    used_days: int | None = Field(
-        None, ge=0, le=3660, description="Prorated only: days of the period already used."
-    )
-    total_days: int | None = Field(
-        None, ge=1, le=3660, description="Prorated only: days in the paid period."
-    )
-    reason: str = Field(min_length=1, max_length=500, description="Why the refund is issued.")
-    approval_id: RecordId | None = Field(
-        None, description="Approved manager approval; required above the approval threshold "
-        "(the refund policy articles state it)."
-    )
-    ticket_id: RecordId | None = Field(None, description="Ticket the refund is for.")
-
-
-class ApprovalCreate(_In):
-    amount: Amount = Field(description=f"Refund amount to approve, {MONEY}.")
-    currency: Currency = Field(description="ISO 4217 currency of amount.")
-    reason: str = Field(min_length=1, max_length=500, description="Justification for the manager.")
-    charge_id: RecordId | None = Field(None, description="Charge the refund is for.")
-    ticket_id: RecordId | None = Field(None, description="Ticket the request comes from.")
-
-
-# ---------------------------------------------------------------------------
-# Row -> response dict
-# ---------------------------------------------------------------------------
-
-
 def ticket(row: dict[str, Any]) -> dict[str, Any]:
     row["tags"] = orjson.loads(row["tags"])
-    return row
-
-
-def customer(row: dict[str, Any]) -> dict[str, Any]:
-    row["email_verified"] = bool(row["email_verified"])
-    row["two_factor_enabled"] = bool(row["two_factor_enabled"])
     return row
 
 
@@ -417,18 +250,4 @@ def comment(row: dict[str, Any]) -> dict[str, Any]:
 def macro(row: dict[str, Any]) -> dict[str, Any]:
     row["active"] = bool(row["active"])
     row["actions"] = orjson.loads(row["actions"])
-    return row
-
-
-def order(row: dict[str, Any]) -> dict[str, Any]:
-    row["items"] = orjson.loads(row["items"])
-    return row
-
-
-def account_action(row: dict[str, Any]) -> dict[str, Any]:
-    row["verification_required"] = bool(row["verification_required"])
-    return row
-
-
-def plain(row: dict[str, Any]) -> dict[str, Any]:
     return row

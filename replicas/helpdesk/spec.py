@@ -24,17 +24,19 @@ SPEC = ReplicaSpec(
     name="helpdesk",
     title="Helpdesk",
     description=(
-        "A Zendesk-like support desk: tickets and their conversations, customers and their "
-        "accounts, orders, charges, refunds with manager approvals, and a help center that "
-        "states the policies. You act as agent 1, 'AI Agent'. Money amounts are integers in "
-        "the currency's minor unit (JPY has none). Errors are JSON "
-        '{"error": {code, message, field, rule}}.'
+        "A Zendesk-like support desk: tickets and their conversations (a ticket names the "
+        "checkout order it is about by its number), customers and their organizations, "
+        "macros, and a help center that states the policies. The shop's orders, payments, "
+        "refunds and customer accounts are the checkout's. You act as agent 1, 'AI Agent'. "
+        'Errors are JSON {"error": {code, message, field, rule}}.'
     ),
     # 2: no verification codes stored in the world; 3: people, companies and order numbers
     # from the seed's identity (shared by every app); 4: the refund article states the
     # managers' approval limit; 5: duplicates are refundable at any time (their article), the
-    # thresholds to the cent, counting earlier refunds
-    data_version="6",
+    # thresholds to the cent, counting earlier refunds; 6: tickets name their order by number;
+    # 7: orders, payments and accounts moved to the checkout (tickets about the identity's
+    # orders)
+    data_version="7",
     router=router,
     seed=_seed,
     probe={"update": "organizations", "id": 1,

@@ -6,7 +6,11 @@ From the seed alone, three deterministic streams (material: ``identity.yaml``):
   company they work at (their email is then at its domain);
 * companies: name and email domain (a per-seed shuffle of the list, then regional
   branches);
-* order numbers: ``A-10003``, ``A-10007``, ... (increasing, unique).
+* order numbers: ``A-10003``, ``A-10007``, ... (increasing, unique);
+* the world's orders (:meth:`Identity.world_orders`): for each of the first
+  :data:`WORLD_ORDERS` numbers, who placed it, when and what it started with, so the
+  checkout's order and the helpdesk's ticket about it agree (the shop's catalogue is
+  ``identity.yaml``'s too).
 
 Every app's world generator takes the first N of each it needs, so one app's customers
 and another app's users are the same people for the same seed. An app's mess
@@ -23,8 +27,8 @@ import random
 import threading
 import unicodedata
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from dataclasses import dataclass, replace
+from functools import cache, cached_property, lru_cache
 from itertools import count
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -79,6 +83,18 @@ def unique_email(taken: set[str], local: str, domain: str) -> str:
 class Company:
     name: str
     domain: str
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One of the world's orders: the facts every app agrees on."""
+
+    number: str
+    buyer: int  # the index of the person who placed it
+    days_ago: float  # when, before the world's now
+    sku: str  # its first product (the catalogue's SKU)
+    paid: bool  # False: the checkout was abandoned or canceled (no order)
+    twice: bool = False  # charged twice (the checkout's mess; its customer writes in)
 
 
 @dataclass(frozen=True)
@@ -204,6 +220,26 @@ class Identity:
     def new_order_numbers(self) -> Iterator[str]:
         """Order numbers no world has, in order (for factories)."""
         return self._orders.since(WORLD_ORDERS)
+
+    @cached_property
+    def world_orders(self) -> list[Placed]:
+        """The world's orders, in number order (placed oldest first): their buyers among the
+        first people, times since the shop moved, first products (one-off ones; beans and
+        filters more often), whether they were paid."""
+        r = random.Random(f"identity:{self.seed}:ledger")
+        spec, catalogue = data()["orders"], data()["catalogue"]
+        skus = [sku for sku, item in catalogue.items() if "interval" not in item]
+        weights = [3 if sku.startswith(("BN", "FL", "PO")) else 1 for sku in skus]
+        days = sorted((r.uniform(0.05, spec["span_days"]) for _ in range(WORLD_ORDERS)),
+                      reverse=True)
+        placed = [Placed(number=number, buyer=r.randrange(spec["buyers"]), days_ago=ago,
+                         sku=r.choices(skus, weights)[0], paid=r.random() >= spec["unpaid"])
+                  for number, ago in zip(self.order_numbers(WORLD_ORDERS), days, strict=True)]
+        low, high = spec["twice_days"]
+        fits = [i for i, p in enumerate(placed) if p.paid and low <= p.days_ago <= high]
+        for i in r.sample(fits, spec["twice"]):
+            placed[i] = replace(placed[i], twice=True)
+        return placed
 
 
 @lru_cache(maxsize=32)

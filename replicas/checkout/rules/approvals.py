@@ -79,7 +79,8 @@ def cover(w: World, charge: Row, amount: int, named: str | None) -> Row | None:
                       "approval_already_used", PARAM)
     else:
         return approval
-    raise refused(f"Refund approval {approval['id']} {problem}.", "approval_invalid", PARAM)
+    raise refused(f"Refund approval {approval['id']} {problem.rstrip('.')}.", "approval_invalid",
+                  PARAM)
 
 
 def check(w: World, charge: Row, amount: int, earlier: int, named: str | None) -> Row | None:

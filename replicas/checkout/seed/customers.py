@@ -22,8 +22,13 @@ def build(g: Generation) -> None:
     r = g.rng
     people = g.identity.people(N_CUSTOMERS)
     g.people, g.country_of = [], {}
+    # A customer since before their first order (the identity's).
+    first: dict[int, float] = {}
+    for placed in g.identity.world_orders:
+        first.setdefault(placed.buyer, placed.days_ago)
     for i, person in enumerate(people):
-        values = customer_values(person, g.ago(r.uniform(20, OLDEST_DAYS)))
+        since = max(r.uniform(20, OLDEST_DAYS), first.get(i, 0.0) + r.uniform(1, 30))
+        values = customer_values(person, g.ago(since))
         if i < N_LEGACY:
             # MESS: imported from the old shop: its id in metadata, no phone, no locale, some
             # without a name.

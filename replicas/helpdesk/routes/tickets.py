@@ -77,7 +77,6 @@ async def list_tickets(
     organization_id: Annotated[
         Id | None, Query(description="Only this organization's.")
     ] = None,
-    order_id: Annotated[Id | None, Query(description="Only linked to this order.")] = None,
     order_number: Annotated[str | None, Query(max_length=40, description=(
         "Only about this checkout order (its number, A-10423)."))] = None,
     tag: Annotated[
@@ -107,8 +106,7 @@ async def list_tickets(
     found = Filters()
     found.equal(status=status, priority=priority, type=type, channel=channel,
                 requester_id=requester_id, assignee_id=assignee_id, group_id=group_id,
-                organization_id=organization_id, order_id=order_id,
-                order_number=order_number)
+                organization_id=organization_id, order_number=order_number)
     if tag is not None:
         found.add("EXISTS (SELECT 1 FROM json_each(tickets.tags) WHERE value = ?)", tag)
     found.search(q, "subject", "description")
@@ -142,7 +140,7 @@ async def list_tickets(
     response_model=TicketOut,
 )
 async def get_ticket(ticket_id: TicketId, episode: EpisodeDep) -> Response:
-    """One ticket with its status, assignment, tags, SLA and linked order."""
+    """One ticket with its status, assignment, tags, SLA and the order it is about."""
     return ok(schemas.ticket(get_row(episode.db, "tickets", ticket_id)))
 
 

@@ -40,12 +40,6 @@ class Generation:
     # Left by the team builder.
     group_ids: dict[str, int]
     group_agents: dict[int, list[int]]  # group id -> its active non-manager agents
-    billing_manager: int
-    # Left by the people builder: customer id -> the currency they pay in.
-    currency: dict[int, str]
-    # Left by the billing builder (order ids): the mess tickets are written about.
-    double_charged: list[int]
-    cancelled_and_fulfilled: list[int]
 
     def __init__(self, seed: int, now: datetime) -> None:
         self.rng = random.Random(seed)

@@ -1,7 +1,7 @@
 """The people the helpdesk serves: organizations and customers (the seed's identity: its
-companies and its first people, replicas/runtime/identity.py) and their account actions,
-with the helpdesk's deliberate mess made on top (legacy imports, stale contact data,
-near-duplicates, pending email changes)."""
+companies and its first people, replicas/runtime/identity.py), with the helpdesk's
+deliberate mess made on top (legacy imports, stale contact data, near-duplicates). The
+accounts they sign in with are the checkout's."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ N_CUSTOMERS = 292  # the identity's first people; plus N_DUPLICATES near-duplica
 N_DUPLICATES = 8
 N_LEGACY_CUSTOMERS = 30  # customers 1..30 were imported from Desk.com
 N_STALE_CONTACT = 12
-N_PENDING_EMAIL = 3
 
 
 def build(g: Generation) -> None:
@@ -26,10 +25,7 @@ def build(g: Generation) -> None:
     customers = build_customers(g)
     stale_contacts(g, customers)
     customers += near_duplicates(g, customers)
-    build_account_actions(g, customers)
     g.tables["customers"] = customers
-    locales = g.identity_data["locales"]
-    g.currency = {c["id"]: locales[c["locale"]]["currency"] for c in customers}
 
 
 def build_organizations(g: Generation) -> None:
@@ -69,9 +65,6 @@ def build_customers(g: Generation) -> list[Row]:
             "tier": r.choices(list(TIER_WEIGHTS), list(TIER_WEIGHTS.values()))[0],
             "organization_id": None if person.company is None else person.company + 1,
             "locale": person.locale,
-            "email_verified": 1 if r.random() < 0.93 else 0,
-            "two_factor_enabled": 1 if r.random() < 0.3 else 0,
-            "pending_email": None,
             "notes": "",
             "created_at": iso(created),
             "updated_at": iso(min(g.now, created + timedelta(days=r.randint(0, 400)))),
@@ -138,54 +131,7 @@ def near_duplicates(g: Generation, customers: list[Row]) -> list[Row]:
             "notes": "",
             "created_at": iso(created),
             "updated_at": iso(created),
-            "pending_email": None,
             "legacy_id": None,
             "legacy_created": None,
         })
     return duplicates
-
-
-def build_account_actions(g: Generation, customers: list[Row]) -> None:
-    """Pending email changes (started by customers via self-service) and past resets."""
-    r, domains = g.rng, g.identity_data["email_domains"]
-    actions: list[Row] = []
-    for c in r.sample(customers[N_LEGACY_CUSTOMERS:N_CUSTOMERS], N_PENDING_EMAIL):
-        new_email = g.unique_email(
-            ascii_fold(c["name"].replace(" ", ".")) + ".new", r.choice(domains)
-        )
-        c["pending_email"] = new_email
-        created = g.ago(days=r.randint(1, 6))
-        actions.append(
-            {
-                "customer_id": c["id"],
-                "kind": "email_change",
-                "status": "pending",
-                "verification_required": 1,
-                "verification_method": "code_to_new_email",
-                "new_email": new_email,
-                "requested_by": None,
-                "created_at": iso(created),
-                "completed_at": None,
-            }
-        )
-    for c in r.sample(customers, 40):
-        kind = r.choice(["password_reset", "password_reset", "2fa_reset"])
-        created = g.ago(days=r.randint(7, 400), hours=r.random() * 24)
-        agent = r.choice(g.group_agents[g.group_ids["Support"]])
-        actions.append(
-            {
-                "customer_id": c["id"],
-                "kind": kind,
-                "status": "completed",
-                "verification_required": 1 if kind == "2fa_reset" else 0,
-                "verification_method": r.choice(["security_questions", "id_document"])
-                if kind == "2fa_reset"
-                else "verified_email_link",
-                "new_email": None,
-                "requested_by": agent,
-                "created_at": iso(created),
-                "completed_at": iso(created + timedelta(minutes=3)),
-            }
-        )
-    actions.sort(key=lambda a: (a["created_at"], a["customer_id"]))
-    g.tables["account_actions"] = [{"id": i, **a} for i, a in enumerate(actions, start=1)]

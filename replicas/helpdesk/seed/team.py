@@ -64,6 +64,3 @@ def build_agents(g: Generation) -> None:
     for a in agents:
         if a["active"] and a["role"] != "manager" and a["id"] != 1:
             g.group_agents.setdefault(a["group_id"], []).append(a["id"])
-    g.billing_manager = next(
-        a["id"] for a in agents if a["role"] == "manager" and a["group_id"] == 2
-    )

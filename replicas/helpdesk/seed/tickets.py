@@ -8,7 +8,8 @@ from typing import Any
 
 import orjson
 
-from replicas.runtime.clock import iso, parse_iso
+from replicas.runtime.clock import iso
+from replicas.runtime.identity import Placed
 
 from ..world import (
     CHANNEL_WEIGHTS,
@@ -19,13 +20,14 @@ from ..world import (
     weighted,
 )
 from .common import LEGACY_DATE_FORMATS, Generation, Row
-from .people import N_LEGACY_CUSTOMERS
+from .people import N_CUSTOMERS, N_LEGACY_CUSTOMERS
 
 N_TICKETS = 560
 N_LEGACY_TICKETS = 15
 
-# (topic, requester, order, created): created is None when drawn with the ticket.
-Plan = tuple[str, Row, Row | None, datetime | None]
+# (topic, requester, the checkout order it is about, created): created is None when drawn
+# with the ticket.
+Plan = tuple[str, Row, Placed | None, datetime | None]
 # (author_type, author_id, body, public, when)
 Comment = tuple[str, int | None, str, bool, datetime]
 
@@ -44,26 +46,23 @@ def build(g: Generation) -> None:
 
 
 def _plans(g: Generation) -> list[Plan]:
-    """The tickets to write: one per duplicate charge (mess), a refund ticket for the first
-    cancelled-and-fulfilled orders (mess), then drawn topics, then legacy imports."""
+    """The tickets to write: one per order charged twice (mess), drawn topics (an order
+    topic about one of the requester's orders since the shop moved: the identity's, which
+    the checkout has too), then legacy imports."""
     r, topics = g.rng, g.w["topics"]
-    customers, orders = g.tables["customers"], g.tables["orders"]
-    orders_of: dict[int, list[Row]] = {}
-    for o in orders:
-        orders_of.setdefault(o["customer_id"], []).append(o)
-    plans: list[Plan] = []
-    for order_id in g.double_charged:
-        o = orders[order_id - 1]
-        plans.append(("double_charge", customers[o["customer_id"] - 1], o,
-                      g.ago(hours=r.randint(2, 60))))
-    for order_id in g.cancelled_and_fulfilled[:3]:
-        o = orders[order_id - 1]
-        plans.append(("refund", customers[o["customer_id"] - 1], o, None))
+    customers = g.tables["customers"]
+    orders_of: dict[int, list[Placed]] = {}
+    for placed in g.identity.world_orders:
+        if placed.paid and placed.buyer < N_CUSTOMERS:  # customer id = person index + 1
+            orders_of.setdefault(placed.buyer + 1, []).append(placed)
+    # One ticket about each order charged twice whose buyer is a customer here.
+    plans: list[Plan] = [("double_charge", customers[p.buyer], p, g.ago(hours=r.randint(2, 60)))
+                         for p in g.identity.world_orders if p.twice and p.buyer < N_CUSTOMERS]
     names = list(topics)
     weights = [topics[n]["weight"] for n in names]
     while len(plans) < N_TICKETS - N_LEGACY_TICKETS:
         topic = r.choices(names, weights)[0]
-        if topic == "double_charge":
+        if topic == "double_charge":  # only about orders that were
             continue
         customer = r.choice(customers)
         order = None
@@ -78,13 +77,13 @@ def _plans(g: Generation) -> list[Plan]:
     return plans
 
 
-def _created(g: Generation, legacy: bool, order: Row | None) -> datetime:
+def _created(g: Generation, legacy: bool, order: Placed | None) -> datetime:
     r = g.rng
     if legacy:
         return datetime(2019, 6, 1, tzinfo=g.now.tzinfo) + timedelta(
             days=r.randint(0, 550), minutes=r.randint(0, 1439))
     created = g.ago(days=(r.random() ** 2) * 180, hours=r.random() * 6)
-    if order is not None and created < (placed := parse_iso(order["placed_at"])):
+    if order is not None and created < (placed := g.ago(days=order.days_ago)):
         created = min(g.now - timedelta(minutes=30), placed + timedelta(days=r.randint(1, 10)))
     return created
 
@@ -113,7 +112,7 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
     code = customer["locale"][:2]
     # MESS: mixed-language subjects (half of non-English customers write natively).
     lang = code if code != "en" and r.random() < 0.5 else "en"
-    fill = placeholders(first, order)
+    fill = placeholders(first, order.number if order else None, order.sku if order else None)
     subject, description = ticket_text(r, topic, lang, fill)
     if created is None:
         created = _created(g, legacy, order)
@@ -168,8 +167,7 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
         "assignee_id": assignee,
         "group_id": group_id,
         "organization_id": customer["organization_id"],
-        "order_id": order["id"] if order else None,
-        "order_number": order["number"] if order else None,
+        "order_number": order.number if order else None,
         "merged_into_id": None,
         "sla_due_at": iso(sla_due) if sla_due else None,
         "created_at": iso(created),

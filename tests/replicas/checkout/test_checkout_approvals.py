@@ -94,5 +94,12 @@ async def test_an_approval_is_for_one_charge_and_a_manager_denies_above_the_limi
     huge = await api.request("POST", "/store/refund_approvals", json={
         "charge": charge["id"], "amount": 99_999_999, "reason": "x"})
     assert huge.json()["status"] == "denied"
+    # Nine machines: above a manager's limit in every currency, whatever is refundable.
+    api = make_api(setup=[{"factory": "order", "bind": "order", "items": "ES-900:9"}])
+    charge, _ = await _charge(api)
+    limit = await api.request("POST", "/store/refund_approvals", json={
+        "charge": charge["id"], "amount": charge["amount"], "reason": "Nine machines back"})
+    assert (limit.json()["status"], "manager approval limit" in limit.json()["decision_note"]) == (
+        "denied", True)
     await api.refused("POST", "/store/refund_approvals", 400, "resource_missing",
                       json={"charge": "ch_nope", "amount": 100, "reason": "x"})

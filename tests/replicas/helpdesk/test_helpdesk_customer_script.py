@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from replicas.runtime.codes import email_change_code
 from tests.replicas.helpdesk.helpdesk_support import MakeEpisode, ticket_setup
 
 pytestmark = pytest.mark.anyio
@@ -81,24 +82,18 @@ async def test_the_customer_speaks_their_language(episode: MakeEpisode) -> None:
         "Gerne, meine Bestellnummer ist A-10423."
 
 
-async def test_the_code_is_the_pending_email_change_code(episode: MakeEpisode) -> None:
-    from replicas.helpdesk.rules import email_verification_code
-
-    api = await episode(setup=ticket_setup("open"), script=_script({"kind": "verification_code"}))
-    tid, cid = api.vars["ticket"]["id"], api.vars["customer"]["id"]
-    # No email change pending yet: they have no code to give.
-    assert (await _say(api, tid, "What code did you get?"))["author_type"] == "agent"
-
-    await api.ok("POST", f"/customers/{cid}/email-change", {"new_email": "t1@example.com"}, 201)
-    action = await api.ok(
-        "POST", f"/customers/{cid}/email-change", {"new_email": "tess.new@example.com"}, 201
-    )
+async def test_the_code_is_the_one_the_checkout_sent_to_the_new_address(
+        episode: MakeEpisode) -> None:
+    """The customer gives the code the checkout emails to move their account to ``to``:
+    the same code the checkout's verification takes (one world secret per seed, the
+    addresses the apps share)."""
+    api = await episode(setup=ticket_setup("open"), script=_script(
+        {"kind": "verification_code", "to": "tess.new@example.com"}))
+    tid = api.vars["ticket"]["id"]
     reply = await _say(api, tid, "We sent you a code, please share it.")
-    code = email_verification_code(api.secret, cid, "tess.new@example.com")
+    code = email_change_code(api.secret, api.vars["customer"]["email"], "tess.new@example.com")
     assert reply["author_type"] == "customer"
     assert reply["body"] == f"Sure, the code I got is {code}."
-    done = await api.ok("POST", f"/account-actions/{action['id']}/verify", {"code": code})
-    assert done["status"] == "completed"
 
 
 @pytest.mark.parametrize(("script", "field"), [
@@ -107,6 +102,11 @@ async def test_the_code_is_the_pending_email_change_code(episode: MakeEpisode) -
     ({"customer": {"ticket": "$ticket.id", "persona": "grumpy"}}, "script.customer.persona"),
     ({"customer": {"ticket": "ticket 7"}}, "script.customer.ticket"),
     ({"shopper": {}}, "script.shopper"),
+    ({"customer": {"ticket": "$ticket.id", "knows": [{"kind": "verification_code"}]}},
+     "script.customer.knows.0"),
+    ({"customer": {"ticket": "$ticket.id", "knows": [
+        {"kind": "order_number", "value": "A-1", "to": "x@example.com"}]}},
+     "script.customer.knows.0"),
 ])
 async def test_a_script_the_actors_model_refuses_is_named(
     episode: MakeEpisode, script: dict[str, object], field: str

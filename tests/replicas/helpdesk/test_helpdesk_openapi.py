@@ -28,13 +28,12 @@ def test_the_helpdesk_operations_are_there(app: FastAPI) -> None:
         "list_customers",
         "get_customer",
         "update_customer",
-        "list_orders",
-        "get_order",
-        "list_charges",
-        "create_refund",
-        "list_refunds",
-        "create_approval_request",
     } <= ids
+    # The shop's money and accounts are the checkout's: no billing or account route here.
+    paths = " ".join(app.openapi()["paths"])
+    for gone in ("/orders", "/charges", "/refunds", "/approvals", "/account-actions",
+                 "email-change", "password-reset", "2fa-reset"):
+        assert gone not in paths
 
 
 async def test_responses_match_their_models(episode: MakeEpisode) -> None:
@@ -44,12 +43,6 @@ async def test_responses_match_their_models(episode: MakeEpisode) -> None:
         ("/tickets/3", schemas.TicketOut),
         ("/tickets/3/comments", Page[schemas.CommentOut]),
         ("/customers?limit=100", Page[schemas.CustomerOut]),
-        ("/orders?limit=100", Page[schemas.OrderOut]),
-        ("/orders/5", schemas.OrderDetailOut),
-        ("/charges?limit=100", Page[schemas.ChargeOut]),
-        ("/refunds?limit=100", Page[schemas.RefundOut]),
-        ("/approvals", Page[schemas.ApprovalOut]),
-        ("/account-actions?limit=100", Page[schemas.AccountActionOut]),
         ("/agents?limit=100", Page[schemas.AgentOut]),
         ("/groups", Page[schemas.GroupOut]),
         ("/organizations?limit=100", Page[schemas.OrganizationOut]),

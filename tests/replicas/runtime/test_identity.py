@@ -95,6 +95,18 @@ def test_the_helpdesk_organizations_are_the_identitys(helpdesk: sqlite3.Connecti
     organizations = helpdesk.execute("SELECT name, domain FROM organizations ORDER BY id")
     assert [(o["name"], o["domain"]) for o in organizations] == [
         (c.name, c.domain) for c in identity(5).companies(WORLD_COMPANIES)]
+    placed = {p.number: p for p in identity(5).world_orders}
+    about = helpdesk.execute("SELECT order_number AS n, requester_id FROM tickets "
+                             "WHERE order_number IS NOT NULL").fetchall()
+    assert about and all(placed[t["n"]].buyer + 1 == t["requester_id"] for t in about)
+
+
+def test_the_worlds_orders_are_placed_in_number_order() -> None:
+    orders = identity(5).world_orders
+    assert [p.number for p in orders] == identity(5).order_numbers(WORLD_ORDERS)
+    assert [p.days_ago for p in orders] == sorted((p.days_ago for p in orders), reverse=True)
+    assert sum(p.twice for p in orders) == 6 and all(p.paid for p in orders if p.twice)
+    assert 0.03 < sum(not p.paid for p in orders) / len(orders) < 0.12
 
 
 def test_the_checkouts_order_numbers_are_the_identitys(checkout: sqlite3.Connection) -> None:
@@ -120,10 +132,10 @@ def test_the_identity_is_a_function_of_the_seed_alone() -> None:
     """Another process (another hash seed) draws the same people."""
     code = ("from replicas.runtime.identity import identity; "
             "print(identity(5).people(50)[-1], identity(5).company(3), "
-            "identity(5).order_number(7))")
+            "identity(5).order_number(7), identity(5).world_orders[9])")
     runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True,
                            env={**os.environ, "PYTHONHASHSEED": str(hash_seed)}).stdout
             for hash_seed in (1, 2)}
     assert runs == {f"{identity(5).people(50)[-1]} {identity(5).company(3)} "
-                    f"{identity(5).order_number(7)}\n"}
+                    f"{identity(5).order_number(7)} {identity(5).world_orders[9]}\n"}
