@@ -3,8 +3,9 @@
 The server runs on embedded defaults (SQLite snapshots under .workgym/, an
 embedded redis-server) on a free loopback port and exports its traces to the
 telemetry store (``workgym serve --role telemetry``) on another; both are stopped
-afterwards. It runs the reference and the noop agent on a task, then the
-reference and the naive agent on a fault-heavy task, prints every reward
+afterwards. It runs the reference and the noop agent on a task of two apps (a
+helpdesk ticket about a returned order, resolved by a refund in the checkout), then
+the reference and the naive agent on a fault-heavy task, prints every reward
 report, and the link to an episode's page.
 
 The three processes share this machine's credentials (WORKGYM_API_KEY and
