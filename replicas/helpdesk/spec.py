@@ -35,8 +35,9 @@ SPEC = ReplicaSpec(
     # managers' approval limit; 5: duplicates are refundable at any time (their article), the
     # thresholds to the cent, counting earlier refunds; 6: tickets name their order by number;
     # 7: orders, payments and accounts moved to the checkout (tickets about the identity's
-    # orders)
-    data_version="7",
+    # orders); 8: tickets and their conversations in the customer's language, threads that
+    # fit their topic and status, timestamps that keep to the SLA and the status history
+    data_version="8",
     router=router,
     seed=_seed,
     probe={"update": "organizations", "id": 1,

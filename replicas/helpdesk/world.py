@@ -35,13 +35,14 @@ def weighted(r: random.Random, weights: dict[str, int]) -> str:
 def placeholders(first_name: str, number: str | None, sku: str | None) -> dict[str, str]:
     """What world.yaml's texts may say: ``{name}`` (the requester's first name), ``{order}``
     (the checkout order's number) and ``{item}`` (its first product, by the company's
-    catalogue: runtime/identity.yaml)."""
-    item = identity.data()["catalogue"][sku]["name"] if sku else "order"
+    catalogue: runtime/identity.yaml; "item" when there is none)."""
+    item = identity.data()["catalogue"][sku]["name"] if sku else "item"
     return {"order": number or "", "item": item, "name": first_name}
 
 
 def ticket_text(r: random.Random, topic: dict[str, Any], lang: str,
                 fill: dict[str, str]) -> tuple[str, str]:
-    """(subject, description) of a ticket on ``topic`` written in ``lang``."""
-    subject = r.choice(topic["subjects"][lang]).format(**fill)
-    return subject, r.choice(topic["descriptions"]).format(**fill)
+    """(subject, description) of a ticket on ``topic`` written in ``lang`` (en, de, fr, es,
+    ja): one of the topic's pairs, so the two agree."""
+    subject, description = r.choice(topic["texts"][lang])
+    return subject.format(**fill), description.format(**fill)

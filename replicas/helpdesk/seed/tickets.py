@@ -4,6 +4,7 @@ SLAs, mixed-language subjects, inconsistent tag case, legacy imports)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from random import Random
 from typing import Any
 
 import orjson
@@ -24,6 +25,10 @@ from .people import N_CUSTOMERS, N_LEGACY_CUSTOMERS
 
 N_TICKETS = 560
 N_LEGACY_TICKETS = 15
+# Of non-English customers' tickets, the share written in their own language (MESS: the
+# others are in English).
+NATIVE_SHARE = 0.7
+MINUTE = timedelta(minutes=1)
 
 # (topic, requester, the checkout order it is about, created): created is None when drawn
 # with the ticket.
@@ -110,10 +115,17 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
     topic = topics[r.choice(["login", "product_question", "feedback"])] if legacy else (
         topics[topic_name])
     code = customer["locale"][:2]
-    # MESS: mixed-language subjects (half of non-English customers write natively).
-    lang = code if code != "en" and r.random() < 0.5 else "en"
+    # MESS: mixed languages: most non-English customers write in their own language, the
+    # rest in English (the whole public thread follows the ticket's language).
+    lang = code if code != "en" and r.random() < NATIVE_SHARE else "en"
     fill = placeholders(first, order.number if order else None, order.sku if order else None)
-    subject, description = ticket_text(r, topic, lang, fill)
+    if legacy:
+        # MESS: Desk.com's import kept the subject (in any language) but an English
+        # description of another ticket, and a conversation of canned lines.
+        subject = r.choice(topic["texts"][lang])[0].format(**fill)
+        description = r.choice(topic["texts"]["en"])[1].format(**fill)
+    else:
+        subject, description = ticket_text(r, topic, lang, fill)
     if created is None:
         created = _created(g, legacy, order)
     age = (g.now - created).total_seconds() / 86400
@@ -137,23 +149,34 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
         tags.append("legacy_import")
     tags = list(dict.fromkeys(tags))
 
-    # SLA: next reply due; paused for pending/on-hold; MESS: some already breached.
-    updated = min(g.now, created + timedelta(hours=r.random() * max(1.0, age * 24)))
-    sla_due: datetime | None = created + timedelta(hours=hours)
+    # SLA: the next reply is due `hours` after the customer's last unanswered comment (the
+    # description for a new ticket); paused for pending/on-hold. MESS: some already breached.
+    breached = status in ("new", "open") and (r.random() < 0.3 or topic_name == "double_charge")
+    created = _fit_created(g, created, status, breached, hours, order)
+    steps = _steps(r, status, legacy)
+    last: datetime | None = None  # when the last comment must be (None: as it falls)
+    if status == "open":
+        n = len(steps) + 2
+        if breached:
+            last = g.now - timedelta(hours=hours + r.uniform(0.5, 48))
+            if last < created + n * MINUTE * 2:
+                last = created + (g.now - created) * r.uniform(0.3, 0.7)
+        else:
+            last = max(g.now - timedelta(hours=r.uniform(0.05, 0.8) * hours),
+                       created + (g.now - created) * r.uniform(0.5, 0.95))
+    conversation = _conversation(g, steps, topic, lang, fill, description, customer, assignee,
+                                 group_id, created, last, hours)
+    updated = conversation[-1][4]
+    sla_due: datetime | None = None
     solved_at = None
     if status in ("new", "open"):
-        if r.random() < 0.3 or topic_name == "double_charge":
-            updated = max(created, g.now - timedelta(hours=hours + r.uniform(0.5, 48)))
-            sla_due = updated + timedelta(hours=hours)
-            if sla_due >= g.now:
-                sla_due = g.now - timedelta(minutes=r.randint(10, 300))
-        else:
-            updated = max(created, g.now - timedelta(hours=r.uniform(0, hours * 0.8)))
-            sla_due = updated + timedelta(hours=hours)
-    elif status in ("pending", "on-hold"):
-        sla_due = None
+        sla_due = updated + timedelta(hours=hours)
+        if breached and sla_due >= g.now:  # too recent to have breached by itself
+            sla_due = g.now - timedelta(minutes=r.randint(10, 300))
     elif status in ("solved", "closed"):
-        solved_at = updated
+        sla_due = created + timedelta(hours=hours)  # met: the first reply came before it
+        solved_at = min(g.now, updated + timedelta(minutes=r.randint(1, 10)))
+        updated = solved_at
     ticket = {
         "id": tid,
         "subject": subject,
@@ -180,7 +203,6 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
         # MESS: legacy ticket dates as raw text in mixed formats.
         ticket["legacy_id"] = f"DK-T-{40000 + tid * 11}"
         ticket["legacy_created"] = created.strftime(r.choice(LEGACY_DATE_FORMATS))
-    conversation = _conversation(g, ticket, fill, created, updated, hours)
     rating = None
     if status in ("solved", "closed") and r.random() < 0.4 and not legacy:
         rating = {
@@ -192,30 +214,117 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
     return ticket, conversation, rating
 
 
-def _conversation(g: Generation, ticket: Row, fill: dict[str, Any], created: datetime,
-                  updated: datetime, hours: int) -> list[Comment]:
-    """The description (the first public comment), then replies, notes and follow-ups."""
-    r, w = g.rng, g.w
-    requester, assignee, status = ticket["requester_id"], ticket["assignee_id"], ticket["status"]
-    conversation: list[Comment] = [("customer", requester, ticket["description"], True, created)]
+def _fit_created(g: Generation, created: datetime, status: str, breached: bool, hours: int,
+                 order: Placed | None) -> datetime:
+    """When a ticket was created, moved so that its status and SLA can be true: a new ticket
+    within its first-reply target (or past it, when breached), any other old enough for its
+    conversation; never before its order was placed."""
+    r = g.rng
+    if status == "new" and not breached:
+        moved = g.now - timedelta(hours=r.uniform(0.05, 0.8) * hours)
+    elif status == "new":
+        moved = min(created, g.now - timedelta(hours=hours + r.uniform(0.5, 48)))
+    elif g.now - created < timedelta(hours=1):
+        moved = g.now - timedelta(hours=r.uniform(1, 3))
+    else:
+        return created
+    if order is not None:
+        moved = max(moved, min(created, g.ago(days=order.days_ago) + MINUTE))
+    return moved
+
+
+def _steps(r: Random, status: str, legacy: bool) -> list[str]:
+    """What is said after the description, in order, so that the status is true: an open
+    ticket's last word is the customer's, a pending one's the agent's question, an on-hold
+    one's the agent's word that specialists have it (after a colleague's escalation note), a
+    solved one's the agent's resolution."""
     if status == "new":
-        return conversation
-    t = created
-    steps = r.randint(1, 3)
-    for step in range(steps):
-        t = min(updated, t + timedelta(hours=r.uniform(0.2, hours)))
-        conversation.append(("agent", assignee, r.choice(w["agent_replies"]).format(**fill),
-                             True, t))
-        if r.random() < 0.2:
-            conversation.append(("agent", assignee, r.choice(w["internal_notes"]), False, t))
-        if step < steps - 1 or status == "open":
-            t = min(updated, t + timedelta(hours=r.uniform(0.5, 20)))
-            follow = r.choice(w["customer_followups"]).format(**fill)
-            conversation.append(("customer", requester, follow, True, t))
-    if status in ("solved", "closed"):
-        conversation.append(("agent", assignee, r.choice(w["solve_replies"]).format(**fill),
-                             True, updated))
+        return []
+    if legacy:
+        return r.choice([["reply", "follow", "solve"], ["reply", "follow", "reply", "solve"]])
+    if status == "open":
+        return r.choice([["ask", "answer"], ["ack", "chase"],
+                         ["ask", "answer", "progress", "chase"]])
+    if status == "pending":
+        return r.choice([["ask"], ["ack", "chase", "ask"]])
+    if status == "on-hold":
+        return r.choice([["ask", "answer", "escalate", "hold"], ["ack", "escalate", "hold"]])
+    return r.choice([["resolve"], ["ask", "answer", "resolve"], ["ack", "chase", "resolve"],
+                     ["ask", "answer", "progress", "resolve"]])
+
+
+AGENT_STEPS = {"ack", "ask", "progress", "hold", "resolve", "reply", "solve"}
+
+
+def _conversation(g: Generation, steps: list[str], topic: Row, lang: str, fill: dict[str, Any],
+                  description: str, customer: Row, assignee: int | None, group_id: int | None,
+                  created: datetime, last: datetime | None, hours: int) -> list[Comment]:
+    """The description (the first public comment, at the ticket's creation), then what
+    ``steps`` say, in the ticket's language (internal notes in English), each strictly after
+    the one before: the first agent reply within the SLA target, the last at ``last`` when
+    given, everything before now."""
+    r, w = g.rng, g.w
+    thread, common = topic["thread"][lang], w["thread_common"][lang]
+    colleagues = [a for a in g.group_agents.get(group_id or 0, []) if a != assignee]
+    if steps and steps[0] not in ("reply", "resolve") and r.random() < 0.2:
+        steps = [steps[0], "note", *steps[1:]]  # a colleague's note after the first reply
+    said: list[tuple[str, int | None, str, bool]] = []
+    gaps: list[float] = []  # hours after the comment before
+    answered = False  # whether the agent has replied yet
+    for step in steps:
+        if step == "reply":
+            body = r.choice(w["agent_replies"])
+        elif step == "follow":
+            body = r.choice(w["customer_followups"])
+        elif step == "solve":
+            body = r.choice(w["solve_replies"])
+        elif step in ("ask", "answer", "resolve"):
+            body = thread[step]
+        elif step == "note" and customer["tier"] == "platinum":
+            body = "VIP customer - handle with care."
+        elif step in ("escalate", "note"):
+            body = r.choice(topic["notes"])
+        else:
+            body = r.choice(common[step])
+        body = body.format(**fill)
+        if step in ("escalate", "note"):
+            author = r.choice(colleagues) if colleagues else assignee
+            said.append(("agent", author, body, False))
+            gaps.append(r.uniform(0.05, 2))
+        elif step in AGENT_STEPS:
+            said.append(("agent", assignee, body, True))
+            gaps.append(r.uniform(0.1, 0.9) * hours if answered else r.uniform(0.05, 0.85) * hours)
+            answered = True
+        else:
+            said.append(("customer", customer["id"], body, True))
+            gaps.append(r.uniform(0.3, 20))
+    times = _lay_out(created, gaps, last, g.now - timedelta(minutes=15))
+    conversation: list[Comment] = [("customer", customer["id"], description, True, created)]
+    conversation += [(*s, t) for s, t in zip(said, times, strict=True)]
     return conversation
+
+
+def _lay_out(start: datetime, gaps: list[float], last: datetime | None,
+             limit: datetime) -> list[datetime]:
+    """Moments ``gaps`` hours apart after ``start`` (the last one at ``last`` when given),
+    squeezed if need be so that all fall before ``last``/``limit``, at least a minute apart."""
+    if not gaps:
+        return []
+    times, t = [], start
+    for gap in gaps:
+        t += timedelta(hours=gap)
+        times.append(t)
+    end = min(last, limit) if last is not None else limit
+    free = len(times) - 1 if last is not None else len(times)
+    if free and times[free - 1] > start + (end - start) * 0.9:
+        scale = (end - start) * 0.9 / (times[free - 1] - start)
+        times[:free] = [start + (x - start) * scale for x in times[:free]]
+    if last is not None:
+        times[-1] = end
+    before = start
+    for i, x in enumerate(times):
+        times[i] = before = max(x, before + MINUTE).replace(microsecond=0)
+    return times
 
 
 def _write_in_time_order(g: Generation, tickets: list[Row],

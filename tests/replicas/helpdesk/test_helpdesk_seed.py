@@ -103,3 +103,41 @@ def test_the_mess_is_there(world: sqlite3.Connection) -> None:
     assert count(world, "SELECT count(*) AS n FROM customers WHERE id > 292") == 8
     bodies = [r["body"] for r in world.execute("SELECT body FROM articles")]
     assert any("30 days" in b for b in bodies) and any("Standard: 14 days" in b for b in bodies)
+
+
+def test_native_tickets_and_timelines(world: sqlite3.Connection) -> None:
+    # A German customer who writes in German writes the subject and description in German.
+    german = world.execute(
+        """SELECT t.subject, t.description FROM tickets t JOIN customers c
+        ON c.id = t.requester_id WHERE c.locale = 'de-DE' AND t.legacy_id IS NULL
+        AND (t.subject LIKE '%Bestellung%' OR t.subject LIKE '%Rückerstattung%'
+             OR t.subject LIKE '%stornieren%')"""
+    ).fetchall()
+    assert german
+    markers = (" ich ", " Sie ", "Bestellung", " und ", " mein", "Hallo", "Guten Tag")
+    for row in german:
+        assert any(m in f" {row['description']} " for m in markers), row["description"]
+    # Comments: the description at creation, then strictly in time order, up to updated_at;
+    # the first agent reply before sla_due_at unless the ticket is a deliberately breached one.
+    now = "2025-06-16T09:00:00Z"
+    comments: dict[int, list[sqlite3.Row]] = {}
+    for c in world.execute("SELECT * FROM comments ORDER BY id"):
+        comments.setdefault(c["ticket_id"], []).append(c)
+    for t in world.execute("SELECT * FROM tickets"):
+        thread = comments[t["id"]]
+        assert thread[0]["created_at"] == t["created_at"], t["id"]
+        assert thread[0]["body"] == t["description"], t["id"]
+        times = [c["created_at"] for c in thread]
+        assert all(a < b for a, b in zip(times, times[1:], strict=False)), t["id"]
+        assert times[-1] <= t["updated_at"] <= now, t["id"]
+        if t["solved_at"]:
+            assert times[-1] < t["solved_at"] <= t["updated_at"], t["id"]
+        breached = t["status"] in ("new", "open") and t["sla_due_at"] < now
+        agent = [c for c in thread if c["author_type"] == "agent" and c["public"]]
+        if t["sla_due_at"] and agent and not breached:
+            assert agent[0]["created_at"] < t["sla_due_at"], t["id"]
+        public = [c for c in thread if c["public"]]
+        if t["status"] == "pending":
+            assert public[-1]["author_type"] == "agent", t["id"]
+        if t["status"] == "open":
+            assert public[-1]["author_type"] == "customer", t["id"]
