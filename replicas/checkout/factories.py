@@ -105,7 +105,7 @@ def _pay(ctx: FactoryContext, row: Mapping[str, Any], card_name: str) -> None:
     test = card(card_name)
     method = {"stripe_id": stripe_id("payment_methods", ctx.rng),
               **card_values(ctx.rng, test, row["customer"], row["created"], None)}
-    sql.insert(ctx.db, "payment_methods", method)
+    ctx.insert("payment_methods", method)
     at = row["created"] + ctx.rng.randint(5, 60)
     declined = row["status"] == "requires_payment_method"
     decline = test.decline
@@ -114,7 +114,7 @@ def _pay(ctx: FactoryContext, row: Mapping[str, Any], card_name: str) -> None:
                          "(e.g. card: chargeDeclined)")
     captured = row["status"] == "succeeded"
     charge = stripe_id("charges", ctx.rng)
-    sql.insert(ctx.db, "charges", {
+    ctx.insert("charges", {
         "stripe_id": charge, "payment_intent": row["stripe_id"],
         "customer": row["customer"], "payment_method": method["stripe_id"],
         "amount": row["amount"], "amount_captured": row["amount"] if captured else 0,
@@ -170,7 +170,7 @@ class CustomerFactory(Factory):
               given: Mapping[str, Any]) -> None:
         locale = row["preferred_locales"].strip('[]"') or "en-US"
         stamp = _iso(row["created"])
-        sql.insert(ctx.db, "accounts", {
+        ctx.insert("accounts", {
             "customer": row["stripe_id"], "email": row["email"], "name": row["name"] or "",
             "locale": locale, "email_verified": 1, "two_factor_enabled": 0,
             "pending_email": None, "created_at": stamp, "updated_at": stamp,
@@ -348,14 +348,14 @@ class OrderFactory(Factory):
                             status="succeeded", created=placed),
                   "stripe_id": row["payment_intent"],
                   "client_secret": f"{row['payment_intent']}_secret_{token(r, 25)}"}
-        intent["id"] = sql.insert(ctx.db, "payment_intents", intent)
+        intent["id"] = ctx.insert("payment_intents", intent)
         _pay(ctx, intent, _card_option(given))
         amounts = [unit_price(sku, row["currency"]) * quantity for sku, quantity in lines]
         shipped = min(int(given.get("shipped") or 0), len(lines))
         sent = []
         for i, ((sku, quantity), part) in enumerate(zip(lines, allocate(row["discount"],
                                                                         amounts), strict=True)):
-            item = sql.insert(ctx.db, "order_items", {
+            item = ctx.insert("order_items", {
                 "order_id": row["id"], "sku": sku, "name": data()["products"][sku]["name"],
                 "price": _price(ctx, sku, row["currency"]),
                 "quantity": quantity, "unit_amount": unit_price(sku, row["currency"]),
@@ -369,7 +369,7 @@ class OrderFactory(Factory):
         if sent:
             at = unix(parse_iso(given["shipped_at"])) if given.get("shipped_at") else (
                 placed + r.randint(4, 30) * 3600)
-            sql.insert(ctx.db, "fulfillments", {
+            ctx.insert("fulfillments", {
                 "order_id": row["id"], "carrier": r.choice(data()["carriers"][
                     row["ship_country"]]), "tracking_number": f"1Z{r.randint(10**9, 10**10)}",
                 "status": "in_transit", "items": dumps(sent), "shipped_at": _iso(at),

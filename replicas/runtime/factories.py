@@ -24,9 +24,21 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from . import db as sql
 from .identity import Identity, identity
 
 T = TypeVar("T")
+
+
+# The largest gap drawn between a table's last id and a row a task's setup inserts.
+ID_GAP = 40
+
+
+def gapped_id(db: sqlite3.Connection, table: str, rng: random.Random) -> int:
+    """An id past ``table``'s last by a gap drawn from ``rng``: ids are never contiguous in
+    a real system, and a task's rows must not sit at the same ids in every instance."""
+    last = db.execute(f"SELECT coalesce(max(id), 0) AS n FROM {table}").fetchone()
+    return int(last["n"]) + 1 + rng.randint(0, ID_GAP)
 
 
 @dataclass(frozen=True)
@@ -44,6 +56,11 @@ class FactoryContext:
         """The context of op ``index`` of the ops whose digest is ``digest``."""
         return cls(db=db, rng=random.Random(f"factory:{seed}:{digest}:{index}"), now=now,
                    identity=identity(seed))
+
+    def insert(self, table: str, values: dict[str, Any]) -> int:
+        """Insert a row a factory makes besides its own (a customer's account, an order's
+        items), at a gapped id as the setup's rows are; its id."""
+        return sql.insert(self.db, table, {"id": gapped_id(self.db, table, self.rng), **values})
 
     def ago(self, days: float = 0.0, hours: float = 0.0) -> datetime:
         return self.now - timedelta(days=days, hours=hours)

@@ -42,7 +42,7 @@ from workgym_core.templates import render
 
 from . import db as sql
 from .clock import parse_time_expr
-from .factories import Factory, FactoryContext
+from .factories import Factory, FactoryContext, gapped_id
 
 __all__ = ["apply_ops", "digest", "parse_ops", "schema"]
 
@@ -59,10 +59,6 @@ def schema(db: sqlite3.Connection) -> dict[str, list[str]]:
 def digest(data: Any) -> str:
     """SHA-256 of ``data`` as canonical JSON (keys sorted)."""
     return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-
-# The largest gap drawn between a table's last id and a row the ops insert.
-ID_GAP = 40
 
 
 class _Run:
@@ -121,9 +117,7 @@ class _Run:
         drawn from the seed: ids are never contiguous in a real system, and a task's rows
         must not sit at the same ids in every instance."""
         if "id" not in values:
-            last = sql.one(self.db, f"SELECT coalesce(max(id), 0) AS n FROM {table}")
-            assert last is not None
-            values = {"id": last["n"] + 1 + self.rng("id", index).randint(0, ID_GAP), **values}
+            values = {"id": gapped_id(self.db, table, self.rng("id", index)), **values}
         return sql.insert(self.db, table, values)
 
     def apply(self, index: int, op: Op) -> dict[str, Any]:

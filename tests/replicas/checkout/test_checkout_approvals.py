@@ -103,3 +103,26 @@ async def test_an_approval_is_for_one_charge_and_a_manager_denies_above_the_limi
         "denied", True)
     await api.refused("POST", "/store/refund_approvals", 400, "resource_missing",
                       json={"charge": "ch_nope", "amount": 100, "reason": "x"})
+
+
+async def test_the_rows_a_factory_makes_besides_its_own_sit_at_seeded_gaps(
+        make_api: MakeApi) -> None:
+    """A new customer's store account and an order's payment are made in the factory's
+    ``after``: they too sit past the world's rows by a gap drawn from the seed (before, the
+    account was 321 in every instance), so no agent learns a task's ids by heart."""
+    worlds = [make_api(seed=seed) for seed in (1, 2, 3, 4)]
+    lasts = [await api.world(lambda w: (
+        w.db.execute("SELECT max(id) AS n FROM accounts").fetchone()["n"],
+        w.db.execute("SELECT max(id) AS n FROM payment_intents").fetchone()["n"]))
+        for api in worlds]
+    made = [make_api(seed=seed, setup=BIG) for seed in (1, 2, 3, 4)]
+    gaps = []
+    for api, (accounts, intents) in zip(made, lasts, strict=True):
+        account = (await api.ok("GET", "/store/accounts", params={
+            "email": api.vars["customer"]["email"]}))["data"][0]["id"]
+        paid_by = api.vars["order"]["payment_intent"]
+        intent = await api.world(lambda w, paid_by=paid_by: w.db.execute(
+            "SELECT id FROM payment_intents WHERE stripe_id = ?", (paid_by,)).fetchone()["id"])
+        assert accounts < account <= accounts + 41 and intents < intent <= intents + 41
+        gaps.append((account - accounts, intent - intents))
+    assert len(set(gaps)) > 1

@@ -11,8 +11,9 @@ from pydantic import ValidationError
 
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.db import rows
+from replicas.runtime.factories import ID_GAP
 from replicas.runtime.identity import WORLD_PEOPLE, identity
-from replicas.runtime.setup import ID_GAP, apply_ops, parse_ops
+from replicas.runtime.setup import apply_ops, parse_ops
 from tests.replicas.runtime.toy_app import FACTORIES, db
 from workgym_core.errors import InvalidRequest
 from workgym_core.refs import BadReference
