@@ -18,7 +18,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from workgym_core import credentials
-from workgym_core.errors import Conflict, EpisodeNotFound, InvalidRequest, ServiceUnavailable
+from workgym_core.errors import (
+    Conflict,
+    EpisodeNotFound,
+    InvalidRequest,
+    ServiceUnavailable,
+    field_path,
+)
 from workgym_core.refs import Others
 from workgym_core.settings import Settings
 
@@ -104,9 +110,7 @@ class EpisodeStore:
             return model.model_validate(script)
         except ValidationError as exc:
             first = exc.errors()[0]
-            # The path to the field, without the tags of union members ('constrained-int').
-            path = [str(p) for p in first["loc"] if isinstance(p, int) or str(p).isidentifier()]
-            where = ".".join(["script", *path])
+            where = ".".join(["script", *field_path(first["loc"])])
             raise InvalidRequest(f"{where}: {first['msg']}", code="validation_error",
                                  field=where, rule=first["type"]) from exc
 

@@ -13,7 +13,7 @@ that shape instead: ``install(app, render)``.)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -208,9 +208,14 @@ def json_response(
 _UNION_TAG = re.compile(r"^(?:[a-z][a-z-]*\[.*\]|constrained-[a-z]+|str|int|float|bool|none)$")
 
 
+def field_path(loc: Sequence[Any]) -> list[str]:
+    """A pydantic error's location as the fields it names (the union tags left out)."""
+    return [str(p) for p in loc if not _UNION_TAG.match(str(p))]
+
+
 def _validation_error(exc: RequestValidationError) -> WorkGymError:
     first = exc.errors()[0]
-    loc = [str(p) for p in first.get("loc", ()) if not _UNION_TAG.match(str(p))]
+    loc = field_path(first.get("loc", ()))
     if loc and loc[0] in {"body", "query", "path", "header"}:
         where, parts = loc[0], loc[1:]
     else:

@@ -17,7 +17,7 @@ from replicas.runtime.responses import ok
 from .. import store_objects as out
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
-from ..rules import accounts, approvals, orders, refunds
+from ..rules import accounts, orders, refunds
 from ..rules.common import World
 from ..schemas import (
     ApprovalCreate,
@@ -123,12 +123,7 @@ async def create_refund_approval(body: ApprovalCreate, call: IdempotentDep) -> R
     """A manager decides at once: approved, or denied with a note (a record, not an error).
     Refunds the shop's policy puts above the approval threshold name an approved one in
     metadata[approval]; each covers one refund of its charge, up to its amount."""
-    def run(w: World) -> Response:
-        charge = w.objects.row("charges", body.charge, kind="charge", param="charge")
-        left = charge["amount_captured"] - refunds.refunded(w, charge)
-        return ok(approvals.request(w, charge, amount=body.amount, left=left,
-                                    reason=body.reason, ticket=body.ticket), 201)
-    return call.run(body, run)
+    return call.run(body, lambda w: ok(refunds.ask_approval(w, body), 201))
 
 
 @router.get("/store/refund_approvals", operation_id="list_refund_approvals",

@@ -1,9 +1,9 @@
 """The store's customer accounts (ours): the shopper's login, the same person as their Stripe
 customer. Password resets go to a verified address only; two-factor authentication is reset
 only once the holder's identity was verified; an email change waits for the code sent to the
-new address, and once verified the account and its Stripe customer both take the new
-address. The same account actions as the helpdesk's (``replicas/helpdesk/rules/accounts.py``),
-which are to move here."""
+new address (``replicas/runtime/codes.py``), and once verified the account and its Stripe
+customer both take the new address. The shop's only account actions: support reaches them
+here."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from workgym_core.money import format_money
 
 from ..errors import InvalidRequestError
 from ..render import Row
-from ..schemas import RefundCreate
+from ..schemas import ApprovalCreate, RefundCreate
 from . import approvals
 from .common import World, metadata
 
@@ -47,6 +47,15 @@ def refunded(w: World, charge: Row) -> int:
     return int(found["n"])
 
 
+def ask_approval(w: World, body: ApprovalCreate) -> Row:
+    """A manager's decision on refunding ``body.amount`` of its charge, given what is still
+    refundable on it."""
+    charge = w.objects.row("charges", body.charge, kind="charge", param="charge")
+    return approvals.request(w, charge, amount=body.amount,
+                             left=charge["amount_captured"] - refunded(w, charge),
+                             reason=body.reason, ticket=body.ticket)
+
+
 def create(w: World, body: RefundCreate, *, policy: bool = True) -> Row:
     """Refund ``body``'s charge; ``policy``: under the shop's approval policy (a staff
     refund), not one the store's order rules made."""
@@ -74,7 +83,7 @@ def create(w: World, body: RefundCreate, *, policy: bool = True) -> Row:
             f"Refund amount ({_money(amount, charge['currency'])}) is greater than unrefunded "
             f"amount on charge ({_money(left, charge['currency'])})",
             code="amount_too_large", param="amount")
-    named = (body.metadata or {}).get("approval") if isinstance(body.metadata, dict) else None
+    named = body.metadata.get("approval") if isinstance(body.metadata, dict) else None
     approval = approvals.check(w, charge, amount, earlier, named) if policy else None
     row = w.create("refunds", {
         "charge": charge["stripe_id"], "payment_intent": charge["payment_intent"],
