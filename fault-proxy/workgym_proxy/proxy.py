@@ -47,6 +47,7 @@ from workgym_core.errors import (
 from workgym_core.forms import decode, is_form
 from workgym_core.internal import (
     APPS_PREFIX,
+    BASE_HEADER,
     CHANGES_HEADER,
     EPISODE_HEADER,
     INTERNAL_HEADER,
@@ -164,10 +165,13 @@ def _form_or_none(body: bytes) -> Any:
 
 
 def _error_code(body: Any) -> str | None:
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        code = body["error"].get("code")
-        return code if isinstance(code, str) else None
-    return None
+    """``error.code`` of an error body, or ``error`` itself where a product names its errors
+    with a string (Zendesk's ``{"error": "RecordInvalid", ...}``)."""
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    code = error.get("code") if isinstance(error, dict) else error
+    return code if isinstance(code, str) else None
 
 
 def _canonical_path(route: str, params: dict[str, Any]) -> str:
@@ -355,6 +359,8 @@ class Proxy:
             (INTERNAL_HEADER.encode(), self.settings.internal_secret.encode()),
             (EPISODE_HEADER.encode(), grant.episode_id.encode()),
             (STEP_HEADER.encode(), str(grant.step).encode()),
+            (BASE_HEADER.encode(),
+             f"{self.settings.public_url.rstrip('/')}{APPS_PREFIX}{ctx.app}".encode()),
             *((k.encode(), v.encode()) for k, v in obs.inject().items()),
         ]
         url = grant.apps[ctx.app] + ctx.sent_path + ("?" + ctx.query if ctx.query else "")

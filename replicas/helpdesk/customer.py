@@ -2,9 +2,10 @@
 messages on one ticket, whatever their wording.
 
 After every successful write, each new public agent comment on the ticket gets one answer,
-posted as a public comment by the ticket's requester one (virtual) minute later (a pending
-ticket goes back to open): the next thing the customer knows that the agent still needs,
-in the requester's language and the persona's way, or thanks once everything is told.
+posted as the requester's public comment by email one (virtual) minute later, through the
+ticket rules (a pending or solved ticket goes back to open, triggers fire, it is audited):
+the next thing the customer knows that the agent still needs, in the requester's language
+and the persona's way, or thanks once everything is told.
 Everything is a function of the episode's writes and seed: what was told lives in
 ``episode.memory``; the persona is drawn from the episode's world.
 """
@@ -17,13 +18,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from replicas.runtime import db as sql
-from replicas.runtime.clock import iso, parse_iso
+from replicas.runtime.clock import parse_iso
 from replicas.runtime.codes import email_change_code
 from replicas.runtime.episode import Episode
 from workgym_core.refs import resolve
 from workgym_core.templates import render
 
 from .actors import PROOFS, Actors, Known, ScriptedCustomer
+from .rules import tickets
 
 _MEMORY = "helpdesk.customer"
 
@@ -103,7 +105,8 @@ def after_write(episode: Episode) -> None:
     ticket_id = int(resolve(script.ticket, episode.vars))
     db = episode.db
     new = sql.rows(db, "SELECT * FROM comments WHERE id > ? AND ticket_id = ? AND "
-                   "author_type = 'agent' AND public ORDER BY id",
+                   "author_id IN (SELECT id FROM users WHERE role != 'end-user') AND public "
+                   "ORDER BY id",
                    (state["last_seen"], ticket_id))
     for comment in new:
         answer = _answer(episode, script, state, ticket_id)
@@ -142,8 +145,8 @@ def _answer(episode: Episode, script: ScriptedCustomer, state: dict[str, Any],
 
 def _phrases(db: sqlite3.Connection, ticket_id: int) -> tuple[dict[str, str], dict[str, str]]:
     """The requester's language's phrases and names (English when it has none)."""
-    found = sql.one(db, "SELECT c.locale FROM customers c JOIN tickets t "
-                    "ON t.requester_id = c.id WHERE t.id = ?", (ticket_id,))
+    found = sql.one(db, "SELECT u.locale FROM users u JOIN tickets t "
+                    "ON t.requester_id = u.id WHERE t.id = ?", (ticket_id,))
     language = str(found["locale"] if found else "en")[:2]
     return _SAYS.get(language, _SAYS["en"]), _NAMES.get(language, _NAMES["en"])
 
@@ -175,8 +178,8 @@ def _wrong(episode: Episode, known: Known, value: str) -> str:
 
 def _sent_code(episode: Episode, ticket_id: int, new_email: str) -> str | None:
     """The code sent to ``new_email`` to move the requester's account there."""
-    found = sql.one(episode.db, "SELECT c.email FROM customers c JOIN tickets t ON "
-                    "t.requester_id = c.id WHERE t.id = ?", (ticket_id,))
+    found = sql.one(episode.db, "SELECT u.email FROM users u JOIN tickets t ON "
+                    "t.requester_id = u.id WHERE t.id = ?", (ticket_id,))
     return email_change_code(episode.secret, found["email"], new_email) if found else None
 
 
@@ -184,11 +187,6 @@ def _post_reply(db: sqlite3.Connection, ticket_id: int, body: str, after: dateti
     ticket = sql.one(db, "SELECT * FROM tickets WHERE id = ?", (ticket_id,))
     if ticket is None or ticket["status"] == "closed":
         return
-    stamp = iso(after + timedelta(minutes=1))
-    sql.insert(db, "comments", {"ticket_id": ticket_id, "author_type": "customer",
-                                "author_id": ticket["requester_id"], "body": body,
-                                "public": True, "created_at": stamp})
-    values: dict[str, Any] = {"updated_at": stamp}
-    if ticket["status"] == "pending":
-        values["status"] = "open"
-    sql.update(db, "tickets", ticket_id, values)
+    tickets.update(db, ticket_id, tickets.Change(
+        comment={"body": body, "public": True}, author_id=ticket["requester_id"],
+        channel="email"), after + timedelta(minutes=1))

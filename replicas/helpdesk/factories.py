@@ -4,13 +4,14 @@
     - {factory: customer, bind: customer, email: $checkout.customer.email}
     - {factory: ticket, bind: ticket, requester_id: $customer.id,
        order_number: $checkout.order.number}
-    - {factory: comment, ticket_id: $ticket.id, body: "Any news?"}
+    - {factory: comment, ticket_id: $ticket.id, body: "Any news?", author: agent}
 
-Rows look like the world's (the same draws: world.py). New customers and organizations are
+Rows look like the world's (the same draws: world.py). New end users and organizations are
 the seed's identity's, past every world's share (or, given ``email``, the identity's person
-another app made). A foreign key not given is a random existing row (a requester for a
-ticket, an open ticket for a comment). Orders are the checkout's: a ticket names one by its
-number.
+another app made), with their email and phone identities. A foreign key not given is a
+random existing row (a requester for a ticket, an open ticket for a comment). Orders are
+the checkout's: a ticket names one in its custom field (``order_number``). A ticket's and a
+comment's SLA metric events follow (rules/sla.py).
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ import orjson
 from replicas.runtime.clock import iso, parse_iso
 from replicas.runtime.factories import Factory, FactoryContext
 
+from .rules import sla
 from .rules.common import ACTING_AGENT_ID
 from .world import (
     CHANNEL_WEIGHTS,
-    PRIORITY_HOURS,
     PRIORITY_WEIGHTS,
     TIER_WEIGHTS,
     data,
@@ -52,16 +53,17 @@ class OrganizationFactory(Factory):
 
 
 class CustomerFactory(Factory):
-    """A person no world has (the identity's next), or given ``email`` the identity's person
-    with that address (another app's customer, e.g. ``email: $checkout.customer.email``):
-    their name, email, locale and phone; their company's organization when it exists."""
+    """An end user no world has (the identity's next), or given ``email`` the identity's
+    person with that address (another app's customer, e.g. ``email:
+    $checkout.customer.email``): their name, email, locale and phone; their company's
+    organization when it exists. Their email and phone become their identities."""
 
-    table = "customers"
+    table = "users"
 
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
         r = ctx.rng
         person = ctx.identity.person_with(given["email"]) if given.get("email") else ctx.unused(
-            ctx.identity.new_people(), "customers", "email", lambda p: p.email)
+            ctx.identity.new_people(), "users", "email", lambda p: p.email)
         organization = None
         if person.company is not None:
             found = ctx.db.execute("SELECT id FROM organizations WHERE domain = ?",
@@ -70,69 +72,92 @@ class CustomerFactory(Factory):
         created = ctx.ago(days=r.randint(30, 1500), hours=r.random() * 24)
         return {
             "name": person.name, "email": person.email, "phone": person.phone,
-            "tier": weighted(r, TIER_WEIGHTS), "organization_id": organization,
-            "locale": person.locale, "notes": "",
-            "created_at": iso(created),
+            "role": "end-user", "organization_id": organization, "default_group_id": None,
+            "tier": weighted(r, TIER_WEIGHTS), "locale": person.locale, "active": 1,
+            "notes": "", "created_at": iso(created),
             "updated_at": iso(min(ctx.now, created + timedelta(days=r.randint(0, 400)))),
         }
 
+    def after(self, ctx: FactoryContext, row: Mapping[str, Any],
+              given: Mapping[str, Any]) -> None:
+        for kind, column in (("email", "email"), ("phone_number", "phone")):
+            if row[column]:
+                ctx.insert("user_identities", {
+                    "user_id": row["id"], "type": kind, "value": row[column], "is_primary": 1,
+                    "verified": 1, "created_at": row["created_at"]})
+
 
 class TicketFactory(Factory):
-    """An open ticket of a requester (given, else a random customer), on a topic that fits
+    """An open ticket of a requester (given, else a random end user), on a topic that fits
     (about the checkout order ``order_number`` if one is given), routed and assigned like
-    the world's, its SLA running. Its description is not a comment: add one with the comment
-    factory."""
+    the world's, its SLA running. Its description is its first comment, by the requester."""
 
     table = "tickets"
 
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
-        r, topics = ctx.rng, data()["topics"]
-        customer = ctx.row("customers", given.get("requester_id") or ctx.pick("customers"))
+        r, w = ctx.rng, data()
+        topics = w["topics"]
+        requester = ctx.row("users", given.get("requester_id") or ctx.pick(
+            "users", "role = 'end-user'"))
         number = given.get("order_number")
         names = [n for n, t in topics.items()
                  if bool(t["order"]) == (number is not None) and n != "double_charge"]
-        topic = topics[r.choices(names, [topics[n]["weight"] for n in names])[0]]
-        fill = placeholders(customer["name"].split(" ")[0], number, None)
+        name = r.choices(names, [topics[n]["weight"] for n in names])[0]
+        topic = topics[name]
+        fill = placeholders(requester["name"].split(" ")[0], number, None)
         subject, description = ticket_text(r, topic, "en", fill)
         priority = given.get("priority") or weighted(r, PRIORITY_WEIGHTS)
-        created = parse_iso(given["created_at"]) if given.get("created_at") else ctx.ago(
-            hours=r.uniform(1, 20))
+        created = iso(parse_iso(given["created_at"]) if given.get("created_at") else ctx.ago(
+            hours=r.uniform(1, 20)))
         group = ctx.pick("groups", "name = ?", (topic["group"],))
-        assignee = ctx.pick("agents", "group_id = ? AND active AND role != 'manager' AND id != ?",
-                            (group, ACTING_AGENT_ID))
+        assignee = ctx.pick(
+            "users", "default_group_id = ? AND active AND role = 'agent' AND id != ?",
+            (group, ACTING_AGENT_ID))
         return {
             "subject": subject, "description": description, "status": "open",
             "priority": priority, "type": topic["type"], "channel": weighted(r, CHANNEL_WEIGHTS),
             "tags": orjson.dumps(topic["tags"]).decode(),
-            "requester_id": customer["id"], "assignee_id": assignee, "group_id": group,
-            "organization_id": customer["organization_id"],
-            "order_number": number, "merged_into_id": None,
-            "sla_due_at": iso(created + timedelta(hours=PRIORITY_HOURS[priority])),
-            "created_at": iso(created), "updated_at": iso(created), "solved_at": None,
+            "requester_id": requester["id"], "submitter_id": requester["id"],
+            "assignee_id": assignee, "group_id": group,
+            "organization_id": requester["organization_id"], "schedule_id": None,
+            "order_number": number, "product": None,
+            "contact_reason": w["contact_reasons"][name], "merged_into_id": None,
+            "via_followup_source_id": None, "due_at": None, "status_updated_at": created,
+            "created_at": created, "updated_at": created, "solved_at": None,
         }
+
+    def after(self, ctx: FactoryContext, row: Mapping[str, Any],
+              given: Mapping[str, Any]) -> None:
+        ctx.insert("comments", {"ticket_id": row["id"], "author_id": row["requester_id"],
+                                "body": row["description"], "public": 1,
+                                "created_at": row["created_at"]})
+        sla.sync(ctx.db, row["id"], ctx.now)
 
 
 class CommentFactory(Factory):
     """A public comment on a ticket (given, else a random open one), by its requester
-    (``author_type: agent``: by its assignee, else agent 1), a few minutes ago."""
+    (``author: agent``: by its assignee, else user 1), a few minutes ago."""
 
     table = "comments"
+    options = frozenset({"author"})
 
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
         r, w = ctx.rng, data()
         ticket = ctx.row("tickets", given.get("ticket_id") or ctx.pick(
             "tickets", "status IN ('new', 'open', 'pending')"))
-        author_type = given.get("author_type", "customer")
-        requester = ctx.row("customers", ticket["requester_id"])
+        requester = ctx.row("users", ticket["requester_id"])
         fill = placeholders(requester["name"].split(" ")[0], ticket["order_number"], None)
-        if author_type == "customer":
+        if given.get("author", "requester") == "requester":
             author, body = requester["id"], r.choice(w["customer_followups"]).format(**fill)
         else:
             author = ticket["assignee_id"] or ACTING_AGENT_ID
             body = r.choice(w["agent_replies"]).format(**fill)
-        return {"ticket_id": ticket["id"], "author_type": author_type, "author_id": author,
-                "body": body, "public": 1,
+        return {"ticket_id": ticket["id"], "author_id": author, "body": body, "public": 1,
                 "created_at": iso(ctx.ago(hours=r.uniform(0.1, 1)))}
+
+    def after(self, ctx: FactoryContext, row: Mapping[str, Any],
+              given: Mapping[str, Any]) -> None:
+        sla.sync(ctx.db, row["ticket_id"], ctx.now)
 
 
 FACTORIES: dict[str, Factory] = {

@@ -12,10 +12,12 @@ from typing import Any
 from replicas.runtime import identity
 from replicas.runtime.world import load_yaml
 
-# Hours to the SLA target of a ticket, by priority.
+# The world's pace of replies by priority, in hours (within the SLA policies' targets).
 PRIORITY_HOURS = {"urgent": 4, "high": 8, "normal": 24, "low": 72}
 # Shares of customers by loyalty tier, of tickets by priority and by channel.
 TIER_WEIGHTS = {"standard": 55, "silver": 25, "gold": 14, "platinum": 6}
+# Priorities from the most pressing (the order of the SLA policies' targets in world.yaml).
+PRIORITIES = ("urgent", "high", "normal", "low")
 PRIORITY_WEIGHTS = {"low": 15, "normal": 60, "high": 20, "urgent": 5}
 CHANNEL_WEIGHTS = {"email": 50, "chat": 20, "phone": 10, "web": 20}
 
@@ -32,12 +34,18 @@ def weighted(r: random.Random, weights: dict[str, int]) -> str:
     return r.choices(list(weights), list(weights.values()))[0]
 
 
+def catalogue_name(sku: str) -> str:
+    """A product's name in the company's catalogue (runtime/identity.yaml)."""
+    name: str = identity.data()["catalogue"][sku]["name"]
+    return name
+
+
 def placeholders(first_name: str, number: str | None, sku: str | None) -> dict[str, str]:
     """What world.yaml's texts may say: ``{name}`` (the requester's first name), ``{order}``
-    (the checkout order's number) and ``{item}`` (its first product, by the company's
-    catalogue: runtime/identity.yaml; "item" when there is none)."""
-    item = identity.data()["catalogue"][sku]["name"] if sku else "item"
-    return {"order": number or "", "item": item, "name": first_name}
+    (the checkout order's number) and ``{item}`` (its first product; "item" when there is
+    none)."""
+    return {"order": number or "", "item": catalogue_name(sku) if sku else "item",
+            "name": first_name}
 
 
 def ticket_text(r: random.Random, topic: dict[str, Any], lang: str,
@@ -46,3 +54,10 @@ def ticket_text(r: random.Random, topic: dict[str, Any], lang: str,
     ja): one of the topic's pairs, so the two agree."""
     subject, description = r.choice(topic["texts"][lang])
     return subject.format(**fill), description.format(**fill)
+
+
+@cache
+def custom_fields() -> tuple[tuple[int, str, str, tuple[str, ...]], ...]:
+    """The custom ticket fields (world.yaml ``ticket_fields``): (id, the tickets column that
+    holds its values, its title, the options of a drop-down)."""
+    return tuple((f[0], f[1], f[2], tuple(f[4])) for f in data()["ticket_fields"])

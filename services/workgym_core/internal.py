@@ -11,6 +11,9 @@ from .errors import Forbidden
 INTERNAL_HEADER = "x-workgym-internal"
 EPISODE_HEADER = "x-workgym-episode"
 STEP_HEADER = "x-workgym-step"
+# Proxy -> replica: the app's public base URL (<public_url>/apps/<app>), for the absolute
+# links a product's API answers with (Zendesk's next_page, url). Never from a Host header.
+BASE_HEADER = "x-workgym-base"
 # Replica -> proxy: the rows a write changed (JSON); never reaches the agent.
 CHANGES_HEADER = "x-workgym-changes"
 # Replica -> proxy: the route a request matched, {"route": template, "params": {...}}.

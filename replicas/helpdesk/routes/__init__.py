@@ -1,20 +1,26 @@
-"""The helpdesk API, one router per area, assembled into :data:`router`."""
+"""The helpdesk's Zendesk Support API v2, one router per area, assembled into :data:`router`."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import customers, knowledge, team, tickets
+from . import actions, search, tickets, views
 
 router = APIRouter()
 # Flattened rather than include_router'ed: each nesting level of routers costs
 # route-matching time on every request (area tags/responses are already on each route).
-for module in (tickets, customers, knowledge, team):
+for module in (tickets, actions, views, search):
     router.routes.extend(module.router.routes)
 
 TAGS = [
-    {"name": "tickets", "description": "Tickets, comments, merges, macros and CSAT."},
-    {"name": "customers", "description": "Customers and organizations."},
-    {"name": "knowledge", "description": "Help-center articles (policies) and macros."},
-    {"name": "team", "description": "Support agents and groups."},
+    {"name": "tickets", "description": "Tickets: create, update with comments, merge, macros, "
+     "audits, tags, SLA metric events, jobs."},
+    {"name": "users", "description": "Users (end users and agents), identities, "
+     "organizations, groups and memberships."},
+    {"name": "views", "description": "Views: the team's saved ticket lists."},
+    {"name": "search", "description": "The search API and its query language."},
+    {"name": "business rules", "description": "Ticket fields, macros, triggers, automations, "
+     "SLA policies and business-hours schedules."},
+    {"name": "help center", "description": "Help-center articles (the policies) and "
+     "satisfaction ratings."},
 ]

@@ -1,271 +1,287 @@
-"""Tickets: list/search, read, update, comments, merge, macros, satisfaction ratings."""
+"""Tickets: list, show, show many, create (with the first comment), update (fields and a
+comment in one request), update many (a job), and a ticket's comments, audits, tags."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import sqlite3
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 from starlette.responses import Response
 
-from replicas.runtime.clock import iso
-from replicas.runtime.db import get_row
+from replicas.runtime.db import get_row, rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import (
-    DEFAULT_LIMIT,
-    Filters,
-    IsoTime,
-    Limit,
-    Offset,
-    Page,
-    Q,
-    page,
-)
-from replicas.runtime.params import Id
 from replicas.runtime.responses import ok
+from workgym_core.errors import Conflict
 
-from .. import rules, schemas
+from .. import render
+from ..listing import PagingDep, sideloads, table_page
+from ..rules import fields, jobs, sla, tickets, users
+from ..rules.common import invalid, tags_of
 from ..schemas import (
-    Channel,
-    CommentCreate,
-    CommentOut,
-    MergeRequest,
-    Priority,
-    SatisfactionRatingOut,
-    TicketOut,
-    TicketStatus,
-    TicketType,
-    TicketUpdate,
+    Audits,
+    Comments,
+    JobStatusResult,
+    TagsBody,
+    TicketAudit,
+    TicketBody,
+    TicketIn,
+    TicketResult,
+    Tickets,
+    UpdateManyBody,
 )
+from .common import Base, Ids, Include, OrganizationId, TicketId, UserId, ids_param
 
 router = APIRouter(tags=["tickets"])
 
-TicketId = Annotated[Id, Path(description="Id of the ticket.")]
-MacroId = Annotated[Id, Path(description="Id of the macro.")]
-_SORTS = {
-    "id": "id",
-    "-id": "id DESC",
-    "created_at": "created_at, id",
-    "-created_at": "created_at DESC, id DESC",
-    "updated_at": "updated_at, id",
-    "-updated_at": "updated_at DESC, id DESC",
-    "sla_due_at": "sla_due_at IS NULL, sla_due_at, id",
-}
-_UNSOLVED = "status IN ('new', 'open', 'pending', 'on-hold')"
+SortBy = Annotated[Literal["id", "created_at", "updated_at", "status", "priority"], Query(
+    description="Offset paging: the sort key.")]
+SortOrder = Annotated[Literal["asc", "desc"], Query(description="asc or desc.")]
 
 
-@router.get(
-    "/tickets",
-    operation_id="list_tickets",
-    summary="List and search tickets",
-    response_model=Page[TicketOut],
-)
-async def list_tickets(
-    episode: EpisodeDep,
-    limit: Limit = DEFAULT_LIMIT,
-    offset: Offset = 0,
-    status: Annotated[
-        TicketStatus | None, Query(description="Only tickets in this status.")
-    ] = None,
-    priority: Annotated[Priority | None, Query(description="Only this priority.")] = None,
-    type: Annotated[TicketType | None, Query(description="Only this ticket type.")] = None,
-    channel: Annotated[Channel | None, Query(description="Only this channel.")] = None,
-    requester_id: Annotated[Id | None, Query(description="Only this requester's.")] = None,
-    assignee_id: Annotated[
-        Id | None, Query(description="Only assigned to this agent.")
-    ] = None,
-    group_id: Annotated[Id | None, Query(description="Only routed to this group.")] = None,
-    organization_id: Annotated[
-        Id | None, Query(description="Only this organization's.")
-    ] = None,
-    order_number: Annotated[str | None, Query(max_length=40, description=(
-        "Only about this checkout order (its number, A-10423)."))] = None,
-    tag: Annotated[
-        str | None,
-        Query(max_length=40, description="Only tickets with this exact tag (case-sensitive)."),
-    ] = None,
-    q: Q = None,
-    sla_breached: Annotated[
-        bool | None,
-        Query(
-            description="true: unsolved tickets whose SLA is past due at the current time; "
-            "false: all others."
-        ),
-    ] = None,
-    sla_due_before: IsoTime = None,
-    created_after: IsoTime = None,
-    created_before: IsoTime = None,
-    sort: Annotated[
-        Literal[
-            "id", "-id", "created_at", "-created_at", "updated_at", "-updated_at", "sla_due_at"
-        ],
-        Query(description="Sort key; '-' means descending."),
-    ] = "id",
-) -> Response:
-    """List tickets; filters combine with AND. `q` searches subject and description.
-    `sla_due_before` keeps tickets whose SLA target is before that time (any status)."""
-    found = Filters()
-    found.equal(status=status, priority=priority, type=type, channel=channel,
-                requester_id=requester_id, assignee_id=assignee_id, group_id=group_id,
-                organization_id=organization_id, order_number=order_number)
-    if tag is not None:
-        found.add("EXISTS (SELECT 1 FROM json_each(tickets.tags) WHERE value = ?)", tag)
-    found.search(q, "subject", "description")
-    if sla_breached is not None:
-        cond = f"({_UNSOLVED} AND sla_due_at IS NOT NULL AND sla_due_at < ?)"
-        found.add(cond if sla_breached else f"NOT {cond}", iso(episode.now()))
-    if sla_due_before is not None:
-        found.add("sla_due_at < ?", sla_due_before)
-    if created_after is not None:
-        found.add("created_at >= ?", created_after)
-    if created_before is not None:
-        found.add("created_at < ?", created_before)
-    return ok(
-        page(
-            episode.db,
-            "tickets",
-            found.where,
-            found.params,
-            order_by=_SORTS[sort],
-            limit=limit,
-            offset=offset,
-            convert=schemas.ticket,
-        )
-    )
+def ticket_json(db: sqlite3.Connection, row: dict[str, Any], base: str, include: str | None,
+                now: datetime) -> dict[str, Any]:
+    out = render.ticket(row, base)
+    if include and "slas" in include.split(","):
+        out["slas"] = {"policy_metrics": sla.policy_metrics(db, row["id"], now)}
+    return out
 
 
-@router.get(
-    "/tickets/{ticket_id}",
-    operation_id="get_ticket",
-    summary="Get a ticket",
-    response_model=TicketOut,
-)
-async def get_ticket(ticket_id: TicketId, episode: EpisodeDep) -> Response:
-    """One ticket with its status, assignment, tags, SLA and the order it is about."""
-    return ok(schemas.ticket(get_row(episode.db, "tickets", ticket_id)))
+def tickets_page(episode: EpisodeDep, paging: PagingDep, base: str, include: str | None,
+                 where: list[str], params: list[Any], sort_by: str = "id",
+                 sort_order: str = "asc") -> Response:
+    db, now = episode.db, episode.now()
+    order = f"{sort_by} {sort_order.upper()}, id {sort_order.upper()}"
+    found = table_page(db, paging, "tickets", where, params, order,
+                       lambda row: ticket_json(db, row, base, include, now))
+    return ok({**found, **sideloads(db, include, found["tickets"], base)})
 
 
-@router.patch(
-    "/tickets/{ticket_id}",
-    operation_id="update_ticket",
-    summary="Update a ticket",
-    response_model=TicketOut,
-)
-async def update_ticket(ticket_id: TicketId, body: TicketUpdate, episode: EpisodeDep) -> Response:
-    """Change status (state machine: new→open/pending/on-hold/solved, open→pending/on-hold/
-    solved, pending→open/solved, on-hold→open/solved, solved→open/closed; closed is final),
-    priority, type, assignee/group (the assignee must belong to the group) and tags.
-    Only the fields you send change. Closed tickets cannot be updated."""
-    changes = body.model_dump(exclude_unset=True)
-    for key in ("status", "priority", "type", "add_tags", "remove_tags"):
-        if changes.get(key, 0) is None:
-            del changes[key]
-    row = rules.update_ticket(episode.db, ticket_id=ticket_id, changes=changes, now=episode.now())
-    return ok(schemas.ticket(row))
+def change_of(db: sqlite3.Connection, ticket: TicketIn, current: dict[str, Any] | None,
+              now: datetime) -> tickets.Change:
+    """A request's ticket attributes as a change to apply (ids resolved, tags computed)."""
+    values = ticket.model_dump(exclude_unset=True, exclude={
+        "comment", "requester", "custom_fields", "fields", "additional_tags", "remove_tags",
+        "assignee_email", "safe_update", "updated_stamp"})
+    if ticket.custom_fields or ticket.fields:
+        values.update(fields.columns_of(
+            [f.model_dump() for f in (ticket.custom_fields or ticket.fields or [])]))
+    if ticket.requester is not None:
+        values["requester_id"] = users.find_or_create(
+            db, ticket.requester.model_dump(), now)["id"]
+    if ticket.assignee_email is not None:
+        found = users.owner_of(db, "email", ticket.assignee_email)
+        if found is None:
+            raise invalid("assignee_email", f"no user has the email {ticket.assignee_email}",
+                          "user_not_found")
+        values["assignee_id"] = found["id"]
+    if ticket.additional_tags or ticket.remove_tags:
+        tags = values.get("tags", tags_of(current) if current else [])
+        gone = {t.lower() for t in ticket.remove_tags or []}
+        values["tags"] = [t for t in [*tags, *(ticket.additional_tags or [])]
+                          if t.lower() not in gone]
+    change = tickets.Change(values=values)
+    if ticket.comment is not None:
+        comment = ticket.comment
+        change.comment = {"body": comment.body, "public": comment.public}
+        if comment.author_id is not None:
+            get_row(db, "users", comment.author_id, field="comment.author_id")
+            change.author_id = comment.author_id
+    return change
 
 
-@router.get(
-    "/tickets/{ticket_id}/comments",
-    operation_id="list_comments",
-    summary="List a ticket's comments",
-    response_model=Page[CommentOut],
-)
-async def list_comments(
-    ticket_id: TicketId,
-    episode: EpisodeDep,
-    limit: Limit = DEFAULT_LIMIT,
-    offset: Offset = 0,
-    public: Annotated[
-        bool | None, Query(description="true: public replies only; false: internal notes only.")
-    ] = None,
-) -> Response:
-    """The conversation on a ticket, oldest first: the requester's messages, agents' replies
-    and internal notes, and system notes (e.g. merges)."""
-    get_row(episode.db, "tickets", ticket_id)
-    found = Filters()
-    found.equal(ticket_id=ticket_id, public=public)
-    return ok(
-        page(
-            episode.db,
-            "comments",
-            found.where,
-            found.params,
-            order_by="created_at, id",
-            limit=limit,
-            offset=offset,
-            convert=schemas.comment,
-        )
-    )
+@router.get("/api/v2/tickets", operation_id="list_tickets", summary="List tickets",
+            response_model=Tickets)
+async def list_tickets(episode: EpisodeDep, paging: PagingDep, base: Base,
+                       include: Include = None, sort_by: SortBy = "id",
+                       sort_order: SortOrder = "asc") -> Response:
+    """Every ticket, paged (offset: page/per_page; cursor: page[size]/page[after]). To find
+    tickets by status, requester, tag, order number or text, use GET /api/v2/search."""
+    return tickets_page(episode, paging, base, include, [], [], sort_by, sort_order)
 
 
-@router.post(
-    "/tickets/{ticket_id}/comments",
-    operation_id="add_comment",
-    summary="Reply or add an internal note",
-    status_code=201,
-    response_model=CommentOut,
-)
-async def add_comment(ticket_id: TicketId, body: CommentCreate, episode: EpisodeDep) -> Response:
-    """Add a comment as agent 1 ('AI Agent'): public replies are emailed to the requester,
-    internal notes (public=false) are visible to agents only. Closed tickets refuse comments."""
-    row = rules.add_comment(
-        episode.db, ticket_id=ticket_id, body=body.body, public=body.public, now=episode.now()
-    )
-    return ok(schemas.comment(row), 201)
+@router.get("/api/v2/tickets/show_many", operation_id="show_many_tickets",
+            summary="Show many tickets", response_model=Tickets)
+async def show_many(episode: EpisodeDep, ids: Ids, base: Base,
+                    include: Include = None) -> Response:
+    """The tickets with these ids (unknown ids are left out)."""
+    wanted = ids_param(ids)
+    db, now = episode.db, episode.now()
+    found = rows(db, f"SELECT * FROM tickets WHERE id IN ({','.join('?' * len(wanted))}) "
+                 "ORDER BY id", wanted)
+    items = [ticket_json(db, r, base, include, now) for r in found]
+    return ok({"tickets": items, **sideloads(db, include, items, base)})
 
 
-@router.post(
-    "/tickets/{ticket_id}/merge",
-    operation_id="merge_tickets",
-    summary="Merge a ticket into another",
-    response_model=TicketOut,
-)
-async def merge_tickets(ticket_id: TicketId, body: MergeRequest, episode: EpisodeDep) -> Response:
-    """Close this ticket and merge it into `target_ticket_id`: its comments stay, it gets
-    merged_into_id, and both tickets receive an internal system note. Both tickets must have
-    the same requester and be not closed. Returns the merged (closed) ticket."""
-    row = rules.merge_tickets(
-        episode.db, source_id=ticket_id, target_id=body.target_ticket_id, now=episode.now()
-    )
-    return ok(schemas.ticket(row))
+@router.get("/api/v2/tickets/{ticket_id}", operation_id="show_ticket", summary="Show a ticket",
+            response_model=TicketResult)
+async def show_ticket(ticket_id: TicketId, episode: EpisodeDep, base: Base,
+                      include: Include = None) -> Response:
+    """One ticket: status, assignment, tags, custom fields (order number, product, contact
+    reason); include=slas adds its SLA metrics (stage and breach time)."""
+    db = episode.db
+    item = ticket_json(db, get_row(db, "tickets", ticket_id), base, include, episode.now())
+    return ok({"ticket": item, **sideloads(db, include, [item], base)})
 
 
-@router.post(
-    "/tickets/{ticket_id}/macros/{macro_id}/apply",
-    operation_id="apply_macro",
-    summary="Apply a macro to a ticket",
-    response_model=TicketOut,
-)
-async def apply_macro(ticket_id: TicketId, macro_id: MacroId, episode: EpisodeDep) -> Response:
-    """Run a macro's actions (field changes and an optional comment) on a ticket, with the
-    same rules as update_ticket and add_comment. Returns the updated ticket."""
-    row = rules.apply_macro(episode.db, ticket_id=ticket_id, macro_id=macro_id, now=episode.now())
-    return ok(schemas.ticket(row))
+def _saved(db: sqlite3.Connection, ticket: dict[str, Any], audit: dict[str, Any], base: str,
+           now: datetime) -> dict[str, Any]:
+    return {"ticket": ticket_json(db, ticket, base, None, now), "audit": render.audit(audit)}
 
 
-@router.get(
-    "/satisfaction-ratings",
-    operation_id="list_satisfaction_ratings",
-    summary="List satisfaction ratings",
-    response_model=Page[SatisfactionRatingOut],
-)
-async def list_satisfaction_ratings(
-    episode: EpisodeDep,
-    limit: Limit = DEFAULT_LIMIT,
-    offset: Offset = 0,
-    ticket_id: Annotated[Id | None, Query(description="Only this ticket's rating.")] = None,
-    score: Annotated[Literal["good", "bad"] | None, Query(description="Only this score.")] = None,
-) -> Response:
-    """CSAT ratings requesters gave to solved tickets."""
-    found = Filters()
-    found.equal(ticket_id=ticket_id, score=score)
-    return ok(
-        page(
-            episode.db,
-            "satisfaction_ratings",
-            found.where,
-            found.params,
-            order_by="id",
-            limit=limit,
-            offset=offset,
-        )
-    )
+@router.post("/api/v2/tickets", operation_id="create_ticket", summary="Create a ticket",
+             status_code=201, response_model=TicketAudit)
+async def create_ticket(body: TicketBody, episode: EpisodeDep, base: Base) -> Response:
+    """A new ticket: its comment is the description (required); the requester by
+    requester_id or requester {email, name} (a new end user if the email is unknown);
+    via_followup_source_id makes a follow-up of a closed ticket. Triggers run on it."""
+    db, now = episode.db, episode.now()
+    ticket, audit = tickets.create(db, change_of(db, body.ticket, None, now), now)
+    return ok(_saved(db, ticket, audit, base, now), 201)
+
+
+@router.put("/api/v2/tickets/update_many", operation_id="update_many_tickets",
+            summary="Update many tickets", response_model=JobStatusResult)
+async def update_many(body: UpdateManyBody, episode: EpisodeDep, base: Base,
+                      ids: Annotated[str | None, Query(max_length=1200, description=(
+                          "With a {ticket} body: the tickets to change alike."))] = None
+                      ) -> Response:
+    """Bulk update as a job: ?ids=1,2 with {"ticket": {...}} changes them alike;
+    {"tickets": [{id, ...}]} changes each its own way. Each ticket is updated on its own
+    (one refusal does not stop the others): see the job's results."""
+    db, now = episode.db, episode.now()
+    changes: dict[int, TicketIn]
+    if body.tickets is not None:
+        changes = {t.id: t for t in body.tickets}
+    elif body.ticket is not None and ids is not None:
+        changes = dict.fromkeys(ids_param(ids), body.ticket)
+    else:
+        raise invalid("tickets", "send {tickets: [...]}, or {ticket: {...}} with ?ids=",
+                      "update_many_body")
+
+    def run(ticket_id: int) -> None:
+        current = get_row(db, "tickets", ticket_id)
+        tickets.update(db, ticket_id, change_of(db, changes[ticket_id], current, now), now)
+
+    results = jobs.each(db, changes, run, "update", "Updated")
+    return ok({"job_status": render.job_status(jobs.record(db, "update_many", results, now),
+                                               base)})
+
+
+@router.put("/api/v2/tickets/{ticket_id}", operation_id="update_ticket",
+            summary="Update a ticket", response_model=TicketAudit)
+async def update_ticket(ticket_id: TicketId, body: TicketBody, episode: EpisodeDep,
+                        base: Base) -> Response:
+    """Change fields and add a comment in one request ({"ticket": {"status": "solved",
+    "comment": {"body": "...", "public": true}}}). A public comment is emailed to the
+    requester; public false is an internal note. Only the attributes sent change; tags
+    replaces all tags (additional_tags / remove_tags add and remove). Triggers run after."""
+    db, now = episode.db, episode.now()
+    current = get_row(db, "tickets", ticket_id)
+    if body.ticket.safe_update and body.ticket.updated_stamp not in (None,
+                                                                       current["updated_at"]):
+        raise Conflict(f"ticket {ticket_id} was updated at {current['updated_at']}, after "
+                       "your updated_stamp", code="UpdateConflict", field="updated_stamp")
+    ticket, audit = tickets.update(db, ticket_id, change_of(db, body.ticket, current, now), now)
+    return ok(_saved(db, ticket, audit, base, now))
+
+
+@router.get("/api/v2/tickets/{ticket_id}/comments", operation_id="list_ticket_comments",
+            summary="List a ticket's comments", response_model=Comments)
+async def list_comments(ticket_id: TicketId, episode: EpisodeDep, paging: PagingDep,
+                        base: Base, include: Include = None,
+                        sort_order: SortOrder = "asc") -> Response:
+    """The conversation, oldest first: the requester's messages, agents' public replies
+    and internal notes (public false). Comments are added through an update."""
+    db = episode.db
+    ticket = get_row(db, "tickets", ticket_id)
+    staff = {r["id"] for r in rows(db, "SELECT id FROM users WHERE role != 'end-user'")}
+    order = f"created_at {sort_order.upper()}, id {sort_order.upper()}"
+    found = table_page(db, paging, "comments", ["ticket_id = ?"], [ticket_id], order,
+                       lambda c: render.comment(c, "api" if c["author_id"] == 1 else (
+                           "web" if c["author_id"] in staff else ticket["channel"])))
+    return ok({**found, **sideloads(db, include, found["comments"], base)})
+
+
+@router.get("/api/v2/tickets/{ticket_id}/audits", operation_id="list_ticket_audits",
+            summary="List a ticket's audits", response_model=Audits)
+async def list_audits(ticket_id: TicketId, episode: EpisodeDep, paging: PagingDep,
+                      base: Base, include: Include = None) -> Response:
+    """Who changed what on the ticket, when and through which channel (api, email, rule:
+    a trigger or automation), oldest first: each audit's events (Create, Change, Comment,
+    Notification)."""
+    db = episode.db
+    get_row(db, "tickets", ticket_id)
+    found = table_page(db, paging, "audits", ["ticket_id = ?"], [ticket_id], "id",
+                       render.audit)
+    return ok({**found, **sideloads(db, include, found["audits"], base)})
+
+
+@router.get("/api/v2/tickets/{ticket_id}/tags", operation_id="list_ticket_tags",
+            summary="List a ticket's tags")
+async def list_tags(ticket_id: TicketId, episode: EpisodeDep) -> Response:
+    """The ticket's tags."""
+    return ok({"tags": tags_of(get_row(episode.db, "tickets", ticket_id))})
+
+
+def _tags(episode: EpisodeDep, ticket_id: int, tags: list[str]) -> Response:
+    db, now = episode.db, episode.now()
+    ticket, _ = tickets.update(db, ticket_id, tickets.Change(values={"tags": tags}), now)
+    return ok({"tags": tags_of(ticket)})
+
+
+@router.put("/api/v2/tickets/{ticket_id}/tags", operation_id="add_ticket_tags",
+            summary="Add tags to a ticket")
+async def add_tags(ticket_id: TicketId, body: TagsBody, episode: EpisodeDep) -> Response:
+    """Adds the tags (lowercased, as stored); the ticket's tags after."""
+    current = tags_of(get_row(episode.db, "tickets", ticket_id))
+    return _tags(episode, ticket_id, [*current, *body.tags])
+
+
+@router.post("/api/v2/tickets/{ticket_id}/tags", operation_id="set_ticket_tags",
+             summary="Set a ticket's tags")
+async def set_tags(ticket_id: TicketId, body: TagsBody, episode: EpisodeDep) -> Response:
+    """Replaces all the ticket's tags."""
+    return _tags(episode, ticket_id, list(body.tags))
+
+
+@router.delete("/api/v2/tickets/{ticket_id}/tags", operation_id="remove_ticket_tags",
+               summary="Remove tags from a ticket")
+async def remove_tags(ticket_id: TicketId, body: TagsBody, episode: EpisodeDep) -> Response:
+    """Removes the tags."""
+    gone = {t.lower() for t in body.tags}
+    current = tags_of(get_row(episode.db, "tickets", ticket_id))
+    return _tags(episode, ticket_id, [t for t in current if t not in gone])
+
+
+@router.get("/api/v2/users/{user_id}/tickets/requested", operation_id="list_requested_tickets",
+            summary="List a user's requested tickets", response_model=Tickets)
+async def requested(user_id: UserId, episode: EpisodeDep, paging: PagingDep, base: Base,
+                    include: Include = None) -> Response:
+    """The tickets the user asked for (their requester), any status."""
+    get_row(episode.db, "users", user_id)
+    return tickets_page(episode, paging, base, include, ["requester_id = ?"], [user_id])
+
+
+@router.get("/api/v2/users/{user_id}/tickets/assigned", operation_id="list_assigned_tickets",
+            summary="List an agent's assigned tickets", response_model=Tickets)
+async def assigned(user_id: UserId, episode: EpisodeDep, paging: PagingDep, base: Base,
+                   include: Include = None) -> Response:
+    """The tickets assigned to the agent, any status."""
+    get_row(episode.db, "users", user_id)
+    return tickets_page(episode, paging, base, include, ["assignee_id = ?"], [user_id])
+
+
+@router.get("/api/v2/organizations/{organization_id}/tickets",
+            operation_id="list_organization_tickets", summary="List an organization's tickets",
+            response_model=Tickets)
+async def organization_tickets(organization_id: OrganizationId, episode: EpisodeDep,
+                               paging: PagingDep, base: Base,
+                               include: Include = None) -> Response:
+    """The tickets of the organization's people."""
+    get_row(episode.db, "organizations", organization_id)
+    return tickets_page(episode, paging, base, include, ["organization_id = ?"],
+                        [organization_id])
+
+

@@ -1,9 +1,17 @@
-"""Ticket rules: the status machine, assignment, tags, comments, merges and macros."""
+"""Tickets as Zendesk keeps them: create (with the first comment, a requester by email, custom
+fields, follow-ups of closed tickets), update (fields and a comment in one request), the
+status rules, and after each change the triggers, an audit and the SLA's clock.
+
+Status rules (Zendesk's): a ticket never returns to ``new``; assigning a new ticket opens
+it; solving needs an assignee; an end user's comment on a pending, on-hold or solved ticket
+reopens it; a closed ticket refuses every change ("Status: closed prevents ticket update").
+"""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -11,218 +19,185 @@ import orjson
 
 from replicas.runtime import db as sql
 from replicas.runtime.clock import iso
-from replicas.runtime.db import get_row
-from workgym_core.errors import RuleViolation
+from replicas.runtime.db import get_row, one
 
-from .common import ACTING_AGENT_ID
+from . import audits, triggers
+from .common import ACTING_AGENT_ID, invalid, normal_tags, tags_of
+from .fields import custom_columns, custom_values
+from .sla import sync as sync_sla
 
-TRANSITIONS: dict[str, frozenset[str]] = {
-    "new": frozenset({"open", "pending", "on-hold", "solved"}),
-    "open": frozenset({"pending", "on-hold", "solved"}),
-    "pending": frozenset({"open", "solved"}),
-    "on-hold": frozenset({"open", "solved"}),
-    "solved": frozenset({"open", "closed"}),
-    "closed": frozenset(),
-}
+Row = dict[str, Any]
 
 
-def _require_open_ticket(ticket: Mapping[str, Any], *, field: str | None = None) -> None:
+@dataclass
+class Change:
+    """One create or update as the caller asked it: ticket columns (tags a list), a comment
+    ({body, public, author_id}) and who asked, through which channel."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    comment: dict[str, Any] | None = None
+    author_id: int = ACTING_AGENT_ID
+    channel: str = "api"
+
+
+def require_not_closed(ticket: Mapping[str, Any]) -> None:
     if ticket["status"] == "closed":
-        merged = ticket["merged_into_id"]
-        hint = f" (it was merged into ticket {merged})" if merged else ""
-        raise RuleViolation(
-            f"ticket {ticket['id']} is closed{hint}; closed tickets cannot be changed, commented "
-            "on or merged — open a follow-up ticket instead",
-            code="ticket_closed",
-            field=field,
-            rule="closed_ticket_is_immutable",
-        )
+        raise invalid("status", "closed prevents ticket update", "ticket_closed")
 
 
-def check_transition(current: str, target: str) -> None:
-    if target == current:
-        return
-    if target not in TRANSITIONS[current]:
-        allowed = ", ".join(sorted(TRANSITIONS[current])) or "none (terminal)"
-        raise RuleViolation(
-            f"ticket status cannot go from '{current}' to '{target}'; allowed from "
-            f"'{current}': {allowed}",
-            code="invalid_status_transition",
-            field="status",
-            rule="ticket_status_machine",
-        )
+def _staff(db: sqlite3.Connection, user_id: int, field: str) -> Row:
+    user = one(db, "SELECT * FROM users WHERE id = ?", (user_id,))
+    if user is None:
+        raise invalid(field, f"user {user_id} does not exist", "user_not_found")
+    if user["role"] == "end-user":
+        raise invalid(field, f"user {user_id} ({user['name']}) is not an agent",
+                      "assignee_not_agent")
+    if not user["active"]:
+        raise invalid(field, f"user {user_id} ({user['name']}) is deactivated and cannot be "
+                      "assigned tickets", "assignee_inactive")
+    return user
 
 
-def update_ticket(
-    db: sqlite3.Connection, *, ticket_id: int, changes: Mapping[str, Any], now: datetime
-) -> dict[str, Any]:
-    """Apply ``changes`` (only the keys the caller set) to a ticket; return the new row.
-
-    Keys: status, priority, type, assignee_id, group_id (None unassigns), add_tags,
-    remove_tags. Tags match exactly (case-sensitive), as stored.
-    """
-    ticket = get_row(db, "tickets", ticket_id)
-    _require_open_ticket(ticket)
-    wanted = {key: changes[key] for key in ("status", "priority", "type") if key in changes}
-    if wanted.get("status", ticket["status"]) != ticket["status"]:
-        check_transition(ticket["status"], wanted["status"])
-        if wanted["status"] == "solved":
-            wanted["solved_at"] = iso(now)
-        elif wanted["status"] == "open":
-            wanted["solved_at"] = None
-
-    group_id = changes["group_id"] if "group_id" in changes else ticket["group_id"]
-    assignee_id = changes["assignee_id"] if "assignee_id" in changes else ticket["assignee_id"]
-    if "group_id" in changes and group_id is not None:
-        get_row(db, "groups", group_id, field="group_id")
-    if "assignee_id" in changes and assignee_id is not None:
-        agent = get_row(db, "agents", assignee_id, field="assignee_id")
-        if not agent["active"]:
-            raise RuleViolation(
-                f"agent {assignee_id} ({agent['name']}) is deactivated and cannot be assigned "
-                "tickets",
-                code="assignee_inactive",
-                field="assignee_id",
-                rule="assignee_active",
-            )
-    if assignee_id is not None and group_id is not None:
-        agent = get_row(db, "agents", assignee_id, field="assignee_id")
-        if agent["group_id"] != group_id:
-            group = get_row(db, "groups", group_id)
-            field = "assignee_id" if "assignee_id" in changes else "group_id"
-            raise RuleViolation(
-                f"agent {assignee_id} ({agent['name']}) is not a member of group {group_id} "
-                f"({group['name']}); set assignee_id to a member of that group or to null",
-                code="assignee_not_in_group",
-                field=field,
-                rule="assignee_in_group",
-            )
-    wanted.update(group_id=group_id, assignee_id=assignee_id)
-
-    add, remove = changes.get("add_tags") or [], changes.get("remove_tags") or []
-    if add or remove:
-        tags: list[str] = orjson.loads(ticket["tags"])
-        new_tags = [t for t in tags if t not in set(remove)]
-        for tag in add:
-            if tag not in new_tags:
-                new_tags.append(tag)
-        if new_tags != tags:  # compared as lists: the stored text may be spelled otherwise
-            wanted["tags"] = orjson.dumps(new_tags).decode()
-
-    sql.update_changed(db, "tickets", ticket, wanted, touch={"updated_at": iso(now)})
-    return get_row(db, "tickets", ticket_id)
+def _member(db: sqlite3.Connection, user_id: int, group_id: int) -> bool:
+    return one(db, "SELECT 1 AS y FROM group_memberships WHERE user_id = ? AND group_id = ?",
+               (user_id, group_id)) is not None
 
 
-def add_comment(
-    db: sqlite3.Connection,
-    *,
-    ticket_id: int,
-    body: str,
-    public: bool,
-    now: datetime,
-    author_type: str = "agent",
-    author_id: int | None = ACTING_AGENT_ID,
-) -> dict[str, Any]:
-    ticket = get_row(db, "tickets", ticket_id)
-    _require_open_ticket(ticket)
-    stamp = iso(now)
-    comment_id = sql.insert(
-        db,
-        "comments",
-        {
-            "ticket_id": ticket_id,
-            "author_type": author_type,
-            "author_id": author_id,
-            "body": body,
-            "public": public,
-            "created_at": stamp,
-        },
-    )
-    sql.update(db, "tickets", ticket_id, {"updated_at": stamp})
+def _assignment(db: sqlite3.Connection, before: Mapping[str, Any],
+                wanted: dict[str, Any]) -> None:
+    """Check group and assignee; an assignee without a group brings their default group."""
+    if wanted.get("group_id") is not None and "group_id" in wanted:
+        get_row(db, "groups", wanted["group_id"], field="group_id")
+    assignee = wanted.get("assignee_id", before.get("assignee_id"))
+    if "assignee_id" in wanted and assignee is not None:
+        user = _staff(db, assignee, "assignee_id")
+        if "group_id" not in wanted and (
+                before.get("group_id") is None or not _member(db, assignee, before["group_id"])):
+            wanted["group_id"] = user["default_group_id"]
+    group = wanted.get("group_id", before.get("group_id"))
+    if assignee is not None and group is not None and not _member(db, assignee, group):
+        name = get_row(db, "groups", group)["name"]
+        field = "assignee_id" if "assignee_id" in wanted else "group_id"
+        raise invalid(field, f"user {assignee} is not a member of group {group} ({name}); "
+                      "choose a member of that group or no assignee", "assignee_not_in_group")
+
+
+def _status(before: Mapping[str, Any], wanted: dict[str, Any], author: Row) -> None:
+    current = before.get("status")
+    if author["role"] == "end-user" and "status" not in wanted and current in (
+            "pending", "hold", "solved"):
+        wanted["status"] = "open"  # the requester answered
+    status = wanted.get("status", current)
+    if status == "new" and current not in (None, "new"):
+        raise invalid("status", "a ticket cannot be set back to new", "status_not_new")
+    if status == "new" and "status" not in wanted and wanted.get("assignee_id") is not None:
+        wanted["status"] = status = "open"  # assigning a new ticket opens it
+    if status == "solved" and wanted.get("assignee_id", before.get("assignee_id")) is None:
+        raise invalid("assignee_id", "is required when solving a ticket", "solve_needs_assignee")
+
+
+def _columns(db: sqlite3.Connection, before: Mapping[str, Any], change: Change,
+             now: datetime) -> dict[str, Any]:
+    """The columns to write: the asked values checked, with what follows from them."""
+    wanted = dict(change.values)
+    author = get_row(db, "users", change.author_id)
+    _status(before, wanted, author)
+    _assignment(db, before, wanted)
+    if "tags" in wanted:
+        wanted["tags"] = orjson.dumps(normal_tags(wanted["tags"])).decode()
+    if "requester_id" in wanted:
+        requester = get_row(db, "users", wanted["requester_id"], field="requester_id")
+        if "organization_id" not in wanted:
+            wanted["organization_id"] = requester["organization_id"]
+    if wanted.get("status", before.get("status")) != before.get("status"):
+        wanted["status_updated_at"] = iso(now)
+        wanted["solved_at"] = iso(now) if wanted["status"] in ("solved", "closed") else None
+        if before.get("solved_at") and wanted["status"] == "closed":
+            wanted["solved_at"] = before["solved_at"]
+    return {k: v for k, v in wanted.items() if before.get(k, object()) != v}
+
+
+def _comment(db: sqlite3.Connection, ticket_id: int, comment: Mapping[str, Any] | None,
+             now: datetime) -> Row | None:
+    if comment is None:
+        return None
+    comment_id = sql.insert(db, "comments", {
+        "ticket_id": ticket_id, "author_id": comment["author_id"], "body": comment["body"],
+        "public": bool(comment.get("public", True)), "created_at": iso(now)})
     return get_row(db, "comments", comment_id)
 
 
-def merge_tickets(
-    db: sqlite3.Connection, *, source_id: int, target_id: int, now: datetime
-) -> dict[str, Any]:
-    """Close ``source_id`` into ``target_id``; return the (closed) source ticket."""
-    source = get_row(db, "tickets", source_id)
-    if target_id == source_id:
-        raise RuleViolation(
-            f"ticket {source_id} cannot be merged into itself",
-            code="merge_into_self",
-            field="target_ticket_id",
-            rule="merge_target_differs",
-        )
-    target = get_row(db, "tickets", target_id, field="target_ticket_id")
-    _require_open_ticket(source)
-    _require_open_ticket(target, field="target_ticket_id")
-    if source["requester_id"] != target["requester_id"]:
-        raise RuleViolation(
-            f"ticket {source_id} (requester {source['requester_id']}) and ticket {target_id} "
-            f"(requester {target['requester_id']}) have different requesters; only tickets of "
-            "the same requester can be merged",
-            code="requester_mismatch",
-            field="target_ticket_id",
-            rule="merge_same_requester",
-        )
-    stamp = iso(now)
-    sql.update(
-        db,
-        "tickets",
-        source_id,
-        {
-            "status": "closed",
-            "merged_into_id": target_id,
-            "updated_at": stamp,
-        },
-    )
-    sql.update(db, "tickets", target_id, {"updated_at": stamp})
-    for ticket_id, text in (
-        (source_id, f"This ticket was closed and merged into ticket #{target_id}."),
-        (target_id, f"Ticket #{source_id} was merged into this ticket."),
-    ):
-        sql.insert(
-            db,
-            "comments",
-            {
-                "ticket_id": ticket_id,
-                "author_type": "system",
-                "author_id": None,
-                "body": text,
-                "public": False,
-                "created_at": stamp,
-            },
-        )
-    return get_row(db, "tickets", source_id)
-
-
-def apply_macro(
-    db: sqlite3.Connection, *, ticket_id: int, macro_id: int, now: datetime
-) -> dict[str, Any]:
-    """Run a macro's actions as one ticket update plus, if it has one, a comment."""
-    macro = get_row(db, "macros", macro_id)
-    if not macro["active"]:
-        raise RuleViolation(
-            f"macro {macro_id} ('{macro['title']}') is inactive",
-            code="macro_inactive",
-            field="macro_id",
-            rule="macro_active",
-        )
+def _finish(db: sqlite3.Connection, ticket_id: int, before: Row | None, change: Change,
+            comment: Row | None, events: list[dict[str, Any]], now: datetime) -> tuple[Row, Row]:
+    """Triggers, the audit and the SLA after a create or update; the ticket and its audit."""
     ticket = get_row(db, "tickets", ticket_id)
-    _require_open_ticket(ticket)
-    actions: dict[str, Any] = orjson.loads(macro["actions"])
-    changes = {k: v for k, v in actions.items() if k != "comment"}
-    ticket = update_ticket(db, ticket_id=ticket_id, changes=changes, now=now)
-    comment = actions.get("comment")
-    if comment:
-        requester = get_row(db, "customers", ticket["requester_id"])
-        body = (
-            comment["body"]
-            .replace("{{requester.first_name}}", requester["name"].split(" ")[0])
-            .replace("{{ticket.id}}", str(ticket_id))
-        )
-        add_comment(db, ticket_id=ticket_id, body=body, public=comment.get("public", True), now=now)
-        ticket = get_row(db, "tickets", ticket_id)
-    return ticket
+    author = get_row(db, "users", change.author_id)
+    events += triggers.fire(db, ticket=ticket, previous=before, comment=comment,
+                            author=author, now=now)
+    audit = audits.record(db, ticket_id=ticket_id, author_id=change.author_id,
+                          channel=change.channel, events=events, now=now)
+    sync_sla(db, ticket_id, now)
+    return get_row(db, "tickets", ticket_id), audit
 
+
+def update(db: sqlite3.Connection, ticket_id: int, change: Change,
+           now: datetime) -> tuple[Row, Row]:
+    """Apply ``change`` to a ticket; return it and the audit of the change."""
+    before = get_row(db, "tickets", ticket_id)
+    require_not_closed(before)
+    columns = _columns(db, before, change, now)
+    comment = None
+    if change.comment is not None:
+        comment = _comment(db, ticket_id, {"author_id": change.author_id, **change.comment},
+                           now)
+    if columns or comment is not None:
+        sql.update(db, "tickets", ticket_id, {**columns, "updated_at": iso(now)})
+    events = audits.changes(before, columns, custom_columns())
+    if comment is not None:
+        events.insert(0, audits.comment_event(comment))
+    return _finish(db, ticket_id, before, change, comment, events, now)
+
+
+def create(db: sqlite3.Connection, change: Change, now: datetime) -> tuple[Row, Row]:
+    """A new ticket from ``change`` (its comment is the description); the ticket and the
+    audit of its creation. A follow-up (``via_followup_source_id`` of a closed ticket) keeps
+    the source's requester and tags unless given."""
+    values = dict(change.values)
+    if change.comment is None or not change.comment.get("body", "").strip():
+        raise invalid("description", "cannot be blank: give the ticket a comment",
+                      "description_required")
+    source_id = values.pop("via_followup_source_id", None)
+    source = get_row(db, "tickets", source_id, field="via_followup_source_id") \
+        if source_id is not None else None
+    if source is not None and source["status"] == "closed":
+        values.setdefault("requester_id", source["requester_id"])
+        values.setdefault("tags", tags_of(source))
+        values.setdefault("subject", source["subject"])
+        values["via_followup_source_id"] = source_id
+    values.setdefault("requester_id", change.author_id)
+    body = change.comment["body"]
+    stamp = iso(now)
+    base: Row = {"subject": body.split("\n", 1)[0][:80], "description": body,
+                 "priority": "normal", "type": "question", "channel": change.channel,
+                 "tags": [], "submitter_id": change.author_id, "assignee_id": None,
+                 "group_id": None, "organization_id": None, "schedule_id": None,
+                 "order_number": None, "product": None, "contact_reason": None,
+                 "merged_into_id": None, "via_followup_source_id": None, "due_at": None,
+                 "created_at": stamp, "updated_at": stamp, "solved_at": None,
+                 "legacy_id": None, "legacy_created": None}
+    values = {**base, **values}
+    wanted = _columns(db, {}, Change(values, None, change.author_id, change.channel), now)
+    wanted.setdefault("status", "new")
+    wanted.setdefault("status_updated_at", stamp)
+    row = {**values, **wanted}
+    row["tags"] = orjson.dumps(normal_tags(values["tags"])).decode() \
+        if isinstance(values["tags"], list) else wanted["tags"]
+    ticket_id = sql.insert(db, "tickets", row)
+    comment = _comment(db, ticket_id, {"author_id": change.author_id,
+                                       **{"public": True, **change.comment}}, now)
+    assert comment is not None
+    events = [audits.comment_event(comment), *audits.changes(None, {
+        k: row[k] for k in ("subject", "requester_id", "priority", "type", "status",
+                            "assignee_id", "group_id", "organization_id", "tags",
+                            *custom_values(row))}, custom_columns())]
+    return _finish(db, ticket_id, None, change, comment, events, now)

@@ -3,10 +3,11 @@ people, companies and order numbers every app shares), world.yaml and ``Random(s
 
 Deterministic per seed: the only randomness is ``random.Random(seed)`` and the identity's,
 the only time is ``now``. One module per family of tables (``team``, ``people``,
-``tickets``, ``knowledge``; the orders tickets are about are the identity's, which the
-checkout has), run in this order on one
-:class:`~.common.Generation`. The deliberate mess (README.md, "The mess") is generated in
-them; each defect is marked where it is made.
+``tickets``, ``knowledge``, ``config``; the orders tickets are about are the identity's,
+which the checkout has), run in this order on one :class:`~.common.Generation`. The
+deliberate mess (README.md, "The mess") is generated in them; each defect is marked where
+it is made. Then the rules bring the written world up to ``now`` as the live helpdesk would
+have: each ticket's SLA metric events, and the automations' hourly runs (rules/clock.py).
 """
 
 from __future__ import annotations
@@ -17,15 +18,23 @@ from datetime import datetime
 from replicas.runtime.world import write_world
 
 from ..models import METADATA
-from . import knowledge, people, team, tickets
+from ..rules.clock import settle
+from . import config, knowledge, people, team, tickets
 from .common import Generation
 
 # The order tables are written in: foreign keys point backwards.
 INSERT_ORDER = (
     "groups",
     "organizations",
-    "agents",
-    "customers",
+    "users",
+    "user_identities",
+    "group_memberships",
+    "schedules",
+    "ticket_fields",
+    "sla_policies",
+    "views",
+    "triggers",
+    "automations",
     "tickets",
     "comments",
     "satisfaction_ratings",
@@ -37,6 +46,7 @@ INSERT_ORDER = (
 def seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
     """Create the schema and write the world of ``seed`` as of ``now`` into ``conn``."""
     g = Generation(seed, now)
-    for family in (team, people, tickets, knowledge):
+    for family in (team, people, config, tickets, knowledge):
         family.build(g)
     write_world(conn, METADATA, {table: g.tables[table] for table in INSERT_ORDER})
+    settle(conn, now)

@@ -21,13 +21,6 @@ LEGACY_DATE_FORMATS = (
     "%b %d, %Y %I:%M %p",
     "%d.%m.%Y",
 )
-TAG_VARIANTS = {
-    "refund": ["Refund", "REFUND"],
-    "billing": ["Billing"],
-    "vip": ["VIP", "Vip"],
-    "shipping": ["Shipping"],
-    "2fa": ["2FA"],
-}
 
 Row = dict[str, Any]
 
@@ -39,7 +32,9 @@ class Generation:
 
     # Left by the team builder.
     group_ids: dict[str, int]
-    group_agents: dict[int, list[int]]  # group id -> its active non-manager agents
+    group_agents: dict[int, list[int]]  # group id -> its active agents (not admins, not 1)
+    # Left by the people builder: the end users.
+    customers: list[Row]
 
     def __init__(self, seed: int, now: datetime) -> None:
         self.rng = random.Random(seed)
@@ -56,9 +51,3 @@ class Generation:
     def unique_email(self, local: str, domain: str) -> str:
         """An email no one in this world has yet (``local2@...`` if taken)."""
         return unique_email(self.emails, local, domain)
-
-    def tag(self, tag: str) -> str:
-        # MESS: inconsistent tag case ("refund" / "Refund" / "REFUND").
-        if tag in TAG_VARIANTS and self.rng.random() < 0.15:
-            return self.rng.choice(TAG_VARIANTS[tag])
-        return tag

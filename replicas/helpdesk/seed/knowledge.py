@@ -1,4 +1,4 @@
-"""The help center: articles (where the policies are stated, some outdated) and macros."""
+"""The help center's articles (where the policies are stated, some outdated) and the macros."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def build(g: Generation) -> None:
             "id": i,
             "title": a["title"],
             "body": unwrap(a["body"]),
-            "category": a["category"],
-            "locale": a["locale"],
+            "section": a["category"],
+            "locale": a["locale"].lower(),
             "created_at": a["created_at"],
             "updated_at": a["updated_at"],
         }
@@ -43,6 +43,7 @@ def build(g: Generation) -> None:
             "description": m["description"],
             "actions": orjson.dumps(m["actions"]).decode(),
             "active": int(m["active"]),
+            "created_at": m["updated_at"],
             "updated_at": m["updated_at"],
         }
         for i, m in enumerate(g.w["macros"], start=1)

@@ -1,7 +1,8 @@
-"""The people the helpdesk serves: organizations and customers (the seed's identity: its
+"""The people the helpdesk serves: organizations and end users (the seed's identity: its
 companies and its first people, replicas/runtime/identity.py), with the helpdesk's
-deliberate mess made on top (legacy imports, stale contact data, near-duplicates). The
-accounts they sign in with are the checkout's."""
+deliberate mess made on top (legacy imports, stale contact data, near-duplicates); then
+every user's identities (email, phone). The accounts they sign in with are the checkout's.
+End users' ids follow the staff's (one users table, as Zendesk's)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .common import LEGACY_DATE_FORMATS, Generation, Row
 
 N_CUSTOMERS = 292  # the identity's first people; plus N_DUPLICATES near-duplicates after them
 N_DUPLICATES = 8
-N_LEGACY_CUSTOMERS = 30  # customers 1..30 were imported from Desk.com
+N_LEGACY_CUSTOMERS = 30  # the first 30 end users were imported from Desk.com
 N_STALE_CONTACT = 12
 
 
@@ -25,7 +26,9 @@ def build(g: Generation) -> None:
     customers = build_customers(g)
     stale_contacts(g, customers)
     customers += near_duplicates(g, customers)
-    g.tables["customers"] = customers
+    g.customers = customers
+    g.tables["users"] += customers
+    g.tables["user_identities"] = identities(g.tables["users"])
 
 
 def build_organizations(g: Generation) -> None:
@@ -43,12 +46,13 @@ def build_organizations(g: Generation) -> None:
 
 
 def build_customers(g: Generation) -> list[Row]:
-    """Customer ``i`` is the identity's person ``i - 1``: name, email, locale, phone and
-    organization are theirs; the rest is the helpdesk's."""
+    """End user ``first + i`` is the identity's person ``i``: name, email, locale, phone
+    and organization are theirs; the rest is the helpdesk's."""
     r = g.rng
     people = g.identity.people(N_CUSTOMERS)
     g.emails.update(person.email for person in people)  # the mess never reuses one
     customers: list[Row] = []
+    first = len(g.tables["users"])
     for i, person in enumerate(people, start=1):
         legacy = i <= N_LEGACY_CUSTOMERS
         created = (
@@ -58,13 +62,16 @@ def build_customers(g: Generation) -> list[Row]:
             else g.ago(days=r.randint(10, 1500), hours=r.random() * 24)
         )
         customer = {
-            "id": i,
+            "id": first + i,
             "name": person.name,
             "email": person.email,
             "phone": person.phone if r.random() < 0.85 else None,
-            "tier": r.choices(list(TIER_WEIGHTS), list(TIER_WEIGHTS.values()))[0],
+            "role": "end-user",
             "organization_id": None if person.company is None else person.company + 1,
+            "default_group_id": None,
+            "tier": r.choices(list(TIER_WEIGHTS), list(TIER_WEIGHTS.values()))[0],
             "locale": person.locale,
+            "active": 1,
             "notes": "",
             "created_at": iso(created),
             "updated_at": iso(min(g.now, created + timedelta(days=r.randint(0, 400)))),
@@ -122,7 +129,7 @@ def near_duplicates(g: Generation, customers: list[Row]) -> list[Row]:
         created = g.ago(days=r.randint(5, 300))
         duplicates.append({
             **orig,
-            "id": N_CUSTOMERS + i + 1,
+            "id": customers[0]["id"] + N_CUSTOMERS + i,
             "name": name,
             "email": g.unique_email(f"{ascii_fold(first)}.{ascii_fold(last)}.{r.randint(1, 9)}",
                                     r.choice(domains)),
@@ -135,3 +142,15 @@ def near_duplicates(g: Generation, customers: list[Row]) -> list[Row]:
             "legacy_created": None,
         })
     return duplicates
+
+
+def identities(users: list[Row]) -> list[Row]:
+    """Each user's identities: their email (primary) and phone, verified."""
+    rows: list[Row] = []
+    for user in users:
+        for kind, value in (("email", user["email"]), ("phone_number", user["phone"])):
+            if value:
+                rows.append({"id": len(rows) + 1, "user_id": user["id"], "type": kind,
+                             "value": value, "is_primary": 1, "verified": 1,
+                             "created_at": user["created_at"]})
+    return rows

@@ -1,5 +1,7 @@
 """Tickets, their conversations and satisfaction ratings, with the deliberate mess (breached
-SLAs, mixed-language subjects, inconsistent tag case, legacy imports)."""
+SLAs, mixed-language subjects, legacy imports). Tags are stored lowercase, as Zendesk does.
+The SLA's metric events and what the automations have done by ``now`` are the rules' (run
+on the written world: seed/__init__.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from ..world import (
     CHANNEL_WEIGHTS,
     PRIORITY_HOURS,
     PRIORITY_WEIGHTS,
+    catalogue_name,
     placeholders,
     ticket_text,
     weighted,
@@ -33,8 +36,8 @@ MINUTE = timedelta(minutes=1)
 # (topic, requester, the checkout order it is about, created): created is None when drawn
 # with the ticket.
 Plan = tuple[str, Row, Placed | None, datetime | None]
-# (author_type, author_id, body, public, when)
-Comment = tuple[str, int | None, str, bool, datetime]
+# (author_id, body, public, when)
+Comment = tuple[int, str, bool, datetime]
 
 
 def build(g: Generation) -> None:
@@ -55,11 +58,11 @@ def _plans(g: Generation) -> list[Plan]:
     topic about one of the requester's orders since the shop moved: the identity's, which
     the checkout has too), then legacy imports."""
     r, topics = g.rng, g.w["topics"]
-    customers = g.tables["customers"]
+    customers = g.customers  # end user i is the identity's person i
     orders_of: dict[int, list[Placed]] = {}
     for placed in g.identity.world_orders:
-        if placed.paid and placed.buyer < N_CUSTOMERS:  # customer id = person index + 1
-            orders_of.setdefault(placed.buyer + 1, []).append(placed)
+        if placed.paid and placed.buyer < N_CUSTOMERS:
+            orders_of.setdefault(customers[placed.buyer]["id"], []).append(placed)
     # One ticket about each order charged twice whose buyer is a customer here.
     plans: list[Plan] = [("double_charge", customers[p.buyer], p, g.ago(hours=r.randint(2, 60)))
                          for p in g.identity.world_orders if p.twice and p.buyer < N_CUSTOMERS]
@@ -100,10 +103,10 @@ def _status(g: Generation, topic: str, age: float) -> str:
     if topic == "double_charge":
         return r.choice(["new", "open"])
     if age < 2:
-        return r.choices(["new", "open", "pending", "on-hold"], [35, 45, 15, 5])[0]
+        return r.choices(["new", "open", "pending", "hold"], [35, 45, 15, 5])[0]
     if age < 14:
-        return r.choices(["new", "open", "pending", "on-hold", "solved"], [5, 25, 20, 5, 45])[0]
-    return r.choices(["open", "pending", "on-hold", "solved", "closed"], [5, 3, 2, 25, 65])[0]
+        return r.choices(["new", "open", "pending", "hold", "solved"], [5, 25, 20, 5, 45])[0]
+    return r.choices(["open", "pending", "hold", "solved", "closed"], [5, 3, 2, 25, 65])[0]
 
 
 def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Row | None]:
@@ -142,9 +145,9 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
         if group_id is None:
             group_id = g.group_ids["Support"]
         assignee = r.choice(g.group_agents[group_id])
-    tags = [g.tag(t) for t in topic["tags"]]
+    tags = list(topic["tags"])
     if customer["tier"] == "platinum":
-        tags.append(g.tag("vip"))
+        tags.append("vip")
     if legacy:
         tags.append("legacy_import")
     tags = list(dict.fromkeys(tags))
@@ -166,15 +169,9 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
                        created + (g.now - created) * r.uniform(0.5, 0.95))
     conversation = _conversation(g, steps, topic, lang, fill, description, customer, assignee,
                                  group_id, created, last, hours)
-    updated = conversation[-1][4]
-    sla_due: datetime | None = None
+    updated = conversation[-1][3]
     solved_at = None
-    if status in ("new", "open"):
-        sla_due = updated + timedelta(hours=hours)
-        if breached and sla_due >= g.now:  # too recent to have breached by itself
-            sla_due = g.now - timedelta(minutes=r.randint(10, 300))
-    elif status in ("solved", "closed"):
-        sla_due = created + timedelta(hours=hours)  # met: the first reply came before it
+    if status in ("solved", "closed"):
         solved_at = min(g.now, updated + timedelta(minutes=r.randint(1, 10)))
         updated = solved_at
     ticket = {
@@ -187,12 +184,19 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
         "channel": weighted(r, CHANNEL_WEIGHTS),
         "tags": orjson.dumps(tags).decode(),
         "requester_id": customer["id"],
+        "submitter_id": customer["id"],
         "assignee_id": assignee,
         "group_id": group_id,
         "organization_id": customer["organization_id"],
+        "schedule_id": None,
         "order_number": order.number if order else None,
+        "product": catalogue_name(order.sku) if order else None,
+        "contact_reason": None if legacy else g.w["contact_reasons"][topic_name],
         "merged_into_id": None,
-        "sla_due_at": iso(sla_due) if sla_due else None,
+        "via_followup_source_id": None,
+        "due_at": None,
+        # The status was last set by the last word (or the solve).
+        "status_updated_at": iso(updated if status != "new" else created),
         "created_at": iso(created),
         "updated_at": iso(updated),
         "solved_at": iso(solved_at) if solved_at else None,
@@ -207,6 +211,9 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
     if status in ("solved", "closed") and r.random() < 0.4 and not legacy:
         rating = {
             "ticket_id": tid,
+            "requester_id": customer["id"],
+            "assignee_id": assignee,
+            "group_id": group_id,
             "score": "good" if r.random() < 0.8 else "bad",
             "comment": r.choice(g.w["csat_comments"]),
             "created_at": iso(min(g.now, updated + timedelta(hours=r.uniform(1, 30)))),
@@ -247,7 +254,7 @@ def _steps(r: Random, status: str, legacy: bool) -> list[str]:
                          ["ask", "answer", "progress", "chase"]])
     if status == "pending":
         return r.choice([["ask"], ["ack", "chase", "ask"]])
-    if status == "on-hold":
+    if status == "hold":
         return r.choice([["ask", "answer", "escalate", "hold"], ["ack", "escalate", "hold"]])
     return r.choice([["resolve"], ["ask", "answer", "resolve"], ["ack", "chase", "resolve"],
                      ["ask", "answer", "progress", "resolve"]])
@@ -268,7 +275,7 @@ def _conversation(g: Generation, steps: list[str], topic: Row, lang: str, fill: 
     colleagues = [a for a in g.group_agents.get(group_id or 0, []) if a != assignee]
     if steps and steps[0] not in ("reply", "resolve") and r.random() < 0.2:
         steps = [steps[0], "note", *steps[1:]]  # a colleague's note after the first reply
-    said: list[tuple[str, int | None, str, bool]] = []
+    said: list[tuple[int, str, bool]] = []
     gaps: list[float] = []  # hours after the comment before
     answered = False  # whether the agent has replied yet
     for step in steps:
@@ -289,17 +296,17 @@ def _conversation(g: Generation, steps: list[str], topic: Row, lang: str, fill: 
         body = body.format(**fill)
         if step in ("escalate", "note"):
             author = r.choice(colleagues) if colleagues else assignee
-            said.append(("agent", author, body, False))
+            said.append((author or 1, body, False))
             gaps.append(r.uniform(0.05, 2))
         elif step in AGENT_STEPS:
-            said.append(("agent", assignee, body, True))
+            said.append((assignee or 1, body, True))
             gaps.append(r.uniform(0.1, 0.9) * hours if answered else r.uniform(0.05, 0.85) * hours)
             answered = True
         else:
-            said.append(("customer", customer["id"], body, True))
+            said.append((customer["id"], body, True))
             gaps.append(r.uniform(0.3, 20))
     times = _lay_out(created, gaps, last, g.now - timedelta(minutes=15))
-    conversation: list[Comment] = [("customer", customer["id"], description, True, created)]
+    conversation: list[Comment] = [(customer["id"], description, True, created)]
     conversation += [(*s, t) for s, t in zip(said, times, strict=True)]
     return conversation
 
@@ -337,10 +344,10 @@ def _write_in_time_order(g: Generation, tickets: list[Row],
         row["id"] = new_id[row["id"]]
     tickets.sort(key=lambda row: row["id"])
     comments = [
-        {"ticket_id": new_id[old_id], "author_type": author_type, "author_id": author_id,
-         "body": body, "public": int(public), "created_at": iso(when)}
+        {"ticket_id": new_id[old_id], "author_id": author_id, "body": body,
+         "public": int(public), "created_at": iso(when)}
         for old_id, conversation in enumerate(conversations, start=1)
-        for author_type, author_id, body, public, when in conversation
+        for author_id, body, public, when in conversation
     ]
     comments.sort(key=lambda c: (c["created_at"], c["ticket_id"]))
     for rating in ratings:

@@ -1,0 +1,51 @@
+"""Job statuses of bulk requests (update_many, merge). Zendesk queues them; here each runs
+within its request, item by item (one item's refusal is its result, the others still
+apply), so the job a client polls is already completed."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from replicas.runtime import db as sql
+from replicas.runtime.clock import iso
+from workgym_core.errors import WorkGymError
+
+Row = dict[str, Any]
+
+
+def record(db: sqlite3.Connection, job_type: str, results: list[Row], now: datetime) -> Row:
+    n = db.execute("SELECT count(*) FROM job_statuses").fetchone()
+    count = n["count(*)"] if isinstance(n, dict) else n[0]
+    job_id = "V3-" + hashlib.sha1(f"{count}:{iso(now)}:{job_type}".encode()).hexdigest()[:32]
+    failed = [r for r in results if not r.get("success", True)]
+    sql.insert(db, "job_statuses", {
+        "id": job_id, "job_type": job_type, "status": "completed", "total": len(results),
+        "progress": len(results), "results": orjson.dumps(results).decode(),
+        "message": f"Completed at {iso(now)}" + (f" ({len(failed)} failed)" if failed else ""),
+        "created_at": iso(now)})
+    return db.execute("SELECT * FROM job_statuses WHERE id = ?", (job_id,)).fetchone()
+
+
+def each(db: sqlite3.Connection, ids: Iterable[int], run: Callable[[int], None],
+         action: str, done: str) -> list[Row]:
+    """``run`` on every id inside a savepoint: a refusal is that item's result."""
+    results: list[Row] = []
+    for item in ids:
+        db.execute("SAVEPOINT job_item")
+        try:
+            run(item)
+        except WorkGymError as error:
+            db.execute("ROLLBACK TO job_item")
+            results.append({"id": item, "action": action, "success": False,
+                            "status": "Failed", "error": error.code,
+                            "details": error.message})
+        else:
+            results.append({"id": item, "action": action, "success": True, "status": done})
+        db.execute("RELEASE job_item")
+    return results
