@@ -135,7 +135,8 @@ def sideloads(db: sqlite3.Connection, include: str | None, items: Iterable[Row],
     asked = {part.strip() for part in (include or "").split(",")}
     items = list(items)
     out: Row = {}
-    specs = (("users", ("requester_id", "submitter_id", "assignee_id", "author_id"),
+    specs = (("users", ("requester_id", "submitter_id", "assignee_id", "author_id",
+                        "user_id"),
               render.user),
              ("groups", ("group_id",), render.group),
              ("organizations", ("organization_id",), render.organization))

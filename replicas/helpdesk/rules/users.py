@@ -15,6 +15,7 @@ from typing import Any
 from replicas.runtime import db as sql
 from replicas.runtime.clock import iso
 from replicas.runtime.db import get_row, one
+from workgym_core.errors import NotFound
 
 from .common import invalid
 
@@ -108,17 +109,19 @@ def add_identity(db: sqlite3.Connection, user_id: int, kind: str, value: str,
     return identity
 
 
-def _own_identity(db: sqlite3.Connection, user_id: int, identity_id: int) -> Row:
-    identity = get_row(db, "user_identities", identity_id, noun="identity")
-    if identity["user_id"] != user_id:
-        get_row(db, "user_identities", -1, noun="identity")  # not this user's: not found
+def own_identity(db: sqlite3.Connection, user_id: int, identity_id: int) -> Row:
+    identity = one(db, "SELECT * FROM user_identities WHERE id = ? AND user_id = ?",
+                   (identity_id, user_id))
+    if identity is None:  # none, or another user's: the same answer
+        raise NotFound(f"identity {identity_id} of user {user_id} does not exist",
+                       code="identity_not_found")
     return identity
 
 
 def make_primary(db: sqlite3.Connection, user_id: int, identity_id: int,
                  now: datetime) -> Row:
     """Make an identity the user's primary of its type (their email or phone)."""
-    identity = _own_identity(db, user_id, identity_id)
+    identity = own_identity(db, user_id, identity_id)
     db.execute("UPDATE user_identities SET is_primary = (id = ?) WHERE user_id = ? AND "
                "type = ?", (identity_id, user_id, identity["type"]))
     sql.update(db, "users", user_id, {KIND_COLUMN[identity["type"]]: identity["value"],
@@ -128,7 +131,7 @@ def make_primary(db: sqlite3.Connection, user_id: int, identity_id: int,
 
 def delete_identity(db: sqlite3.Connection, user_id: int, identity_id: int,
                     now: datetime) -> None:
-    identity = _own_identity(db, user_id, identity_id)
+    identity = own_identity(db, user_id, identity_id)
     if identity["is_primary"] and identity["type"] == "email":
         raise invalid("identity", "the primary email cannot be deleted; make another email "
                       "primary first", "primary_identity")
