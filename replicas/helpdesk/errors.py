@@ -29,9 +29,17 @@ _NAMES = {404: "RecordNotFound", 409: "Conflict", 403: "Forbidden", 405: "Invali
           400: "InvalidValue", 500: "InternalError"}
 
 
+# A request body's envelope keys: ``ticket.status`` is about the attribute ``status``.
+_ENVELOPES = frozenset({"body", "ticket", "tickets", "user", "identity"})
+
+
 def _field(exc: WorkGymError) -> str:
-    field = exc.field or "base"
-    return field.removeprefix("body.").split(".")[-1] if field != "body" else "base"
+    """The attribute an error is about, as Zendesk keys details: ``ticket.comment.body`` ->
+    ``comment``, ``ids.0`` -> ``ids``; ``base`` when none."""
+    parts = [p for p in (exc.field or "").split(".") if p and not p.isdigit()]
+    while parts and parts[0] in _ENVELOPES:
+        parts.pop(0)
+    return parts[0] if parts else "base"
 
 
 def body(exc: WorkGymError) -> dict[str, Any]:

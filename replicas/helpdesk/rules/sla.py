@@ -42,8 +42,9 @@ WAITING = ("new", "open", "hold")
 
 @dataclass(frozen=True)
 class Happening:
-    """One thing in a ticket's history: ``kind`` is created, requester (a public comment by
-    the requester's side), agent (a public agent comment) or status (``status`` set)."""
+    """One thing in a ticket's history: ``kind`` is created (``status`` then says by whom:
+    requester or agent), requester (a public comment by the requester's side), agent (a
+    public agent comment) or status (``status`` set)."""
 
     time: datetime
     kind: str
@@ -74,17 +75,20 @@ def policy_for(db: sqlite3.Connection, ticket: Mapping[str, Any], now: datetime)
 
 
 def _history(db: sqlite3.Connection, ticket: Mapping[str, Any]) -> list[Happening]:
-    found = [Happening(parse_iso(ticket["created_at"]), "created")]
     roles = {u["id"]: u["role"] for u in rows(
         db, "SELECT DISTINCT u.id, u.role FROM users u JOIN comments c ON c.author_id = u.id "
         "WHERE c.ticket_id = ?", (ticket["id"],))}
     comments = rows(db, "SELECT author_id, created_at FROM comments WHERE ticket_id = ? AND "
                     "public ORDER BY created_at, id", (ticket["id"],))
-    for i, c in enumerate(comments):
-        kind = "requester" if roles[c["author_id"]] == "end-user" else "agent"
-        if i == 0 and kind == "requester":
-            continue  # the description: the creation itself
-        found.append(Happening(parse_iso(c["created_at"]), kind))
+    kinds = ["requester" if roles[c["author_id"]] == "end-user" else "agent"
+             for c in comments]
+    # Created by the requester (their description), or by an agent on their behalf: then
+    # the reply clock starts with the requester's first public comment.
+    found = [Happening(parse_iso(ticket["created_at"]), "created",
+                       "requester" if not kinds or kinds[0] == "requester" else "agent")]
+    for i, (c, kind) in enumerate(zip(comments, kinds, strict=True)):
+        if i > 0 or kind != "requester":  # the requester's description is the creation
+            found.append(Happening(parse_iso(c["created_at"]), kind))
     statuses = []
     for audit in rows(db, "SELECT created_at, events FROM audits WHERE ticket_id = ? "
                       "ORDER BY id", (ticket["id"],)):
@@ -145,9 +149,10 @@ class _Clock:
         if breach.time > at:
             breach.deleted = True
 
-    def created(self, at: datetime) -> None:
-        self.reply = 1
-        self.reply_breach = self._start("reply_time", "first_reply_time", 1, at)
+    def created(self, at: datetime, by: str | None) -> None:
+        if by == "requester":
+            self.reply = 1
+            self.reply_breach = self._start("reply_time", "first_reply_time", 1, at)
         self.wait_started = at
         self.wait_breach = self._start("requester_wait_time", "requester_wait_time", 1, at)
 
@@ -198,7 +203,7 @@ def expected(db: sqlite3.Connection, ticket: Mapping[str, Any], now: datetime) -
     clock = _Clock(policy, _schedule(db, ticket), ticket["priority"])
     for happening in _history(db, ticket):
         if happening.kind == "created":
-            clock.created(happening.time)
+            clock.created(happening.time, happening.status)
         elif happening.kind == "status":
             assert happening.status is not None
             clock.status(happening.time, happening.status)
