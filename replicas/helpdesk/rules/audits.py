@@ -18,7 +18,7 @@ Event = dict[str, Any]
 FIELD_NAMES = {"subject": "subject", "status": "status", "priority": "priority",
                "type": "type", "assignee_id": "assignee_id", "group_id": "group_id",
                "requester_id": "requester_id", "organization_id": "organization_id",
-               "tags": "tags", "due_at": "due_at"}
+               "tags": "tags", "due_at": "due_at", "schedule_id": "schedule_id"}
 
 
 def field_name(column: str, custom: Mapping[str, int]) -> str | None:
