@@ -3,15 +3,18 @@ effect to save with an update, poll a job, read a ticket's SLA metric events."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Path
+from annotated_types import Interval
+from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
+from replicas.runtime.clock import iso
 from replicas.runtime.db import get_row, one
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.params import Id
+from replicas.runtime.params import CANONICAL, Id
 from replicas.runtime.responses import ok
 from workgym_core.errors import NotFound
 
@@ -78,6 +81,19 @@ async def apply_macro(macro_id: MacroId, episode: EpisodeDep) -> Response:
     """The ticket attributes the macro sets and the comment it adds, on no ticket."""
     _, changes, comment = macros.effect(episode.db, macro_id, None, episode.now())
     return ok(_result(dict(changes), comment))
+
+
+@router.get("/api/v2/incremental/ticket_metric_events",
+            operation_id="list_ticket_metric_events", summary="Ticket metric events since")
+async def incremental_metric_events(
+        episode: EpisodeDep, paging: PagingDep,
+        start_time: Annotated[int, Interval(ge=0, le=4_102_444_800), CANONICAL, Query(
+            description="Unix time: events at or after it.")]) -> Response:
+    """Every ticket's SLA metric events at or after start_time (Zendesk's incremental
+    export), oldest first: apply_sla, activate, pause, fulfill, breach."""
+    since = iso(datetime.fromtimestamp(start_time, UTC))
+    return ok(table_page(episode.db, paging, "ticket_metric_events", ["time >= ?"], [since],
+                         "time, id", render.metric_event))
 
 
 @router.get("/api/v2/tickets/{ticket_id}/metric_events", operation_id="list_metric_events",
