@@ -5,7 +5,8 @@ After every successful write, each new public agent comment on the ticket gets o
 posted as the requester's public comment by email one (virtual) minute later, through the
 ticket rules (a pending or solved ticket goes back to open, triggers fire, it is audited):
 the next thing the customer knows that the agent still needs, in the requester's language
-and the persona's way, or thanks once everything is told.
+and the persona's way, or thanks once everything is told. Messages that come with the ticket
+solved get no answer: the conversation is over (an answer would reopen it).
 Everything is a function of the episode's writes and seed: what was told lives in
 ``episode.memory``; the persona is drawn from the episode's world.
 """
@@ -108,10 +109,15 @@ def after_write(episode: Episode) -> None:
                    "author_id IN (SELECT id FROM users WHERE role != 'end-user') AND public "
                    "ORDER BY id",
                    (state["last_seen"], ticket_id))
-    for comment in new:
+    ticket = sql.one(db, "SELECT * FROM tickets WHERE id = ?", (ticket_id,))
+    # A message that came with the ticket solved closes the conversation: the customer does
+    # not write back (a reply would reopen it).
+    done = ticket is None or ticket["status"] in ("solved", "closed")
+    for comment in [] if done else new:
         answer = _answer(episode, script, state, ticket_id)
         if answer is not None:
-            _post_reply(db, ticket_id, answer, parse_iso(comment["created_at"]))
+            assert ticket is not None
+            _post_reply(db, ticket, answer, parse_iso(comment["created_at"]))
     latest = sql.one(db, "SELECT coalesce(max(id), 0) AS n FROM comments")
     assert latest is not None
     state["last_seen"] = max(state["last_seen"], latest["n"])
@@ -183,10 +189,8 @@ def _sent_code(episode: Episode, ticket_id: int, new_email: str) -> str | None:
     return email_change_code(episode.secret, found["email"], new_email) if found else None
 
 
-def _post_reply(db: sqlite3.Connection, ticket_id: int, body: str, after: datetime) -> None:
-    ticket = sql.one(db, "SELECT * FROM tickets WHERE id = ?", (ticket_id,))
-    if ticket is None or ticket["status"] == "closed":
-        return
-    tickets.update(db, ticket_id, tickets.Change(
+def _post_reply(db: sqlite3.Connection, ticket: dict[str, Any], body: str,
+                after: datetime) -> None:
+    tickets.update(db, ticket["id"], tickets.Change(
         comment={"body": body, "public": True}, author_id=ticket["requester_id"],
         channel="email"), after + timedelta(minutes=1))
