@@ -147,6 +147,8 @@ class CommentFactory(Factory):
             "tickets", "status IN ('new', 'open', 'pending')"))
         requester = ctx.row("users", ticket["requester_id"])
         fill = placeholders(requester["name"].split(" ")[0], ticket["order_number"], None)
+        if given.get("author", "requester") not in ("requester", "agent"):
+            raise ValueError(f"author: requester or agent, not {given['author']!r}")
         if given.get("author", "requester") == "requester":
             author, body = requester["id"], r.choice(w["customer_followups"]).format(**fill)
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -13,49 +14,82 @@ from fastapi import FastAPI
 
 from replicas.helpdesk import SPEC
 from replicas.runtime.app import create_replica_app
+from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym_core.settings import Settings
 
 SECRET = "s"
+# The app's public base as the proxy passes it (BASE_HEADER): absolute links start with it.
+BASE = "https://gym.example/apps/helpdesk"
 _ids = itertools.count(1)
 
 
 class Api:
-    """A client bound to one episode: every request carries the internal headers."""
+    """A client bound to one episode, as the proxy forwards an agent's requests: every
+    request carries the internal headers and (unless ``base=None``) the app's public base."""
 
-    def __init__(self, client: httpx.AsyncClient, episode_id: str) -> None:
+    def __init__(self, client: httpx.AsyncClient, episode_id: str, base: str | None = BASE
+                 ) -> None:
         self.client = client
         self.episode_id = episode_id
-        self.headers = {"x-workgym-internal": SECRET, "x-workgym-episode": episode_id}
+        self.base = base
         self.step = 0
         self.vars: dict[str, Any] = {}
         self.secret = ""  # the episode's secret (what its verification codes derive from)
 
-    async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    async def request(self, method: str, path: str, *, json: Any = None,
+                      params: Any = None, base: str | None | bool = True) -> httpx.Response:
+        """``base``: True sends the Api's base, a string that one, None no base header."""
         self.step += 1
-        headers = {**self.headers, "x-workgym-step": str(self.step)}
-        return await self.client.request(method, path, headers=headers, **kwargs)
+        headers = {INTERNAL_HEADER: SECRET, EPISODE_HEADER: self.episode_id,
+                   STEP_HEADER: str(self.step)}
+        sent = self.base if base is True else base
+        if isinstance(sent, str):
+            headers[BASE_HEADER] = sent
+        return await self.client.request(method, path, json=json, params=params,
+                                         headers=headers)
 
     async def get(self, path: str, **kwargs: Any) -> httpx.Response:
         return await self.request("GET", path, **kwargs)
 
-    async def post(self, path: str, json: Any = None) -> httpx.Response:
-        return await self.request("POST", path, json=json)
+    async def post(self, path: str, json: Any = None, **kwargs: Any) -> httpx.Response:
+        return await self.request("POST", path, json=json, **kwargs)
 
-    async def patch(self, path: str, json: Any = None) -> httpx.Response:
-        return await self.request("PATCH", path, json=json)
+    async def put(self, path: str, json: Any = None, **kwargs: Any) -> httpx.Response:
+        return await self.request("PUT", path, json=json, **kwargs)
 
-    async def ok(self, method: str, path: str, json: Any = None, status: int = 200) -> Any:
-        response = await self.request(method, path, json=json)
-        assert response.status_code == status, response.text
-        return response.json()
+    async def delete(self, path: str, json: Any = None, **kwargs: Any) -> httpx.Response:
+        return await self.request("DELETE", path, json=json, **kwargs)
+
+    async def ok(self, method: str, path: str, json: Any = None, status: int = 200,
+                 **kwargs: Any) -> Any:
+        """The JSON of a request that must answer ``status``."""
+        response = await self.request(method, path, json=json, **kwargs)
+        assert response.status_code == status, (method, path, response.text)
+        return response.json() if response.content else None
+
+    async def refused(self, method: str, path: str, json: Any = None, status: int = 422,
+                      **kwargs: Any) -> dict[str, Any]:
+        """The Zendesk error body of a request that must be refused with ``status``."""
+        response = await self.request(method, path, json=json, **kwargs)
+        assert response.status_code == status, (method, path, response.text)
+        found: dict[str, Any] = response.json()
+        return found
 
     async def state(self) -> bytes:
         response = await self.client.get(
             f"/_env/episodes/{self.episode_id}/state/final",
-            headers={"x-workgym-internal": SECRET},
+            headers={INTERNAL_HEADER: SECRET},
         )
         assert response.status_code == 200
         return response.content
+
+    async def db(self) -> sqlite3.Connection:
+        """The episode's database as it is now (a copy, rows as sqlite3.Row): what the API
+        does not show (merged_into_id, status_updated_at, metric events' rows)."""
+        conn = sqlite3.connect(":memory:")
+        conn.deserialize(await self.state())
+        conn.row_factory = sqlite3.Row
+        return conn
 
 
 @pytest.fixture(scope="session")
@@ -92,7 +126,7 @@ def episode(app: FastAPI, client: httpx.AsyncClient) -> Callable[..., Awaitable[
                 "setup": setup or [],
                 "script": script or {},
             },
-            headers={"x-workgym-internal": SECRET},
+            headers={INTERNAL_HEADER: SECRET},
         )
         assert response.status_code == 201, response.text
         api = Api(client, episode_id)
