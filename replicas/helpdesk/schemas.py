@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model, field_validator
 
 from replicas.runtime.clock import ISO_DESCRIPTION, ISO_PATTERN
 from replicas.runtime.params import RecordId
@@ -212,7 +212,8 @@ class UserMergeBody(_In):
 
 
 # ---------------------------------------------------------------------------
-# Responses: the documented part of each resource (Zendesk sends more).
+# Responses: the documented part of each resource (Zendesk sends more: ``extra`` allowed),
+# and their envelopes, one record ({"ticket": ...}) or a page of them ({"tickets": [...]}).
 # ---------------------------------------------------------------------------
 
 
@@ -220,104 +221,265 @@ class _Out(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+def _f(description: str) -> Any:
+    return Field(description=description)
+
+
+ID, URL, AT = "Its id.", "Its absolute API URL.", f"When; {ISO_DESCRIPTION}."
+
+
 class CustomFieldOut(_Out):
-    id: int
-    value: str | None
+    id: int = _f("The ticket field's id (GET /ticket_fields).")
+    value: str | None = _f("Its value on this ticket.")
 
 
 class TicketOut(_Out):
-    id: int
-    url: str
-    subject: str
-    description: str
-    status: Status
-    priority: Priority | None
-    type: TicketType | None
-    requester_id: int
-    assignee_id: int | None
-    group_id: int | None
-    organization_id: int | None
-    tags: list[str]
-    custom_fields: list[CustomFieldOut]
-    via: dict[str, Any]
-    created_at: str
-    updated_at: str
+    id: int = _f(ID)
+    url: str = _f(URL)
+    subject: str = _f("The subject.")
+    description: str = _f("The first comment's text.")
+    status: Status = _f("new, open, pending, hold, solved or closed.")
+    priority: Priority | None = _f("low, normal, high or urgent.")
+    type: TicketType | None = _f("question, incident, problem or task.")
+    requester_id: int = _f("The user who asked.")
+    submitter_id: int = _f("The user who created it.")
+    assignee_id: int | None = _f("The agent it is assigned to.")
+    group_id: int | None = _f("The group it is routed to.")
+    organization_id: int | None = _f("The requester's organization.")
+    tags: list[str] = _f("Its tags (lowercase).")
+    custom_fields: list[CustomFieldOut] = _f("Custom field values: Order number (360001), "
+                                              "Product (360002), Contact reason (360003).")
+    via: dict[str, Any] = _f("How it came in: {channel: email, web, chat, phone or api}.")
+    via_followup_source_id: int | None = _f("The closed ticket it follows up, if any.")
+    due_at: str | None = _f("A task's due time.")
+    created_at: str = _f(AT)
+    updated_at: str = _f(AT)
 
 
 class CommentOut(_Out):
-    id: int
-    author_id: int
-    body: str
-    public: bool
-    created_at: str
+    id: int = _f(ID)
+    author_id: int = _f("Who wrote it (a user id).")
+    body: str = _f("Its text.")
+    public: bool = _f("true: the requester sees it; false: an internal note.")
+    via: dict[str, Any] = _f("The channel it came through.")
+    created_at: str = _f(AT)
 
 
 class UserOut(_Out):
-    id: int
-    name: str
-    email: str | None
-    role: Role
-    active: bool
-    organization_id: int | None
-    user_fields: dict[str, Any]
+    id: int = _f(ID)
+    url: str = _f(URL)
+    name: str = _f("Full name.")
+    email: str | None = _f("Primary email.")
+    phone: str | None = _f("Primary phone number.")
+    role: Role = _f("end-user, agent or admin.")
+    active: bool = _f("false: deleted (e.g. merged into another user).")
+    organization_id: int | None = _f("Their organization.")
+    default_group_id: int | None = _f("An agent's default group.")
+    locale: str = _f("Their language.")
+    notes: str = _f("Staff notes about them.")
+    user_fields: dict[str, Any] = _f("User fields: tier (end users' loyalty tier).")
+    created_at: str = _f(AT)
+
+
+class IdentityOut(_Out):
+    id: int = _f(ID)
+    user_id: int = _f("Whose it is.")
+    type: str = _f("email or phone_number.")
+    value: str = _f("The address or number.")
+    primary: bool = _f("The user's primary one of its type.")
+    verified: bool = _f("Verified.")
+
+
+class OrganizationOut(_Out):
+    id: int = _f(ID)
+    name: str = _f("Its name.")
+    domain_names: list[str] = _f("Email domains of its people.")
+    notes: str = _f("Staff notes.")
+
+
+class GroupOut(_Out):
+    id: int = _f(ID)
+    name: str = _f("Its name.")
+    description: str = _f("What it handles.")
+
+
+class MembershipOut(_Out):
+    id: int = _f(ID)
+    user_id: int = _f("The agent.")
+    group_id: int = _f("The group.")
+    default: bool = _f("The agent's default group.")
+
+
+class TicketFieldOut(_Out):
+    id: int = _f(ID)
+    title: str = _f("Its title.")
+    type: str = _f("text or tagger (a drop-down).")
+    custom_field_options: list[dict[str, Any]] | None = Field(
+        None, description="A drop-down's options {name, value}.")
+
+
+class RuleOut(_Out):
+    """A macro, view, trigger or automation."""
+
+    id: int = _f(ID)
+    title: str = _f("Its title.")
+    active: bool = _f("Whether it is in use.")
+    conditions: dict[str, Any] | None = Field(None, description=(
+        "Views, triggers, automations: {all: [...], any: [...]} of {field, operator, value}."))
+    actions: list[dict[str, Any]] | None = Field(None, description=(
+        "Macros, triggers, automations: [{field, value}]."))
+
+
+class SlaPolicyOut(_Out):
+    id: int = _f(ID)
+    title: str = _f("Its title.")
+    filter: dict[str, Any] = _f("The tickets it applies to ({all, any} conditions).")
+    policy_metrics: list[dict[str, Any]] = _f("Targets: {priority, metric, target (minutes), "
+                                              "business_hours}.")
+
+
+class ScheduleOut(_Out):
+    id: int = _f(ID)
+    name: str = _f("Its name (a region).")
+    time_zone: str = _f("Its time zone.")
+    intervals: list[dict[str, Any]] = _f("Open hours: {start_time, end_time} in minutes "
+                                         "from Sunday 00:00 local time.")
+
+
+class HolidayOut(_Out):
+    id: int = _f(ID)
+    name: str = _f("Its name.")
+    start_date: str = _f("First day (local date).")
+    end_date: str = _f("Last day (local date).")
+
+
+class MetricEventOut(_Out):
+    id: int = _f(ID)
+    ticket_id: int = _f("The ticket.")
+    metric: str = _f("reply_time or requester_wait_time.")
+    instance_id: int = _f("Which run of the metric (1: first reply; 2+: next replies).")
+    type: str = _f("apply_sla, activate, pause, fulfill or breach.")
+    time: str = _f(AT)
 
 
 class AuditOut(_Out):
-    id: int
-    ticket_id: int
-    author_id: int
-    created_at: str
-    events: list[dict[str, Any]]
+    id: int = _f(ID)
+    ticket_id: int = _f("The ticket.")
+    author_id: int = _f("Who made the change.")
+    via: dict[str, Any] = _f("The channel: api, email, rule.")
+    created_at: str = _f(AT)
+    events: list[dict[str, Any]] = _f("What changed: Create, Change (field_name, value, "
+                                      "previous_value), Comment, Notification.")
+
+
+class RatingOut(_Out):
+    id: int = _f(ID)
+    ticket_id: int = _f("The rated ticket.")
+    score: str = _f("good or bad.")
+    comment: str | None = _f("What the requester wrote.")
+
+
+class ArticleOut(_Out):
+    id: int = _f(ID)
+    title: str = _f("Its title.")
+    body: str = _f("Its text.")
+    locale: str = _f("Its language.")
+    updated_at: str = _f(AT)
 
 
 class JobStatusOut(_Out):
-    id: str
-    status: str
-    results: list[dict[str, Any]] | None
+    id: str = _f(ID)
+    status: str = _f("completed (jobs run within their request here).")
+    total: int = _f("Items.")
+    results: list[dict[str, Any]] | None = _f("Per item: {id, success, status, error}.")
 
 
-class Paged(_Out):
+class Page(_Out):
     """Offset pages carry count/next_page/previous_page; cursor pages meta/links."""
 
-    count: int | None = None
-    next_page: str | None = None
-    previous_page: str | None = None
-    meta: dict[str, Any] | None = None
-    links: dict[str, Any] | None = None
+    count: int | None = Field(None, description="Offset paging: items across all pages.")
+    next_page: str | None = Field(None, description="Offset paging: the next page's URL "
+                                  "(null on the last).")
+    previous_page: str | None = Field(None, description="Offset paging: the previous page's "
+                                      "URL.")
+    meta: dict[str, Any] | None = Field(None, description="Cursor paging: {has_more, "
+                                        "after_cursor, before_cursor}.")
+    links: dict[str, Any] | None = Field(None, description="Cursor paging: {next, prev} URLs.")
 
 
-class Tickets(Paged):
-    tickets: list[TicketOut]
+def _camel(key: str) -> str:
+    return key.title().replace("_", "")
 
 
-class TicketResult(_Out):
-    ticket: TicketOut
+def one(key: str, model: type[BaseModel]) -> type[BaseModel]:
+    """The envelope of one record: ``{key: model}``."""
+    fields: dict[str, Any] = {key: (model, _f(f"The {key.replace('_', ' ')}."))}
+    return create_model(f"{_camel(key)}Result", __base__=_Out, **fields)
+
+
+def many(key: str, model: type[BaseModel], paged: bool = True) -> type[BaseModel]:
+    """The envelope of a list: ``{key: [model], ...page fields}``."""
+    fields: dict[str, Any] = {key: (list.__class_getitem__(model),
+                                    _f(f"The {key.replace('_', ' ')}."))}
+    base: type[_Out] = Page if paged else _Out
+    return create_model(f"{_camel(key)}{'Page' if paged else 'List'}", __base__=base,
+                        **fields)
 
 
 class TicketAudit(_Out):
-    ticket: TicketOut
-    audit: AuditOut
+    ticket: TicketOut = _f("The ticket as saved.")
+    audit: AuditOut = _f("The audit of this change.")
 
 
-class Comments(Paged):
-    comments: list[CommentOut]
+class SearchResults(Page):
+    results: list[dict[str, Any]] = _f("Tickets, users, organizations and groups, each "
+                                       "with result_type.")
 
 
-class Audits(Paged):
-    audits: list[AuditOut]
+class Tags(_Out):
+    tags: list[str] = _f("The ticket's tags.")
 
 
-class Users(Paged):
-    users: list[UserOut]
+class Count(_Out):
+    count: int = _f("How many.")
 
 
-class UserResult(_Out):
-    user: UserOut
+class ViewCount(_Out):
+    view_count: dict[str, Any] = _f("{view_id, value (the number of tickets), fresh}.")
 
 
-class JobStatusResult(_Out):
-    job_status: JobStatusOut
+class MacroPreview(_Out):
+    result: dict[str, Any] = _f("{ticket: the ticket's attributes after the macro, with the "
+                                "comment it would add}.")
 
 
-class Listing(Paged):
-    """A list of some resource under its plural key."""
+Tickets, TicketResult = many("tickets", TicketOut), one("ticket", TicketOut)
+Comments, Audits = many("comments", CommentOut), many("audits", AuditOut)
+Users, UserResult = many("users", UserOut), one("user", UserOut)
+Identities, IdentityResult = many("identities", IdentityOut), one("identity", IdentityOut)
+Organizations = many("organizations", OrganizationOut)
+OrganizationResult = one("organization", OrganizationOut)
+Groups, GroupResult = many("groups", GroupOut), one("group", GroupOut)
+Memberships = many("group_memberships", MembershipOut)
+MembershipResult = one("group_membership", MembershipOut)
+TicketFields, TicketFieldResult = many("ticket_fields", TicketFieldOut), one(
+    "ticket_field", TicketFieldOut)
+Macros, MacroResult = many("macros", RuleOut), one("macro", RuleOut)
+Views, ViewResult = many("views", RuleOut), one("view", RuleOut)
+Triggers, TriggerResult = many("triggers", RuleOut), one("trigger", RuleOut)
+Automations, AutomationResult = many("automations", RuleOut), one("automation", RuleOut)
+SlaPolicies, SlaPolicyResult = many("sla_policies", SlaPolicyOut), one("sla_policy",
+                                                                          SlaPolicyOut)
+Schedules, ScheduleResult = many("schedules", ScheduleOut), one("schedule", ScheduleOut)
+Holidays = many("holidays", HolidayOut, paged=False)
+MetricEvents = many("ticket_metric_events", MetricEventOut)
+Ratings, RatingResult = many("satisfaction_ratings", RatingOut), one("satisfaction_rating",
+                                                                     RatingOut)
+Articles, ArticleResult = many("articles", ArticleOut), one("article", ArticleOut)
+JobStatusResult = one("job_status", JobStatusOut)
+IdentityList = many("identities", IdentityOut, paged=False)
+
+
+class ViewRows(Page):
+    rows: list[dict[str, Any]] = _f("One row per ticket: the view's columns and {ticket}.")
+    columns: list[dict[str, Any]] = _f("The view's columns: {id, title}.")

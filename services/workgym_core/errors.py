@@ -204,8 +204,11 @@ def json_response(
 
 # The tags pydantic puts in an error's location for the member of a union it tried
 # ('dict[constrained-str,nullable[constrained-str]]', 'constrained-int', 'literal['']'):
-# not fields, so not named.
-_UNION_TAG = re.compile(r"^(?:[a-z][a-z-]*\[.*\]|constrained-[a-z]+|str|int|float|bool|none)$")
+# not fields, so not named. A bracketed parameter name (``page[size]``) is a field.
+_UNION_TAG = re.compile(
+    r"^(?:(?:dict|list|tuple|set|frozenset|literal|nullable|union|tagged-union|model|"
+    r"function-(?:after|before|wrap|plain)|json-or-python|lax-or-strict|default|chain)"
+    r"\[.*\]|constrained-[a-z]+|str|int|float|bool|none)$")
 
 
 def field_path(loc: Sequence[Any]) -> list[str]:

@@ -14,14 +14,19 @@ from starlette.responses import Response
 from replicas.runtime.clock import iso
 from replicas.runtime.db import get_row, one
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.params import CANONICAL, Id
+from replicas.runtime.params import CANONICAL, MAX_ID, Id
 from replicas.runtime.responses import ok
 from workgym_core.errors import NotFound
 
 from .. import render
 from ..listing import PagingDep, table_page
 from ..rules import jobs, macros, merges
-from ..schemas import JobStatusResult, MergeBody
+from ..schemas import (
+    JobStatusResult,
+    MacroPreview,
+    MergeBody,
+    MetricEvents,
+)
 from .common import Base, TicketId
 
 router = APIRouter(tags=["tickets"])
@@ -63,7 +68,8 @@ def _result(ticket: dict[str, Any], comment: dict[str, Any] | None) -> dict[str,
 
 
 @router.get("/api/v2/tickets/{ticket_id}/macros/{macro_id}/apply",
-            operation_id="show_ticket_after_macro", summary="Preview a macro on a ticket")
+            operation_id="show_ticket_after_macro", summary="Preview a macro on a ticket",
+            response_model=MacroPreview)
 async def apply_to_ticket(ticket_id: TicketId, macro_id: MacroId, episode: EpisodeDep,
                           base: Base) -> Response:
     """What the ticket would be after the macro: all its attributes with the macro's changes,
@@ -76,7 +82,7 @@ async def apply_to_ticket(ticket_id: TicketId, macro_id: MacroId, episode: Episo
 
 
 @router.get("/api/v2/macros/{macro_id}/apply", operation_id="show_macro_changes",
-            summary="Show the changes a macro makes")
+            summary="Show the changes a macro makes", response_model=MacroPreview)
 async def apply_macro(macro_id: MacroId, episode: EpisodeDep) -> Response:
     """The ticket attributes the macro sets and the comment it adds, on no ticket."""
     _, changes, comment = macros.effect(episode.db, macro_id, None, episode.now())
@@ -84,10 +90,11 @@ async def apply_macro(macro_id: MacroId, episode: EpisodeDep) -> Response:
 
 
 @router.get("/api/v2/incremental/ticket_metric_events",
-            operation_id="list_ticket_metric_events", summary="Ticket metric events since")
+            operation_id="list_ticket_metric_events", summary="Ticket metric events since",
+            response_model=MetricEvents)
 async def incremental_metric_events(
         episode: EpisodeDep, paging: PagingDep,
-        start_time: Annotated[int, Interval(ge=0, le=4_102_444_800), CANONICAL, Query(
+        start_time: Annotated[int, Interval(ge=0, le=MAX_ID), CANONICAL, Query(
             description="Unix time: events at or after it.")]) -> Response:
     """Every ticket's SLA metric events at or after start_time (Zendesk's incremental
     export), oldest first: apply_sla, activate, pause, fulfill, breach."""
@@ -97,7 +104,7 @@ async def incremental_metric_events(
 
 
 @router.get("/api/v2/tickets/{ticket_id}/metric_events", operation_id="list_metric_events",
-            summary="List a ticket's SLA metric events")
+            summary="List a ticket's SLA metric events", response_model=MetricEvents)
 async def metric_events(ticket_id: TicketId, episode: EpisodeDep,
                         paging: PagingDep) -> Response:
     """The ticket's SLA clock (Zendesk's ticket metric events): per metric (reply_time,

@@ -17,7 +17,21 @@ from replicas.runtime.responses import ok
 
 from .. import render
 from ..listing import Paging, PagingDep, table_page
-from ..schemas import Listing
+from ..schemas import (
+    AutomationResult,
+    Automations,
+    Holidays,
+    MacroResult,
+    Macros,
+    ScheduleResult,
+    Schedules,
+    SlaPolicies,
+    SlaPolicyResult,
+    TicketFieldResult,
+    TicketFields,
+    TriggerResult,
+    Triggers,
+)
 from .common import Base
 
 router = APIRouter(tags=["business rules"])
@@ -51,7 +65,7 @@ def _show(episode: EpisodeDep, base: str, key: str, table: str, row_id: int,
 
 
 @router.get("/api/v2/ticket_fields", operation_id="list_ticket_fields",
-            summary="List ticket fields", response_model=Listing)
+            summary="List ticket fields", response_model=TicketFields)
 async def list_ticket_fields(episode: EpisodeDep, paging: PagingDep, base: Base) -> Response:
     """The custom ticket fields (Order number, Product, Contact reason): their ids, to set
     in a ticket's custom_fields [{id, value}], and a drop-down's allowed option values
@@ -61,7 +75,7 @@ async def list_ticket_fields(episode: EpisodeDep, paging: PagingDep, base: Base)
 
 
 @router.get("/api/v2/ticket_fields/{field_id}", operation_id="show_ticket_field",
-            summary="Show a ticket field")
+            summary="Show a ticket field", response_model=TicketFieldResult)
 async def show_ticket_field(field_id: FieldId, episode: EpisodeDep, base: Base) -> Response:
     """One ticket field, with a drop-down's options."""
     return _show(episode, base, "ticket_field", "ticket_fields", field_id, render.ticket_field,
@@ -74,7 +88,7 @@ async def show_ticket_field(field_id: FieldId, episode: EpisodeDep, base: Base) 
 
 
 @router.get("/api/v2/macros", operation_id="list_macros", summary="List macros",
-            response_model=Listing)
+            response_model=Macros)
 async def list_macros(episode: EpisodeDep, paging: PagingDep, base: Base,
                       active: Active = None) -> Response:
     """Canned responses: each macro's actions (the fields it sets and the comment it adds).
@@ -84,13 +98,14 @@ async def list_macros(episode: EpisodeDep, paging: PagingDep, base: Base,
 
 
 @router.get("/api/v2/macros/active", operation_id="list_active_macros",
-            summary="List active macros", response_model=Listing)
+            summary="List active macros", response_model=Macros)
 async def list_active_macros(episode: EpisodeDep, paging: PagingDep, base: Base) -> Response:
     """The macros that are active."""
     return _list(episode, paging, base, "macros", "macros", render.macro, "id", True)
 
 
-@router.get("/api/v2/macros/{macro_id}", operation_id="show_macro", summary="Show a macro")
+@router.get("/api/v2/macros/{macro_id}", operation_id="show_macro", summary="Show a macro",
+            response_model=MacroResult)
 async def show_macro(macro_id: MacroId, episode: EpisodeDep, base: Base) -> Response:
     """One macro and its actions."""
     return _show(episode, base, "macro", "macros", macro_id, render.macro, "macro")
@@ -102,7 +117,7 @@ async def show_macro(macro_id: MacroId, episode: EpisodeDep, base: Base) -> Resp
 
 
 @router.get("/api/v2/triggers", operation_id="list_triggers", summary="List triggers",
-            response_model=Listing)
+            response_model=Triggers)
 async def list_triggers(episode: EpisodeDep, paging: PagingDep, base: Base,
                         active: Active = None) -> Response:
     """Business rules that run, in position order, right after a ticket is created or
@@ -112,7 +127,7 @@ async def list_triggers(episode: EpisodeDep, paging: PagingDep, base: Base,
 
 
 @router.get("/api/v2/triggers/active", operation_id="list_active_triggers",
-            summary="List active triggers", response_model=Listing)
+            summary="List active triggers", response_model=Triggers)
 async def list_active_triggers(episode: EpisodeDep, paging: PagingDep,
                                base: Base) -> Response:
     """The triggers that are active, in position order."""
@@ -121,14 +136,14 @@ async def list_active_triggers(episode: EpisodeDep, paging: PagingDep,
 
 
 @router.get("/api/v2/triggers/{trigger_id}", operation_id="show_trigger",
-            summary="Show a trigger")
+            summary="Show a trigger", response_model=TriggerResult)
 async def show_trigger(trigger_id: TriggerId, episode: EpisodeDep, base: Base) -> Response:
     """One trigger: conditions and actions."""
     return _show(episode, base, "trigger", "triggers", trigger_id, render.trigger, "trigger")
 
 
 @router.get("/api/v2/automations", operation_id="list_automations",
-            summary="List automations", response_model=Listing)
+            summary="List automations", response_model=Automations)
 async def list_automations(episode: EpisodeDep, paging: PagingDep, base: Base,
                            active: Active = None) -> Response:
     """Time-based business rules, checked every hour: tickets meeting the conditions (e.g.
@@ -138,7 +153,7 @@ async def list_automations(episode: EpisodeDep, paging: PagingDep, base: Base,
 
 
 @router.get("/api/v2/automations/active", operation_id="list_active_automations",
-            summary="List active automations", response_model=Listing)
+            summary="List active automations", response_model=Automations)
 async def list_active_automations(episode: EpisodeDep, paging: PagingDep,
                                   base: Base) -> Response:
     """The automations that are active, in position order."""
@@ -147,7 +162,7 @@ async def list_active_automations(episode: EpisodeDep, paging: PagingDep,
 
 
 @router.get("/api/v2/automations/{automation_id}", operation_id="show_automation",
-            summary="Show an automation")
+            summary="Show an automation", response_model=AutomationResult)
 async def show_automation(automation_id: AutomationId, episode: EpisodeDep,
                           base: Base) -> Response:
     """One automation: conditions and actions."""
@@ -161,7 +176,7 @@ async def show_automation(automation_id: AutomationId, episode: EpisodeDep,
 
 
 @router.get("/api/v2/slas/policies", operation_id="list_sla_policies",
-            summary="List SLA policies", response_model=Listing)
+            summary="List SLA policies", response_model=SlaPolicies)
 async def list_sla_policies(episode: EpisodeDep, paging: PagingDep, base: Base) -> Response:
     """Service level agreements in position order: the first whose filter a ticket meets
     applies to it. Each policy's metrics give a target in minutes per priority (first reply,
@@ -172,7 +187,7 @@ async def list_sla_policies(episode: EpisodeDep, paging: PagingDep, base: Base) 
 
 
 @router.get("/api/v2/slas/policies/{policy_id}", operation_id="show_sla_policy",
-            summary="Show an SLA policy")
+            summary="Show an SLA policy", response_model=SlaPolicyResult)
 async def show_sla_policy(policy_id: PolicyId, episode: EpisodeDep, base: Base) -> Response:
     """One SLA policy: its filter and metrics."""
     return _show(episode, base, "sla_policy", "sla_policies", policy_id, render.sla_policy,
@@ -185,7 +200,7 @@ async def show_sla_policy(policy_id: PolicyId, episode: EpisodeDep, base: Base) 
 
 
 @router.get("/api/v2/business_hours/schedules", operation_id="list_schedules",
-            summary="List business-hours schedules", response_model=Listing)
+            summary="List business-hours schedules", response_model=Schedules)
 async def list_schedules(episode: EpisodeDep, paging: PagingDep, base: Base) -> Response:
     """Business hours: each schedule's time zone and weekly intervals (start_time/end_time
     in minutes from Sunday 00:00, local time). SLA targets in business hours count only
@@ -194,7 +209,7 @@ async def list_schedules(episode: EpisodeDep, paging: PagingDep, base: Base) -> 
 
 
 @router.get("/api/v2/business_hours/schedules/{schedule_id}", operation_id="show_schedule",
-            summary="Show a schedule")
+            summary="Show a schedule", response_model=ScheduleResult)
 async def show_schedule(schedule_id: ScheduleId, episode: EpisodeDep,
                         base: Base) -> Response:
     """One business-hours schedule: time zone and weekly intervals."""
@@ -203,7 +218,8 @@ async def show_schedule(schedule_id: ScheduleId, episode: EpisodeDep,
 
 
 @router.get("/api/v2/business_hours/schedules/{schedule_id}/holidays",
-            operation_id="list_schedule_holidays", summary="List a schedule's holidays")
+            operation_id="list_schedule_holidays", summary="List a schedule's holidays",
+            response_model=Holidays)
 async def list_holidays(schedule_id: ScheduleId, episode: EpisodeDep) -> Response:
     """The schedule's holidays (start_date to end_date, inclusive): no business hours on
     those days."""

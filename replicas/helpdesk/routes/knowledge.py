@@ -15,7 +15,13 @@ from replicas.runtime.responses import ok
 
 from .. import render
 from ..listing import PagingDep, table_page
-from ..schemas import Listing
+from ..schemas import (
+    ArticleResult,
+    Articles,
+    RatingResult,
+    Ratings,
+    SearchResults,
+)
 from .common import Base
 
 router = APIRouter(tags=["help center"])
@@ -42,7 +48,7 @@ def _articles(episode: EpisodeDep, paging: PagingDep, base: str, locale: str | N
 
 
 @router.get("/api/v2/help_center/articles", operation_id="list_articles",
-            summary="List articles", response_model=Listing)
+            summary="List articles", response_model=Articles)
 async def list_articles(episode: EpisodeDep, paging: PagingDep, base: Base,
                         locale: LocaleQuery = None, sort_by: ArticleSort = "id",
                         sort_order: SortOrder = "asc") -> Response:
@@ -53,7 +59,7 @@ async def list_articles(episode: EpisodeDep, paging: PagingDep, base: Base,
 
 
 @router.get("/api/v2/help_center/articles/search", operation_id="search_articles",
-            summary="Search articles", response_model=Listing)
+            summary="Search articles", response_model=SearchResults)
 async def search_articles(
     episode: EpisodeDep, paging: PagingDep, base: Base,
     query: Annotated[str, Query(min_length=1, max_length=200, description=(
@@ -77,14 +83,14 @@ async def search_articles(
 
 
 @router.get("/api/v2/help_center/articles/{article_id}", operation_id="show_article",
-            summary="Show an article")
+            summary="Show an article", response_model=ArticleResult)
 async def show_article(article_id: ArticleId, episode: EpisodeDep, base: Base) -> Response:
     """One Help Center article with its full text (body)."""
     return ok({"article": render.article(get_row(episode.db, "articles", article_id), base)})
 
 
 @router.get("/api/v2/help_center/{locale}/articles", operation_id="list_articles_by_locale",
-            summary="List articles in a locale", response_model=Listing)
+            summary="List articles in a locale", response_model=Articles)
 async def list_locale_articles(locale: LocalePath, episode: EpisodeDep, paging: PagingDep,
                                base: Base, sort_by: ArticleSort = "id",
                                sort_order: SortOrder = "asc") -> Response:
@@ -111,7 +117,7 @@ assert set(_SCORES) == set(get_args(Score))
 
 
 @router.get("/api/v2/satisfaction_ratings", operation_id="list_satisfaction_ratings",
-            summary="List satisfaction ratings", response_model=Listing)
+            summary="List satisfaction ratings", response_model=Ratings)
 async def list_ratings(episode: EpisodeDep, paging: PagingDep, base: Base,
                        score: Annotated[Score | None, Query(description=(
                            "Only these ratings: good, bad, received (any), each optionally "
@@ -124,7 +130,7 @@ async def list_ratings(episode: EpisodeDep, paging: PagingDep, base: Base,
 
 
 @router.get("/api/v2/satisfaction_ratings/{rating_id}", operation_id="show_satisfaction_rating",
-            summary="Show a satisfaction rating")
+            summary="Show a satisfaction rating", response_model=RatingResult)
 async def show_rating(rating_id: RatingId, episode: EpisodeDep, base: Base) -> Response:
     """One satisfaction rating: score, comment, ticket."""
     row = get_row(episode.db, "satisfaction_ratings", rating_id, noun="satisfaction rating")

@@ -21,8 +21,16 @@ from ..listing import PagingDep, sideloads, table_page
 from ..rules import merges, users
 from ..rules.common import ACTING_AGENT_ID, invalid
 from ..schemas import (
+    GroupResult,
+    Groups,
+    Identities,
     IdentityBody,
-    Listing,
+    IdentityList,
+    IdentityResult,
+    MembershipResult,
+    Memberships,
+    OrganizationResult,
+    Organizations,
     Role,
     UserBody,
     UserIn,
@@ -73,8 +81,7 @@ def _users_page(episode: EpisodeDep, paging: PagingDep, base: str, include: str 
     return ok({**found, **_user_sideloads(db, include, found["users"], base)})
 
 
-@router.get("/api/v2/users", operation_id="list_users", summary="List users",
-            response_model=Users)
+@router.get("/api/v2/users", operation_id="list_users", summary="List users", response_model=Users)
 async def list_users(episode: EpisodeDep, paging: PagingDep, base: Base,
                      role: Annotated[Role | None, Query(description=(
                          "Only this role: end-user, agent or admin."))] = None,
@@ -234,7 +241,7 @@ async def merge_users(user_id: UserId, body: UserMergeBody, episode: EpisodeDep,
 
 
 @router.get("/api/v2/users/{user_id}/identities", operation_id="list_user_identities",
-            summary="List a user's identities", response_model=Listing)
+            summary="List a user's identities", response_model=Identities)
 async def list_identities(user_id: UserId, episode: EpisodeDep, paging: PagingDep,
                           base: Base) -> Response:
     """The user's email addresses and phone numbers (primary: the one shown on the user)."""
@@ -245,7 +252,8 @@ async def list_identities(user_id: UserId, episode: EpisodeDep, paging: PagingDe
 
 
 @router.get("/api/v2/users/{user_id}/identities/{identity_id}",
-            operation_id="show_user_identity", summary="Show a user's identity")
+            operation_id="show_user_identity", summary="Show a user's identity",
+            response_model=IdentityResult)
 async def show_identity(user_id: UserId, identity_id: IdentityId, episode: EpisodeDep,
                         base: Base) -> Response:
     """One of the user's identities."""
@@ -254,7 +262,7 @@ async def show_identity(user_id: UserId, identity_id: IdentityId, episode: Episo
 
 
 @router.post("/api/v2/users/{user_id}/identities", operation_id="create_user_identity",
-             summary="Add an identity to a user", status_code=201)
+             summary="Add an identity to a user", status_code=201, response_model=IdentityResult)
 async def create_identity(user_id: UserId, body: IdentityBody, episode: EpisodeDep,
                           base: Base) -> Response:
     """Add an email address or phone number to the user (primary if they had none of that
@@ -265,7 +273,8 @@ async def create_identity(user_id: UserId, body: IdentityBody, episode: EpisodeD
 
 
 @router.put("/api/v2/users/{user_id}/identities/{identity_id}/make_primary",
-            operation_id="make_user_identity_primary", summary="Make an identity primary")
+            operation_id="make_user_identity_primary", summary="Make an identity primary",
+            response_model=IdentityList)
 async def make_primary(user_id: UserId, identity_id: IdentityId, episode: EpisodeDep,
                        base: Base) -> Response:
     """Make the identity the user's primary of its type: it becomes the user's email (or
@@ -305,7 +314,7 @@ def _memberships_page(episode: EpisodeDep, paging: PagingDep, base: str, include
 
 @router.get("/api/v2/users/{user_id}/group_memberships",
             operation_id="list_user_group_memberships",
-            summary="List a user's group memberships", response_model=Listing)
+            summary="List a user's group memberships", response_model=Memberships)
 async def user_memberships(user_id: UserId, episode: EpisodeDep, paging: PagingDep,
                            base: Base, include: MembershipInclude = None) -> Response:
     """The groups the agent belongs to (default: their default group)."""
@@ -314,7 +323,7 @@ async def user_memberships(user_id: UserId, episode: EpisodeDep, paging: PagingD
 
 
 @router.get("/api/v2/users/{user_id}/groups", operation_id="list_user_groups",
-            summary="List a user's groups", response_model=Listing)
+            summary="List a user's groups", response_model=Groups)
 async def user_groups(user_id: UserId, episode: EpisodeDep, paging: PagingDep,
                       base: Base) -> Response:
     """The groups the agent is a member of."""
@@ -326,7 +335,7 @@ async def user_groups(user_id: UserId, episode: EpisodeDep, paging: PagingDep,
 
 
 @router.get("/api/v2/group_memberships", operation_id="list_group_memberships",
-            summary="List group memberships", response_model=Listing)
+            summary="List group memberships", response_model=Memberships)
 async def list_memberships(episode: EpisodeDep, paging: PagingDep, base: Base,
                            include: MembershipInclude = None) -> Response:
     """Which agent is in which group, every membership."""
@@ -334,7 +343,7 @@ async def list_memberships(episode: EpisodeDep, paging: PagingDep, base: Base,
 
 
 @router.get("/api/v2/group_memberships/{membership_id}", operation_id="show_group_membership",
-            summary="Show a group membership")
+            summary="Show a group membership", response_model=MembershipResult)
 async def show_membership(membership_id: MembershipId, episode: EpisodeDep, base: Base,
                           include: MembershipInclude = None) -> Response:
     """One group membership: the agent and the group."""
@@ -350,7 +359,7 @@ async def show_membership(membership_id: MembershipId, episode: EpisodeDep, base
 
 
 @router.get("/api/v2/organizations", operation_id="list_organizations",
-            summary="List organizations", response_model=Listing)
+            summary="List organizations", response_model=Organizations)
 async def list_organizations(episode: EpisodeDep, paging: PagingDep, base: Base) -> Response:
     """The companies end users belong to, by id."""
     return ok(table_page(episode.db, paging, "organizations", [], [], "id",
@@ -358,7 +367,7 @@ async def list_organizations(episode: EpisodeDep, paging: PagingDep, base: Base)
 
 
 @router.get("/api/v2/organizations/search", operation_id="search_organizations",
-            summary="Search organizations by name", response_model=Listing)
+            summary="Search organizations by name", response_model=Organizations)
 async def search_organizations(
     episode: EpisodeDep, paging: PagingDep, base: Base,
     name: Annotated[str | None, Query(max_length=255, description=(
@@ -378,7 +387,7 @@ async def search_organizations(
 
 
 @router.get("/api/v2/organizations/{organization_id}", operation_id="show_organization",
-            summary="Show an organization")
+            summary="Show an organization", response_model=OrganizationResult)
 async def show_organization(organization_id: OrganizationId, episode: EpisodeDep,
                             base: Base) -> Response:
     """One organization: name, domain names, notes."""
@@ -404,21 +413,22 @@ async def organization_users(organization_id: OrganizationId, episode: EpisodeDe
 
 
 @router.get("/api/v2/groups", operation_id="list_groups", summary="List groups",
-            response_model=Listing)
+            response_model=Groups)
 async def list_groups(episode: EpisodeDep, paging: PagingDep, base: Base) -> Response:
     """The agent groups tickets are routed to."""
     return ok(table_page(episode.db, paging, "groups", [], [], "id",
                          lambda row: render.group(row, base)))
 
 
-@router.get("/api/v2/groups/{group_id}", operation_id="show_group", summary="Show a group")
+@router.get("/api/v2/groups/{group_id}", operation_id="show_group", summary="Show a group",
+            response_model=GroupResult)
 async def show_group(group_id: GroupId, episode: EpisodeDep, base: Base) -> Response:
     """One group: name and description."""
     return ok({"group": render.group(get_row(episode.db, "groups", group_id), base)})
 
 
 @router.get("/api/v2/groups/{group_id}/memberships", operation_id="list_memberships_of_group",
-            summary="List a group's memberships", response_model=Listing)
+            summary="List a group's memberships", response_model=Memberships)
 async def group_memberships(group_id: GroupId, episode: EpisodeDep, paging: PagingDep,
                             base: Base, include: MembershipInclude = None) -> Response:
     """The group's members, as memberships (user_id; include=users for the agents)."""

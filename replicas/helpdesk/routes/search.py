@@ -18,7 +18,10 @@ from workgym_core.errors import InvalidRequest
 from .. import render, search_query
 from ..listing import PagingDep, page
 from ..rules.fields import custom_columns
-from ..schemas import Listing
+from ..schemas import (
+    Count,
+    SearchResults,
+)
 from .common import Base
 
 router = APIRouter(tags=["search"])
@@ -63,8 +66,7 @@ FilterType = Annotated[Literal["ticket", "user", "organization", "group"] | None
     alias="filter[type]", description="Only this type of result.")]
 
 
-@router.get("/api/v2/search", operation_id="search", summary="Search",
-            response_model=Listing)
+@router.get("/api/v2/search", operation_id="search", summary="Search", response_model=SearchResults)
 async def search(episode: EpisodeDep, query: SearchQuery, paging: PagingDep, base: Base,
                  sort_by: SortBy = None, sort_order: SortOrder = None,
                  filter_type: FilterType = None) -> Response:
@@ -81,7 +83,7 @@ async def search(episode: EpisodeDep, query: SearchQuery, paging: PagingDep, bas
 
 
 @router.get("/api/v2/search/count", operation_id="search_count", summary="Count search "
-            "results")
+            "results", response_model=Count)
 async def count(episode: EpisodeDep, query: SearchQuery,
                 filter_type: FilterType = None) -> Response:
     """How many results the query has."""

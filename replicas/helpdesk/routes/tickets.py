@@ -23,6 +23,7 @@ from ..schemas import (
     Audits,
     Comments,
     JobStatusResult,
+    Tags,
     TagsBody,
     TicketAudit,
     TicketBody,
@@ -219,7 +220,7 @@ async def list_audits(ticket_id: TicketId, episode: EpisodeDep, paging: PagingDe
 
 
 @router.get("/api/v2/tickets/{ticket_id}/tags", operation_id="list_ticket_tags",
-            summary="List a ticket's tags")
+            summary="List a ticket's tags", response_model=Tags)
 async def list_tags(ticket_id: TicketId, episode: EpisodeDep) -> Response:
     """The ticket's tags."""
     return ok({"tags": tags_of(get_row(episode.db, "tickets", ticket_id))})
@@ -232,7 +233,7 @@ def _tags(episode: EpisodeDep, ticket_id: int, tags: list[str]) -> Response:
 
 
 @router.put("/api/v2/tickets/{ticket_id}/tags", operation_id="add_ticket_tags",
-            summary="Add tags to a ticket")
+            summary="Add tags to a ticket", response_model=Tags)
 async def add_tags(ticket_id: TicketId, body: TagsBody, episode: EpisodeDep) -> Response:
     """Adds the tags (lowercased, as stored); the ticket's tags after."""
     current = tags_of(get_row(episode.db, "tickets", ticket_id))
@@ -240,14 +241,14 @@ async def add_tags(ticket_id: TicketId, body: TagsBody, episode: EpisodeDep) -> 
 
 
 @router.post("/api/v2/tickets/{ticket_id}/tags", operation_id="set_ticket_tags",
-             summary="Set a ticket's tags")
+             summary="Set a ticket's tags", response_model=Tags)
 async def set_tags(ticket_id: TicketId, body: TagsBody, episode: EpisodeDep) -> Response:
     """Replaces all the ticket's tags."""
     return _tags(episode, ticket_id, list(body.tags))
 
 
 @router.delete("/api/v2/tickets/{ticket_id}/tags", operation_id="remove_ticket_tags",
-               summary="Remove tags from a ticket")
+               summary="Remove tags from a ticket", response_model=Tags)
 async def remove_tags(ticket_id: TicketId, body: TagsBody, episode: EpisodeDep) -> Response:
     """Removes the tags."""
     gone = {t.lower() for t in body.tags}

@@ -19,7 +19,13 @@ from ..listing import PagingDep, page, sideloads, table_page
 from ..rules import sla
 from ..rules.conditions import PRIORITY_ORDER, STATUS_ORDER, Context, evaluate
 from ..rules.triggers import as_evaluated
-from ..schemas import Listing
+from ..schemas import (
+    Tickets,
+    ViewCount,
+    ViewResult,
+    ViewRows,
+    Views,
+)
 from .common import Base, Include
 
 router = APIRouter(tags=["views"])
@@ -70,8 +76,7 @@ def _ticket(row: dict[str, Any], base: str) -> dict[str, Any]:
     return render.ticket({**row, "tags": orjson.dumps(row["tags"]).decode()}, base)
 
 
-@router.get("/api/v2/views", operation_id="list_views", summary="List views",
-            response_model=Listing)
+@router.get("/api/v2/views", operation_id="list_views", summary="List views", response_model=Views)
 async def list_views(episode: EpisodeDep, paging: PagingDep, base: Base) -> Response:
     """The team's views (saved ticket lists), by position."""
     return ok(table_page(episode.db, paging, "views", [], [], "position, id",
@@ -79,21 +84,22 @@ async def list_views(episode: EpisodeDep, paging: PagingDep, base: Base) -> Resp
 
 
 @router.get("/api/v2/views/active", operation_id="list_active_views",
-            summary="List active views", response_model=Listing)
+            summary="List active views", response_model=Views)
 async def active_views(episode: EpisodeDep, paging: PagingDep, base: Base) -> Response:
     """The active views, by position."""
     return ok(table_page(episode.db, paging, "views", ["active"], [], "position, id",
                          lambda r: render.view(r, base)))
 
 
-@router.get("/api/v2/views/{view_id}", operation_id="show_view", summary="Show a view")
+@router.get("/api/v2/views/{view_id}", operation_id="show_view", summary="Show a view",
+            response_model=ViewResult)
 async def show_view(view_id: ViewId, episode: EpisodeDep, base: Base) -> Response:
     """A view: its conditions (all / any) and its sort."""
     return ok({"view": render.view(get_row(episode.db, "views", view_id), base)})
 
 
 @router.get("/api/v2/views/{view_id}/count", operation_id="count_view",
-            summary="Count a view's tickets")
+            summary="Count a view's tickets", response_model=ViewCount)
 async def count_view(view_id: ViewId, episode: EpisodeDep, base: Base) -> Response:
     """How many tickets the view shows now."""
     n = len(view_tickets(episode, get_row(episode.db, "views", view_id)))
@@ -102,7 +108,7 @@ async def count_view(view_id: ViewId, episode: EpisodeDep, base: Base) -> Respon
 
 
 @router.get("/api/v2/views/{view_id}/tickets", operation_id="list_view_tickets",
-            summary="List a view's tickets", response_model=Listing)
+            summary="List a view's tickets", response_model=Tickets)
 async def list_view_tickets(view_id: ViewId, episode: EpisodeDep, paging: PagingDep,
                             base: Base, include: Include = None) -> Response:
     """The tickets the view shows, in its order, paged."""
@@ -113,7 +119,7 @@ async def list_view_tickets(view_id: ViewId, episode: EpisodeDep, paging: Paging
 
 
 @router.get("/api/v2/views/{view_id}/execute", operation_id="execute_view",
-            summary="Execute a view", response_model=Listing)
+            summary="Execute a view", response_model=ViewRows)
 async def execute_view(view_id: ViewId, episode: EpisodeDep, paging: PagingDep,
                        base: Base, include: Include = None) -> Response:
     """The view as a table: one row per ticket with the view's columns, paged."""
