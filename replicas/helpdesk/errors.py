@@ -35,11 +35,12 @@ _ENVELOPES = frozenset({"body", "ticket", "tickets", "user", "identity"})
 
 def _field(exc: WorkGymError) -> str:
     """The attribute an error is about, as Zendesk keys details: ``ticket.comment.body`` ->
-    ``comment``, ``ids.0`` -> ``ids``; ``base`` when none."""
+    ``comment``, ``ids.0`` -> ``ids``, a missing ``ticket`` -> ``ticket``; ``base`` when
+    none."""
     parts = [p for p in (exc.field or "").split(".") if p and not p.isdigit()]
-    while parts and parts[0] in _ENVELOPES:
+    while len(parts) > 1 and parts[0] in _ENVELOPES:
         parts.pop(0)
-    return parts[0] if parts else "base"
+    return parts[0] if parts and parts[0] != "body" else "base"
 
 
 def body(exc: WorkGymError) -> dict[str, Any]:
@@ -47,7 +48,7 @@ def body(exc: WorkGymError) -> dict[str, Any]:
     if isinstance(exc, NotFound) and exc.field in (None, "id") or exc.code == "not_found":
         return {"error": "RecordNotFound", "description": "Not found"}
     if isinstance(exc, RuleViolation | InvalidRequest | NotFound):
-        entry = {"description": exc.message, "error": exc.code}
+        entry = {"description": exc.message, "error": exc.rule or exc.code}
         return {"error": "RecordInvalid", "description": "Record validation errors",
                 "details": {_field(exc): [entry]}}
     return {"error": _NAMES.get(exc.status_code, exc.code), "description": exc.message}

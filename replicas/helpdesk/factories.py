@@ -27,6 +27,7 @@ from replicas.runtime.factories import Factory, FactoryContext
 
 from .rules import sla
 from .rules.common import ACTING_AGENT_ID
+from .rules.triggers import creation_schedule
 from .world import (
     CHANNEL_WEIGHTS,
     PRIORITY_WEIGHTS,
@@ -131,12 +132,17 @@ class TicketFactory(Factory):
         ctx.insert("comments", {"ticket_id": row["id"], "author_id": row["requester_id"],
                                 "body": row["description"], "public": 1,
                                 "created_at": row["created_at"]})
+        if row["schedule_id"] is None and (
+                schedule := creation_schedule(ctx.db, dict(row), ctx.now)) is not None:
+            ctx.db.execute("UPDATE tickets SET schedule_id = ? WHERE id = ?",
+                           (schedule, row["id"]))
         sla.sync(ctx.db, row["id"], ctx.now)
 
 
 class CommentFactory(Factory):
     """A public comment on a ticket (given, else a random open one), by its requester
-    (``author: agent``: by its assignee, else user 1), a few minutes ago."""
+    (``author: agent``: by its assignee, else user 1), a few minutes ago (never before the
+    ticket); the ticket's ``updated_at`` follows it."""
 
     table = "comments"
     options = frozenset({"author"})
@@ -154,11 +160,15 @@ class CommentFactory(Factory):
         else:
             author = ticket["assignee_id"] or ACTING_AGENT_ID
             body = r.choice(w["agent_replies"]).format(**fill)
+        at = max(ctx.ago(hours=r.uniform(0.1, 1)),
+                 parse_iso(ticket["created_at"]) + timedelta(minutes=1))
         return {"ticket_id": ticket["id"], "author_id": author, "body": body, "public": 1,
-                "created_at": iso(ctx.ago(hours=r.uniform(0.1, 1)))}
+                "created_at": iso(at)}
 
     def after(self, ctx: FactoryContext, row: Mapping[str, Any],
               given: Mapping[str, Any]) -> None:
+        ctx.db.execute("UPDATE tickets SET updated_at = max(updated_at, ?) WHERE id = ?",
+                       (row["created_at"], row["ticket_id"]))
         sla.sync(ctx.db, row["ticket_id"], ctx.now)
 
 

@@ -12,8 +12,6 @@ from typing import Any
 from replicas.runtime import identity
 from replicas.runtime.world import load_yaml
 
-# The world's pace of replies by priority, in hours (within the SLA policies' targets).
-PRIORITY_HOURS = {"urgent": 4, "high": 8, "normal": 24, "low": 72}
 # Shares of customers by loyalty tier, of tickets by priority and by channel.
 TIER_WEIGHTS = {"standard": 55, "silver": 25, "gold": 14, "platinum": 6}
 # Priorities from the most pressing (the order of the SLA policies' targets in world.yaml).

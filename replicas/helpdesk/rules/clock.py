@@ -4,7 +4,8 @@ never), each change audited (via ``rule``) and the SLA's clock brought along.
 
 :func:`run_due` runs the hourly runs an episode's clock has passed since the last one (after
 each write: reads never change the world); :func:`settle` brings a freshly generated world
-up to its ``now`` (the SLA events of every ticket, then one run of the automations).
+up to its ``now`` (each ticket on the schedule its creation's triggers give it, its SLA
+events, then one run of the automations).
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from datetime import datetime, timedelta
 
 import orjson
 
+from replicas.runtime import db as sql
 from replicas.runtime.db import get_row, rows
 
 from . import audits, sla
 from .common import ACTING_AGENT_ID
 from .conditions import Context, evaluate
-from .triggers import act, as_evaluated
+from .triggers import act, as_evaluated, creation_schedule
 
 HOUR = timedelta(hours=1)
 
@@ -59,7 +61,10 @@ def run_due(db: sqlite3.Connection, last: datetime, now: datetime) -> None:
 def settle(db: sqlite3.Connection, now: datetime) -> None:
     """A generated world as the live helpdesk would have it at ``now``."""
     db.execute("BEGIN")
-    for ticket in rows(db, "SELECT id FROM tickets ORDER BY id"):
+    for ticket in rows(db, "SELECT * FROM tickets ORDER BY id"):
+        schedule = creation_schedule(db, ticket, now)
+        if schedule is not None:
+            sql.update(db, "tickets", ticket["id"], {"schedule_id": schedule})
         sla.sync(db, ticket["id"], now)
     run_automations(db, now)
     db.execute("COMMIT")

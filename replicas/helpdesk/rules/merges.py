@@ -62,10 +62,10 @@ def merge_users(db: sqlite3.Connection, *, source_id: int, target_id: int,
     """Merge end user ``source_id`` into ``target_id``: their tickets (any status) and
     identities move; the source is deleted (inactive). The survivor."""
     source = get_row(db, "users", source_id)
-    target = get_row(db, "users", target_id, field="id")
+    target = get_row(db, "users", target_id, field="user.id")
     if source_id == target_id:
-        raise invalid("id", "a user cannot be merged into themselves", "merge_into_self")
-    for user, field in ((source, "user"), (target, "id")):
+        raise invalid("user.id", "a user cannot be merged into themselves", "merge_into_self")
+    for user, field in ((source, "id"), (target, "user.id")):
         if user["role"] != "end-user":
             raise invalid(field, f"user {user['id']} is an {user['role']}: only end users can "
                           "be merged", "merge_end_users_only")
@@ -79,7 +79,8 @@ def merge_users(db: sqlite3.Connection, *, source_id: int, target_id: int,
                (target_id, source_id))
     db.execute("UPDATE satisfaction_ratings SET requester_id = ? WHERE requester_id = ?",
                (target_id, source_id))
-    sql.update(db, "users", source_id, {"active": False, "updated_at": stamp})
+    sql.update(db, "users", source_id, {"active": False, "email": None, "phone": None,
+                                        "updated_at": stamp})
     sql.update(db, "users", target_id, {"updated_at": stamp})
     return get_row(db, "users", target_id)
 

@@ -96,3 +96,18 @@ def fire(db: sqlite3.Connection, *, ticket: Row, previous: Row | None, comment: 
             return events
         fired.add(hit["id"])
         events += act(db, hit, "trigger", current, now)
+
+
+def creation_schedule(db: sqlite3.Connection, ticket: Row, now: datetime) -> int | None:
+    """The schedule the triggers would give ``ticket`` when it was created (for tickets that
+    were not created through the API: the seeded world's, the factories'), or None."""
+    requester = get_row(db, "users", ticket["requester_id"])
+    ctx = Context(now=now, update_type="Create", requester=requester)
+    for trigger in rows(db, "SELECT * FROM triggers WHERE active ORDER BY position, id"):
+        actions = orjson.loads(trigger["actions"])
+        if any(a["field"] == "set_schedule" for a in actions) and evaluate(
+                orjson.loads(trigger["conditions"]), as_evaluated(ticket), ctx):
+            schedule: int | None = apply_actions(actions, as_evaluated(ticket)).changes.get(
+                "schedule_id")
+            return schedule
+    return None

@@ -1,8 +1,9 @@
 """Users (end users and staff in one resource) and their identities.
 
-As in Zendesk: an email belongs to one user; ``email`` is set on create only; on update it
-adds a secondary identity (``make_primary`` makes it the user's email); the primary email
-identity cannot be deleted. Tier is the end user's user field ``tier``.
+As in Zendesk: an email belongs to one user (a phone number may be shared); ``email`` is
+set on create only; on update it adds a secondary identity (``make_primary`` makes it the
+user's email); the primary email identity cannot be deleted. Tier is the end user's user
+field ``tier``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def owner_of(db: sqlite3.Connection, kind: str, value: str) -> Row | None:
 
 def _identity(db: sqlite3.Connection, user_id: int, kind: str, value: str, primary: bool,
               now: datetime) -> Row:
-    taken = owner_of(db, kind, value)
+    taken = owner_of(db, kind, value) if kind == "email" else None  # phones may be shared
     if taken is not None:
         raise invalid("value" if kind != "email" else "email",
                       f"{value} is already being used by user {taken['id']}", "duplicate_value")

@@ -11,14 +11,16 @@ from typing import Any
 
 import orjson
 
-from replicas.runtime.clock import iso
+from replicas.runtime.clock import WORLD_START, iso
 from replicas.runtime.identity import Placed
 
+from ..rules.conditions import Context, evaluate
 from ..world import (
     CHANNEL_WEIGHTS,
-    PRIORITY_HOURS,
+    PRIORITIES,
     PRIORITY_WEIGHTS,
     catalogue_name,
+    data,
     placeholders,
     ticket_text,
     weighted,
@@ -136,7 +138,7 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
     priority = weighted(r, PRIORITY_WEIGHTS)
     if topic_name in ("fraud", "double_charge") and priority in ("low", "normal"):
         priority = "high"
-    hours = PRIORITY_HOURS[priority]
+    hours = _pace(customer["tier"], priority)
     group_id: int | None = g.group_ids[topic["group"]]
     if status == "new" and r.random() < 0.3:
         group_id = None
@@ -209,19 +211,32 @@ def _ticket(g: Generation, tid: int, plan: Plan) -> tuple[Row, list[Comment], Ro
         ticket["legacy_created"] = created.strftime(r.choice(LEGACY_DATE_FORMATS))
     rating = None
     if status in ("solved", "closed") and r.random() < 0.4 and not legacy:
+        score = "good" if r.random() < 0.8 else "bad"
         rating = {
             "ticket_id": tid,
             "requester_id": customer["id"],
             "assignee_id": assignee,
             "group_id": group_id,
-            "score": "good" if r.random() < 0.8 else "bad",
-            "comment": r.choice(g.w["csat_comments"]),
+            "score": score,
+            "comment": r.choice(g.w["csat_comments"][score]),
             "created_at": iso(min(g.now, updated + timedelta(hours=r.uniform(1, 30)))),
         }
     return ticket, conversation, rating
 
 
-def _fit_created(g: Generation, created: datetime, status: str, breached: bool, hours: int,
+def _pace(tier: str, priority: str) -> float:
+    """How many hours agents take at most to answer: the first reply target of the SLA
+    policy a ticket of this requester and priority falls under (a target in business hours
+    read as calendar hours, so never later)."""
+    requester = {"tier": tier}
+    for policy in data()["sla_policies"]:
+        if evaluate(policy["filter"], {"priority": priority},
+                    Context(now=WORLD_START, requester=requester)):
+            return float(policy["metrics"]["first_reply_time"][PRIORITIES.index(priority)]) / 60
+    raise AssertionError("the last SLA policy applies to every ticket")
+
+
+def _fit_created(g: Generation, created: datetime, status: str, breached: bool, hours: float,
                  order: Placed | None) -> datetime:
     """When a ticket was created, moved so that its status and SLA can be true: a new ticket
     within its first-reply target (or past it, when breached), any other old enough for its
@@ -265,7 +280,7 @@ AGENT_STEPS = {"ack", "ask", "progress", "hold", "resolve", "reply", "solve"}
 
 def _conversation(g: Generation, steps: list[str], topic: Row, lang: str, fill: dict[str, Any],
                   description: str, customer: Row, assignee: int | None, group_id: int | None,
-                  created: datetime, last: datetime | None, hours: int) -> list[Comment]:
+                  created: datetime, last: datetime | None, hours: float) -> list[Comment]:
     """The description (the first public comment, at the ticket's creation), then what
     ``steps`` say, in the ticket's language (internal notes in English), each strictly after
     the one before: the first agent reply within the SLA target, the last at ``last`` when

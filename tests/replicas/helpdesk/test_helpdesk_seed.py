@@ -296,9 +296,6 @@ def test_the_sla_follows_each_tickets_history(world: sqlite3.Connection) -> None
     assert statuses <= {"new", "open"}, late
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the seed paces platinum customers' first replies by priority (4/8/24/72 h) while their "
-    "policy's targets are 1/2/4/8 h around the clock: reported to the lead"))
 def test_platinum_first_replies_are_within_their_sla(world: sqlite3.Connection) -> None:
     late = [r["id"] for r in _first_replies(world) if not r["deleted"]
             and r["tier"] == "platinum"]

@@ -363,7 +363,7 @@ async def test_update_many_as_a_job_with_per_item_results(episode: MakeEpisode) 
 
     # A body without tickets, or a change without ids, says what to send.
     body = await api.refused("PUT", f"{T}/update_many", {"ticket": {"priority": "low"}})
-    assert refusal(body) == ("base", "update_many_body")
+    assert refusal(body) == ("tickets", "update_many_body")
     body = await api.refused("PUT", f"{T}/update_many?ids=1,x", {"ticket": {"priority": "low"}})
     assert refusal(body)[0] == "ids"
     assert (await api.get("/api/v2/job_statuses/V3-nope")).json() == {
