@@ -4,8 +4,11 @@ Judged from the trajectory alone (fault kinds are recorded on the steps):
 
 * ``server_error``, ``timeout_before``, ``connection_reset``, and ``truncated_body``
   on a read: the request was not applied (or its answer was unreadable); recovered
-  when the same method and path later succeed (a write: or are applied, even if a later
-  fault lost that answer).
+  when the same request later succeeds (a write: or is applied, even if a later fault lost
+  that answer). The same request: the same method and path, and for a write a body that
+  sets every attribute the failed one did (a reply sent again, in other words or with a
+  status change), since one path takes different writes (Zendesk's PUT /tickets/{id} takes
+  a reply, a status change or both).
 * ``timeout_after`` and ``truncated_body`` on a write: the write *was* applied;
   recovered when the agent read what it changed (a read of one of the tables the write
   changed) before sending it again, or sent it again with the same Idempotency-Key (the
@@ -39,12 +42,27 @@ def _ok(step: TrajectoryStep) -> bool:
     return 0 < step.status < 500 and step.status not in (401, 429)
 
 
+def _shape(body: object, at: str = "") -> frozenset[str]:
+    """The attribute paths of a JSON body, without values (``ticket.comment.body``)."""
+    if isinstance(body, dict):
+        return frozenset().union(*(_shape(v, f"{at}{k}.") for k, v in body.items())) \
+            if body else frozenset({at})
+    return frozenset({at})
+
+
+def _redoes(later: TrajectoryStep, failed: TrajectoryStep) -> bool:
+    """``later`` sends ``failed`` again: the same method and path, and for a write every
+    attribute the failed one set (a reply sent again, in any words, maybe with more)."""
+    return later.method == failed.method and later.path == failed.path and (
+        not failed.is_write or _shape(failed.request_body) <= _shape(later.request_body))
+
+
 def _retried_ok(steps: Steps, i: int) -> bool:
     """The same request later went through: it succeeded without a fault, or (a write) it
     was applied even though a fault then lost its answer (the careful agent checks rather
     than sending it a third time)."""
     fault = steps[i]
-    return any(s.method == fault.method and s.path == fault.path
+    return any(_redoes(s, fault)
                and ((_ok(s) and not s.fault) or (s.is_write and bool(s.changes)))
                for s in steps[i + 1:])
 

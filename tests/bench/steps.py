@@ -8,19 +8,21 @@ from workgym.tasks import catalogue
 
 from .stats import sample_steps
 
-# Each app's list of records; one of them is read by id at ``<list>/<id>``.
-LISTS = {"helpdesk": "/tickets", "checkout": "/v1/customers"}
+# Each app's list of records (its path, the query for a page of one, the key of the page's
+# records); one of them is read by id at ``<list>/<id>``.
+LISTS = {"helpdesk": ("/api/v2/tickets", {"per_page": 1}, "tickets"),
+         "checkout": ("/v1/customers", {"limit": 1}, "data")}
 
 
 def reads(env: Env, n: int) -> list[float]:
     """``n`` timed reads of one record of the episode's (first) app."""
     task = catalogue().get(env.task)
-    listing = LISTS[task.apps[0]]
+    listing, one, key = LISTS[task.apps[0]]
     record: list[str] = []
 
     def fresh() -> None:
         env.reset()
-        found = env.call("GET", listing, params={"limit": 1}).json()["data"][0]["id"]
+        found = env.call("GET", listing, params=one).json()[key][0]["id"]
         record[:] = [str(found)]
 
     def read() -> int:

@@ -29,7 +29,8 @@ def _steps_per_s(mode: str, data_dir: Path) -> float:
     try:
         env = Env.inprocess(local, "helpdesk/stale-contact-update", seed=7)  # the helpdesk's alone
         env.reset()
-        ticket = env.call("GET", "/tickets", params={"limit": 1}).json()["data"][0]["id"]
+        ticket = env.call("GET", "/api/v2/tickets",
+                          params={"per_page": 1}).json()["tickets"][0]["id"]
         rounds = []
         for _ in range(5):
             env.reset()
@@ -37,8 +38,9 @@ def _steps_per_s(mode: str, data_dir: Path) -> float:
 
             start = time.perf_counter()
             for _ in range(STEPS // 5 // 2):
-                env.call("GET", f"/tickets/{ticket}")
-                env.call("PATCH", f"/tickets/{ticket}", json={"priority": "high"})
+                env.call("GET", f"/api/v2/tickets/{ticket}")
+                env.call("PUT", f"/api/v2/tickets/{ticket}",
+                         json={"ticket": {"priority": "high"}})
             rounds.append((STEPS // 5) / (time.perf_counter() - start))
         return statistics.median(rounds)
     finally:

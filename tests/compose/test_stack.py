@@ -177,8 +177,8 @@ def test_scaled_replicas_share_episodes_and_losing_one_fails_only_its_own(stack:
                    capture_output=True)
     for episode in episodes:
         auth = {"authorization": f"Bearer {episode['token']}"}
-        step = http.get(episode["apps"]["helpdesk"] + "/tickets", params={"limit": 1},
-                        headers=auth)
+        step = http.get(episode["apps"]["helpdesk"] + "/api/v2/tickets",
+                        params={"per_page": 1}, headers=auth)
         finish = http.post(f"{GYM}/v1/episodes/{episode['id']}/finish", json={})
         if where[episode["id"]] == victim:
             assert step.status_code == 502 and step.json()["error"]["code"] == "episode_lost"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
@@ -15,9 +17,19 @@ def auth(env: Env) -> dict[str, str]:
     return {"authorization": f"Bearer {env.observation.token}"}
 
 
-def task_ticket(local: LocalServer, env: Env) -> int:
-    """The id of the task's ticket (bound by the task's setup)."""
+def _bound(local: LocalServer, env: Env, name: str) -> dict[str, Any]:
+    """A row the task's setup bound as ``name``."""
     assert env.observation is not None
     registry = local.server.registry
     assert registry is not None
-    return int(local.run(registry.get(env.observation.episode_id)).vars["helpdesk"]["ticket"]["id"])
+    return dict(local.run(registry.get(env.observation.episode_id)).vars["helpdesk"][name])
+
+
+def task_ticket(local: LocalServer, env: Env) -> int:
+    """The id of the task's ticket (bound by the task's setup)."""
+    return int(_bound(local, env, "ticket")["id"])
+
+
+def task_customer_email(local: LocalServer, env: Env) -> str:
+    """The email of the task's customer, the ticket's requester."""
+    return str(_bound(local, env, "customer")["email"])

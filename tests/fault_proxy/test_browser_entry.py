@@ -44,11 +44,11 @@ def test_an_entry_sets_the_cookie_and_sends_the_browser_on(
         make_env: MakeEnv, local: LocalServer, http: httpx.Client) -> None:
     env = make_env(TASK, 1, "none")
     obs = env.reset()
-    entered = http.get(obs.apps["helpdesk"] + "/tickets", params={
-        "status": "open", TOKEN_PARAM: obs.token})
+    entered = http.get(obs.apps["helpdesk"] + "/api/v2/tickets", params={
+        "sort_by": "status", TOKEN_PARAM: obs.token})
 
     assert entered.status_code == 303
-    assert entered.headers["location"] == "/apps/helpdesk/tickets?status=open"
+    assert entered.headers["location"] == "/apps/helpdesk/api/v2/tickets?sort_by=status"
     cookie = entered.headers["set-cookie"]
     assert cookie.startswith(f"{COOKIE}={obs.token}; Path=/apps/; Max-Age=")
     assert cookie.endswith("; HttpOnly; SameSite=Strict")
@@ -59,16 +59,16 @@ def test_an_entry_sets_the_cookie_and_sends_the_browser_on(
     assert _trajectory(local, env) == []  # the entry reached no app
 
     page = http.get(BASE_URL + entered.headers["location"])  # the jar sends the cookie
-    assert page.status_code == 200 and page.json()["data"]
+    assert page.status_code == 200 and page.json()["tickets"]
     [step] = _trajectory(local, env)
-    assert (step.path, step.query) == ("/tickets", "status=open")
+    assert (step.path, step.query) == ("/api/v2/tickets", "sort_by=status")
 
 
 def test_an_entry_with_a_token_that_is_not_the_episodes_sets_nothing(
         make_env: MakeEnv, http: httpx.Client) -> None:
     env = make_env(TASK, 1, "none")
     obs = env.reset()
-    tickets = obs.apps["helpdesk"] + "/tickets"
+    tickets = obs.apps["helpdesk"] + "/api/v2/tickets"
     for token in ("garbage", f"{obs.episode_id}.1.x.y", obs.refresh_token):
         refused = http.get(tickets, params={TOKEN_PARAM: token})
         assert refused.status_code == 401, token

@@ -51,7 +51,7 @@ def test_the_control_api_needs_the_api_key(
             assert response.json()["error"]["code"] in ("missing_credential", "invalid_api_key")
     # Nothing was added, and the agent's requests are untouched.
     assert local.request("GET", _url(env), headers=_control(settings)).json() == []
-    assert env.call("GET", "/groups").status_code == 200
+    assert env.call("GET", "/api/v2/groups").status_code == 200
 
 
 def test_list_returns_the_plan_with_its_defaults(
@@ -76,23 +76,23 @@ def test_added_fault_acts_on_the_next_request_and_removed_stops(
 ) -> None:
     env = make_env(TASK, 1, "none")
     env.reset()
-    assert env.call("GET", "/groups").status_code == 200
+    assert env.call("GET", "/api/v2/groups").status_code == 200
     added = local.request("POST", _url(env), headers=_control(settings), json={
-        "kind": "server_error", "statuses": [503], "target": {"path": "/groups"}})
+        "kind": "server_error", "statuses": [503], "target": {"path": "/api/v2/groups"}})
     assert added.status_code == 201
     assert [f["kind"] for f in added.json()] == ["server_error"]
-    assert env.call("GET", "/groups").status_code == 503
-    assert env.call("GET", "/agents").status_code == 200  # not its target
+    assert env.call("GET", "/api/v2/groups").status_code == 503
+    assert env.call("GET", "/api/v2/users").status_code == 200  # not its target
     second = local.request("POST", _url(env), headers=_control(settings),
                            json={"kind": "latency", "delay_ms": 1})
     assert [f["kind"] for f in second.json()] == ["server_error", "latency"]
-    assert env.call("GET", "/groups").status_code == 503
+    assert env.call("GET", "/api/v2/groups").status_code == 503
     removed = local.request("DELETE", _url(env, "/0"), headers=_control(settings))
     assert removed.status_code == 200
     assert [f["kind"] for f in removed.json()] == ["latency"]
-    assert env.call("GET", "/groups").status_code == 200
+    assert env.call("GET", "/api/v2/groups").status_code == 200
     assert local.request("DELETE", _url(env, "/0"), headers=_control(settings)).json() == []
-    assert env.call("GET", "/groups").status_code == 200
+    assert env.call("GET", "/api/v2/groups").status_code == 200
     # On step 3 the server error answered first: the latency after it in the plan never acted.
     assert _faults(local, env) == [None, "server_error", None, "server_error", "latency", None]
     report = env.finish()

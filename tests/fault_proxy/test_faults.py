@@ -36,9 +36,15 @@ def _reported(env: Env) -> list[tuple[int, str, int]]:
 
 
 def _comments(env: Env, ticket: int) -> list[str]:
-    response = env.call("GET", f"/tickets/{ticket}/comments", params={"limit": 100})
+    response = env.call("GET", f"/api/v2/tickets/{ticket}/comments", params={"per_page": 100})
     assert response.status_code == 200, response.text
-    return [c["body"] for c in response.json()["data"]]
+    return [c["body"] for c in response.json()["comments"]]
+
+
+def _reply(env: Env, ticket: int, body: str) -> httpx.Response:
+    """A write: a comment on the ticket (Zendesk adds comments through an update)."""
+    return env.call("PUT", f"/api/v2/tickets/{ticket}",
+                    json={"ticket": {"comment": {"body": body, "public": False}}})
 
 
 def _error(response: httpx.Response) -> str:
@@ -52,11 +58,11 @@ def test_timeout_before_answers_504_without_applying_the_write(
     make_env: MakeEnv, local: LocalServer
 ) -> None:
     env = make_env(TASK, 1, [{"kind": "timeout_before", "delay_ms": 10,
-                              "target": {"method": "POST"}}])
+                              "target": {"method": "PUT"}}])
     env.reset()
     ticket = task_ticket(local, env)
     before = _comments(env, ticket)
-    response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "lost?"})
+    response = _reply(env, ticket, "lost?")
     assert response.status_code == 504
     assert response.headers["content-type"] == "application/json"
     assert _error(response) == "gateway_timeout"
@@ -69,10 +75,10 @@ def test_timeout_after_applies_the_write_but_answers_504(
     make_env: MakeEnv, local: LocalServer
 ) -> None:
     env = make_env(TASK, 1, [{"kind": "timeout_after", "delay_ms": 10,
-                              "target": {"method": "POST"}}])
+                              "target": {"method": "PUT"}}])
     env.reset()
     ticket = task_ticket(local, env)
-    response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "applied anyway"})
+    response = _reply(env, ticket, "applied anyway")
     assert response.status_code == 504
     assert _error(response) == "gateway_timeout"
     assert _comments(env, ticket).count("applied anyway") == 1  # the row exists
@@ -89,10 +95,10 @@ def test_server_error_sends_a_real_servers_body_and_applies_nothing(
     make_env: MakeEnv, local: LocalServer, status: int, content_type: str, marker: str
 ) -> None:
     env = make_env(TASK, 1, [{"kind": "server_error", "statuses": [status],
-                              "target": {"method": "POST"}}])
+                              "target": {"method": "PUT"}}])
     env.reset()
     ticket = task_ticket(local, env)
-    response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "not applied"})
+    response = _reply(env, ticket, "not applied")
     assert response.status_code == status
     assert response.headers["content-type"] == content_type
     assert marker in response.text
@@ -113,7 +119,7 @@ def test_server_error_status_is_drawn_from_the_configured_list(
 ) -> None:
     env = make_env(TASK, 3, [{"kind": "server_error", "statuses": [500, 503]}])
     env.reset()
-    statuses = {env.call("GET", "/groups").status_code for _ in range(12)}
+    statuses = {env.call("GET", "/api/v2/groups").status_code for _ in range(12)}
     assert statuses == {500, 503}
 
 
@@ -123,15 +129,15 @@ def test_rate_limit_refuses_a_counted_burst_whatever_the_timing(
     env = make_env(TASK, 1, [{"kind": "rate_limit", "retry_after_s": 1, "refusals": 2,
                               "window": {"start": 1, "end": 1}}])
     env.reset()
-    first = env.call("GET", "/groups")
+    first = env.call("GET", "/api/v2/groups")
     assert first.status_code == 429
     assert first.headers["retry-after"] == "1"
     assert _error(first) == "rate_limited"
     time.sleep(1.1)  # waiting changes nothing: refusals are counted in requests
-    again = env.call("GET", "/groups")  # outside the window, but the burst is not spent
+    again = env.call("GET", "/api/v2/groups")  # outside the window, but the burst is not spent
     assert again.status_code == 429
     assert again.headers["retry-after"] == "1"
-    assert env.call("GET", "/groups").status_code == 200  # at once: the burst is spent
+    assert env.call("GET", "/api/v2/groups").status_code == 200  # at once: the burst is spent
     assert _faults(local, env) == ["rate_limit", "rate_limit", None]
     report = env.finish()
     assert [(f["step"], f["kind"], f["status"], f["recovered"]) for f in report["faults"]] == [
@@ -141,15 +147,15 @@ def test_rate_limit_refuses_a_counted_burst_whatever_the_timing(
 def test_connection_reset_drops_the_connection_and_applies_nothing(
     make_env: MakeEnv, local: LocalServer
 ) -> None:
-    env = make_env(TASK, 1, [{"kind": "connection_reset", "target": {"method": "POST"}}])
+    env = make_env(TASK, 1, [{"kind": "connection_reset", "target": {"method": "PUT"}}])
     env.reset()
     ticket = task_ticket(local, env)
     with pytest.raises(httpx.TransportError):
-        env.call("POST", f"/tickets/{ticket}/comments", json={"body": "dropped"})
+        _reply(env, ticket, "dropped")
     assert "dropped" not in _comments(env, ticket)
     # The tool surface reports the drop as status 0 instead of raising.
-    assert env.call_tool("helpdesk_add_comment",
-                         {"ticket_id": ticket, "body": "dropped"})["status"] == 0
+    assert env.call_tool("helpdesk_update_ticket", {
+        "ticket_id": ticket, "ticket": {"comment": {"body": "dropped"}}})["status"] == 0
     assert env.observation is not None
     steps = local.run(local.server.registry.trajectory(env.observation.episode_id))
     assert [s.status for s in steps] == [0, 200, 0]  # 0: the agent got no response
@@ -161,16 +167,16 @@ def test_token_expiry_until_the_token_is_refreshed(make_env: MakeEnv, local: Loc
     env = make_env(TASK, 1, [{"kind": "token_expiry", "window": {"start": 2, "end": 2}}])
     obs = env.reset()
     old = auth(env)
-    assert env.call("GET", "/groups").status_code == 200
+    assert env.call("GET", "/api/v2/groups").status_code == 200
     for _ in range(2):  # the step it fires on, and every request with that token after it
-        expired = env.call("GET", "/groups")
+        expired = env.call("GET", "/api/v2/groups")
         assert expired.status_code == 401
         assert _error(expired) == "token_expired"
         assert expired.headers["www-authenticate"] == 'Bearer error="invalid_token"'
     new = env.refresh_token()
     assert new != obs.token
-    assert env.call("GET", "/groups").status_code == 200
-    stale = local.request("GET", obs.apps["helpdesk"] + "/groups", headers=old)
+    assert env.call("GET", "/api/v2/groups").status_code == 200
+    stale = local.request("GET", obs.apps["helpdesk"] + "/api/v2/groups", headers=old)
     assert stale.status_code == 401
     assert _error(stale) == "invalid_token"
     assert _faults(local, env) == [None, "token_expiry", "token_expiry", None]
@@ -200,9 +206,9 @@ def test_state_drift_changes_the_record_before_the_request(
     }])
     env.reset()
     ticket = task_ticket(local, env)
-    assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "low"  # the setup's
-    assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "urgent"
-    assert env.call("GET", f"/tickets/{ticket}").json()["priority"] == "urgent"  # it persists
+    priorities = [env.call("GET", f"/api/v2/tickets/{ticket}").json()["ticket"]["priority"]
+                  for _ in range(3)]
+    assert priorities == ["low", "urgent", "urgent"]  # the setup's, drifted, and it persists
     assert _faults(local, env) == [None, "state_drift", None]
     assert _reported(env) == [(1, "state_drift", 200)]
 
@@ -214,15 +220,15 @@ def test_schema_drift_renames_fields_and_uses_legacy_dates(
                               "rename": {"subject": "title"}, "legacy_dates": True}])
     env.reset()
     ticket = task_ticket(local, env)
-    normal = env.call("GET", f"/tickets/{ticket}").json()
-    drifted = env.call("GET", f"/tickets/{ticket}").json()
+    normal = env.call("GET", f"/api/v2/tickets/{ticket}").json()["ticket"]
+    drifted = env.call("GET", f"/api/v2/tickets/{ticket}").json()["ticket"]
     assert "subject" not in drifted
     assert drifted["title"] == normal["subject"]
     created = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):\d{2}Z", normal["created_at"])
     assert created is not None
     year, month, day, hour, minute = created.groups()
     assert drifted["created_at"] == f"{month}/{day}/{year} {hour}:{minute}"
-    assert drifted["solved_at"] is None
+    assert normal["due_at"] is None and drifted["due_at"] is None  # no date: left alone
     assert _faults(local, env) == [None, "schema_drift"]
     assert _reported(env) == [(1, "schema_drift", 200)]
 
@@ -231,8 +237,8 @@ def test_truncated_body_cuts_the_response(make_env: MakeEnv, local: LocalServer)
     env = make_env(TASK, 1, [{"kind": "truncated_body", "keep": 0.5,
                               "window": {"start": 2, "end": 2}}])
     obs = env.reset()
-    full = env.call("GET", "/groups").content
-    cut = env.call("GET", "/groups")
+    full = env.call("GET", "/api/v2/groups").content
+    cut = env.call("GET", "/api/v2/groups")
     assert cut.status_code == 200
     assert cut.content == full[: len(full) // 2]
     with pytest.raises(ValueError):
@@ -243,24 +249,24 @@ def test_truncated_body_cuts_the_response(make_env: MakeEnv, local: LocalServer)
     assert _reported(env) == [(1, "truncated_body", 200)]
 
 
-def test_duplicate_delivery_applies_a_post_twice(make_env: MakeEnv, local: LocalServer) -> None:
-    env = make_env(TASK, 1, [{"kind": "duplicate_delivery", "target": {"method": "POST"}}])
+def test_duplicate_delivery_applies_a_write_twice(make_env: MakeEnv, local: LocalServer) -> None:
+    env = make_env(TASK, 1, [{"kind": "duplicate_delivery", "target": {"method": "PUT"}}])
     env.reset()
     ticket = task_ticket(local, env)
-    response = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "twice"})
-    assert response.status_code == 201
+    response = _reply(env, ticket, "twice")  # a comment is no idempotent update
+    assert response.status_code == 200
     assert _comments(env, ticket).count("twice") == 2
     assert _faults(local, env) == ["duplicate_delivery", None]
-    assert _reported(env) == [(0, "duplicate_delivery", 201)]
+    assert _reported(env) == [(0, "duplicate_delivery", 200)]
 
 
 def test_latency_delays_the_request(make_env: MakeEnv, local: LocalServer) -> None:
     env = make_env(TASK, 1, [{"kind": "latency", "delay_ms": 20,
                               "window": {"start": 2, "end": 2}}])
     obs = env.reset()
-    plain = env.call("GET", "/groups")
+    plain = env.call("GET", "/api/v2/groups")
     started = time.perf_counter()
-    delayed = env.call("GET", "/groups")
+    delayed = env.call("GET", "/api/v2/groups")
     assert time.perf_counter() - started >= 0.02
     assert delayed.status_code == 200 and delayed.content == plain.content
     steps = local.run(local.server.registry.trajectory(obs.episode_id))
@@ -274,15 +280,17 @@ def test_latency_delays_the_request(make_env: MakeEnv, local: LocalServer) -> No
 
 def test_target_and_window_limit_where_a_fault_fires(make_env: MakeEnv, local: LocalServer) -> None:
     env = make_env(TASK, 1, [{"kind": "server_error", "statuses": [500],
-                              "target": {"method": "get", "path": ["/groups", "/groups/*"]},
+                              "target": {"method": "get",
+                                         "path": ["/api/v2/groups", "/api/v2/groups/*"]},
                               "window": {"start": 3, "end": 4}}])
     env.reset()
     # The window counts the requests the target matches, not the episode's.
     statuses = [env.call(method, path).status_code for method, path in [
-        ("GET", "/groups"), ("GET", "/agents"), ("GET", "/groups/1"),  # matches 1 and 2
-        ("GET", "/groups/1"), ("GET", "/agents"),  # match 3 (in the window), then none
-        ("GET", "/groups"),  # match 4: still in it
-        ("GET", "/groups"),  # match 5: after it
+        ("GET", "/api/v2/groups"), ("GET", "/api/v2/users"),  # match 1, then none
+        ("GET", "/api/v2/groups/1"),  # match 2
+        ("GET", "/api/v2/groups/1"), ("GET", "/api/v2/users"),  # match 3 (in the window), none
+        ("GET", "/api/v2/groups"),  # match 4: still in it
+        ("GET", "/api/v2/groups"),  # match 5: after it
     ]]
     assert statuses == [200, 200, 200, 500, 200, 500, 200]
     assert _faults(local, env) == [None, None, None, "server_error", None, "server_error", None]
@@ -291,19 +299,21 @@ def test_target_and_window_limit_where_a_fault_fires(make_env: MakeEnv, local: L
 def test_extra_requests_elsewhere_do_not_move_a_window(make_env: MakeEnv) -> None:
     # A fault on the first write of a kind fires on it however many reads come before.
     plan = [{"kind": "server_error", "statuses": [503],
-             "target": {"method": "POST", "path": "/groups"}, "window": {"start": 1, "end": 1}}]
+             "target": {"method": "POST", "path": "/api/v2/users"},
+             "window": {"start": 1, "end": 1}}]
     for reads in (0, 3):
         env = make_env(TASK, 1, plan)
         env.reset()
         for _ in range(reads):
-            assert env.call("GET", "/groups").status_code == 200
-        assert env.call("POST", "/groups", json={"name": f"Ops {reads}"}).status_code == 503
+            assert env.call("GET", "/api/v2/users").status_code == 200
+        created = env.call("POST", "/api/v2/users", json={"user": {"name": f"Ops {reads}"}})
+        assert created.status_code == 503
 
 
 def test_toxicity_zero_never_fires(make_env: MakeEnv, local: LocalServer) -> None:
     env = make_env(TASK, 1, [{"kind": "server_error", "toxicity": 0}])
     env.reset()
-    assert {env.call("GET", "/groups").status_code for _ in range(10)} == {200}
+    assert {env.call("GET", "/api/v2/groups").status_code for _ in range(10)} == {200}
     assert _faults(local, env) == [None] * 10
 
 
@@ -318,9 +328,9 @@ def test_faults_on_one_step_are_all_recorded(make_env: MakeEnv, local: LocalServ
     ])
     env.reset()
     started = time.perf_counter()
-    assert env.call("GET", "/groups").status_code == 500
+    assert env.call("GET", "/api/v2/groups").status_code == 500
     assert time.perf_counter() - started < 1.5
-    assert env.call("GET", "/groups").status_code == 200
+    assert env.call("GET", "/api/v2/groups").status_code == 200
     assert _faults(local, env) == ["latency,server_error", "truncated_body,schema_drift"]
     assert _reported(env) == [(0, "latency", 500), (0, "server_error", 500),
                               (1, "truncated_body", 200), (1, "schema_drift", 200)]
@@ -335,7 +345,7 @@ def _fired(make_env: MakeEnv, local: LocalServer, seed: int, plan: list[Fault],
            requests: int = 20) -> list[tuple[int, str | None]]:
     env = make_env(TASK, seed, plan)
     env.reset()
-    statuses = [env.call("GET", "/groups").status_code for _ in range(requests)]
+    statuses = [env.call("GET", "/api/v2/groups").status_code for _ in range(requests)]
     faults = _faults(local, env)
     env.close()
     return list(zip(statuses, faults, strict=True))
@@ -364,7 +374,7 @@ def test_a_mixed_plan_replays_exactly(make_env: MakeEnv, local: LocalServer) -> 
         env = make_env(TASK, 21, plan)
         env.reset()
         ticket = task_ticket(local, env)
-        bodies = [env.call("GET", f"/tickets/{ticket}").content for _ in range(15)]
+        bodies = [env.call("GET", f"/api/v2/tickets/{ticket}").content for _ in range(15)]
         runs.append((bodies, _faults(local, env), _reported(env)))
     assert runs[0] == runs[1]
     assert any(runs[0][1]) and not all(runs[0][1])
@@ -375,13 +385,14 @@ def test_a_mixed_plan_replays_exactly(make_env: MakeEnv, local: LocalServer) -> 
 
 def test_concurrent_episodes_keep_their_own_plans(make_env: MakeEnv, local: LocalServer) -> None:
     faulty: list[Fault] = [{"kind": "server_error", "statuses": [500],
-                            "target": {"method": "GET", "path": "/groups"}}]
+                            "target": {"method": "GET", "path": "/api/v2/groups"}}]
     envs = [make_env(TASK, 5, faulty if i % 2 else "none") for i in range(16)]
 
     def rollout(env: Env) -> tuple[list[int], list[str | None]]:
         env.reset()
         statuses = [env.call("GET", path).status_code
-                    for path in ("/groups", "/agents", "/groups", "/groups/1", "/groups")]
+                    for path in ("/api/v2/groups", "/api/v2/users", "/api/v2/groups",
+                                 "/api/v2/groups/1", "/api/v2/groups")]
         return statuses, _faults(local, env)
 
     with ThreadPoolExecutor(max_workers=16) as pool:

@@ -18,7 +18,7 @@ from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym_core.settings import Settings
 
-from .conftest import TASK, auth, task_ticket
+from .conftest import TASK, auth, task_customer_email, task_ticket
 
 REPLICA = "helpdesk.replica"
 MakeEnv = Callable[..., Env]
@@ -31,7 +31,7 @@ def _direct(local: LocalServer, settings: Settings, episode_id: str, step: int, 
     """The same request sent straight to the replica, as the proxy would on step ``step``."""
     headers = {"x-workgym-internal": settings.internal_secret,
                "x-workgym-episode": episode_id, "x-workgym-step": str(step),
-               **kwargs.pop("headers", {})}
+               "x-workgym-base": _base(local), **kwargs.pop("headers", {})}
 
     async def call() -> httpx.Response:
         transport = httpx.ASGITransport(app=local.server.replicas["helpdesk"])
@@ -39,6 +39,11 @@ def _direct(local: LocalServer, settings: Settings, episode_id: str, step: int, 
             return await client.request(method, path, headers=headers, **kwargs)
 
     return local.run(call())
+
+
+def _base(local: LocalServer) -> str:
+    """The app's public base the proxy passes the replica (for Zendesk's absolute links)."""
+    return local.server.settings.public_url.rstrip("/") + "/apps/helpdesk"
 
 
 def _headers(response: httpx.Response) -> list[tuple[bytes, bytes]]:
@@ -126,20 +131,23 @@ def test_responses_are_byte_identical_to_the_replicas(
     direct_obs = direct.reset()
     ticket = task_ticket(local, proxied)
     assert task_ticket(local, direct) == ticket  # the same seed, the same world
+    email = task_customer_email(local, proxied)
     json_type = {"content-type": "application/json"}
+    path = f"/api/v2/tickets/{ticket}"
     requests: list[tuple[str, str, dict[str, Any], int]] = [
-        ("GET", "/tickets", {"params": {"status": "open", "limit": 5}}, 200),
-        ("GET", "/tickets/999999", {}, 404),
-        ("GET", "/tickets/abc", {}, 422),
-        ("POST", f"/tickets/{ticket}/comments", {"json": {"body": "Hi Dana", "public": True}}, 201),
-        ("POST", f"/tickets/{ticket}/comments", {"content": b'{"body": ', "headers": json_type},
-         422),
-        ("POST", f"/tickets/{ticket}/comments", {"json": {"body": "x", "bogus": 1}}, 422),
-        ("PATCH", f"/tickets/{ticket}", {"json": {"status": "pending"}}, 200),
-        ("GET", f"/tickets/{ticket}/comments", {}, 200),
-        ("GET", "/customers", {"params": {"email": "dana.whitfield@example.net"}}, 200),
-        ("GET", "/tickets", {"params": {"limit": 100}}, 200),  # a large answer (~50 KB)
-        ("DELETE", f"/tickets/{ticket}", {}, 405),
+        ("GET", "/api/v2/search", {"params": {"query": "type:ticket status:open",
+                                              "per_page": 5}}, 200),
+        ("GET", "/api/v2/tickets/999999", {}, 404),
+        ("GET", "/api/v2/tickets/abc", {}, 422),
+        ("PUT", path, {"json": {"ticket": {"comment": {"body": "Hi Dana", "public": True}}}},
+         200),
+        ("PUT", path, {"content": b'{"ticket": {"comment": ', "headers": json_type}, 422),
+        ("PUT", path, {"json": {"ticket": {"comment": {"body": "x"}, "bogus": 1}}}, 422),
+        ("PUT", path, {"json": {"ticket": {"status": "pending"}}}, 200),
+        ("GET", f"{path}/comments", {}, 200),
+        ("GET", "/api/v2/users/search", {"params": {"query": email}}, 200),
+        ("GET", "/api/v2/tickets", {"params": {"per_page": 100}}, 200),  # a large answer
+        ("DELETE", path, {}, 405),
     ]
     assert proxied.observation is not None
     base = proxied.observation.apps["helpdesk"]
@@ -154,14 +162,14 @@ def test_responses_are_byte_identical_to_the_replicas(
         assert not any(k.lower().startswith(b"x-workgym-") for k, _ in got.headers.raw), path
 
 
-QUERIES = [
-    "status=open&status=pending&limit=2",  # a repeated key
-    "q=caf%C3%A9%20%E2%82%AC&limit=3",  # unicode, percent-encoded
-    "q=a%26b%3Dc%2Fd%3Fe%23f%25&limit=3",  # encoded delimiters
-    "q=Refund+for&limit=1&offset=0",  # '+' for a space
-    "q=%27%3B%20DROP%20TABLE%20tickets%3B%20--",
-    "limit=1&limit=1000",
-    "limit=",
+QUERIES = [  # of GET /api/v2/search
+    "query=status%3Aopen&query=status%3Apending&per_page=2",  # a repeated key
+    "query=caf%C3%A9%20%E2%82%AC&per_page=3",  # unicode, percent-encoded
+    "query=a%26b%3Dc%2Fd%3Fe%23f%25&per_page=3",  # encoded delimiters
+    "query=type%3Aticket+Refund+for&per_page=1&page=1",  # '+' for a space
+    "query=%27%3B%20DROP%20TABLE%20tickets%3B%20--",
+    "query=type%3Auser&per_page=1&per_page=1000",
+    "query=",
 ]
 
 
@@ -172,12 +180,13 @@ def test_query_strings_reach_the_replica_unchanged(
     proxied, direct = make_env(TASK, 3, "none"), make_env(TASK, 3, "none")
     obs = proxied.reset()
     direct_obs = direct.reset()
-    got = local.request("GET", f"{obs.apps['helpdesk']}/tickets?{query}", headers=auth(proxied))
+    got = local.request("GET", f"{obs.apps['helpdesk']}/api/v2/search?{query}",
+                        headers=auth(proxied))
     assert got.request.url.query == query.encode()  # what the agent sent
     assert [s.scope["query_string"] for s in seen] == [query.encode()]
     steps = local.run(local.server.registry.trajectory(obs.episode_id))
     assert steps[0].query == query
-    want = _direct(local, settings, direct_obs.episode_id, 1, "GET", f"/tickets?{query}")
+    want = _direct(local, settings, direct_obs.episode_id, 1, "GET", f"/api/v2/search?{query}")
     assert (got.status_code, got.content) == (want.status_code, want.content)
 
 
@@ -188,17 +197,18 @@ def test_a_large_body_reaches_the_replica_unchanged(
     obs = proxied.reset()
     direct_obs = direct.reset()
     ticket = task_ticket(local, proxied)
-    body = ('{"body": "' + "é€ü" * 33_000 + '", "public": true}').encode()
+    body = ('{"ticket": {"comment": {"body": "' + "é€ü" * 33_000 + '", "public": true}}}'
+            ).encode()
     assert 190_000 < len(body) < settings.max_body_bytes
     headers = {"content-type": "application/json; charset=utf-8"}
-    got = local.request("POST", f"{obs.apps['helpdesk']}/tickets/{ticket}/comments",
+    got = local.request("PUT", f"{obs.apps['helpdesk']}/api/v2/tickets/{ticket}",
                         content=body, headers={**headers, **auth(proxied)})
     assert [s.body for s in seen] == [body]
     assert seen[0].headers("content-type") == [headers["content-type"]]
-    want = _direct(local, settings, direct_obs.episode_id, 1, "POST",
-                   f"/tickets/{ticket}/comments", content=body, headers=headers)
-    assert got.status_code == want.status_code == 422  # a comment is at most 10 000 chars
-    assert got.json()["error"]["field"] == "body"
+    want = _direct(local, settings, direct_obs.episode_id, 1, "PUT",
+                   f"/api/v2/tickets/{ticket}", content=body, headers=headers)
+    assert got.status_code == want.status_code == 422  # a comment is at most 65 536 chars
+    assert got.json()["error"] == "RecordInvalid" and list(got.json()["details"]) == ["body"]
     assert got.content == want.content
 
 
@@ -209,7 +219,8 @@ def test_path_characters_reach_the_replica_as_sent(
     proxied, direct = make_env(TASK, 3, "none"), make_env(TASK, 3, "none")
     obs = proxied.reset()
     direct_obs = direct.reset()
-    for step, path in enumerate(["/tickets%3Fstatus=open", "/tickets%23x", "/groups/1%2F2"], 1):
+    for step, path in enumerate(["/api/v2/tickets%3Fper_page=1", "/api/v2/tickets%23x",
+                                 "/api/v2/groups/1%2F2", "/api/v2%2Fgroups"], 1):
         got = local.request("GET", obs.apps["helpdesk"] + path, headers=auth(proxied))
         want = _direct(local, settings, direct_obs.episode_id, step, "GET", path)
         assert (got.status_code, got.content) == (want.status_code, want.content), path
@@ -229,8 +240,10 @@ def test_request_headers_are_forwarded_except_hop_by_hop_and_internal(
         "trailer": "x-checksum",
         "x-workgym-internal": "guess", "x-workgym-episode": victim_obs.episode_id,
         "X-WorkGym-Step": "999", "x-workgym-anything": "1",
+        "x-workgym-base": "https://evil.example/apps/helpdesk",
     }
-    response = local.request("GET", obs.apps["helpdesk"] + "/groups", headers=agent_headers)
+    response = local.request("GET", obs.apps["helpdesk"] + "/api/v2/groups",
+                             headers=agent_headers)
     assert response.status_code == 200
     (request,) = seen
     assert request.headers("x-custom-trace") == ["abc-123"]
@@ -244,6 +257,8 @@ def test_request_headers_are_forwarded_except_hop_by_hop_and_internal(
     assert request.headers("x-workgym-internal") == [settings.internal_secret]
     assert request.headers("x-workgym-episode") == [obs.episode_id]
     assert request.headers("x-workgym-step") == ["1"]
+    assert request.headers("x-workgym-base") == [_base(local)]  # the proxy's, not a forgery
+    assert "evil.example" not in response.text
     assert obs.token not in str(request.scope["headers"])
 
 
@@ -266,17 +281,17 @@ ESCAPES = [
     ":80@evil.example/x",
     ".evil.example/x",
     "/%2e%2e/%2e%2e/evil",
-    "/tickets/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+    "/api/v2/tickets/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
     "/%2e%2e%2f_env/health",
     "/%252e%252e/_env/health",
-    "/tickets/%252e%252e/_env/episodes/ep_0000000000000000/state/final",
+    "/api/v2/tickets/%252e%252e/_env/episodes/ep_0000000000000000/state/final",
     "/..%5c..%5c_env/health",
     "/\\evil.example/x",
     "/%5c%5cevil.example/x",
     "/%5c_env/health",
     "/_env%2fhealth",
-    "/tickets/%0d%0aHost:%20evil.example",
-    "/tickets%0A",
+    "/api/v2/tickets/%0d%0aHost:%20evil.example",
+    "/api/v2/tickets%0A",
 ]
 
 
@@ -306,11 +321,11 @@ def test_the_host_header_does_not_pick_the_upstream(
 ) -> None:
     env = make_env(TASK, 1, "none")
     obs = env.reset()
-    response = local.request("GET", obs.apps["helpdesk"] + "/groups",
+    response = local.request("GET", obs.apps["helpdesk"] + "/api/v2/groups",
                              headers={**auth(env), "host": host,
                                       "x-forwarded-host": "evil.example"})
     assert response.status_code == 200
-    assert [(u.host, u.path) for u in upstream] == [(REPLICA, "/groups")]
+    assert [(u.host, u.path) for u in upstream] == [(REPLICA, "/api/v2/groups")]
     assert [s.headers("host") for s in seen] == [[REPLICA]]
 
 

@@ -23,7 +23,7 @@ def test_requests_wait_for_a_redis_connection_instead_of_failing(server: Factory
         env.reset()
 
     def steps(env: Env) -> list[int]:
-        return [env.call("GET", "/groups").status_code for _ in range(6)]
+        return [env.call("GET", "/api/v2/groups").status_code for _ in range(6)]
 
     with ThreadPoolExecutor(len(envs)) as pool:
         statuses = [s for batch in pool.map(steps, envs) for s in batch]
@@ -44,16 +44,16 @@ def test_a_saturated_proxy_sheds_load_with_503_and_retry_after(server: Factory) 
     slow.reset()
     other.reset()
     with ThreadPoolExecutor(1) as pool:
-        held = pool.submit(slow.call, "GET", "/groups")
+        held = pool.submit(slow.call, "GET", "/api/v2/groups")
         while one_at_a_time.server.proxy is None or not one_at_a_time.server.proxy.inflight:
             pass  # the slow request is being served
-        shed = other.call("GET", "/groups")
+        shed = other.call("GET", "/api/v2/groups")
         assert held.result().status_code == 200
     assert shed.status_code == 503
     assert shed.json()["error"]["code"] == "server_busy"
     assert int(shed.headers["retry-after"]) >= 1
     # A shed request was never admitted: not counted, not on the trajectory.
     assert other.state()["steps"] == 0
-    assert other.call("GET", "/groups").status_code == 200
+    assert other.call("GET", "/api/v2/groups").status_code == 200
     slow.close()
     other.close()

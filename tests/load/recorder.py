@@ -18,9 +18,10 @@ if TYPE_CHECKING:  # importing locust monkey-patches the process with gevent
 
 
 class Routes:
-    """Names a request by its route, never by its ids (``/apps/helpdesk/tickets/{ticket_id}``),
-    from OpenAPI path templates: ``catalogues`` maps a path prefix (``""`` for the gym API,
-    ``/apps/<app>`` for an app through the proxy) to the tools of the document served there."""
+    """Names a request by its route, never by its ids
+    (``/apps/helpdesk/api/v2/tickets/{ticket_id}``), from OpenAPI path templates:
+    ``catalogues`` maps a path prefix (``""`` for the gym API, ``/apps/<app>`` for an app
+    through the proxy) to the tools of the document served there."""
 
     def __init__(self, catalogues: dict[str, ToolCatalogue]) -> None:
         self._templates = {prefix: [(op.method, op.pattern, op.path) for op in catalogue]

@@ -70,8 +70,8 @@ async def _created(http: httpx.AsyncClient, gym: str, operator: dict[str, str],
                               json={"task": TASK, "seed": seed, "faults": "none"})
     assert created.status_code == 201, created.text
     episode: dict[str, Any] = created.json()
-    step = await http.get(episode["apps"]["helpdesk"] + "/tickets", params={"limit": 1},
-                          headers=_token(episode))
+    step = await http.get(episode["apps"]["helpdesk"] + "/api/v2/tickets",
+                          params={"per_page": 1}, headers=_token(episode))
     assert step.status_code == 200, step.text
     return episode
 
@@ -90,8 +90,8 @@ async def _after_the_kill(http: httpx.AsyncClient, gym: str, operator: dict[str,
                           episode: dict[str, Any]) -> tuple[int, str, int, str | bool]:
     """The episode's next step and its finish: statuses and error codes (for a finish that
     succeeded, whether it answered a report)."""
-    step = await http.get(episode["apps"]["helpdesk"] + "/tickets", params={"limit": 1},
-                          headers=_token(episode))
+    step = await http.get(episode["apps"]["helpdesk"] + "/api/v2/tickets",
+                          params={"per_page": 1}, headers=_token(episode))
     finish = await http.post(f"{gym}/v1/episodes/{episode['id']}/finish", json={},
                              headers=operator)
 

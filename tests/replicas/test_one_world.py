@@ -1,4 +1,4 @@
-"""One world per seed: the apps of an episode describe one company. The helpdesk's customers
+"""One world per seed: the apps of an episode describe one company. The helpdesk's end users
 and the notes app's people are the same people (names, emails, locales) for the same seed,
 and different seeds give different people."""
 
@@ -21,11 +21,12 @@ def _world(app: str, seed: int, where: Path) -> sqlite3.Connection:
 def test_every_app_sees_the_same_people(seed: int, tmp_path: Path) -> None:
     people = [(r["name"], r["email"], r["locale"]) for r in _world("notes", seed, tmp_path)
               .execute("SELECT name, email, locale FROM people ORDER BY id")]
-    customers = [(r["name"], r["email"], r["locale"]) for r in _world("helpdesk", seed, tmp_path)
-                 .execute("SELECT name, email, locale FROM customers ORDER BY id")]
+    end_users = [(r["name"], r["email"], r["locale"]) for r in _world("helpdesk", seed, tmp_path)
+                 .execute("SELECT name, email, locale FROM users WHERE role = 'end-user' "
+                          "ORDER BY id")]
     # The helpdesk's mess (near-duplicates, stale contacts) is its own, made on top of the
-    # same people: its first customers are the notes app's people, id for id.
-    assert people == customers[:len(people)]
+    # same people: its first end users (after its staff) are the notes app's people, in order.
+    assert people == end_users[:len(people)]
     other = [r["email"] for r in _world("notes", seed + 1, tmp_path).execute(
         "SELECT email FROM people ORDER BY id")]
     assert other != [p[1] for p in people]
@@ -33,13 +34,13 @@ def test_every_app_sees_the_same_people(seed: int, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", [0, 7])
 def test_the_checkout_sells_to_the_same_people(seed: int, tmp_path: Path) -> None:
-    """The checkout's customers and store accounts are the helpdesk's people, and every
+    """The checkout's customers and store accounts are the helpdesk's end users, and every
     order a helpdesk ticket is about is that requester's order in the checkout, placed
     before the ticket was written (the identity's orders: who, when, what first)."""
     checkout = _world("checkout", seed, tmp_path)
     helpdesk = _world("helpdesk", seed, tmp_path)
     people = [(r["email"], r["locale"]) for r in helpdesk.execute(
-        "SELECT email, locale FROM customers ORDER BY id LIMIT 292")]
+        "SELECT email, locale FROM users WHERE role = 'end-user' ORDER BY id LIMIT 292")]
     accounts = [(r["email"], r["locale"]) for r in checkout.execute(
         "SELECT email, locale FROM accounts ORDER BY id")]
     customers = [r["email"] for r in checkout.execute(
@@ -49,7 +50,7 @@ def test_the_checkout_sells_to_the_same_people(seed: int, tmp_path: Path) -> Non
     assert customers == [email for email, _ in accounts]
     tickets = helpdesk.execute(
         "SELECT t.order_number AS number, t.created_at, t.subject, c.email FROM tickets t "
-        "JOIN customers c ON c.id = t.requester_id WHERE t.order_number IS NOT NULL").fetchall()
+        "JOIN users c ON c.id = t.requester_id WHERE t.order_number IS NOT NULL").fetchall()
     assert len(tickets) > 200
     for ticket in tickets:
         order = checkout.execute("SELECT email, placed_at FROM orders WHERE number = ?",

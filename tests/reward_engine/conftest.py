@@ -11,11 +11,12 @@ import pytest
 from workgym_core.trajectory import TrajectoryStep
 
 SCHEMA = """
-CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT, tier TEXT);
+CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT, role TEXT, tier TEXT);
 CREATE TABLE tickets (
-    id INTEGER PRIMARY KEY, customer_id INTEGER, subject TEXT, status TEXT, priority TEXT,
+    id INTEGER PRIMARY KEY, requester_id INTEGER, subject TEXT, status TEXT, priority TEXT,
     closed_at TEXT, updated_at TEXT
 );
+CREATE TABLE audits (id INTEGER PRIMARY KEY, ticket_id INTEGER, author_id INTEGER, events TEXT);
 CREATE TABLE charges (id INTEGER PRIMARY KEY, customer_id INTEGER, amount_cents INTEGER);
 CREATE TABLE refunds (id INTEGER PRIMARY KEY, charge_id INTEGER, amount_cents INTEGER, reason TEXT);
 CREATE TABLE _episode (id INTEGER PRIMARY KEY, note TEXT);
@@ -23,12 +24,14 @@ CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT);
 """
 
 SEED = """
-INSERT INTO customers VALUES (1, 'Ada Lovelace', 'ada@example.com', 'gold'),
-    (2, 'Alan Turing', 'alan@example.com', 'silver'), (3, 'Grace Hopper', NULL, 'gold');
+INSERT INTO users VALUES (1, 'AI Agent', 'ai.agent@helpdesk.example', 'agent', NULL),
+    (2, 'Ada Lovelace', 'ada@example.com', 'end-user', 'gold'),
+    (3, 'Alan Turing', 'alan@example.com', 'end-user', 'silver'),
+    (4, 'Grace Hopper', NULL, 'end-user', 'gold');
 INSERT INTO tickets VALUES
-    (10, 1, 'Refund for order 77', 'open', 'high', NULL, '2024-05-01'),
-    (11, 2, 'Cannot log in', 'open', 'low', NULL, '2024-05-01'),
-    (12, 3, 'Invoice copy', 'solved', 'low', '2024-04-02', '2024-04-02');
+    (10, 2, 'Refund for order 77', 'open', 'high', NULL, '2024-05-01'),
+    (11, 3, 'Cannot log in', 'open', 'low', NULL, '2024-05-01'),
+    (12, 4, 'Invoice copy', 'solved', 'low', '2024-04-02', '2024-04-02');
 INSERT INTO charges VALUES (40, 1, 5000), (41, 1, 2500), (42, 2, 990);
 INSERT INTO _episode VALUES (1, 'seeded');
 INSERT INTO audit (event) VALUES ('seeded');
@@ -58,7 +61,8 @@ def make_db() -> MakeDb:
 
 @pytest.fixture
 def world(make_db: MakeDb) -> bytes:
-    """The seeded helpdesk-like world every scoring test starts from."""
+    """The seeded helpdesk-like world every scoring test starts from (user 1 is the AI agent,
+    as in the helpdesk; charges and refunds stand in for another app's records)."""
     return make_db(SCHEMA, SEED)
 
 

@@ -159,7 +159,7 @@ ONLY_REFUND = {
          (False, "1 of 1 changes not allowed: refunds insert 1")),
         (("UPDATE tickets SET status = 'solved', priority = 'low' WHERE id = 10",),
          (False, "1 of 1 changes not allowed: tickets update 10 (priority, status)")),
-        ((REFUND, "DELETE FROM charges", "DELETE FROM customers WHERE id = 3"),
+        ((REFUND, "DELETE FROM charges", "DELETE FROM users WHERE id = 4"),
          (False, "4 of 5 changes not allowed: charges delete 40; charges delete 41; "
                  "charges delete 42; and 1 more")),
     ],
@@ -244,26 +244,36 @@ def test_trajectory_contains(
 
 
 def test_trajectory_excludes(check: Check, make_step: Callable[..., TrajectoryStep]) -> None:
-    config = {"check": "trajectory_excludes", "method": "DELETE", "path": "/tickets/**"}
-    steps = [make_step("GET", "/tickets/10"), make_step("DELETE", "/tickets/11", 204)]
+    config = {"check": "trajectory_excludes", "method": "DELETE", "path": "/api/v2/tickets/**"}
+    steps = [make_step("GET", "/api/v2/tickets/10"),
+             make_step("DELETE", "/api/v2/tickets/11", 204)]
 
-    assert check(config, steps=steps[:1]) == (True, "no step DELETE /tickets/**")
-    assert check(config, steps=steps) == (False, "1 step DELETE /tickets/**: #1 DELETE /tickets/11")
+    assert check(config, steps=steps[:1]) == (True, "no step DELETE /api/v2/tickets/**")
+    assert check(config, steps=steps) == (
+        False, "1 step DELETE /api/v2/tickets/**: #1 DELETE /api/v2/tickets/11")
 
 
 def test_trajectory_order(check: Check, make_step: Callable[..., TrajectoryStep]) -> None:
+    # The question is a public reply: an update of the ticket whose body carries a comment.
     config = {"check": "trajectory_order",
-              "first": {"method": "POST", "path": "/tickets/{ticket_id}/comments"},
-              "then": {"method": "post", "path": "/customers/*/2fa-reset", "status": "2xx"}}
-    ask, reset = make_step("POST", "/tickets/4/comments", 201), make_step("POST",
-                                                                        "/customers/9/2fa-reset")
+              "first": {"method": "PUT", "path": "/api/v2/tickets/{ticket_id}",
+                        "body": {"ticket": {"comment": {"public": True}}}},
+              "then": {"method": "post", "path": "/store/accounts/*/2fa-reset", "status": "2xx"}}
+    ask = make_step("PUT", "/api/v2/tickets/4", 200, {"ticket": {"comment": {
+        "body": "Could you confirm the last four digits of your phone?", "public": True}}})
+    reset = make_step("POST", "/store/accounts/9/2fa-reset")
+    solve = make_step("PUT", "/api/v2/tickets/4", 200, {"ticket": {"status": "solved"}})
     ask_first = [ask.model_copy(update={"index": 0}), reset.model_copy(update={"index": 1})]
     reset_first = [reset.model_copy(update={"index": 0}), ask.model_copy(update={"index": 1})]
+    # An update without a comment is no question, whenever it comes.
+    solved_first = [solve.model_copy(update={"index": 0}), reset.model_copy(update={"index": 1}),
+                    ask.model_copy(update={"index": 2})]
 
     assert check(config, steps=ask_first)[0]
     passed, detail = check(config, steps=reset_first)
     assert not passed and detail.startswith("step #0 POST")
-    assert check(config, steps=[])[1].startswith("no step POST")
+    assert not check(config, steps=solved_first)[0]
+    assert check(config, steps=[])[1].startswith("no step PUT")
 
 
 @pytest.mark.parametrize(

@@ -121,15 +121,15 @@ def _as_plain(diff: Diff) -> dict[str, Any]:
 def _random_history(rng: random.Random, conn: sqlite3.Connection, steps: int) -> None:
     """Inserts, updates and deletes of rows of every size, including overflowing ones."""
     for _ in range(steps):
-        table = rng.choice(["tickets", "refunds", "customers"])
+        table = rng.choice(["tickets", "refunds", "users"])
         (top,) = conn.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()
         text = "x" * rng.choice([1, 40, 900, 6000])  # 6000 bytes overflow a 4096-byte page
         action = rng.random()
         if action < 0.4:
             if table == "tickets":
                 conn.execute(
-                    "INSERT INTO tickets (customer_id, subject, status) VALUES (?, ?, 'open')",
-                    (rng.randint(1, 3), text),
+                    "INSERT INTO tickets (requester_id, subject, status) VALUES (?, ?, 'open')",
+                    (rng.randint(2, 4), text),
                 )
             elif table == "refunds":
                 conn.execute(
@@ -137,9 +137,9 @@ def _random_history(rng: random.Random, conn: sqlite3.Connection, steps: int) ->
                     (rng.randint(40, 42), rng.randint(1, 9999), text),
                 )
             else:
-                conn.execute("INSERT INTO customers (name) VALUES (?)", (text,))
+                conn.execute("INSERT INTO users (name, role) VALUES (?, 'end-user')", (text,))
         elif action < 0.75:
-            column = {"tickets": "subject", "refunds": "reason", "customers": "email"}[table]
+            column = {"tickets": "subject", "refunds": "reason", "users": "email"}[table]
             conn.execute(
                 f"UPDATE {table} SET {column} = ? WHERE id = ?", (text, rng.randint(1, top + 1))
             )

@@ -10,7 +10,10 @@ from workgym_reward import ConfigError, Report, Verifier, Weights, score, state_
 
 VARS = {"ticket": {"id": 10, "status": "open"}, "charge": {"id": 41, "amount_cents": 2500}}
 REFUND = "INSERT INTO refunds VALUES (1, 41, 2500, 'partial')"
-SOLVE = "UPDATE tickets SET status = 'solved', updated_at = '2024-05-02' WHERE id = 10"
+# As the helpdesk solves a ticket: the change, and the audit it keeps of it.
+SOLVE = ("UPDATE tickets SET status = 'solved', updated_at = '2024-05-02' WHERE id = 10; "
+         "INSERT INTO audits VALUES (1, 10, 1, '[{\"type\": \"Change\", "
+         "\"field_name\": \"status\", \"value\": \"solved\"}]')")
 
 VERIFIER: list[dict[str, Any]] = [
     {"check": "row_exists", "name": "refunded", "table": "refunds",
@@ -20,6 +23,7 @@ VERIFIER: list[dict[str, Any]] = [
     {"check": "only_changes", "name": "no_collateral", "allow": [
         {"table": "refunds", "op": "insert", "where": {"charge_id": "$charge.id"}},
         {"table": "tickets", "op": "update", "where": {"id": "$ticket.id"}, "fields": ["status"]},
+        {"table": "audits", "op": "insert", "where": {"ticket_id": "$ticket.id"}},
     ]},
     {"check": "row_absent", "name": "no_over_refund", "policy": True, "table": "refunds",
      "where": {"amount_cents": {"gt": "$charge.amount_cents"}}},
@@ -57,7 +61,7 @@ def run(world: bytes, act: Callable[..., bytes]) -> Score:
 def reference(make_step: MakeStep) -> list[TrajectoryStep]:
     return [
         make_step("POST", "/charges/41/refunds", 201, {"amount_cents": 2500}),
-        make_step("PATCH", "/tickets/10", 200, {"status": "solved"}),
+        make_step("PUT", "/api/v2/tickets/10", 200, {"ticket": {"status": "solved"}}),
     ]
 
 
@@ -89,12 +93,12 @@ def test_doing_nothing_scores_zero(run: Score, world: bytes) -> None:
 def test_a_damaging_run_fails_the_collateral_check(
     run: Score, make_step: MakeStep, reference: list[TrajectoryStep]
 ) -> None:
-    steps = [*reference, make_step("DELETE", "/customers/3", 204)]
+    steps = [*reference, make_step("DELETE", "/api/v2/users/4", 204)]
 
-    report = run([REFUND, SOLVE, "DELETE FROM customers WHERE id = 3"], steps)
+    report = run([REFUND, SOLVE, "DELETE FROM users WHERE id = 4"], steps)
 
     verdicts = {a.name: (a.passed, a.detail) for a in report.assertions}
-    assert verdicts["no_collateral"] == (False, "1 of 3 changes not allowed: customers delete 3")
+    assert verdicts["no_collateral"] == (False, "1 of 4 changes not allowed: users delete 4")
     assert not report.success
     assert report.signals["action_precision"] == pytest.approx(2 / 3)
     assert report.reward == 0.0  # no credit for a failed task, however tidy
@@ -103,7 +107,8 @@ def test_a_damaging_run_fails_the_collateral_check(
 def test_a_duplicated_write_costs_precision(
     run: Score, make_step: MakeStep, reference: list[TrajectoryStep]
 ) -> None:
-    steps = [*reference, make_step("PATCH", "/tickets/10", 200, {"status": "solved"})]
+    steps = [*reference, make_step("PUT", "/api/v2/tickets/10", 200,
+                                   {"ticket": {"status": "solved"}})]
 
     report = run([REFUND, SOLVE], steps)
 

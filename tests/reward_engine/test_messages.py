@@ -15,14 +15,15 @@ from workgym_reward.diff import States, diff_states
 
 PARSE = TypeAdapter[Any](AnyAssertion)
 COMMENTS = """
-CREATE TABLE comments (id INTEGER PRIMARY KEY, ticket_id INTEGER, author_type TEXT,
+CREATE TABLE comments (id INTEGER PRIMARY KEY, ticket_id INTEGER, author_id INTEGER,
                        public INTEGER, body TEXT);
-INSERT INTO comments VALUES (1, 10, 'customer', 1, 'Where is my refund of $99?');
+INSERT INTO comments VALUES (1, 10, 2, 1, 'Where is my refund of $99?');
 """
+AGENT, REQUESTER = 1, 2  # the AI agent (user 1) and ticket 10's requester
 VARS = {"ticket": {"id": 10}, "charge": {"id": 41, "amount_cents": 2500, "currency": "USD"},
         "order": {"number": "A-10423"}}
 PUBLIC = {"table": "comments", "text": "body",
-          "where": {"ticket_id": "$ticket.id", "author_type": "agent", "public": True}}
+          "where": {"ticket_id": "$ticket.id", "author_id": AGENT, "public": True}}
 TOLD = {"check": "told", **PUBLIC, "facts": [
     {"money": ["$charge.amount_cents", "$charge.currency"]}, {"order": "$order.number"},
     {"claim": "refunded"}]}
@@ -32,10 +33,10 @@ TRUTHFUL = {"check": "truthful", **PUBLIC,
 REFUND = "INSERT INTO refunds VALUES (1, 41, 2500, 'full')"
 
 
-def _say(body: str, public: bool = True, ticket: int = 10, author: str = "agent") -> str:
+def _say(body: str, public: bool = True, ticket: int = 10, author: int = AGENT) -> str:
     quoted = body.replace("'", "''")
-    return (f"INSERT INTO comments (ticket_id, author_type, public, body) "
-            f"VALUES ({ticket}, '{author}', {int(public)}, '{quoted}')")
+    return (f"INSERT INTO comments (ticket_id, author_id, public, body) "
+            f"VALUES ({ticket}, {author}, {int(public)}, '{quoted}')")
 
 
 Judge = Callable[..., tuple[bool, str]]
@@ -71,7 +72,7 @@ def test_told_accepts_the_facts_in_any_phrasing(judge: Judge, reply: str) -> Non
     ((_say("I've refunded order A-10423."),), "not stated: USD 2500 (minor units)"),
     ((_say("Refunded $25.00 for A-10423", public=False),), "nothing written"),  # a note
     ((_say("Refunded $25.00 for A-10423", ticket=11),), "nothing written"),  # another ticket
-    ((_say("I've refunded $25.00 for A-10423.", author="customer"),), "nothing written"),
+    ((_say("I've refunded $25.00 for A-10423.", author=REQUESTER),), "nothing written"),
     ((), "nothing written"),
 ])
 def test_told_needs_every_fact_in_a_public_agent_message(
@@ -83,7 +84,7 @@ def test_told_needs_every_fact_in_a_public_agent_message(
 
 def test_a_one_character_note_explains_nothing(judge: Judge) -> None:
     note = {"check": "told", "table": "comments", "text": "body", "min_length": 20,
-            "where": {"ticket_id": "$ticket.id", "author_type": "agent", "public": False}}
+            "where": {"ticket_id": "$ticket.id", "author_id": AGENT, "public": False}}
     assert not judge(note, _say(".", public=False))[0]
     assert judge(note, _say("Customer disputes the March charge; see order.", public=False))[0]
 

@@ -16,7 +16,7 @@ CREATE TABLE people (id INTEGER PRIMARY KEY, email TEXT);
 CREATE TABLE notes (id INTEGER PRIMARY KEY, person_id INTEGER, body TEXT);
 INSERT INTO people VALUES (1, 'ada@example.com'), (2, 'alan@example.com');
 """
-VARS = {"helpdesk": {"ticket": {"id": 10}, "customer": {"id": 1, "email": "ada@example.com"}},
+VARS = {"helpdesk": {"ticket": {"id": 10}, "customer": {"id": 2, "email": "ada@example.com"}},
         "notes": {"person": {"id": 1}}}
 VERIFIER: list[dict[str, Any]] = [
     {"check": "row_exists", "name": "noted", "app": "notes", "table": "notes",
@@ -52,8 +52,8 @@ def run(make_db: Callable[..., bytes], world: bytes,
 
 def _steps() -> list[TrajectoryStep]:
     return [TrajectoryStep(index=0, app="notes", method="POST", path="/notes", status=201),
-            TrajectoryStep(index=1, app="helpdesk", method="PATCH", path="/tickets/10",
-                           status=200)]
+            TrajectoryStep(index=1, app="helpdesk", method="PUT", path="/api/v2/tickets/10",
+                           status=200, request_body={"ticket": {"status": "solved"}})]
 
 
 def test_each_app_is_checked_in_its_own_database(run: Callable[..., Report]) -> None:
@@ -64,12 +64,12 @@ def test_each_app_is_checked_in_its_own_database(run: Callable[..., Report]) -> 
 
 
 def test_only_changes_spans_every_app(run: Callable[..., Report]) -> None:
-    for helpdesk, notes in (([SOLVE, "UPDATE customers SET tier = 'x' WHERE id = 2"], [NOTE]),
+    for helpdesk, notes in (([SOLVE, "UPDATE users SET tier = 'x' WHERE id = 3"], [NOTE]),
                             ([SOLVE], [NOTE, "UPDATE people SET email = 'x' WHERE id = 2"])):
         report = run(helpdesk, notes, _steps())
         verdict = {a.name: a for a in report.assertions}["no_collateral"]
         assert not verdict.passed, verdict
-        assert ("helpdesk: customers update 2" in verdict.detail
+        assert ("helpdesk: users update 3" in verdict.detail
                 or "notes: people update 2" in verdict.detail)
 
 

@@ -17,7 +17,13 @@ from workgym_reward.signals import Outcome, efficiency, error_recovery
 # (method, path, status, fault, request body)
 Row = tuple[str, str, int, str | None] | tuple[str, str, int, str | None, Any]
 
-COMMENT = {"body": "Your refund is on its way.", "public": True}
+# The helpdesk (Zendesk's API): a ticket is read and changed at one path; a reply is an
+# update whose body carries the comment, and may change fields in the same request.
+TICKET, TICKETS, USERS = "/api/v2/tickets/1", "/api/v2/tickets", "/api/v2/users"
+COMMENTS = "/api/v2/tickets/1/comments"
+COMMENT = {"ticket": {"comment": {"body": "Your refund is on its way.", "public": True}}}
+SOLVE = {"ticket": {"status": "solved"}}
+REPLY_AND_SOLVE = {"ticket": {"status": "solved", "comment": COMMENT["ticket"]["comment"]}}
 REFUND = {"charge_id": 513, "currency": "USD", "kind": "full", "reason": "returned"}
 
 
@@ -61,24 +67,37 @@ def test_unapplied_request_retried_successfully_is_recovered(kind: str, status: 
 def test_unapplied_request_never_retried_is_not_recovered(kind: str, status: int) -> None:
     assert not _first(("POST", "/refunds", status, kind, REFUND),
                       ("GET", "/refunds", 200, None))  # another path: not a retry
-    assert not _first(("GET", "/tickets/1", status, kind))  # the last step
+    assert not _first(("GET", TICKET, status, kind))  # the last step
 
 
 @pytest.mark.parametrize(("kind", "status"), UNAPPLIED)
 def test_retry_that_fails_again_is_not_recovered(kind: str, status: int) -> None:
-    assert not _first(("GET", "/tickets/1", status, kind),
-                      ("GET", "/tickets/1", 500, None),  # failed without a fault
-                      ("GET", "/tickets/1", 429, None),  # refused
-                      ("GET", "/tickets/1", 401, None),  # refused
-                      ("GET", "/tickets/1", 200, kind),  # answered, but faulted itself
-                      ("POST", "/tickets/1", 200, None))  # another method
+    assert not _first(("GET", TICKET, status, kind),
+                      ("GET", TICKET, 500, None),  # failed without a fault
+                      ("GET", TICKET, 429, None),  # refused
+                      ("GET", TICKET, 401, None),  # refused
+                      ("GET", TICKET, 200, kind),  # answered, but faulted itself
+                      ("PUT", TICKET, 200, None, SOLVE))  # another method
+
+
+@pytest.mark.parametrize(("kind", "status"), UNAPPLIED)
+def test_another_write_to_the_same_path_is_no_retry(kind: str, status: int) -> None:
+    # One path takes a reply, a status change or both: only a write that sets what the lost
+    # one did (the reply sent again, in any words, maybe with the solve) retries it.
+    assert not _first(("PUT", TICKET, status, kind, COMMENT), ("PUT", TICKET, 200, None, SOLVE))
+    assert not _first(("PUT", TICKET, status, kind, REPLY_AND_SOLVE),
+                      ("PUT", TICKET, 200, None, COMMENT))
+    assert _first(("PUT", TICKET, status, kind, COMMENT),
+                  ("PUT", TICKET, 200, None, REPLY_AND_SOLVE))
+    reworded = {"ticket": {"comment": {"body": "Refund sent.", "public": True}}}
+    assert _first(("PUT", TICKET, status, kind, COMMENT), ("PUT", TICKET, 200, None, reworded))
 
 
 def test_every_fault_of_a_retried_series_is_recovered_by_the_last_success() -> None:
-    steps = _steps(("GET", "/tickets/1", 503, "server_error"),
-                   ("GET", "/tickets/1", 504, "timeout_before"),
-                   ("GET", "/tickets/1", 0, "connection_reset"),
-                   ("GET", "/tickets/1", 200, None))
+    steps = _steps(("GET", TICKET, 503, "server_error"),
+                   ("GET", TICKET, 504, "timeout_before"),
+                   ("GET", TICKET, 0, "connection_reset"),
+                   ("GET", TICKET, 200, None))
     assert _verdicts(steps) == [(0, "server_error", True), (1, "timeout_before", True),
                                 (2, "connection_reset", True)]
 
@@ -99,20 +118,20 @@ def test_a_dropped_write_whose_retry_was_applied_but_lost_is_recovered() -> None
 
 
 def test_timeout_after_checked_before_retrying_is_recovered() -> None:
-    assert _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
-                  ("GET", "/tickets/1/comments", 200, None),
-                  ("POST", "/tickets/1/comments", 201, None, COMMENT))
+    assert _first(("PUT", TICKET, 504, "timeout_after", COMMENT),
+                  ("GET", COMMENTS, 200, None),
+                  ("PUT", TICKET, 200, None, COMMENT))
 
 
 def test_timeout_after_without_any_retry_is_recovered() -> None:
-    assert _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
-                  ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
-    assert _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT))
+    assert _first(("PUT", TICKET, 504, "timeout_after", COMMENT),
+                  ("PUT", TICKET, 200, None, SOLVE))
+    assert _first(("PUT", TICKET, 504, "timeout_after", COMMENT))
 
 
 def test_timeout_after_blind_retry_is_not_recovered() -> None:
-    assert not _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
-                      ("POST", "/tickets/1/comments", 201, None, COMMENT))
+    assert not _first(("PUT", TICKET, 504, "timeout_after", COMMENT),
+                      ("PUT", TICKET, 200, None, COMMENT))
 
 
 def test_timeout_after_retried_with_the_same_idempotency_key_is_recovered() -> None:
@@ -132,16 +151,37 @@ def test_timeout_after_retried_with_the_same_idempotency_key_is_recovered() -> N
 
 
 def test_timeout_after_a_failed_read_is_no_check() -> None:
-    assert not _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
-                      ("GET", "/tickets/1/comments", 503, "server_error"),
-                      ("GET", "/tickets/1/comments", 500, None),
-                      ("POST", "/tickets/1/comments", 201, None, COMMENT))
+    assert not _first(("PUT", TICKET, 504, "timeout_after", COMMENT),
+                      ("GET", COMMENTS, 503, "server_error"),
+                      ("GET", COMMENTS, 500, None),
+                      ("PUT", TICKET, 200, None, COMMENT))
 
 
 def test_timeout_after_sending_a_different_write_is_no_blind_retry() -> None:
-    assert _first(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
-                  ("POST", "/tickets/1/comments", 201, None, {"body": "other", "public": True}),
-                  ("POST", "/tickets/2/comments", 201, None, COMMENT))
+    assert _first(("PUT", TICKET, 504, "timeout_after", COMMENT),
+                  ("PUT", TICKET, 200, None, {"ticket": {"comment": {"body": "other",
+                                                                      "public": True}}}),
+                  ("PUT", TICKET, 200, None, REPLY_AND_SOLVE),  # the reply, and more
+                  ("PUT", "/api/v2/tickets/2", 200, None, COMMENT))
+
+
+def test_a_lost_reply_and_solve_is_checked_by_reading_what_it_changed() -> None:
+    """One update both replies and solves: reading the ticket or its comments (tables it
+    changed) before sending it again checks it; reading the requester does not."""
+    def checked_by(path: str, table: str) -> bool:
+        fault, read, again = _steps(("PUT", TICKET, 504, "timeout_after", REPLY_AND_SOLVE),
+                                    ("GET", path, 200, None),
+                                    ("PUT", TICKET, 200, None, REPLY_AND_SOLVE))
+        fault = fault.model_copy(update={"changes": [
+            {"table": "tickets", "op": "update", "id": 1},
+            {"table": "comments", "op": "insert", "id": 9},
+            {"table": "audits", "op": "insert", "id": 5}]})
+        read = read.model_copy(update={"reads": [table]})
+        return _verdicts([fault, read, again])[0][2]
+
+    assert checked_by(TICKET, "tickets")
+    assert checked_by(COMMENTS, "comments")
+    assert not checked_by(f"{USERS}/2", "users")
 
 
 def test_truncated_body_on_a_write_is_judged_like_a_lost_answer() -> None:
@@ -153,65 +193,65 @@ def test_truncated_body_on_a_write_is_judged_like_a_lost_answer() -> None:
 
 
 def test_truncated_body_on_a_read_needs_the_read_again() -> None:
-    assert _first(("GET", "/tickets", 200, "truncated_body"),
-                  ("GET", "/tickets", 200, None))
-    assert not _first(("GET", "/tickets", 200, "truncated_body"),
-                      ("GET", "/customers", 200, None))  # another read does not count
+    assert _first(("GET", TICKETS, 200, "truncated_body"),
+                  ("GET", TICKETS, 200, None))
+    assert not _first(("GET", TICKETS, 200, "truncated_body"),
+                      ("GET", USERS, 200, None))  # another read does not count
 
 
 # --- rate limits, tokens, drift -------------------------------------------------------------------
 
 
 def test_rate_limit_retried_through_is_recovered() -> None:
-    assert _first(("GET", "/tickets", 429, "rate_limit"),
-                  ("GET", "/tickets", 200, None))
+    assert _first(("GET", TICKETS, 429, "rate_limit"),
+                  ("GET", TICKETS, 200, None))
 
 
 def test_a_burst_of_refusals_is_recovered_by_the_retry_that_gets_through() -> None:
-    steps = _steps(("GET", "/tickets", 429, "rate_limit"),
-                   ("GET", "/tickets", 429, "rate_limit"),
-                   ("GET", "/tickets", 200, None))
+    steps = _steps(("GET", TICKETS, 429, "rate_limit"),
+                   ("GET", TICKETS, 429, "rate_limit"),
+                   ("GET", TICKETS, 200, None))
     assert _verdicts(steps) == [(0, "rate_limit", True), (1, "rate_limit", True)]
 
 
 def test_rate_limit_given_up_on_is_not_recovered() -> None:
-    assert not _first(("GET", "/tickets", 429, "rate_limit"),
-                      ("GET", "/customers", 200, None))  # another request does not count
+    assert not _first(("GET", TICKETS, 429, "rate_limit"),
+                      ("GET", USERS, 200, None))  # another request does not count
 
 
 def test_rate_limit_on_the_last_step_is_not_recovered() -> None:
-    assert not _first(("GET", "/tickets", 200, None), ("GET", "/tickets", 429, "rate_limit"))
+    assert not _first(("GET", TICKETS, 200, None), ("GET", TICKETS, 429, "rate_limit"))
 
 
 def test_token_expiry_with_a_later_success_is_recovered() -> None:
-    steps = _steps(("GET", "/tickets", 401, "token_expiry"),
-                   ("GET", "/tickets", 401, "token_expiry"),
-                   ("GET", "/customers", 200, None))  # after a refresh (any request succeeds)
+    steps = _steps(("GET", TICKETS, 401, "token_expiry"),
+                   ("GET", TICKETS, 401, "token_expiry"),
+                   ("GET", USERS, 200, None))  # after a refresh (any request succeeds)
     assert _verdicts(steps) == [(0, "token_expiry", True), (1, "token_expiry", True)]
 
 
 def test_token_expiry_without_a_later_success_is_not_recovered() -> None:
-    assert not _first(("GET", "/tickets", 401, "token_expiry"),
-                      ("GET", "/tickets", 401, None),
-                      ("GET", "/tickets", 503, "server_error"))
+    assert not _first(("GET", TICKETS, 401, "token_expiry"),
+                      ("GET", TICKETS, 401, None),
+                      ("GET", TICKETS, 503, "server_error"))
 
 
 def test_state_drift_read_before_the_next_write_is_recovered() -> None:
     # The drift happens before the request: a successful read on that very step sees it.
-    assert _first(("GET", "/tickets/1", 200, "state_drift"),
-                  ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
-    assert _first(("GET", "/tickets/1", 503, "state_drift,server_error"),
-                  ("GET", "/tickets/1", 200, None),
-                  ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    assert _first(("GET", TICKET, 200, "state_drift"),
+                  ("PUT", TICKET, 200, None, SOLVE))
+    assert _first(("GET", TICKET, 503, "state_drift,server_error"),
+                  ("GET", TICKET, 200, None),
+                  ("PUT", TICKET, 200, None, SOLVE))
 
 
 def test_state_drift_written_over_is_not_recovered() -> None:
-    assert not _first(("PATCH", "/tickets/1", 200, "state_drift", {"status": "solved"}),
-                      ("GET", "/tickets/1", 200, None))
-    assert not _first(("GET", "/tickets/1", 500, "state_drift,server_error"),
-                      ("PATCH", "/tickets/1", 200, None, {"status": "solved"}),
-                      ("GET", "/tickets/1", 200, None))
-    assert not _first(("GET", "/tickets/1", 503, "state_drift,server_error"))  # never read
+    assert not _first(("PUT", TICKET, 200, "state_drift", SOLVE),
+                      ("GET", TICKET, 200, None))
+    assert not _first(("GET", TICKET, 500, "state_drift,server_error"),
+                      ("PUT", TICKET, 200, None, SOLVE),
+                      ("GET", TICKET, 200, None))
+    assert not _first(("GET", TICKET, 503, "state_drift,server_error"))  # never read
 
 
 # --- what is not judged, and the signal -----------------------------------------------------------
@@ -219,14 +259,14 @@ def test_state_drift_written_over_is_not_recovered() -> None:
 
 @pytest.mark.parametrize("kind", ["latency", "schema_drift", "duplicate_delivery", "unknown"])
 def test_faults_that_ask_nothing_of_the_agent_are_not_judged(kind: str) -> None:
-    assert judge(_steps(("GET", "/tickets", 200, kind), ("GET", "/tickets", 200, None))) == []
+    assert judge(_steps(("GET", TICKETS, 200, kind), ("GET", TICKETS, 200, None))) == []
 
 
 def test_every_judged_kind_of_a_step_is_listed_in_order() -> None:
-    steps = _steps(("GET", "/tickets", 200, None),
-                   ("GET", "/tickets/1", 503, "latency,state_drift,server_error"),
-                   ("GET", "/tickets/1", 200, "schema_drift"),
-                   ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    steps = _steps(("GET", TICKETS, 200, None),
+                   ("GET", TICKET, 503, "latency,state_drift,server_error"),
+                   ("GET", TICKET, 200, "schema_drift"),
+                   ("PUT", TICKET, 200, None, SOLVE))
     judged = judge(steps)
     assert [(step.index, kind, ok) for step, kind, ok in judged] == [
         (1, "state_drift", True),  # the faulted read after it is still a read
@@ -243,15 +283,15 @@ def _outcome(steps: Sequence[TrajectoryStep], success: bool = True,
 
 
 def test_error_recovery_is_the_share_recovered() -> None:
-    steps = _steps(("GET", "/tickets", 429, "rate_limit"),
-                   ("GET", "/tickets", 429, "rate_limit"),
-                   ("GET", "/tickets", 503, "latency,server_error"),
-                   ("GET", "/tickets", 200, None))
+    steps = _steps(("GET", TICKETS, 429, "rate_limit"),
+                   ("GET", TICKETS, 429, "rate_limit"),
+                   ("GET", TICKETS, 503, "latency,server_error"),
+                   ("GET", TICKETS, 200, None))
     assert error_recovery(_outcome(steps)) == 1.0  # each met fault, the request got through
-    given_up = _steps(("GET", "/tickets", 429, "rate_limit"), ("GET", "/tickets", 503,
-                      "latency,server_error"), ("GET", "/customers", 200, None))
+    given_up = _steps(("GET", TICKETS, 429, "rate_limit"), ("GET", TICKETS, 503,
+                      "latency,server_error"), ("GET", USERS, 200, None))
     assert error_recovery(_outcome(given_up)) == 0.0
-    assert error_recovery(_outcome(_steps(("GET", "/tickets", 200, "latency")))) == 1.0
+    assert error_recovery(_outcome(_steps(("GET", TICKETS, 200, "latency")))) == 1.0
     assert error_recovery(_outcome([])) == 0.0
 
 
@@ -259,40 +299,40 @@ def test_error_recovery_is_the_share_recovered() -> None:
 
 
 def test_efficiency_ignores_faulted_steps() -> None:
-    steps = _steps(("GET", "/tickets", 503, "server_error"),
-                   ("GET", "/tickets", 429, "rate_limit"),
-                   ("GET", "/tickets", 200, "latency"),  # every faulted step, even answered
-                   ("GET", "/tickets", 200, None),
-                   ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    steps = _steps(("GET", TICKETS, 503, "server_error"),
+                   ("GET", TICKETS, 429, "rate_limit"),
+                   ("GET", TICKETS, 200, "latency"),  # every faulted step, even answered
+                   ("GET", TICKETS, 200, None),
+                   ("PUT", TICKET, 200, None, SOLVE))
     assert efficiency(_outcome(steps, reference_steps=2)) == 1.0
     assert efficiency(_outcome(steps, reference_steps=1)) == 0.75  # 1.5 of 2
     assert efficiency(_outcome(steps, success=False)) == 0.0
 
 
 def test_efficiency_ignores_the_check_after_a_lost_write() -> None:
-    steps = _steps(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
-                   ("GET", "/tickets/1/comments", 200, None),  # did it go through?
-                   ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    steps = _steps(("PUT", TICKET, 504, "timeout_after", COMMENT),
+                   ("GET", COMMENTS, 200, None),  # did it go through?
+                   ("PUT", TICKET, 200, None, SOLVE))
     assert efficiency(_outcome(steps, reference_steps=1)) == 1.0
 
 
 def test_efficiency_charges_reads_that_check_nothing() -> None:
     # After a faulted read, or after an unfaulted write, a read is the agent's own step.
-    after_read = _steps(("GET", "/tickets", 503, "server_error"),
-                        ("GET", "/tickets", 200, None),
-                        ("PATCH", "/tickets/1", 200, None, {"status": "solved"}))
+    after_read = _steps(("GET", TICKETS, 503, "server_error"),
+                        ("GET", TICKETS, 200, None),
+                        ("PUT", TICKET, 200, None, SOLVE))
     assert efficiency(_outcome(after_read, reference_steps=1)) == 0.75
-    after_write = _steps(("POST", "/tickets/1/comments", 201, None, COMMENT),
-                         ("GET", "/tickets/1/comments", 200, None))
+    after_write = _steps(("PUT", TICKET, 200, None, COMMENT),
+                         ("GET", COMMENTS, 200, None))
     assert efficiency(_outcome(after_write, reference_steps=1)) == 0.75
     # Only the read right after the lost write is the check; a faulted one is not counted twice.
-    faulted_check = _steps(("POST", "/tickets/1/comments", 504, "timeout_after", COMMENT),
-                           ("GET", "/tickets/1/comments", 503, "server_error"),
-                           ("GET", "/tickets/1/comments", 200, None),
-                           ("GET", "/tickets/1", 200, None))
+    faulted_check = _steps(("PUT", TICKET, 504, "timeout_after", COMMENT),
+                           ("GET", COMMENTS, 503, "server_error"),
+                           ("GET", COMMENTS, 200, None),
+                           ("GET", TICKET, 200, None))
     assert efficiency(_outcome(faulted_check, reference_steps=1)) == 0.75
 
 
 def test_efficiency_of_only_faulted_steps_does_not_divide_by_zero() -> None:
-    steps = _steps(("GET", "/tickets", 503, "server_error"))
+    steps = _steps(("GET", TICKETS, 503, "server_error"))
     assert efficiency(_outcome(steps, reference_steps=1)) == 1.0

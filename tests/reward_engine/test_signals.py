@@ -38,7 +38,7 @@ def _outcome(
 
 
 def test_task_completion_needs_every_assertion(make_step: MakeStep) -> None:
-    steps = [make_step("GET", "/tickets")]
+    steps = [make_step("GET", "/api/v2/tickets")]
 
     assert task_completion(_outcome(steps, [(_assertion("a"), True), (_assertion("b"), True)]))
     assert not task_completion(_outcome(steps, [(_assertion("a"), True), (_assertion("b"), False)]))
@@ -47,7 +47,7 @@ def test_task_completion_needs_every_assertion(make_step: MakeStep) -> None:
 @pytest.mark.parametrize(("taken", "passed", "expected"), [(1, True, 1.0), (3, True, 1.0),
                                                            (6, True, 0.5), (6, False, 0.0)])
 def test_efficiency(make_step: MakeStep, taken: int, passed: bool, expected: float) -> None:
-    steps = [make_step("GET", "/tickets") for _ in range(taken)]
+    steps = [make_step("GET", "/api/v2/tickets") for _ in range(taken)]
 
     assert efficiency(_outcome(steps, [(_assertion("a"), passed)], reference_steps=2)) == expected
 
@@ -58,10 +58,10 @@ def test_action_precision_without_steps_is_zero() -> None:
 
 def test_errors_are_imprecise_unless_a_fault_caused_them(make_step: MakeStep) -> None:
     steps = [
-        make_step("GET", "/tickets/99", 404),
+        make_step("GET", "/api/v2/tickets/99", 404),
         make_step("POST", "/refunds", 503, {"amount": 1}, fault="http_503"),
         make_step("POST", "/refunds", 201, {"amount": 1}),  # the retry is no duplicate
-        make_step("GET", "/tickets/10", 200),
+        make_step("GET", "/api/v2/tickets/10", 200),
     ]
 
     assert action_precision(_outcome(steps)) == 0.75
@@ -69,31 +69,32 @@ def test_errors_are_imprecise_unless_a_fault_caused_them(make_step: MakeStep) ->
 
 def test_repeating_a_successful_write_is_imprecise(make_step: MakeStep) -> None:
     steps = [
-        make_step("PATCH", "/tickets/10", 200, {"status": "solved", "priority": "low"}),
-        make_step("PATCH", "/tickets/10", 200, {"priority": "low", "status": "solved"}),
-        make_step("PATCH", "/tickets/10", 200, {"status": "open"}),  # another body
-        make_step("GET", "/tickets/10"),
-        make_step("GET", "/tickets/10"),  # reads may repeat
+        make_step("PUT", "/api/v2/tickets/10", 200,
+                  {"ticket": {"status": "solved", "priority": "low"}}),
+        make_step("PUT", "/api/v2/tickets/10", 200,
+                  {"ticket": {"priority": "low", "status": "solved"}}),
+        make_step("PUT", "/api/v2/tickets/10", 200,
+                  {"ticket": {"comment": {"body": "Done.", "public": True}}}),  # another body
+        make_step("GET", "/api/v2/tickets/10"),
+        make_step("GET", "/api/v2/tickets/10"),  # reads may repeat
     ]
 
     assert action_precision(_outcome(steps)) == 0.8
 
 
 def test_deletes_are_imprecise_unless_the_verifier_expects_them(make_step: MakeStep) -> None:
-    delete = make_step("DELETE", "/comments/7", 204)
-    expected = _assertion(
-        "deleted", check="trajectory_contains", method="DELETE", path="/comments/*"
-    )
-    elsewhere = _assertion(
-        "other", check="trajectory_contains", method="DELETE", path="/tickets/*"
-    )
+    delete = make_step("DELETE", "/api/v2/users/7/identities/9", 204)
+    expected = _assertion("deleted", check="trajectory_contains", method="DELETE",
+                          path="/api/v2/users/*/identities/*")
+    elsewhere = _assertion("other", check="trajectory_contains", method="DELETE",
+                           path="/api/v2/tickets/*/tags")
 
     assert action_precision(_outcome([delete], [(expected, True)])) == 1.0
     assert action_precision(_outcome([delete], [(elsewhere, False)])) == 0.0
 
 
 def test_policy_compliance(make_step: MakeStep) -> None:
-    steps = [make_step("GET", "/tickets")]
+    steps = [make_step("GET", "/api/v2/tickets")]
     rules = [(_assertion("p1", check="row_absent", table="t", policy=True), True),
              (_assertion("p2", check="row_absent", table="t", policy=True), False),
              (_assertion("not a policy"), False)]

@@ -116,7 +116,7 @@ def test_malformed_assertions(change: dict[str, Any], message: str) -> None:
         ({"check": "answer_matches", "equals": "x", "pattern": "y"}, "exactly one of pattern"),
         ({"check": "answer_matches"}, "exactly one of pattern, equals, contains_all"),
         ({"check": "answer_matches", "pattern": "("}, "pattern is not a valid regular expr"),
-        ({"check": "trajectory_contains", "method": "GET", "path": "/tickets/\\d+"},
+        ({"check": "trajectory_contains", "method": "GET", "path": "/api/v2/tickets/\\d+"},
          "not regular expressions"),
         ({"check": "trajectory_contains", "method": "GET", "path": "/", "status": "20x"},
          "should match pattern"),

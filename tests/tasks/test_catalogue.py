@@ -21,8 +21,8 @@ BASE: dict[str, Any] = {
     "title": "A task", "difficulty": "easy", "tags": ["t"],
     "instruction": "Help {{ ticket.subject }} please, then solve the ticket.",
     "setup": SETUP,
-    "reference": {"steps": [{"call": "GET /tickets"}, {"call": "GET /tickets/1",
-                                                     "when": "saved('x')"}]},
+    "reference": {"steps": [{"call": "GET /api/v2/tickets"},
+                            {"call": "GET /api/v2/tickets/1", "when": "saved('x')"}]},
     "verifier": [
         {"name": "solved", "check": "field_changed", "table": "tickets",
          "where": {"id": "$ticket.id"}, "field": "status", "to": "solved"},
@@ -55,9 +55,13 @@ def test_a_task_may_refuse_them_and_a_task_without_a_case_gets_none(tmp_path: Pa
     strict = [*BASE["verifier"][:2],
               {"name": "nothing_else", "check": "only_changes", "benign": False}]
     assert _allowed(_load(tmp_path, verifier=strict)) == []
+    # Without a bound `ticket`, only the allowances about no case at all (bulk jobs) remain.
+    unbound = [(rule["table"], rule["op"]) for rule in read_allowances("helpdesk")
+               if "$" not in str(rule)]
+    assert len(unbound) < len(read_allowances("helpdesk"))
     no_case = [{"bind": "someone", "factory": "customer"}]
     assert _allowed(_load(tmp_path, setup=no_case,
-                          instruction="Help {{ someone.name }} with their account.")) == []
+                          instruction="Help {{ someone.name }} with their account.")) == unbound
 
 
 def test_the_step_count_is_the_shortest_path(tmp_path: Path) -> None:
@@ -108,13 +112,13 @@ def _script(**raw: Any) -> Reference:
 
 
 def test_a_script_knows_the_instruction_and_what_it_read() -> None:
-    env = _Env({"/customers": {"data": [{"id": 7, "name": "Ada"}]},
+    env = _Env({"/api/v2/users/search": {"users": [{"id": 7, "name": "Ada"}]},
                 "/orders": {"data": [{"id": 3, "number": "A-10423", "total": 2900,
                                       "currency": "USD"}]}})
     script = _script(
         given={"email": r"\((\S+@\S+)\)", "number": r"A-\d+"},
-        steps=[{"call": "GET /customers", "params": {"email": "{email}"},
-                "save": {"customer": "data[0]"}},
+        steps=[{"call": "GET /api/v2/users/search", "params": {"query": "{email}"},
+                "save": {"customer": "users[0]"}},
                {"call": "GET /orders", "maybe": {
                    "order": "data[?number == saved('number')] | [0]",
                    "missing": "data[?number == 'Z-1'] | [0]"}},
@@ -125,7 +129,7 @@ def test_a_script_knows_the_instruction_and_what_it_read() -> None:
         answer="Refunded {number}")
     assert run_script(env, script) == "Refunded A-10423"  # type: ignore[arg-type]
     assert env.sent == [
-        ("GET", "/customers", None, {"email": "ada@example.com"}),
+        ("GET", "/api/v2/users/search", None, {"query": "ada@example.com"}),
         ("GET", "/orders", None, None),
         ("POST", "/refunds/3", {"customer": 7, "text": "USD 29.00 for Ada"}, None),
     ]
@@ -141,8 +145,9 @@ def test_a_script_fails_on_what_it_cannot_find() -> None:
 
 
 def test_match_takes_a_part_of_a_text() -> None:
-    env = _Env({"/comments": {"data": [{"body": "Sure, the code I got is 482913."}]}})
-    script = _script(steps=[{"call": "GET /comments", "save": {
-        "code": "match(data[-1].body, '(\\d{6})')"}, "maybe": {
-        "order": "match(data[-1].body, 'A-\\d+')"}}], answer="{code} {order}")
+    env = _Env({"/api/v2/tickets/4/comments": {"comments": [
+        {"body": "Sure, the code I got is 482913."}]}})
+    script = _script(steps=[{"call": "GET /api/v2/tickets/4/comments", "save": {
+        "code": "match(comments[-1].body, '(\\d{6})')"}, "maybe": {
+        "order": "match(comments[-1].body, 'A-\\d+')"}}], answer="{code} {order}")
     assert run_script(env, script) == "482913 None"  # type: ignore[arg-type]

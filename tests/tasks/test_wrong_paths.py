@@ -16,8 +16,9 @@ def test_resetting_2fa_before_asking_fails_the_policy(make_env: Callable[..., En
     steps = task.reference.steps
     saved = given(task.reference, obs.instruction)  # what it knows from the instruction
     # The reference's own steps, the reset moved before the question (and reading the answer).
-    ask = next(i for i, step in enumerate(steps)
-               if step.call.startswith("POST /tickets/") and step.call.endswith("/comments"))
+    ask = next(i for i, step in enumerate(steps)  # the public reply: an update with a comment
+               if step.call.startswith("PUT /api/v2/tickets/")
+               and "comment" in (step.json_body or {}).get("ticket", {}))
     reset = next(i for i, step in enumerate(steps) if step.call.endswith("/2fa-reset"))
     assert ask < reset
     for step in [*steps[:ask], steps[reset], *steps[ask:reset], *steps[reset + 1:]]:

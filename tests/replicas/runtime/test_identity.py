@@ -72,23 +72,37 @@ def test_people_are_coherent() -> None:
             assert person.email.endswith("@" + identity(5).company(person.company).domain)
 
 
-def test_the_helpdesk_customers_are_the_identitys_people(helpdesk: sqlite3.Connection) -> None:
-    customers = helpdesk.execute(
-        "SELECT name, email, locale, phone, organization_id FROM customers WHERE id <= ? "
-        "ORDER BY id", (N_CUSTOMERS,)).fetchall()
+def _first_end_user(helpdesk: sqlite3.Connection) -> int:
+    """The id of the helpdesk's first end user: its people follow its staff (one users table)."""
+    first: int = helpdesk.execute(
+        "SELECT min(id) AS id FROM users WHERE role = 'end-user'").fetchone()["id"]
+    return first
+
+
+def test_the_helpdesk_end_users_are_the_identitys_people(helpdesk: sqlite3.Connection) -> None:
+    first = _first_end_user(helpdesk)
+    assert not helpdesk.execute("SELECT id FROM users WHERE id >= ? AND role != 'end-user'",
+                                (first,)).fetchall()  # the staff all come first
+    end_users = helpdesk.execute(
+        "SELECT name, email, locale, phone, organization_id FROM users WHERE id >= ? "
+        "AND id < ? ORDER BY id", (first, first + N_CUSTOMERS)).fetchall()
     people = identity(5).people(N_CUSTOMERS)
-    assert [(c["name"], c["email"], c["locale"]) for c in customers] == [
+    assert [(c["name"], c["email"], c["locale"]) for c in end_users] == [
         (p.name, p.email, p.locale) for p in people]
-    assert all(c["phone"] in (None, p.phone) for c, p in zip(customers, people, strict=True))
-    assert [c["organization_id"] for c in customers] == [
+    assert all(c["phone"] in (None, p.phone) for c, p in zip(end_users, people, strict=True))
+    assert [c["organization_id"] for c in end_users] == [
         None if p.company is None else p.company + 1 for p in people]
     # The near-duplicates after them are the helpdesk's mess: nobody's identity.
     emails = {p.email for p in identity(5).people(WORLD_PEOPLE)}
-    duplicates = helpdesk.execute("SELECT email FROM customers WHERE id > ?",
-                                  (N_CUSTOMERS,)).fetchall()
+    duplicates = helpdesk.execute("SELECT email FROM users WHERE id >= ?",
+                                  (first + N_CUSTOMERS,)).fetchall()
     assert duplicates and not emails & {d["email"] for d in duplicates}
-    everyone = [r["email"] for r in helpdesk.execute("SELECT email FROM customers")]
+    everyone = [r["email"] for r in helpdesk.execute("SELECT email FROM users")]
     assert len(set(everyone)) == len(everyone)
+    # Each user's email is their primary identity.
+    primary = {r["user_id"]: r["value"] for r in helpdesk.execute(
+        "SELECT user_id, value FROM user_identities WHERE type = 'email' AND is_primary = 1")}
+    assert primary == {r["id"]: r["email"] for r in helpdesk.execute("SELECT id, email FROM users")}
 
 
 def test_the_helpdesk_organizations_are_the_identitys(helpdesk: sqlite3.Connection) -> None:
@@ -98,7 +112,8 @@ def test_the_helpdesk_organizations_are_the_identitys(helpdesk: sqlite3.Connecti
     placed = {p.number: p for p in identity(5).world_orders}
     about = helpdesk.execute("SELECT order_number AS n, requester_id FROM tickets "
                              "WHERE order_number IS NOT NULL").fetchall()
-    assert about and all(placed[t["n"]].buyer + 1 == t["requester_id"] for t in about)
+    first = _first_end_user(helpdesk)
+    assert about and all(placed[t["n"]].buyer + first == t["requester_id"] for t in about)
 
 
 def test_the_worlds_orders_are_placed_in_number_order() -> None:

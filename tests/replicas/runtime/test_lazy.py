@@ -17,16 +17,17 @@ def test_an_episode_gets_its_own_database_on_its_first_write(
     store = local.server.replicas["helpdesk"].state.store
     a, b = make_env(TASK, 3, "none"), make_env(TASK, 3, "none")
     ids = [env.reset().episode_id for env in (a, b)]
-    listed = a.call("GET", "/tickets", params={"status": "open", "limit": 1}).json()
-    ticket = listed["data"][0]["id"]
-    comments = a.call("GET", f"/tickets/{ticket}/comments").json()["total"]
+    found = a.call("GET", "/api/v2/search",
+                   params={"query": "type:ticket status:open", "per_page": 1}).json()
+    ticket = found["results"][0]["id"]
+    comments = a.call("GET", f"/api/v2/tickets/{ticket}/comments").json()["count"]
     assert store.get(ids[0]).own is None and store.get(ids[1]).own is None  # reads only
-    assert a.call("POST", f"/tickets/{ticket}/comments",
-                  json={"body": "Looking into it.", "public": False}).status_code == 201
+    assert a.call("PUT", f"/api/v2/tickets/{ticket}", json={"ticket": {"comment": {
+        "body": "Looking into it.", "public": False}}}).status_code == 200
     assert store.get(ids[0]).own is not None and store.get(ids[1]).own is None
     # The write is a's alone: b, still unwritten, reads its snapshot as it was.
-    assert a.call("GET", f"/tickets/{ticket}/comments").json()["total"] == comments + 1
-    assert b.call("GET", f"/tickets/{ticket}/comments").json()["total"] == comments
+    assert a.call("GET", f"/api/v2/tickets/{ticket}/comments").json()["count"] == comments + 1
+    assert b.call("GET", f"/api/v2/tickets/{ticket}/comments").json()["count"] == comments
     assert store.get(ids[1]).state() == store.get(ids[1]).initial
     assert store.get(ids[0]).state() != store.get(ids[0]).initial
 
@@ -37,7 +38,7 @@ def test_idle_episodes_share_a_few_read_copies(
     envs = [make_env(TASK, 4, "none") for _ in range(12)]
     for env in envs:
         env.reset()
-        assert env.call("GET", "/groups").status_code == 200
+        assert env.call("GET", "/api/v2/groups").status_code == 200
     key = store.get(envs[0].observation.episode_id).snapshot_key  # type: ignore[union-attr]
     assert all(store.get(env.observation.episode_id).own is None  # type: ignore[union-attr]
                for env in envs)
