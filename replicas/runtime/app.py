@@ -7,10 +7,11 @@ from typing import Any
 from fastapi import FastAPI
 
 from workgym_core import errors
+from workgym_core.internal import INTERNAL_PREFIX
 from workgym_core.settings import Settings
 
 from . import internal
-from .errors import WORKGYM_ERRORS
+from .errors import WORKGYM_ERRORS, platform_first
 from .observe import ObserveRequests
 from .openapi import document_agent_errors
 from .spec import ReplicaSpec
@@ -34,7 +35,9 @@ def create_replica_app(spec: ReplicaSpec, settings: Settings) -> FastAPI:
     app.include_router(internal.health, include_in_schema=False)
     app.include_router(internal.router, include_in_schema=False)
     style = spec.errors or WORKGYM_ERRORS
-    errors.install(app, style.render)
+    # The internal routes' answers are read by the gym, and a lost episode by the proxy:
+    # WorkGym's body whatever the product's style.
+    errors.install(app, platform_first(style.render), plain_under=INTERNAL_PREFIX)
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
+from starlette.responses import Response
 
 from workgym_core.error_docs import ErrorBody
-from workgym_core.errors import Render, WorkGymError
+from workgym_core.errors import EpisodeNotFound, Render, WorkGymError
 
 
 @dataclass(frozen=True)
@@ -31,3 +32,12 @@ class ErrorStyle:
 
 
 WORKGYM_ERRORS = ErrorStyle()
+
+
+def platform_first(render: Render) -> Render:
+    """``render``, except for a request about an episode the instance does not hold: that
+    one is the platform's (the proxy tells the agent the episode was lost), so it answers in
+    WorkGym's body."""
+    def answer(exc: WorkGymError) -> Response:
+        return exc.response() if isinstance(exc, EpisodeNotFound) else render(exc)
+    return answer

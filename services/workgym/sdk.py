@@ -4,9 +4,9 @@ transport differs.
     env = workgym.make("helpdesk/refund-standard", seed=7)      # in-process, no ports
     env = workgym.connect("http://localhost:8000", "helpdesk/refund-standard", seed=7)
     obs = env.reset()                          # obs.apps: {"checkout": url, "helpdesk": url}
-    env.call("GET", "/tickets", params={"status": "open"}, app="helpdesk")
+    env.call("GET", "/api/v2/tickets/12", app="helpdesk")
     env.call("GET", "/v1/refunds", params={"limit": 3}, app="checkout")
-    env.call_tool("helpdesk_list_tickets", {"status": "open"})  # a tool names its app
+    env.call_tool("helpdesk_search", {"query": "type:ticket status:open"})  # names its app
     report = env.finish(answer="...")
 """
 

@@ -272,28 +272,35 @@ def internal_error() -> WorkGymError:
     return found
 
 
-def install(app: FastAPI, render: Render = WorkGymError.response) -> None:
+def install(app: FastAPI, render: Render = WorkGymError.response, *,
+            plain_under: str | None = None) -> None:
     """Map the WorkGym error tree, FastAPI's own errors and any unhandled exception to JSON
-    answers made by ``render``, once per app."""
+    answers made by ``render``, once per app; under the path ``plain_under`` (routes for
+    WorkGym's own services, not the product's clients) always in WorkGym's body."""
     from fastapi import Request
     from fastapi.exceptions import RequestValidationError
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
-    async def workgym_error(_: Request, exc: Exception) -> Response:
-        assert isinstance(exc, WorkGymError)
+    def answer(request: Request, exc: WorkGymError) -> Response:
+        if plain_under is not None and request.url.path.startswith(plain_under):
+            return exc.response()
         return render(exc)
 
-    async def validation_error(_: Request, exc: Exception) -> Response:
+    async def workgym_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, WorkGymError)
+        return answer(request, exc)
+
+    async def validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        return render(_validation_error(exc))
+        return answer(request, _validation_error(exc))
 
-    async def http_error(_: Request, exc: Exception) -> Response:
+    async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
-        return render(_http_error(exc))
+        return answer(request, _http_error(exc))
 
-    async def unhandled(_: Request, exc: Exception) -> Response:
+    async def unhandled(request: Request, exc: Exception) -> Response:
         # Starlette's ServerErrorMiddleware sends this, then re-raises for the server to log.
-        return render(internal_error())
+        return answer(request, internal_error())
 
     app.add_exception_handler(WorkGymError, workgym_error)
     app.add_exception_handler(RequestValidationError, validation_error)

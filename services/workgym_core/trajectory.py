@@ -11,12 +11,12 @@ class TrajectoryStep(BaseModel):
     index: int = Field(description="0-based position of the request in the episode.")
     app: str = Field(description="Replica the request was addressed to, e.g. 'helpdesk'.")
     method: str = Field(description="HTTP method, upper case.")
-    path: str = Field(description="Path inside the app, e.g. '/tickets/12/comments': the "
+    path: str = Field(description="Path inside the app, e.g. '/api/v2/tickets/12': the "
                       "canonical path of the route the replica matched (its template filled "
                       "with the canonical parameters), else the decoded path as sent.")
     route: str | None = Field(
         None, description="Template of the route the replica matched, e.g. "
-        "'/tickets/{ticket_id}/comments'; None when no route matched (or no replica answered).")
+        "'/api/v2/tickets/{ticket_id}'; None when no route matched (or no replica answered).")
     params: dict[str, Any] = Field(
         default_factory=dict, description="The matched route's path parameters, canonical "
         "(ids as integers).")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from .conftest import REFUND_TASK, TASK, auth
 def test_requests_need_a_valid_token(make_env: Callable[..., Env], local: LocalServer) -> None:
     env = make_env(TASK, 1)
     obs = env.reset()
-    url = obs.apps["helpdesk"] + "/tickets"
+    url = obs.apps["helpdesk"] + "/api/v2/tickets"
     assert local.request("GET", url).json()["error"]["code"] == "missing_token"
     for token in ("garbage", f"{obs.episode_id}.wrong", "ep_0000000000000000.x"):
         response = local.request("GET", url, headers={"authorization": f"Bearer {token}"})
@@ -50,7 +51,7 @@ def test_one_episode_cannot_reach_another(make_env: Callable[..., Env]) -> None:
 
 @pytest.mark.parametrize("path", [
     "/_env/health", "/_env/episodes", "//_env/episodes", "/x/../_env/episodes",
-    "/./_env/episodes", "/tickets/../_env/episodes",
+    "/./_env/episodes", "/api/v2/tickets/../../../_env/episodes",
 ])
 def test_internal_routes_are_unreachable(
     make_env: Callable[..., Env], local: LocalServer, path: str
@@ -74,22 +75,35 @@ def test_unknown_app_and_gym_internal_paths_are_404(
 
 
 def _bad_requests(env: Env) -> list[tuple[str, str, dict[str, object], int, str]]:
-    """(method, path, httpx kwargs, expected status, field named)."""
-    ticket = env.call("GET", "/tickets", params={"status": "open", "limit": 1}
-                      ).json()["data"][0]["id"]
-    comments = f"/tickets/{ticket}/comments"
+    """(method, path, httpx kwargs, expected status, field named: the key of a Zendesk
+    error's details, or the gateway's own error.field)."""
+    ticket = env.call("GET", "/api/v2/search", params={"query": "type:ticket status:open",
+                                                       "per_page": 1}).json()["results"][0]["id"]
+    path = f"/api/v2/tickets/{ticket}"
+
+    def comment(**fields: object) -> dict[str, object]:
+        return {"json": {"ticket": {"comment": fields}}}
+
     return [
-        ("POST", comments, {"content": b'{"body": "x", '}, 422, "body"),
-        ("POST", comments, {"json": {"body": 123, "public": True}}, 422, "body"),
-        ("POST", comments, {"json": {"body": "hi", "public": "maybe"}}, 422, "public"),
-        ("POST", comments, {"json": {"body": "hi", "bogus": 1}}, 422, "bogus"),
-        ("POST", comments, {"json": {"body": "x" * 300_000}}, 413, "body"),
-        ("PATCH", f"/tickets/{ticket}", {"json": {"status": "exploded"}}, 422, "status"),
-        ("GET", "/tickets/1 OR 1=1", {}, 422, "ticket_id"),
-        ("GET", "/tickets", {"params": {"limit": 1000}}, 422, "limit"),
-        ("POST", f"/tickets/{ticket}/merge",
-         {"json": {"target_ticket_id": "1; DROP TABLE tickets"}}, 422, "target_ticket_id"),
+        ("PUT", path, {"content": b'{"ticket": {"comment": {"body": "x", '}, 422, "base"),
+        ("PUT", path, comment(body=123, public=True), 422, "comment"),
+        ("PUT", path, comment(body="hi", public="maybe"), 422, "comment"),
+        ("PUT", path, {"json": {"ticket": {"comment": {"body": "hi"}, "bogus": 1}}}, 422,
+         "bogus"),
+        ("PUT", path, comment(body="x" * 300_000), 413, "body"),  # the gateway's limit
+        ("PUT", path, {"json": {"ticket": {"status": "exploded"}}}, 422, "status"),
+        ("GET", "/api/v2/tickets/1 OR 1=1", {}, 422, "ticket_id"),
+        ("GET", "/api/v2/tickets", {"params": {"per_page": 1000}}, 422, "per_page"),
+        ("POST", f"{path}/merge", {"json": {"ids": ["1; DROP TABLE tickets"]}}, 422, "ids"),
     ]
+
+
+def _field(body: dict[str, Any]) -> str:
+    """The field an error names: Zendesk's details key, or the gateway's error.field."""
+    if isinstance(body["error"], dict):
+        return str(body["error"]["field"])
+    [field] = body["details"]
+    return str(field)
 
 
 def test_bad_input_is_refused_with_the_field_and_changes_nothing(
@@ -104,9 +118,9 @@ def test_bad_input_is_refused_with_the_field_and_changes_nothing(
             method, env.observation.apps["helpdesk"] + path,
             headers={**auth(env), "content-type": "application/json"}, **kwargs)
         assert response.status_code == status, (path, response.text)
-        assert response.json()["error"]["field"] == field, (path, response.text)
-    injection = env.call("GET", "/tickets", params={"q": "'; DROP TABLE tickets; --"})
-    assert injection.status_code == 200 and injection.json()["data"] == []
+        assert _field(response.json()) == field, (path, response.text)
+    injection = env.call("GET", "/api/v2/search", params={"query": "'; DROP TABLE tickets; --"})
+    assert injection.status_code == 200 and injection.json()["results"] == []
     assert env.finish()["final_state_hash"] == clean.finish()["final_state_hash"]
 
 
@@ -115,14 +129,20 @@ def test_the_trajectory_records_every_request(
 ) -> None:
     env = make_env(TASK, 1)
     obs = env.reset()
-    env.call("GET", "/tickets", params={"status": "open", "limit": 2})
-    env.call("POST", "/tickets/999999/comments", json={"body": "hello"})
+    env.call("GET", "/api/v2/tickets", params={"sort_by": "status", "per_page": 2})
+    write = {"ticket": {"comment": {"body": "hello"}}}
+    env.call("PUT", "/api/v2/tickets/999999", json=write)
+    env.call("PUT", "/api/v2/tickets/1", json={"ticket": {"status": "exploded"}})
     steps = local.run(local.server.registry.trajectory(obs.episode_id))
     assert [(s.index, s.method, s.path, s.status) for s in steps] == [
-        (0, "GET", "/tickets", 200), (1, "POST", "/tickets/999999/comments", 404)]
-    assert steps[0].query == "status=open&limit=2"
-    assert steps[1].request_body == {"body": "hello"}
-    assert steps[1].error_code == "ticket_not_found"
+        (0, "GET", "/api/v2/tickets", 200), (1, "PUT", "/api/v2/tickets/999999", 404),
+        (2, "PUT", "/api/v2/tickets/1", 422)]
+    assert steps[0].query == "sort_by=status&per_page=2"
+    assert steps[0].error_code is None
+    assert steps[1].request_body == write
+    # Zendesk names its errors with a string: that name is the step's error code.
+    assert steps[1].error_code == "RecordNotFound"
+    assert steps[2].error_code == "RecordInvalid"
 
 
 def test_concurrent_episodes_do_not_interfere(make_env: Callable[..., Env]) -> None:

@@ -87,7 +87,7 @@ def test_a_redis_restart_mid_episode_loses_nothing(persistent: PersistentRedis,
     for step in task.reference.steps[:half]:
         run_step(env, step, saved)
     persistent.stop()
-    for answer in (over.request("GET", app_url(env, "/groups"), headers=agent(env)),
+    for answer in (over.request("GET", app_url(env, "/api/v2/groups"), headers=agent(env)),
                    over.request("GET", f"/v1/episodes/{obs.episode_id}",
                                 headers=operator(over)),
                    over.request("POST", "/v1/episodes", headers=operator(over),
@@ -117,8 +117,8 @@ def test_a_record_that_meets_an_outage_is_retried(
         await real(self, steps)
 
     monkeypatch.setattr(Registry, "record_steps", flaky)
-    assert env.call("GET", "/groups").status_code == 200
-    assert [s.path for s in trajectory(local, env)] == ["/groups"]
+    assert env.call("GET", "/api/v2/groups").status_code == 200
+    assert [s.path for s in trajectory(local, env)] == ["/api/v2/groups"]
     assert env.finish()["steps"] == 1
 
 
@@ -126,7 +126,7 @@ def test_a_lost_episode_says_why(local: LocalServer, make_env: MakeEnv) -> None:
     env = make_env(TASK, 2, "none")
     obs = env.reset()
     local.server.replicas["helpdesk"].state.store.delete(obs.episode_id)  # it restarted
-    step = env.call("GET", "/groups")
+    step = env.call("GET", "/api/v2/groups")
     assert step.status_code == 502
     error = step.json()["error"]
     assert error["code"] == "episode_lost" and "restarted" in error["message"]

@@ -31,10 +31,11 @@ MakeEnv = Callable[..., Env]
 # on the 1st or the 2nd lookup (drawn by the seed). Counted, not timed.
 RATE_LIMITED = [
     {"kind": "rate_limit", "retry_after_s": 1, "refusals": 3,
-     "target": {"method": "GET", "path": ["/customers", "/tickets"]},
+     "target": {"method": "GET",
+                "path": ["/api/v2/users/search", "/api/v2/users/*/tickets/requested"]},
      "window": {"start": 1, "end": 2, "once": True}},
     {"kind": "rate_limit", "retry_after_s": 1, "refusals": 3,
-     "target": {"method": "PATCH", "path": ["/customers/*", "/tickets/*"]},
+     "target": {"method": "PUT", "path": ["/api/v2/users/*", "/api/v2/tickets/*"]},
      "window": {"start": 2, "end": 2}},
 ]
 CROSS_APP = "helpdesk/refund-standard"  # the checkout's customer, the helpdesk's ticket
@@ -68,14 +69,14 @@ def test_trajectories_are_in_admission_order_not_completion_order(
     slow_first = [{"kind": "latency", "delay_ms": 400, "window": {"start": 1, "end": 1}}]
     env = make_env(TASK, 1, slow_first)
     env.reset()
-    first = threading.Thread(target=env.call, args=("GET", "/groups"))
+    first = threading.Thread(target=env.call, args=("GET", "/api/v2/groups"))
     first.start()
     time.sleep(0.1)  # admitted first, held by its latency
-    assert env.call("GET", "/agents").status_code == 200  # admitted and answered second
+    assert env.call("GET", "/api/v2/users").status_code == 200  # admitted and answered second
     first.join()
     steps = trajectory(local, env)
     assert [(s.index, s.path, s.fault) for s in steps] == [
-        (0, "/groups", "latency"), (1, "/agents", None)]
+        (0, "/api/v2/groups", "latency"), (1, "/api/v2/users", None)]
     assert steps[0].duration_ms > steps[1].duration_ms  # it completed last
 
 

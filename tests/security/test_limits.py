@@ -76,7 +76,7 @@ def test_expired_episodes_are_freed_on_time_without_new_traffic(server: Factory)
     while len(store) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(store) == 0  # freed by the reaper: nothing else was created or requested
-    expired = local.request("GET", created[0].json()["apps"]["helpdesk"] + "/groups",
+    expired = local.request("GET", created[0].json()["apps"]["helpdesk"] + "/api/v2/groups",
                             headers={"authorization": f"Bearer {created[0].json()['token']}"})
     assert expired.status_code == 410 and expired.json()["error"]["code"] == "episode_expired"
     assert _create(local).status_code == 201  # the expired ones left the live quota

@@ -22,14 +22,14 @@ from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym_core.settings import Settings
 
-from .conftest import TASK, operator
+from .conftest import TASK, operator, ticket_of
 
 MakeEnv = Callable[..., Env]
 
 ATTACKS: list[tuple[list[dict[str, Any]], str]] = [
     ([{"sql": "VACUUM INTO '/tmp/poisoned.sqlite'"}], "faults.0.ops.0.op"),
     ([{"op": "sql", "sql": "ATTACH DATABASE '/etc/passwd' AS x"}], "faults.0.ops.0.op"),
-    ([{"select": "SELECT * FROM customers", "bind": "x"}], "faults.0.ops.0.select"),
+    ([{"select": "SELECT * FROM users", "bind": "x"}], "faults.0.ops.0.select"),
     ([{"update": "tickets; DROP TABLE tickets", "id": 1, "values": {"status": "open"}}],
      "faults.0.ops.0.update"),
     ([{"update": "tickets", "id": 1, "values": {"status = 'x' --": "open"}}],
@@ -92,8 +92,9 @@ def test_a_drift_the_operator_adds_applies_as_rows(local: LocalServer,
     added = local.request("POST", f"/v1/control/episodes/{obs.episode_id}/faults",
                           headers=operator(local), json=drift)
     assert added.status_code == 201, added.text
-    tickets = env.call("GET", "/tickets", params={"priority": "urgent", "status": "open"})
-    assert tickets.status_code == 200 and tickets.json()["total"] >= 1
+    urgent = env.call("GET", "/api/v2/search", params={"query": "type:ticket priority:urgent"})
+    assert urgent.status_code == 200
+    assert ticket_of(local, env) in [t["id"] for t in urgent.json()["results"]]
 
 
 def test_snapshots_are_read_only_and_refused_when_they_do_not_match_their_hash(

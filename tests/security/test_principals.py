@@ -32,7 +32,7 @@ def test_nothing_but_health_answers_without_a_credential(local: LocalServer,
         ("GET", f"/v1/control/episodes/{obs.episode_id}/faults", None),
         ("GET", "/v1/tasks", None), ("GET", f"/v1/tasks/{TASK}", None),
         ("GET", "/v1/faults", None), ("GET", "/v1/apps/helpdesk/openapi.json", None),
-        ("GET", "/apps/helpdesk/tickets", None),
+        ("GET", "/apps/helpdesk/api/v2/tickets", None),
     ]:
         response = local.request(method, path, json=body)
         assert response.status_code == 401, (method, path, response.text)
@@ -64,7 +64,7 @@ def test_the_agent_may_finish_but_learns_nothing_of_the_verifier(
 ) -> None:
     env = make_env(TASK, 4)
     obs = env.reset()
-    assert env.call("GET", "/groups").status_code == 200
+    assert env.call("GET", "/api/v2/groups").status_code == 200
     mine = local.request("GET", f"/v1/episodes/{obs.episode_id}", headers=agent(env)).json()
     assert mine["status"] == "active" and mine["report"] is None
     ack = local.request("POST", f"/v1/episodes/{obs.episode_id}/finish",

@@ -24,7 +24,8 @@ MakeEnv = Callable[..., Env]
 
 
 def _nested(depth: int) -> bytes:
-    return b'{"body": "x", "extra": ' + b"[" * depth + b"]" * depth + b"}"
+    return (b'{"ticket": {"comment": {"body": "x"}}, "extra": ' + b"[" * depth + b"]" * depth
+            + b"}")
 
 
 def test_bodies_nested_too_deep_are_refused_before_anything_is_forwarded(
@@ -34,7 +35,7 @@ def test_bodies_nested_too_deep_are_refused_before_anything_is_forwarded(
     env.reset()
     ticket = ticket_of(local, env)
     for depth in (40, 5_000, 100_000):
-        refused = local.request("POST", app_url(env, f"/tickets/{ticket}/comments"),
+        refused = local.request("PUT", app_url(env, f"/api/v2/tickets/{ticket}"),
                                 content=_nested(depth), headers={
                                     **agent(env), "content-type": "application/json"})
         assert refused.status_code == 422, depth
@@ -53,16 +54,16 @@ def test_any_body_that_is_forwarded_is_recorded(local: LocalServer, make_env: Ma
     ticket = ticket_of(local, env)
     bodies: list[bytes] = [_nested(20), b"\xff\xfe not utf-8", b"{not json", b"[]"]
     for body in bodies:
-        answer = local.request("POST", app_url(env, f"/tickets/{ticket}/comments"),
+        answer = local.request("PUT", app_url(env, f"/api/v2/tickets/{ticket}"),
                                content=body, headers={**agent(env),
                                                       "content-type": "application/json"})
         assert 400 <= answer.status_code < 500, answer.text
     steps = trajectory(local, env)
     assert [s.index for s in steps] == [0, 1, 2, 3]
-    assert steps[0].request_body["body"] == "x"  # 21 levels deep: within the limit
+    assert steps[0].request_body["ticket"]["comment"]["body"] == "x"  # 21 levels deep: within
     assert steps[1].request_body is None and steps[1].request_text.endswith("not utf-8")
     assert steps[2].request_text == "{not json" and steps[3].request_body == []
-    assert all(s.route == "/tickets/{ticket_id}/comments" for s in steps)
+    assert all(s.route == "/api/v2/tickets/{ticket_id}" for s in steps)
     assert env.finish()["steps"] == 4
 
 
@@ -76,40 +77,40 @@ def test_a_replica_failure_is_recorded_as_the_500_the_agent_got(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("SELECT secret FROM somewhere; internal host replica-7:8000")
 
-    monkeypatch.setattr(rules, "add_comment", broken)
-    failed = env.call("POST", f"/tickets/{ticket}/comments", json={"body": "hi"})
+    monkeypatch.setattr(rules.tickets, "update", broken)
+    write = {"ticket": {"comment": {"body": "hi"}}}
+    failed = env.call("PUT", f"/api/v2/tickets/{ticket}", json=write)
     assert failed.status_code == 500
-    assert failed.json()["error"]["code"] == "internal_error"
+    assert failed.json()["error"] == "InternalError"  # Zendesk's body
     assert "SELECT" not in failed.text and "replica-7" not in failed.text
     [step] = trajectory(local, env)
-    assert (step.status, step.error_code, step.request_body) == (500, "internal_error",
-                                                                 {"body": "hi"})
+    assert (step.status, step.error_code, step.request_body) == (500, "InternalError", write)
     assert env.finish()["steps"] == 1
 
 
 def test_finish_waits_for_a_write_in_flight_and_records_it(
     local: LocalServer, make_env: MakeEnv
 ) -> None:
-    slow = [{"kind": "latency", "delay_ms": 400, "target": {"method": "POST"}}]
+    slow = [{"kind": "latency", "delay_ms": 400, "target": {"method": "PUT"}}]
     env = make_env(TASK, 2, slow)
     env.reset()
     ticket = ticket_of(local, env)
     answers: list[int] = []
     writer = threading.Thread(target=lambda: answers.append(env.call(
-        "POST", f"/tickets/{ticket}/comments",
-        json={"body": "Your new phone number is on your account.", "public": True}).status_code))
+        "PUT", f"/api/v2/tickets/{ticket}", json={"ticket": {"comment": {
+            "body": "Your new phone number is on your account.", "public": True}}}).status_code))
     writer.start()
     time.sleep(0.1)  # the write is admitted and held by its latency
     report = env.finish()
     writer.join()
-    assert answers == [201]
+    assert answers == [200]
     assert report["steps"] == 1 and "unrecorded_steps" not in report
     # The write held in flight when finish ran was scored: its comment is what was told.
     told = next(a for a in report["assertions"] if a["name"] == "customer_told")
     assert told["detail"].startswith("1 message(s) in comments"), told
     [step] = trajectory(local, env)
-    assert step.method == "POST" and step.status == 201 and step.fault == "latency"
-    late = env.call("GET", "/groups")
+    assert step.method == "PUT" and step.status == 200 and step.fault == "latency"
+    late = env.call("GET", "/api/v2/groups")
     assert late.status_code == 409 and late.json()["error"]["code"] == "episode_finished"
 
 
@@ -120,7 +121,7 @@ def test_a_finish_that_fails_on_our_side_can_be_retried(
 
     env = make_env(TASK, 2, "none")
     obs = env.reset()
-    assert env.call("GET", "/groups").status_code == 200
+    assert env.call("GET", "/api/v2/groups").status_code == 200
     real = service.score
 
     def failing(**kwargs: Any) -> Any:
@@ -144,7 +145,7 @@ def test_too_many_or_too_large_headers_are_refused_first(
 ) -> None:
     env = make_env(TASK, 2, "none")
     env.reset()
-    refused = local.request("GET", app_url(env, "/groups"),
+    refused = local.request("GET", app_url(env, "/api/v2/groups"),
                             headers=[*agent(env).items(), *headers])
     assert refused.status_code == 431
     assert refused.json()["error"]["rule"] == rule

@@ -64,8 +64,9 @@ def test_serve_speaks_http(tmp_path: Path) -> None:
         with connect(url, TASK, seed=2) as env:
             obs = env.reset()
             assert obs.apps["helpdesk"] == f"{url}/apps/helpdesk"
-            listed = env.call_tool("helpdesk_list_tickets", {"status": "open", "limit": 3})
-            assert listed["status"] == 200 and len(listed["body"]["data"]) == 3
+            listed = env.call_tool("helpdesk_search", {"query": "type:ticket status:open",
+                                                       "per_page": 3})
+            assert listed["status"] == 200 and len(listed["body"]["results"]) == 3
             report = env.finish()
         assert report["steps"] == 1 and report["success"] is False
 

@@ -32,7 +32,7 @@ def test_create_returns_everything_an_agent_needs(make_env: Callable[..., Env]) 
     assert "{{" not in obs.instruction and "@" in obs.instruction
     assert obs.instruction != make_env(TASK, 4).reset().instruction
     names = {tool["function"]["name"] for tool in obs.tools}
-    assert {"helpdesk_list_tickets", "helpdesk_update_customer", "helpdesk_add_comment"} <= names
+    assert {"helpdesk_search", "helpdesk_update_user", "helpdesk_update_ticket"} <= names
     assert all(tool["type"] == "function" for tool in obs.tools)
     assert obs.max_steps > 0
 
@@ -71,7 +71,7 @@ def test_finish_is_idempotent_and_closes_the_episode(make_env: Callable[..., Env
     env.reset()
     first = env.finish()
     assert env.finish() == first
-    refused = env.call("GET", "/tickets")
+    refused = env.call("GET", "/api/v2/tickets")
     assert refused.status_code == 409
     assert refused.json()["error"]["code"] == "episode_finished"
     assert env.state()["report"] == first
@@ -88,7 +88,7 @@ def test_delete_reclaims_the_replica_state(
     with pytest.raises(NotFound) as lost:
         store.get(obs.episode_id)
     assert lost.value.code == "episode_not_found"
-    gone = local.request("GET", obs.apps["helpdesk"] + "/tickets",
+    gone = local.request("GET", obs.apps["helpdesk"] + "/api/v2/tickets",
                          headers={"authorization": f"Bearer {obs.token}"})
     assert gone.status_code == 410
     assert gone.json()["error"]["code"] == "episode_deleted"
@@ -98,8 +98,8 @@ def test_step_budget_is_enforced(make_env: Callable[..., Env]) -> None:
     env = make_env(TASK, 2)
     obs = env.reset()
     for _ in range(obs.max_steps):
-        assert env.call("GET", "/groups").status_code == 200
-    spent = env.call("GET", "/groups")
+        assert env.call("GET", "/api/v2/groups").status_code == 200
+    spent = env.call("GET", "/api/v2/groups")
     assert spent.status_code == 409
     assert spent.json()["error"]["code"] == "step_budget_exhausted"
     assert env.finish()["steps"] == obs.max_steps

@@ -21,7 +21,7 @@ def test_expired_episodes_are_reclaimed(tmp_path: Path) -> None:
         store = local.server.replicas["helpdesk"].state.store
         assert len(store) == 1
         time.sleep(1.2)
-        expired = old.call("GET", "/tickets")
+        expired = old.call("GET", "/api/v2/tickets")
         assert expired.status_code == 410
         assert expired.json()["error"]["code"] == "episode_expired"
         deadline = time.monotonic() + 2

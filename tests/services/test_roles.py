@@ -46,7 +46,8 @@ def test_a_replica_alone_serves_its_api_env_routes_and_openapi_at_the_root(
     tmp_path: Path,
 ) -> None:
     settings = _settings(tmp_path, roles=frozenset({"replica:helpdesk"}))
-    health, openapi, tickets = _get(settings, "/_env/health", "/openapi.json", "/tickets")
+    health, openapi, tickets = _get(settings, "/_env/health", "/openapi.json",
+                                     "/api/v2/tickets")
     assert health.json()["app"] == "helpdesk"
     assert openapi.json()["info"]["title"]
     assert tickets.status_code == 403  # the internal credential guards the API too

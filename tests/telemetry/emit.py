@@ -100,8 +100,8 @@ REFUND = EpisodePlan(
     task="helpdesk/refund-partial",
     seed=7,
     steps=[
-        StepPlan("GET", "/api/tickets", 200, query="status=open",
-                 response_body='{"items": [{"id": 42, "subject": "Refund <please>"}]}'),
+        StepPlan("GET", "/api/v2/search", 200, query="query=type%3Aticket+status%3Aopen",
+                 response_body='{"results": [{"id": 42, "subject": "Refund <please>"}]}'),
         StepPlan("POST", "/api/orders/42/refunds", 504, faults=["timeout_after_write"],
                  request_body='{"amount": 12.5, "reason": "damaged"}',
                  response_body='{"error": "gateway timeout"}',
@@ -109,9 +109,9 @@ REFUND = EpisodePlan(
                           {"table": "orders", "op": "update", "id": 42}]),
         StepPlan("GET", "/api/orders/42", 200, faults=["latency", "state_drift"],
                  response_body='{"id": 42, "refunds": [{"id": 7, "amount": 12.5}]}'),
-        StepPlan("POST", "/api/tickets/42/comments", 201,
-                 request_body='{"body": "Refunded 12.50 <b>EUR</b>"}',
-                 response_body='{"id": 901}',
+        StepPlan("PUT", "/api/v2/tickets/42", 200,
+                 request_body='{"ticket": {"comment": {"body": "Refunded 12.50 <b>EUR</b>"}}}',
+                 response_body='{"ticket": {"id": 42}}',
                  changes=[{"table": "comments", "op": "insert", "id": 901}]),
     ],
     report={

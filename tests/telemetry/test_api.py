@@ -28,7 +28,7 @@ def test_timeline_lists_the_steps_in_order_with_faults_and_changes(episodes: Ser
     assert [(s["method"], s["path"], s["status"]) for s in steps] == [
         (p.method, p.path, p.status) for p in REFUND.steps
     ]
-    assert steps[0]["query"] == "status=open"
+    assert steps[0]["query"] == REFUND.steps[0].query == "query=type%3Aticket+status%3Aopen"
     assert [s["faults"] for s in steps] == [[], ["timeout_after_write"],
                                             ["latency", "state_drift"], []]
     assert steps[1]["changes"] == REFUND.steps[1].changes

@@ -27,11 +27,11 @@ def test_an_agents_traceparent_is_joined(tmp_path) -> None:  # type: ignore[no-u
             connect(url, "helpdesk/refund-standard", seed=1) as agent:
         obs = agent.reset()
         auth = {"authorization": f"Bearer {obs.token}"}
-        ticket = httpx.get(f"{obs.apps['helpdesk']}/tickets", params={"status": "open",
-                                                                      "limit": 1},
-                           headers=auth).json()["data"][0]
-        response = httpx.patch(
-            f"{obs.apps['helpdesk']}/tickets/{ticket['id']}", json={"priority": "high"},
+        ticket = httpx.get(f"{obs.apps['helpdesk']}/api/v2/search", params={
+            "query": "type:ticket status:open", "per_page": 1}, headers=auth).json()["results"][0]
+        response = httpx.put(
+            f"{obs.apps['helpdesk']}/api/v2/tickets/{ticket['id']}",
+            json={"ticket": {"priority": "high" if ticket["priority"] != "high" else "low"}},
             headers={"authorization": f"Bearer {obs.token}",
                      "traceparent": f"00-{AGENT_TRACE}-{AGENT_SPAN}-01"})
         assert response.status_code == 200
