@@ -191,31 +191,27 @@ class View(HelpdeskModel, table=True):
     updated_at: str
 
 
-class Trigger(HelpdeskModel, table=True):
+class _BusinessRule(HelpdeskModel):
+    """The columns triggers and automations share: conditions met, actions applied."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    title: str
+    active: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
+    position: int
+    conditions: str  # JSON {all: [...], any: [...]} of {field, operator, value}
+    actions: str  # JSON [{field, value}]
+    created_at: str
+    updated_at: str
+
+
+class Trigger(_BusinessRule, table=True):
     __tablename__ = "triggers"
 
-    id: int | None = Field(default=None, primary_key=True)
-    title: str
     description: str = Field(default="", sa_column_kwargs={"server_default": ""})
-    active: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
-    position: int
-    conditions: str
-    actions: str
-    created_at: str
-    updated_at: str
 
 
-class Automation(HelpdeskModel, table=True):
+class Automation(_BusinessRule, table=True):
     __tablename__ = "automations"
-
-    id: int | None = Field(default=None, primary_key=True)
-    title: str
-    active: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
-    position: int
-    conditions: str
-    actions: str
-    created_at: str
-    updated_at: str
 
 
 class SlaPolicy(HelpdeskModel, table=True):
