@@ -130,8 +130,9 @@ class Worklog(TrackerModel, table=True):
 
 
 class IssueLink(TrackerModel, table=True):
-    """``outward`` <link type's outward phrase> ``inward``: SHOP-1 blocks SHOP-2 is
-    (type Blocks, outward SHOP-1, inward SHOP-2), as Jira stores it."""
+    """A link as the REST API states it (``POST /issueLink``): for type Blocks,
+    ``{"inwardIssue": A, "outwardIssue": B}`` means A blocks B (reports against real Jira
+    agree: /work/notes/jira_research.md §8); the columns keep the API's two sides."""
 
     __tablename__ = "issue_links"
 
