@@ -16,12 +16,16 @@ x`` and ``NOT assignee = x`` leave out unassigned issues. ``~`` is a case-insens
 contains of every word (or "inner quoted" phrase) of the value, ``*`` and ``?`` wildcards;
 ADF documents (descriptions, comments) are searched by their text nodes. Dates: 'yyyy-MM-dd'
 or 'yyyy/MM/dd' [HH:mm] in ``tz`` (a date alone is its midnight), periods from ``now``
-('-7d', '4w 2d', units w d h m), now(), startOfDay([inc]) and endOfDay([inc]); ``duedate``
-compares whole days. Priority compares by rank: ``priority > Medium`` is High and Highest.
+('-7d', '4w 2d', units w d h m; a bare number is minutes), now(), and startOf / endOf Day,
+Week, Month, Year ([increment]); ``duedate`` compares whole days. Priority compares by rank:
+``priority > Medium`` is High and Highest.
 
-Messages are Jira's: syntax errors name the token with its (line, character); unknown fields,
-operators a field does not take, and values missing from world.yaml's static lists
-(statuses, status categories, issue types, priorities, resolutions) are refused.
+``order_by`` gives the ORDER BY text (Jira's default directions; empty values last when
+ascending), ``is_bounded`` whether the query restricts anything (enhanced search refuses it
+otherwise). Errors are JqlError with Jira's message: syntax errors name the token and its
+(line, character); unknown fields and functions, operators a field does not take, and values
+missing from world.yaml's static lists (statuses, status categories, issue types,
+priorities, resolutions) are refused. Other names (users, projects, ...) just match nothing.
 """
 
 from __future__ import annotations
@@ -185,6 +189,8 @@ def _tokens(text: str) -> list[_Token]:
 
 
 class _Parser:
+    """Recursive descent over the tokens: or_ > and_ > not_ > clause, then ORDER BY."""
+
     def __init__(self, text: str) -> None:
         self.text, self.tokens, self.i = text, _tokens(text), 0
 
@@ -235,8 +241,8 @@ class _Parser:
 
     def not_(self, depth: int) -> Node:
         if depth > _MAX_DEPTH:
-            raise JqlError(f"Error in the JQL Query: The query nests parentheses or NOT more "
-                           f"than {_MAX_DEPTH} levels deep.")
+            raise JqlError(f"{_PREFIX}: The query nests parentheses or NOT more than "
+                           f"{_MAX_DEPTH} levels deep.")
         if self.accept("not", "!"):
             return Not(self.not_(depth + 1))
         if not self.accept("("):
@@ -322,8 +328,9 @@ def parse(text: str) -> Query:
 
 
 def is_bounded(query: Query) -> bool:
-    """Whether ``query`` restricts the issues at all (Jira's enhanced search refuses
-    unbounded queries: an empty one, or one with only ORDER BY)."""
+    """Whether ``query`` restricts the issues at all. Enhanced search refuses an empty query
+    or one with only ORDER BY: 400 "Unbounded JQL queries are not allowed here. Please add a
+    search restriction to your query." """
     return query.where is not None
 
 
@@ -367,12 +374,13 @@ _REFS = {"project": ("projects", ("id", "key", "name")),
          "user": ("users", ("account_id", "display_name", "email")),
          "sprint": ("sprints", ("id", "name")), "component": ("components", ("id", "name")),
          "version": ("versions", ("id", "name")), "parent": ("issues", ("id", "key"))}
+_BOUNDARIES = {"day": "d", "week": "w", "month": "M", "year": "y"}  # startOf<X>()'s unit
 # function (lower case) -> (the kinds it serves, at most this many arguments)
 _FUNCTIONS: dict[str, tuple[tuple[str, ...], int]] = {
-    "currentuser": (("user",), 0), "now": (_DATES, 0), "startofday": (_DATES, 1),
-    "endofday": (_DATES, 1), "opensprints": (("sprint",), 0),
+    "currentuser": (("user",), 0), "now": (_DATES, 0), "opensprints": (("sprint",), 0),
     "closedsprints": (("sprint",), 0), "futuresprints": (("sprint",), 0),
     "releasedversions": (("version",), 1), "unreleasedversions": (("version",), 1),
+    **{f"{edge}of{period}": (_DATES, 1) for edge in ("start", "end") for period in _BOUNDARIES},
 }
 _SPRINT_STATES = {"opensprints": "active", "closedsprints": "closed", "futuresprints": "future"}
 _LIKE = "LIKE ? ESCAPE '\\'"
@@ -393,8 +401,8 @@ _ISSUE_KEY = re.compile(r"([A-Za-z][A-Za-z0-9_]*)-(\d+)")
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
 _TERM = re.compile(r'"([^"]*)"|(\S+)')
 _DATE = re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:\s+(\d{1,2}):(\d{2}))?")
-_PERIOD = re.compile(r"([-+]?)((?:\d+[wdhm]\s*)+)")
-_PERIOD_PART = re.compile(r"(\d+)([wdhm])")
+_PERIOD = re.compile(r"([-+]?)((?:\d+[wdhm]\s*)+|\d+)")  # a bare number: minutes
+_PERIOD_PART = re.compile(r"(\d+)([wdhm]?)")
 _INCREMENT = re.compile(r"([-+]?)(\d+)([yMwdhm]?)")
 _UNITS = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes"}
 _DATE_FORMATS = ("Valid formats include: 'yyyy/MM/dd HH:mm', 'yyyy-MM-dd HH:mm', 'yyyy/MM/dd', "
@@ -418,9 +426,11 @@ def _fields(world: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
 def _options(world: Mapping[str, Any]) -> _Options:
     """Static kind -> [(id, the names it goes by, the column values it stands for)]."""
     statuses = world["statuses"]
-    options: _Options = {kind: [(str(row[0]), (row[1],), (row[1],)) for row in world[key]]
-               for kind, key in (("status", "statuses"), ("issuetype", "issue_types"),
-                                 ("priority", "priorities"), ("resolution", "resolutions"))}
+    options: _Options = {
+        kind: [(str(row[0]), (row[1],), (row[1],)) for row in world[key]]
+        for kind, key in (("status", "statuses"), ("issuetype", "issue_types"),
+                          ("priority", "priorities"), ("resolution", "resolutions"))
+    }
     options["statuscategory"] = [
         (str(cid), (key, name), tuple(s[1] for s in statuses if s[2] == key))
         for cid, key, name, _ in world["status_categories"]
@@ -440,14 +450,50 @@ def _ref(x: str, kind: str, text: str) -> Sql:
     return f"{x} IN (SELECT id FROM {table} WHERE {where})", [text] * len(columns)
 
 
-def _add_months(moment: datetime, months: int) -> datetime:
-    year, month = divmod(moment.month - 1 + months, 12)
-    year += moment.year
-    day = min(moment.day, calendar.monthrange(year, month + 1)[1])
-    return moment.replace(year=year, month=month + 1, day=day)
+def _shift(moment: datetime, amount: int, unit: str) -> datetime:
+    """``moment`` moved by ``amount`` units: y, M (keeping the day where the month has it),
+    w, d, h or m."""
+    if unit in _UNITS:
+        return moment + timedelta(**{_UNITS[unit]: amount})
+    years, month = divmod(moment.month - 1 + amount * (12 if unit == "y" else 1), 12)
+    day = min(moment.day, calendar.monthrange(moment.year + years, month + 1)[1])
+    return moment.replace(year=moment.year + years, month=month + 1, day=day)
+
+
+def _check_function(kind: str, field: str, function: Function) -> None:
+    if function.name.lower() not in _FUNCTIONS:
+        raise JqlError(f"Unable to find JQL function '{function.name}()'.")
+    kinds, most = _FUNCTIONS[function.name.lower()]
+    if kind not in kinds:
+        raise JqlError(f"A value provided by the function '{function.name}' is invalid for "
+                       f"the field '{field}'.")
+    if len(function.args) > most:
+        expected = f"'{most}'" if most == 0 else f"between '0' and '{most}'"
+        raise JqlError(f"Function '{function.name}' expected {expected} arguments but "
+                       f"received '{len(function.args)}'.")
+
+
+def _is_empty(kind: str, operand: Operand) -> bool:
+    """EMPTY or NULL (and 'Unresolved', for resolution)."""
+    return isinstance(operand, Value) and (
+        operand.empty or (kind == "resolution" and operand.text.lower() == "unresolved"))
+
+
+def _issue_key(name: str, text: str) -> str:
+    if not _ISSUE_KEY.fullmatch(text):
+        raise JqlError(f"The issue key '{text}' for field '{name}' is invalid.")
+    return text.upper()
+
+
+def _number(name: str, text: str) -> float:
+    if not _NUMBER.fullmatch(text):
+        raise JqlError(f"The value '{text}' is not a valid number for the field '{name}'.")
+    return float(text)
 
 
 class _Compiler:
+    """Clauses to SQL, NOT pushed down (``negate``) as Jira's De Morgan rewrite does."""
+
     def __init__(self, world: Mapping[str, Any], now: datetime, caller_id: int,
                  tz: tzinfo) -> None:
         self.fields, self.options = _fields(world), _options(world)
@@ -473,7 +519,7 @@ class _Compiler:
                            "field.")
         for operand in operands:
             if isinstance(operand, Function):
-                self.check_function(kind, name, operand)
+                _check_function(kind, name, operand)
         listed = written in ("IN", "NOT IN")
         if listed and not clause.is_list and isinstance(operands[0], Value):
             raise JqlError(f"Operator '{written.lower()}' does not support the non-list value "
@@ -482,7 +528,7 @@ class _Compiler:
             values = ", ".join(map(str, operands))
             raise JqlError(f"Operator '{written.lower()}' does not support the list value "
                            f"'({values})' for field '{name}'.")
-        empty = [self.is_empty(kind, operand) for operand in operands]
+        empty = [_is_empty(kind, operand) for operand in operands]
         if written in ("IS", "IS NOT") and not all(empty):
             raise JqlError(f"The operator '{written.lower()}' only supports searching for "
                            "EMPTY values.")
@@ -497,23 +543,6 @@ class _Compiler:
         if operator in ("<", "<=", ">", ">="):
             return self.compare(kind, column, name, operator, operands[0])
         return self.equality(kind, column, name, operator, operands, empty)
-
-    def check_function(self, kind: str, field: str, function: Function) -> None:
-        if function.name.lower() not in _FUNCTIONS:
-            raise JqlError(f"Unable to find JQL function '{function.name}()'.")
-        kinds, most = _FUNCTIONS[function.name.lower()]
-        if kind not in kinds:
-            raise JqlError(f"A value provided by the function '{function.name}' is invalid for "
-                           f"the field '{field}'.")
-        if len(function.args) > most:
-            expected = f"'{most}'" if most == 0 else f"between '0' and '{most}'"
-            raise JqlError(f"Function '{function.name}' expected {expected} arguments but "
-                           f"received '{len(function.args)}'.")
-
-    def is_empty(self, kind: str, operand: Operand) -> bool:
-        """EMPTY or NULL (and 'Unresolved', for resolution)."""
-        return isinstance(operand, Value) and (
-            operand.empty or (kind == "resolution" and operand.text.lower() == "unresolved"))
 
     def equality(self, kind: str, column: str, name: str, operator: str,
                  operands: tuple[Operand, ...], empty: list[bool]) -> Sql:
@@ -546,9 +575,9 @@ class _Compiler:
         if kind == "issue":
             if operand.text.isdigit():
                 return f"{x} = ?", [int(operand.text)]
-            return "issues.key = ?", [self.issue_key(name, operand.text)]
+            return "issues.key = ?", [_issue_key(name, operand.text)]
         if kind == "number":
-            return f"{x} = ?", [self.number(name, operand.text)]
+            return f"{x} = ?", [_number(name, operand.text)]
         return f"{x} = ? COLLATE NOCASE", [operand.text]  # labels, options
 
     def function(self, x: str, function: Function) -> Sql:
@@ -574,10 +603,10 @@ class _Compiler:
                       ">=": names[:rank + 1]}[operator]
             return f"issues.priority IN ({', '.join('?' * len(chosen))})", list(chosen)
         if kind == "number":
-            return f"issues.{column} {operator} ?", [self.number(name, operand.text)]
+            return f"issues.{column} {operator} ?", [_number(name, operand.text)]
         if operand.text.isdigit():  # an issue id
             return f"issues.id {operator} ?", [int(operand.text)]
-        project, number = self.issue_key(name, operand.text).split("-")
+        project, number = _issue_key(name, operand.text).split("-")
         return f"{_KEY_PROJECT} = ? AND {_KEY_NUMBER} {operator} ?", [project, int(number)]
 
     def text(self, kind: str, name: str, operator: str, operand: Operand) -> Sql:
@@ -608,28 +637,11 @@ class _Compiler:
                            f"'{name}'.")
         raise JqlError(f"The value '{value.text}' does not exist for the field '{name}'.")
 
-    def issue_key(self, name: str, text: str) -> str:
-        if not _ISSUE_KEY.fullmatch(text):
-            raise JqlError(f"The issue key '{text}' for field '{name}' is invalid.")
-        return text.upper()
-
-    def number(self, name: str, text: str) -> float:
-        if not _NUMBER.fullmatch(text):
-            raise JqlError(f"The value '{text}' is not a valid number for the field '{name}'.")
-        return float(text)
-
     def moment(self, kind: str, name: str, operand: Operand) -> str:
         """The instant (datetime kind: ISO) or the day (date kind: YYYY-MM-DD) ``operand``
         stands for."""
         if isinstance(operand, Function):
-            moment = self.now
-            if operand.name.lower() != "now":
-                moment = self.now.astimezone(self.tz).replace(hour=0, minute=0, second=0,
-                                                              microsecond=0)
-                if operand.args:
-                    moment = self.shift(moment, operand)
-                if operand.name.lower() == "endofday":
-                    moment += timedelta(days=1, seconds=-1)
+            moment = self.now if operand.name.lower() == "now" else self.boundary(operand)
         else:
             moment = self.date(name, operand.text.strip())
         return moment.astimezone(self.tz).date().isoformat() if kind == "date" else iso(moment)
@@ -637,7 +649,7 @@ class _Compiler:
     def date(self, name: str, text: str) -> datetime:
         try:
             if period := _PERIOD.fullmatch(text):
-                delta = sum((timedelta(**{_UNITS[unit]: int(n)})
+                delta = sum((timedelta(**{_UNITS[unit or "m"]: int(n)})
                              for n, unit in _PERIOD_PART.findall(period[2])), timedelta())
                 return self.now - delta if period[1] == "-" else self.now + delta
             if date := _DATE.fullmatch(text):
@@ -647,18 +659,27 @@ class _Compiler:
             pass
         raise JqlError(f"Date value '{text}' for field '{name}' is invalid. {_DATE_FORMATS}")
 
-    def shift(self, moment: datetime, function: Function) -> datetime:
-        """``moment`` moved by a date function's increment ('-1', '+2w', '-1M'; days if no
-        unit)."""
-        increment = _INCREMENT.fullmatch(function.args[0].strip())
-        if increment is None:
-            raise JqlError(f"Duration for function '{function.name}' should have the format "
-                           "(+/-)n(yMwdm), e.g -1M for 1 month earlier.")
-        amount = int(increment[2]) * (-1 if increment[1] == "-" else 1)
-        unit = increment[3] or "d"
-        if unit in "yM":
-            return _add_months(moment, amount * 12 if unit == "y" else amount)
-        return moment + timedelta(**{_UNITS[unit]: amount})
+    def boundary(self, function: Function) -> datetime:
+        """startOf/endOf Day|Week|Month|Year([increment]) in the caller's zone, weeks from
+        Sunday; an increment ('-1', '+2w', '-1M') counts the function's unit by default."""
+        edge, period = function.name.lower().split("of")
+        unit = _BOUNDARIES[period]
+        start = self.now.astimezone(self.tz).replace(hour=0, minute=0, second=0, microsecond=0)
+        if unit == "w":
+            start -= timedelta(days=(start.weekday() + 1) % 7)
+        elif unit in "My":
+            start = start.replace(month=1 if unit == "y" else start.month, day=1)
+        increment = _INCREMENT.fullmatch(function.args[0].strip()) if function.args else None
+        message = (f"Duration for function '{function.name}' should have the format "
+                   "(+/-)n(yMwdm), e.g -1M for 1 month earlier.")
+        if function.args and increment is None:
+            raise JqlError(message)
+        try:
+            if increment:
+                start = _shift(start, int(increment[1] + increment[2]), increment[3] or unit)
+            return start if edge == "start" else _shift(start, 1, unit) - timedelta(seconds=1)
+        except (ValueError, OverflowError):
+            raise JqlError(message) from None
 
 
 def compile(query: Query, *, now: datetime, caller_id: int, world: Mapping[str, Any],
@@ -681,26 +702,25 @@ def _quote(text: str) -> str:
 
 
 def order_by(query: Query, *, world: Mapping[str, Any]) -> str:
-    """ORDER BY text for ``query``'s sorts (Jira's: created DESC without one). A sort without
+    """ORDER BY text for ``query``'s sorts (newest first without one). A sort without
     ASC/DESC takes the field's default: DESC for dates, priority and status, else ASC. Key
     orders by project key then number, rank by id, priority and status by world.yaml's order
     (DESC priority: Highest first); empty values sort as the greatest. Ties: by id."""
-    fields, options = _fields(world), _options(world)
+    fields, options = {**_fields(world), "rank": ("rank", "id")}, _options(world)
     terms: list[str] = []
     direction = "DESC"
     for sort in query.order or (Sort("created", "DESC"),):
-        kind, column = ("rank", "id") if sort.field.lower() == "rank" else fields.get(
-            sort.field.lower(), ("", ""))
-        if kind in ("issue", "rank"):
-            expressions = [f"issues.{column}"] if kind == "rank" else [_KEY_PROJECT, _KEY_NUMBER]
-        elif kind in _STATIC and kind != "statuscategory":
+        kind, column = fields.get(sort.field.lower(), ("", ""))
+        if kind == "issue":
+            expressions = [_KEY_PROJECT, _KEY_NUMBER]
+        elif kind in ("status", "issuetype", "priority", "resolution"):
             ranked = [values[0] for _, _, values in options[kind]]
             ranked = ranked[::-1] if kind == "priority" else ranked
             cases = " ".join(f"WHEN {_quote(v)} THEN {i}" for i, v in enumerate(ranked))
             expressions = [f"CASE issues.{column} {cases} END"]
         elif kind == "user":
             expressions = [f"(SELECT display_name FROM users WHERE users.id = issues.{column})"]
-        elif kind in (*_DATES, "number", "option", "summary"):
+        elif kind in (*_DATES, "number", "option", "summary", "rank"):
             expressions = [f"issues.{column}"]
         else:
             raise JqlError(f"Not able to sort using field '{sort.field}'.")
