@@ -1,0 +1,215 @@
+"""Issues as Jira keeps them: create (project, type, summary required; the workflow's
+initial status; the reporter watches), edit (the edit screen's fields, Edit issues
+permission), assign (Assign issues; the assignee must be assignable; ``-1`` the project's
+lead), transition (the workflow engine: conditions, screen, validators, post-functions; the
+resolution and its date follow), every change in the changelog."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from replicas.runtime import db as sql
+from replicas.runtime.clock import iso
+from replicas.runtime.db import one, rows
+
+from ..errors import ISSUE_NOT_FOUND, JiraError
+from ..formats import adf_text
+from ..world import data, workflow_name
+from . import fields, permissions, workflows
+from .workflows import Facts
+
+Row = dict[str, Any]
+# The changelog's names of the columns it records: (field, fieldtype).
+LOGGED = {"summary": ("summary", "jira"), "description": ("description", "jira"),
+          "status": ("status", "jira"), "resolution": ("resolution", "jira"),
+          "priority": ("priority", "jira"), "assignee_id": ("assignee", "jira"),
+          "labels": ("labels", "jira"), "components": ("Component", "jira"),
+          "fix_versions": ("Fix Version", "jira"), "sprint_id": ("Sprint", "custom"),
+          "story_points": ("Story point estimate", "custom"),
+          "parent_id": ("IssueParentAssociation", "jira"), "due_date": ("duedate", "jira")}
+
+
+def get(db: sqlite3.Connection, id_or_key: str, caller_id: int) -> Row:
+    """The issue named by id or key that the caller may browse, else Jira's 404."""
+    found = one(db, "SELECT * FROM issues WHERE key = ? OR CAST(id AS TEXT) = ?",
+                (id_or_key.upper(), id_or_key))
+    if found is None or not permissions.has(db, found["project_id"], caller_id,
+                                            "BROWSE_PROJECTS"):
+        raise JiraError(404, [ISSUE_NOT_FOUND], code="issue_not_found")
+    return found
+
+
+def _flow(issue: Mapping[str, Any], db: sqlite3.Connection) -> workflows.Workflow:
+    key = one(db, "SELECT key FROM projects WHERE id = ?", (issue["project_id"],))
+    assert key is not None
+    return workflows.workflows(data())[workflow_name(key["key"], issue["issue_type"])]
+
+
+def log(db: sqlite3.Connection, issue: Mapping[str, Any], columns: Mapping[str, Any],
+        author_id: int, now: datetime) -> None:
+    """One changelog entry for the logged columns that changed."""
+    items = [{"field": LOGGED[c][0], "fieldtype": LOGGED[c][1], "from": issue.get(c),
+              "fromString": issue.get(c), "to": v, "toString": v}
+             for c, v in columns.items() if c in LOGGED and issue.get(c) != v]
+    if items:
+        sql.insert(db, "changelog", {"issue_id": issue["id"], "author_id": author_id,
+                                     "created": iso(now),
+                                     "items": orjson.dumps(items).decode()})
+
+
+def _write(db: sqlite3.Connection, issue: Row, columns: Mapping[str, Any], caller_id: int,
+           now: datetime) -> Row:
+    changed = {c: v for c, v in columns.items() if issue.get(c) != v}
+    if changed:
+        log(db, issue, changed, caller_id, now)
+        sql.update(db, "issues", issue["id"], {**changed, "updated": iso(now)})
+    found = one(db, "SELECT * FROM issues WHERE id = ?", (issue["id"],))
+    assert found is not None
+    return found
+
+
+def create(db: sqlite3.Connection, given: Mapping[str, Any], update: Mapping[str, Any],
+           caller_id: int, now: datetime, *, adf: bool) -> Row:
+    """A new issue from the API's ``fields`` and ``update``; 400 with every field error."""
+    errors: dict[str, str] = {}
+    ref = given.get("project") or {}
+    project = one(db, "SELECT * FROM projects WHERE key = ? OR CAST(id AS TEXT) = ?",
+                  (str(ref.get("key", "")).upper(), str(ref.get("id", ""))))
+    if project is None:
+        errors["project"] = "Specify a valid project ID or key"
+    kind = given.get("issuetype") or {}
+    types = {str(t[0]): t[1] for t in data()["issue_types"]}
+    issue_type = types.get(str(kind.get("id"))) or (
+        kind.get("name") if kind.get("name") in types.values() else None)
+    if issue_type is None:
+        errors["issuetype"] = "Specify an issue type"
+    if not str(given.get("summary") or "").strip():
+        errors["summary"] = "You must specify a summary of the issue."
+    if errors:
+        raise JiraError(400, [], errors, code="create_invalid")
+    assert project is not None and issue_type is not None
+    permissions.require(db, project["id"], caller_id, "create")
+    rest = {k: v for k, v in given.items() if k not in ("project", "issuetype")}
+    blank: Row = {"labels": "[]", "components": "[]", "fix_versions": "[]"}
+    columns = fields.apply(db, blank, project["id"], fields=rest, update=update,
+                           screen=fields.EDIT_SCREEN, adf=adf)
+    flow = workflows.workflows(data())[workflow_name(project["key"], issue_type)]
+    number = project["issue_counter"] + 1
+    sql.update(db, "projects", project["id"], {"issue_counter": number})
+    stamp = iso(now)
+    issue_id = sql.insert(db, "issues", {
+        "key": f"{project['key']}-{number}", "project_id": project["id"],
+        "issue_type": issue_type, "status": flow.initial, "priority": "Medium",
+        "reporter_id": caller_id, "created": stamp, "updated": stamp,
+        "labels": "[]", "components": "[]", "fix_versions": "[]", **columns})
+    sql.insert(db, "watchers", {"issue_id": issue_id, "user_id": caller_id})
+    found = one(db, "SELECT * FROM issues WHERE id = ?", (issue_id,))
+    assert found is not None
+    return found
+
+
+def edit(db: sqlite3.Connection, issue: Row, given: Mapping[str, Any],
+         update: Mapping[str, Any], caller_id: int, now: datetime, *, adf: bool) -> Row:
+    """Change fields (not the status: that is a transition)."""
+    permissions.editable(db, issue["project_id"], caller_id,
+                         sorted(set(given) | set(update) - {"comment"}))
+    columns = fields.apply(db, issue, issue["project_id"], fields=given, update=update,
+                           screen=fields.EDIT_SCREEN, adf=adf)
+    return _write(db, issue, columns, caller_id, now)
+
+
+def assign(db: sqlite3.Connection, issue: Row, account: str | None, caller_id: int,
+           now: datetime) -> Row:
+    """``account`` (an accountId, None: unassign, "-1": the project's default assignee, its
+    lead)."""
+    permissions.require(db, issue["project_id"], caller_id, "assign")
+    if account is None:
+        return _write(db, issue, {"assignee_id": None}, caller_id, now)
+    if account == "-1":
+        lead = one(db, "SELECT lead_id FROM projects WHERE id = ?", (issue["project_id"],))
+        assert lead is not None
+        user_id = lead["lead_id"]
+    else:
+        found = one(db, "SELECT id FROM users WHERE account_id = ? AND active", (account,))
+        if found is None or not permissions.has(db, issue["project_id"], found["id"],
+                                                "ASSIGNABLE_USER"):
+            raise JiraError(400, [], {"assignee": f"User '{account}' cannot be assigned "
+                                      "issues."}, code="assignee_not_assignable")
+        user_id = found["id"]
+    return _write(db, issue, {"assignee_id": user_id}, caller_id, now)
+
+
+def available(db: sqlite3.Connection, issue: Row, caller_id: int) -> list[workflows.Transition]:
+    """The transitions the caller sees (none without Transition issues)."""
+    roles = permissions.roles_of(db, issue["project_id"], caller_id)
+    if "TRANSITION_ISSUES" not in permissions.permissions_of(roles):
+        return []
+    return workflows.available(_flow(issue, db), issue["status"], roles)
+
+
+def _facts(db: sqlite3.Connection, issue: Row, columns: Mapping[str, Any],
+           comment: bool) -> Facts:
+    categories = {s[1]: s[2] for s in data()["statuses"]}
+    links = [(r["link_type"], "outward" if r["inward_id"] == issue["id"] else "inward",
+              categories[r["status"]]) for r in rows(
+        db, "SELECT l.*, o.status FROM issue_links l JOIN issues o ON o.id = CASE WHEN "
+        "l.inward_id = ? THEN l.outward_id ELSE l.inward_id END WHERE ? IN "
+        "(l.inward_id, l.outward_id)", (issue["id"], issue["id"]))]
+    open_subtasks = len([r for r in rows(db, "SELECT status FROM issues WHERE parent_id = ? "
+                                         "AND issue_type = 'Sub-task'", (issue["id"],))
+                         if categories[r["status"]] != "done"])
+    return Facts(resolution=columns.get("resolution", issue["resolution"]),
+                 fields={**issue, **columns}, comment=comment, open_subtasks=open_subtasks,
+                 links=tuple(links))
+
+
+def transition(db: sqlite3.Connection, issue: Row, transition_id: int,
+               given: Mapping[str, Any], update: Mapping[str, Any], caller_id: int,
+               now: datetime, *, adf: bool) -> Row:
+    """Run a transition: Jira's order (valid now, screen, fields, validators, status and
+    post-functions); on any refusal nothing changes."""
+    permissions.require(db, issue["project_id"], caller_id, "transition")
+    roles = permissions.roles_of(db, issue["project_id"], caller_id)
+    chosen = workflows.find(_flow(issue, db), issue["status"], transition_id, roles)
+    workflows.screen_check(chosen, set(given) | set(update))
+    columns = fields.apply(db, issue, issue["project_id"],
+                           fields={k: v for k, v in given.items() if k != "comment"},
+                           update={k: v for k, v in update.items() if k != "comment"},
+                           screen=chosen.screen, adf=adf)
+    workflows.validate(chosen, _facts(db, issue, columns, "comment" in update))
+    columns.update(workflows.post_functions(
+        chosen, resolution=columns.get("resolution", issue["resolution"]),
+        assignee_id=columns.get("assignee_id", issue["assignee_id"]), caller_id=caller_id))
+    resolved = columns.get("resolution", issue["resolution"])
+    columns["resolution_date"] = (issue["resolution_date"] or iso(now)) if resolved else None
+    for op in update.get("comment", []):
+        if "add" in op:
+            add_comment(db, issue, op["add"].get("body"), caller_id, now, adf=adf)
+    return _write(db, issue, columns, caller_id, now)
+
+
+def add_comment(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int,
+                now: datetime, *, adf: bool) -> Row:
+    """A comment (Add comments permission; v2 text or a v3 document)."""
+    user = one(db, "SELECT display_name FROM users WHERE id = ?", (caller_id,))
+    permissions.require(db, issue["project_id"], caller_id, "comment",
+                        name=user["display_name"] if user else "")
+    try:
+        text = fields.setters(adf)["description"][1](body)
+    except ValueError:
+        text = None
+    if not text or not adf_text(orjson.loads(text)).strip():
+        raise JiraError(400, [], {"comment": "Comment body is not valid!"},
+                        code="comment_invalid")
+    stamp = iso(now)
+    comment_id = sql.insert(db, "comments", {"issue_id": issue["id"], "author_id": caller_id,
+                                             "body": text, "created": stamp, "updated": stamp})
+    sql.update(db, "issues", issue["id"], {"updated": stamp})
+    found = one(db, "SELECT * FROM comments WHERE id = ?", (comment_id,))
+    assert found is not None
+    return found
