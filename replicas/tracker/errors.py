@@ -16,8 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
+from replicas.runtime.errors import ErrorStyle
+from workgym_core.error_docs import RETRY_AFTER, ErrorDetail
 from workgym_core.errors import InvalidRequest, NotFound, WorkGymError, json_response
 
 
@@ -52,3 +55,23 @@ def body(exc: WorkGymError) -> dict[str, Any]:
 def render(exc: WorkGymError) -> Response:
     status = 400 if isinstance(exc, InvalidRequest) else exc.status_code
     return json_response(body(exc), status_code=status, headers=exc.headers)
+
+
+class JiraErrorBody(BaseModel):
+    """``{"errorMessages": [...], "errors": {field: message}}``; the gateway's own refusals
+    (token, quotas, episode state) are ``{"error": {code, message}}`` instead."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    errorMessages: list[str] | None = Field(None, description="What was refused, in words.")
+    errors: dict[str, str] | None = Field(None, description="Refusals by field.")
+    error: ErrorDetail | None = Field(None, description="The gateway's own refusals.")
+
+
+STYLE = ErrorStyle(render=render, model=JiraErrorBody, statuses={
+    400: ("Invalid input or a refused rule: a field not on the screen, a transition not valid "
+          "now, a validator, JQL errors, or a missing permission Jira answers with 400.", {}),
+    403: ("A permission Jira answers with 403 (assign, delete, manage watchers).", {}),
+    410: ("A removed API (the old /search).", {}),
+    429: ("Too many requests: wait Retry-After seconds.", RETRY_AFTER),
+})

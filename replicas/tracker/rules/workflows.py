@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import JiraError
+
 ALWAYS_ON_SCREEN = frozenset({"comment"})
 _CONDITIONS = frozenset({"role"})
 _VALIDATORS = frozenset({"field_required", "comment_required", "subtasks_done", "linked"})
@@ -24,13 +26,11 @@ _POST = frozenset({"set_resolution", "set_resolution_if_missing", "clear_resolut
                    "assign"})
 
 
-class TransitionRefused(ValueError):
+class TransitionRefused(JiraError):
     """Jira's 400 for a transition: ``messages`` (errorMessages) and ``errors`` by field."""
 
     def __init__(self, messages: list[str], errors: Mapping[str, str] | None = None) -> None:
-        super().__init__("; ".join([*messages, *(errors or {}).values()]))
-        self.messages = messages
-        self.errors = dict(errors or {})
+        super().__init__(400, messages, errors, code="transition_refused")
 
 
 @dataclass(frozen=True)

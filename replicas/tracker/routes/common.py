@@ -1,0 +1,32 @@
+"""What the tracker's route modules share: the API version in the path (v2 text, v3 ADF,
+``latest`` as v2, as the ``jira`` library calls it), the caller's public base, the caller."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import Depends, Path, Request
+
+from workgym_core.internal import BASE_HEADER
+
+Version = Annotated[Literal["2", "3", "latest"], Path(
+    description="The REST API version: 2 (text bodies), 3 (Atlassian Document Format), "
+    "latest (= 2).")]
+IssueRef = Annotated[str, Path(max_length=40, pattern=r"^([A-Za-z][A-Za-z0-9]*-[1-9][0-9]*|"
+                                                      r"[1-9][0-9]*)$",
+                               description="The issue's key (SHOP-12) or numeric id.")]
+# The API's caller: user 1, the AI agent (a developer on every project).
+CALLER = 1
+
+
+async def base_url(request: Request) -> str:
+    """The app's public base URL as the proxy passed it ('' when called directly)."""
+    return request.headers.get(BASE_HEADER, "")
+
+
+Base = Annotated[str, Depends(base_url)]
+
+
+def shown(version: str) -> str:
+    """The version the answer is in: ``latest`` is 2."""
+    return "2" if version == "latest" else version

@@ -1,0 +1,98 @@
+"""Search: JQL over the issues you may browse (platform v2/v3 ``/search/jql``), paged by
+``nextPageToken`` (absent on the last page); the old ``/search`` is gone (410), as in
+Jira Cloud."""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated
+
+from annotated_types import Interval
+from fastapi import APIRouter, Query
+from starlette.responses import Response
+
+from replicas.runtime.db import rows
+from replicas.runtime.deps import EpisodeDep
+from replicas.runtime.params import CANONICAL
+from replicas.runtime.responses import ok
+
+from .. import jql, render
+from ..errors import JiraError
+from ..rules import permissions
+from ..world import data
+from .common import CALLER, Base, Version, shown
+
+router = APIRouter(tags=["search"])
+
+MaxResults = Annotated[int, Interval(ge=1, le=5000), CANONICAL, Query(
+    description="Issues per page (at most 5000; fewer come back with many fields).")]
+
+
+def _token(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
+
+
+def _offset(token: str | None) -> int:
+    if not token:
+        return 0
+    try:
+        kind, _, n = base64.urlsafe_b64decode(token + "==").decode().partition(":")
+        if kind == "o" and n.isdigit():
+            return int(n)
+    except ValueError:
+        pass
+    raise JiraError(400, ["The provided next page token is invalid or expired."],
+                    code="page_token")
+
+
+@router.get("/rest/api/{version}/search/jql", operation_id="search_issues",
+            summary="Search for issues using JQL")
+async def search(version: Version, episode: EpisodeDep, base: Base,
+                 jql_: Annotated[str, Query(alias="jql", max_length=5000, description=(
+                     "The JQL query; it must restrict the issues (not only ORDER BY)."))],
+                 nextPageToken: Annotated[str | None, Query(max_length=200, description=(
+                     "The page after the one that gave this token."))] = None,
+                 maxResults: MaxResults = 50,
+                 fields: Annotated[str | None, Query(max_length=500, description=(
+                     "Fields to return: id (default), *all, *navigable or names."))] = None
+                 ) -> Response:
+    """Issues matching the JQL, in its ORDER BY; ids only unless `fields` asks for more."""
+    try:
+        query = jql.parse(jql_)
+        if not jql.is_bounded(query):
+            raise jql.JqlError("Unbounded JQL queries are not allowed here. Please add a "
+                               "search restriction to your query.")
+        where, params = jql.compile(query, now=episode.now(), caller_id=CALLER, world=data())
+        order = jql.order_by(query, world=data())
+    except jql.JqlError as error:
+        raise JiraError(400, [str(error)], code="jql") from error
+    visible = [p for p in {r["project_id"] for r in rows(episode.db, "SELECT DISTINCT "
+                                                        "project_id FROM issues")}
+               if permissions.has(episode.db, p, CALLER, "BROWSE_PROJECTS")]
+    offset = _offset(nextPageToken)
+    found = rows(episode.db, f"SELECT * FROM issues WHERE ({where}) AND project_id IN "
+                 f"({','.join('?' * len(visible))}) ORDER BY {order} LIMIT ? OFFSET ?",
+                 (*params, *visible, maxResults + 1, offset))
+    page, more = found[:maxResults], len(found) > maxResults
+    wanted = {f.strip() for f in (fields or "id").split(",")}
+    issues = []
+    for row in page:
+        full = render.issue(episode.db, row, base, shown(version))
+        if wanted == {"id"}:
+            issues.append({"id": full["id"]})
+        else:
+            if "*all" not in wanted and "*navigable" not in wanted:
+                full["fields"] = {k: v for k, v in full["fields"].items() if k in wanted}
+            issues.append(full)
+    out: dict[str, object] = {"issues": issues, "isLast": not more}
+    if more:
+        out["nextPageToken"] = _token(offset + maxResults)
+    return ok(out)
+
+
+@router.get("/rest/api/{version}/search", operation_id="search_issues_removed",
+            summary="Search (removed)")
+async def removed(version: Version) -> Response:
+    """Removed from Jira Cloud: use /search/jql."""
+    raise JiraError(410, ["The requested API has been removed. Please migrate to the "
+                          "/rest/api/3/search/jql API."], code="search_removed")

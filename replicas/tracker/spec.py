@@ -1,0 +1,37 @@
+"""The tracker's :class:`ReplicaSpec`: what the runtime serves, seeds and sets up."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from replicas.runtime.spec import ReplicaSpec
+
+from .errors import STYLE
+from .routes import TAGS, router
+
+
+def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
+    from .seed import seed as generate  # SQLAlchemy only when a snapshot is built
+
+    generate(conn, seed, now)
+
+
+SPEC = ReplicaSpec(
+    name="tracker",
+    title="Tracker",
+    description=(
+        "The engineering team's Jira Cloud (REST API v2 and v3, and the Agile API): projects "
+        "for the storefront and checkout, the mobile app and the platform; issues with their "
+        "workflows, sprints, comments and links. You act as the account 'AI Agent', a "
+        "developer on every project. Errors are Jira's: {\"errorMessages\": [...], "
+        "\"errors\": {field: message}}."
+    ),
+    data_version="1",
+    router=router,
+    seed=_seed,
+    probe={"update": "projects", "id": 10000,
+           "values": {"description": "Probe (no task allows this)."}},
+    openapi_tags=TAGS,
+    errors=STYLE,
+)
