@@ -57,9 +57,13 @@ def build(g: Generation) -> None:
             text = r.choice(w["issue_texts"][key])
             kind, component, summary, description = text
             fill = {"version": r.choice(versions)["name"] if versions else "production",
-                    "browser": r.choice(w["browsers"]), "device": r.choice(w["devices"]),
+                    "browser": r.choice(w["browsers"]),
+                    "device": r.choice([*w["devices"]["iOS"], *w["devices"]["Android"]]),
+                    "iphone": r.choice(w["devices"]["iOS"]),
+                    "android": r.choice(w["devices"]["Android"]),
                     "order": r.choice(orders),
-                    "orders": ", ".join(sorted(r.sample(twice, min(3, len(twice)))))}
+                    "orders": ", ".join(sorted(r.sample(twice, min(3, len(twice))))),
+                    "code": "{code}"}  # wiki's code-block marker, in a str.format template
             sprint = r.choice(sprints + [None]) if sprints else None
             flow = workflow_name(key, kind)
             initial = w["workflows"][flow]["initial"]
