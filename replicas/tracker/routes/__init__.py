@@ -5,10 +5,15 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from . import issues, search, site
+from .common import VERSIONS
 
 router = APIRouter()
-for module in (site, search, issues):
-    router.routes.extend(module.router.routes)
+# The platform API under each version's prefix: /rest/api/3 documented (Jira Cloud's
+# current), /rest/api/2 and /rest/api/latest the same routes (text bodies), undocumented.
+for version in VERSIONS:
+    for module in (site, search, issues):
+        router.include_router(module.router, prefix=f"/rest/api/{version}",
+                              include_in_schema=version == VERSIONS[0])
 
 TAGS = [
     {"name": "site", "description": "Server info, you, fields, users, projects."},

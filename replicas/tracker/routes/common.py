@@ -3,15 +3,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import Depends, Path, Request
 
 from workgym_core.internal import BASE_HEADER
 
-Version = Annotated[Literal["2", "3", "latest"], Path(
-    description="The REST API version: 2 (text bodies), 3 (Atlassian Document Format), "
-    "latest (= 2).")]
+
+async def api_version(request: Request) -> str:
+    """The REST API version the request's path names: 2 (text bodies), 3 (Atlassian
+    Document Format) or latest (= 2); the same routes serve each (routes/__init__.py)."""
+    return request.url.path.split("/rest/api/", 1)[1].split("/", 1)[0]
+
+
+Version = Annotated[str, Depends(api_version)]
+VERSIONS = ("3", "2", "latest")  # v3 documented; v2 and latest served alike
 IssueRef = Annotated[str, Path(max_length=40, pattern=r"^([A-Za-z][A-Za-z0-9]*-[1-9][0-9]*|"
                                                       r"[1-9][0-9]*)$",
                                description="The issue's key (SHOP-12) or numeric id.")]

@@ -24,7 +24,7 @@ def _issue(episode: EpisodeDep, ref: str) -> dict[str, Any]:
     return issues.get(episode.db, ref, CALLER)
 
 
-@router.get("/rest/api/{version}/issue/{issue}", operation_id="get_issue",
+@router.get("/issue/{issue}", operation_id="get_issue",
             summary="Get an issue")
 async def get_issue(version: Version, issue: IssueRef, episode: EpisodeDep, base: Base,
                     fields: Annotated[str | None, Query(max_length=500, description=(
@@ -38,7 +38,7 @@ async def get_issue(version: Version, issue: IssueRef, episode: EpisodeDep, base
     return ok(found)
 
 
-@router.post("/rest/api/{version}/issue", operation_id="create_issue",
+@router.post("/issue", operation_id="create_issue",
              summary="Create an issue", status_code=201)
 async def create_issue(version: Version, body: Json, episode: EpisodeDep,
                        base: Base) -> Response:
@@ -51,7 +51,7 @@ async def create_issue(version: Version, body: Json, episode: EpisodeDep,
                "self": f"{render.api(base, v)}/issue/{made['id']}"}, 201)
 
 
-@router.put("/rest/api/{version}/issue/{issue}", operation_id="edit_issue",
+@router.put("/issue/{issue}", operation_id="edit_issue",
             summary="Edit an issue", status_code=204)
 async def edit_issue(version: Version, issue: IssueRef, body: Json,
                      episode: EpisodeDep) -> Response:
@@ -62,7 +62,7 @@ async def edit_issue(version: Version, issue: IssueRef, body: Json,
     return Response(status_code=204)
 
 
-@router.put("/rest/api/{version}/issue/{issue}/assignee", operation_id="assign_issue",
+@router.put("/issue/{issue}/assignee", operation_id="assign_issue",
             summary="Assign an issue", status_code=204)
 async def assign_issue(version: Version, issue: IssueRef, body: Json,
                        episode: EpisodeDep) -> Response:
@@ -73,7 +73,7 @@ async def assign_issue(version: Version, issue: IssueRef, body: Json,
     return Response(status_code=204)
 
 
-@router.get("/rest/api/{version}/issue/{issue}/transitions", operation_id="get_transitions",
+@router.get("/issue/{issue}/transitions", operation_id="get_transitions",
             summary="Get an issue's transitions")
 async def get_transitions(version: Version, issue: IssueRef, episode: EpisodeDep,
                           base: Base) -> Response:
@@ -87,7 +87,7 @@ async def get_transitions(version: Version, issue: IssueRef, episode: EpisodeDep
         for t in issues.available(episode.db, found, CALLER)]})
 
 
-@router.post("/rest/api/{version}/issue/{issue}/transitions", operation_id="do_transition",
+@router.post("/issue/{issue}/transitions", operation_id="do_transition",
              summary="Transition an issue", status_code=204)
 async def do_transition(version: Version, issue: IssueRef, body: Json,
                         episode: EpisodeDep) -> Response:
@@ -102,7 +102,7 @@ async def do_transition(version: Version, issue: IssueRef, body: Json,
     return Response(status_code=204)
 
 
-@router.get("/rest/api/{version}/issue/{issue}/comment", operation_id="get_comments",
+@router.get("/issue/{issue}/comment", operation_id="get_comments",
             summary="Get an issue's comments")
 async def get_comments(version: Version, issue: IssueRef, episode: EpisodeDep,
                        base: Base) -> Response:
@@ -119,7 +119,7 @@ async def get_comments(version: Version, issue: IssueRef, episode: EpisodeDep,
     return ok({"comments": out, "maxResults": len(out), "total": len(out), "startAt": 0})
 
 
-@router.post("/rest/api/{version}/issue/{issue}/comment", operation_id="add_comment",
+@router.post("/issue/{issue}/comment", operation_id="add_comment",
              summary="Add a comment", status_code=201)
 async def add_comment(version: Version, issue: IssueRef, body: Json, episode: EpisodeDep,
                       base: Base) -> Response:

@@ -45,11 +45,11 @@ def _offset(token: str | None) -> int:
                     code="page_token")
 
 
-@router.get("/rest/api/{version}/search/jql", operation_id="search_issues",
+@router.get("/search/jql", operation_id="search_issues",
             summary="Search for issues using JQL")
 async def search(version: Version, episode: EpisodeDep, base: Base,
                  jql_: Annotated[str, Query(alias="jql", max_length=5000, description=(
-                     "The JQL query; it must restrict the issues (not only ORDER BY)."))],
+                     "The JQL query; it must restrict the issues (not only ORDER BY)."))] = "",
                  nextPageToken: Annotated[str | None, Query(max_length=200, description=(
                      "The page after the one that gave this token."))] = None,
                  maxResults: MaxResults = 50,
@@ -90,9 +90,9 @@ async def search(version: Version, episode: EpisodeDep, base: Base,
     return ok(out)
 
 
-@router.get("/rest/api/{version}/search", operation_id="search_issues_removed",
+@router.get("/search", operation_id="search_issues_removed",
             summary="Search (removed)")
-async def removed(version: Version) -> Response:
+async def removed(version: Version, episode: EpisodeDep) -> Response:
     """Removed from Jira Cloud: use /search/jql."""
     raise JiraError(410, ["The requested API has been removed. Please migrate to the "
                           "/rest/api/3/search/jql API."], code="search_removed")

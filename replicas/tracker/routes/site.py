@@ -26,7 +26,7 @@ SYSTEM_FIELDS = ("summary", "description", "issuetype", "project", "status", "re
                  "issuelinks", "subtasks", "timetracking", "watches")
 
 
-@router.get("/rest/api/{version}/serverInfo", operation_id="get_server_info",
+@router.get("/serverInfo", operation_id="get_server_info",
             summary="Get server info")
 async def server_info(version: Version, episode: EpisodeDep, base: Base) -> Response:
     """The site: a Jira Cloud deployment."""
@@ -35,14 +35,14 @@ async def server_info(version: Version, episode: EpisodeDep, base: Base) -> Resp
                "serverTime": jira_time(iso(episode.now()))})
 
 
-@router.get("/rest/api/{version}/myself", operation_id="get_myself", summary="Get yourself")
+@router.get("/myself", operation_id="get_myself", summary="Get yourself")
 async def myself(version: Version, episode: EpisodeDep, base: Base) -> Response:
     """Your account (the AI agent)."""
     return ok(render.user(one(episode.db, "SELECT * FROM users WHERE id = ?", (CALLER,)),
                           base, shown(version)))
 
 
-@router.get("/rest/api/{version}/field", operation_id="get_fields", summary="Get fields")
+@router.get("/field", operation_id="get_fields", summary="Get fields")
 async def fields(version: Version, episode: EpisodeDep) -> Response:
     """Every field, system and custom (custom ones by id: customfield_NNNNN)."""
     system = [{"id": f, "key": f, "name": f, "custom": False, "navigable": True,
@@ -70,7 +70,7 @@ def _users(episode: EpisodeDep, query: str | None, where: str = "1",
     return found
 
 
-@router.get("/rest/api/{version}/user/search", operation_id="find_users",
+@router.get("/user/search", operation_id="find_users",
             summary="Find users")
 async def find_users(version: Version, episode: EpisodeDep, base: Base,
                      query: Query_ = None) -> Response:
@@ -78,7 +78,7 @@ async def find_users(version: Version, episode: EpisodeDep, base: Base,
     return ok([render.user(u, base, shown(version)) for u in _users(episode, query)])
 
 
-@router.get("/rest/api/{version}/user/assignable/search", operation_id="find_assignable_users",
+@router.get("/user/assignable/search", operation_id="find_assignable_users",
             summary="Find users assignable to issues")
 async def assignable(version: Version, episode: EpisodeDep, base: Base,
                      project: Annotated[str | None, Query(max_length=40, description=(
@@ -95,7 +95,7 @@ async def assignable(version: Version, episode: EpisodeDep, base: Base,
                for u in _users(episode, query, where, (found["id"], *roles))])
 
 
-@router.get("/rest/api/{version}/project", operation_id="get_projects",
+@router.get("/project", operation_id="get_projects",
             summary="Get all projects")
 async def projects(version: Version, episode: EpisodeDep, base: Base) -> Response:
     """Every project."""
