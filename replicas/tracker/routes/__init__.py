@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import issues, search, site
+from . import issues, relations, search, site
 from .common import VERSIONS
 
 router = APIRouter()
 # The platform API under each version's prefix: /rest/api/3 documented (Jira Cloud's
 # current), /rest/api/2 and /rest/api/latest the same routes (text bodies), undocumented.
 for version in VERSIONS:
-    for module in (site, search, issues):
+    for module in (site, search, issues, relations):
         router.include_router(module.router, prefix=f"/rest/api/{version}",
                               include_in_schema=version == VERSIONS[0])
 
@@ -19,4 +19,5 @@ TAGS = [
     {"name": "site", "description": "Server info, you, fields, users, projects."},
     {"name": "search", "description": "JQL search."},
     {"name": "issues", "description": "Issues, transitions, assignment, comments."},
+    {"name": "links", "description": "Issue links, watchers, worklogs."},
 ]

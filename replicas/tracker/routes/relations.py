@@ -1,0 +1,132 @@
+"""Links, link types, watchers and worklogs (platform v2/v3)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from annotated_types import Interval
+from fastapi import APIRouter, Body, Query
+from starlette.responses import Response
+
+from replicas.runtime.db import one, rows
+from replicas.runtime.deps import EpisodeDep
+from replicas.runtime.params import CANONICAL
+from replicas.runtime.responses import ok
+
+from .. import render
+from ..errors import JiraError
+from ..formats import format_duration, jira_time
+from ..rules import issues, relations
+from ..world import data
+from .common import CALLER, Base, IssueRef, Version, shown
+
+router = APIRouter(tags=["links"])
+Account = Annotated[str, Query(max_length=128, description="The user's accountId.")]
+
+
+@router.get("/issueLinkType", operation_id="get_issue_link_types",
+            summary="Get issue link types")
+async def link_types(version: Version, episode: EpisodeDep, base: Base) -> Response:
+    """The link types, each with its inward and outward phrase."""
+    v = shown(version)
+    return ok({"issueLinkTypes": [
+        {"id": str(i), "name": name, "inward": inward, "outward": outward,
+         "self": f"{render.api(base, v)}/issueLinkType/{i}"}
+        for i, name, inward, outward in data()["link_types"]]})
+
+
+@router.post("/issueLink", operation_id="link_issues", summary="Link two issues",
+             status_code=201)
+async def link_issues(version: Version, episode: EpisodeDep,
+                      body: Annotated[dict[str, Any], Body(description=(
+                          "{type: {name}, inwardIssue: {key}, outwardIssue: {key}}: the "
+                          "inward issue <outward phrase> the outward one (Blocks: inward "
+                          "blocks outward)."))]) -> Response:
+    """Link two issues."""
+    try:
+        relations.link(episode.db, str(body["type"]["name"]), str(body["inwardIssue"]["key"]),
+                       str(body["outwardIssue"]["key"]), CALLER)
+    except (KeyError, TypeError) as error:
+        raise JiraError(400, ["Link type, inwardIssue and outwardIssue are required."],
+                        code="link_body") from error
+    return Response(status_code=201)
+
+
+@router.get("/issue/{issue}/watchers", operation_id="get_watchers", summary="Get watchers")
+async def watchers(version: Version, issue: IssueRef, episode: EpisodeDep,
+                   base: Base) -> Response:
+    """Who watches the issue."""
+    found = issues.get(episode.db, issue, CALLER)
+    people = rows(episode.db, "SELECT u.* FROM users u JOIN watchers w ON w.user_id = u.id "
+                  "WHERE w.issue_id = ? ORDER BY u.id", (found["id"],))
+    v = shown(version)
+    return ok({"self": f"{render.api(base, v)}/issue/{found['key']}/watchers",
+               "isWatching": any(p["id"] == CALLER for p in people),
+               "watchCount": len(people), "watchers": [render.user(p, base, v)
+                                                        for p in people]})
+
+
+@router.post("/issue/{issue}/watchers", operation_id="add_watcher", summary="Add a watcher",
+             status_code=204)
+async def add_watcher(version: Version, issue: IssueRef, episode: EpisodeDep,
+                      body: Annotated[str | None, Body(max_length=128, description=(
+                          "The accountId as a bare JSON string (none: yourself)."))] = None
+                      ) -> Response:
+    """Add a watcher (others need Manage watchers)."""
+    relations.watch(episode.db, issues.get(episode.db, issue, CALLER), body, CALLER)
+    return Response(status_code=204)
+
+
+@router.delete("/issue/{issue}/watchers", operation_id="remove_watcher",
+               summary="Remove a watcher", status_code=204)
+async def remove_watcher(version: Version, issue: IssueRef, episode: EpisodeDep,
+                         accountId: Account) -> Response:
+    """Remove a watcher."""
+    relations.unwatch(episode.db, issues.get(episode.db, issue, CALLER), accountId, CALLER)
+    return Response(status_code=204)
+
+
+def _worklog(row: dict[str, Any], author: dict[str, Any], base: str, v: str) -> dict[str, Any]:
+    return {"self": f"{render.api(base, v)}/issue/{row['issue_id']}/worklog/{row['id']}",
+            "id": str(row["id"]), "issueId": str(row["issue_id"]),
+            "author": render.user(author, base, v), "timeSpent": format_duration(
+                row["time_spent_s"]), "timeSpentSeconds": row["time_spent_s"],
+            "started": jira_time(row["started"]), "created": jira_time(row["created"]),
+            "updated": jira_time(row["created"])}
+
+
+@router.post("/issue/{issue}/worklog", operation_id="add_worklog", summary="Log work",
+             status_code=201)
+async def add_worklog(version: Version, issue: IssueRef, episode: EpisodeDep, base: Base,
+                      body: Annotated[dict[str, Any], Body(description=(
+                          "{timeSpent: '2h 30m' | timeSpentSeconds, started}"))],
+                      adjustEstimate: Annotated[str, Query(
+                          pattern="^(auto|leave|new|manual)$", description=(
+                              "How the remaining estimate changes."))] = "auto",
+                      newEstimate: Annotated[str | None, Query(max_length=40, description=(
+                          "adjustEstimate=new: the new remaining estimate."))] = None,
+                      reduceBy: Annotated[str | None, Query(max_length=40, description=(
+                          "adjustEstimate=manual: how much to reduce it by."))] = None
+                      ) -> Response:
+    """Log time spent on the issue."""
+    made = relations.log_work(episode.db, issues.get(episode.db, issue, CALLER), body, CALLER,
+                              episode.now(), adjust=adjustEstimate, new_estimate=newEstimate,
+                              reduce_by=reduceBy)
+    author = one(episode.db, "SELECT * FROM users WHERE id = ?", (CALLER,))
+    assert author is not None
+    return ok(_worklog(made, author, base, shown(version)), 201)
+
+
+@router.get("/issue/{issue}/worklog", operation_id="get_worklogs", summary="Get worklogs")
+async def get_worklogs(version: Version, issue: IssueRef, episode: EpisodeDep, base: Base,
+                       startAt: Annotated[int, Interval(ge=0, le=100_000), CANONICAL, Query(
+                           description="Skip this many.")] = 0) -> Response:
+    """Work logged on the issue, oldest first."""
+    found = issues.get(episode.db, issue, CALLER)
+    logs = rows(episode.db, "SELECT * FROM worklogs WHERE issue_id = ? ORDER BY id",
+                (found["id"],))
+    v = shown(version)
+    authors = {u["id"]: u for u in rows(episode.db, "SELECT * FROM users")}
+    page = logs[startAt:startAt + 1000]
+    return ok({"startAt": startAt, "maxResults": 1000, "total": len(logs),
+               "worklogs": [_worklog(w, authors[w["author_id"]], base, v) for w in page]})

@@ -1,0 +1,101 @@
+"""What ties issues to each other and to people: links (``inwardIssue`` is the source, so
+type Blocks with inwardIssue A and outwardIssue B means A blocks B, as Jira Cloud reads it),
+watchers, and work logged."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from typing import Any
+
+from replicas.runtime import db as sql
+from replicas.runtime.clock import iso
+from replicas.runtime.db import one
+
+from ..errors import JiraError
+from ..formats import FormatError, parse_duration, parse_jira_time
+from ..world import data
+from . import permissions
+from .issues import get
+
+Row = dict[str, Any]
+
+
+def link(db: sqlite3.Connection, type_name: str, source: str, target: str,
+         caller_id: int) -> int:
+    """Link ``source`` (inwardIssue) to ``target`` (outwardIssue) by the type's outward
+    phrase; the link's id."""
+    if type_name not in {t[1] for t in data()["link_types"]}:
+        raise JiraError(404, [f"No issue link type with name '{type_name}' found."],
+                        code="link_type_not_found")
+    a, b = get(db, source, caller_id), get(db, target, caller_id)
+    for issue in (a, b):
+        permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    return sql.insert(db, "issue_links", {"link_type": type_name, "inward_id": a["id"],
+                                          "outward_id": b["id"]})
+
+
+def watch(db: sqlite3.Connection, issue: Row, account: str | None, caller_id: int) -> None:
+    """Add a watcher (the caller when ``account`` is None); others need Manage watchers."""
+    user_id = caller_id
+    if account is not None:
+        found = one(db, "SELECT id FROM users WHERE account_id = ?", (account,))
+        if found is None:
+            raise JiraError(404, ["The user does not exist."], code="user_not_found")
+        user_id = found["id"]
+    if user_id != caller_id:
+        permissions.require(db, issue["project_id"], caller_id, "watchers")
+    if one(db, "SELECT 1 AS y FROM watchers WHERE issue_id = ? AND user_id = ?",
+           (issue["id"], user_id)) is None:
+        sql.insert(db, "watchers", {"issue_id": issue["id"], "user_id": user_id})
+
+
+def unwatch(db: sqlite3.Connection, issue: Row, account: str, caller_id: int) -> None:
+    found = one(db, "SELECT id FROM users WHERE account_id = ?", (account,))
+    if found is None:
+        raise JiraError(404, ["The user does not exist."], code="user_not_found")
+    if found["id"] != caller_id:
+        permissions.require(db, issue["project_id"], caller_id, "watchers")
+    db.execute("DELETE FROM watchers WHERE issue_id = ? AND user_id = ?",
+               (issue["id"], found["id"]))
+
+
+def log_work(db: sqlite3.Connection, issue: Row, body: dict[str, Any], caller_id: int,
+             now: datetime, *, adjust: str = "auto", new_estimate: str | None = None,
+             reduce_by: str | None = None) -> Row:
+    """A worklog (Work on issues): ``timeSpent`` ("2h 30m") or ``timeSpentSeconds``, and
+    ``started``; the remaining estimate follows ``adjust`` (auto, leave, new, manual)."""
+    permissions.require(db, issue["project_id"], caller_id, "worklog")
+    errors: dict[str, str] = {}
+    seconds = body.get("timeSpentSeconds")
+    try:
+        if seconds is None:
+            seconds = parse_duration(str(body.get("timeSpent", "")))
+        started = parse_jira_time(str(body.get("started", "")))
+    except FormatError as error:
+        errors["timeLogged" if seconds is None else "started"] = str(error)
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds <= 0:
+        errors.setdefault("timeLogged", "You must indicate the time spent working.")
+    if adjust == "new" and not new_estimate:
+        errors["newEstimate"] = "You must supply a valid new estimate."
+    if adjust == "manual" and not reduce_by:
+        errors["reduceBy"] = "You must supply a valid amount of time to adjust the estimate by."
+    if errors:
+        raise JiraError(400, [], errors, code="worklog_invalid")
+    assert isinstance(seconds, int)
+    remaining = issue["remaining_estimate_s"]
+    if adjust == "auto" and remaining is not None:
+        remaining = max(0, remaining - seconds)
+    elif adjust == "new":
+        remaining = parse_duration(str(new_estimate))
+    elif adjust == "manual":
+        remaining = max(0, (remaining or 0) - parse_duration(str(reduce_by)))
+    worklog_id = sql.insert(db, "worklogs", {
+        "issue_id": issue["id"], "author_id": caller_id, "time_spent_s": seconds,
+        "started": started, "comment": None, "created": iso(now)})
+    sql.update(db, "issues", issue["id"], {
+        "time_spent_s": issue["time_spent_s"] + seconds, "remaining_estimate_s": remaining,
+        "updated": iso(now)})
+    found = one(db, "SELECT * FROM worklogs WHERE id = ?", (worklog_id,))
+    assert found is not None
+    return found
