@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.clock import iso
@@ -101,3 +101,17 @@ async def projects(version: Version, episode: EpisodeDep, base: Base) -> Respons
     """Every project."""
     return ok([render.project(p, base, shown(version))
                for p in rows(episode.db, "SELECT * FROM projects ORDER BY key")])
+
+
+@router.get("/project/{project}", operation_id="get_project", summary="Get a project")
+async def get_project(version: Version, episode: EpisodeDep, base: Base,
+                      project: Annotated[str, Path(max_length=40, pattern=r"^[A-Za-z0-9]+$",
+                                                   description="The project's key or id.")]
+                      ) -> Response:
+    """One project, by key or id."""
+    found = one(episode.db, "SELECT * FROM projects WHERE key = ? OR CAST(id AS TEXT) = ?",
+                (project.upper(), project))
+    if found is None:
+        raise JiraError(404, [f"No project could be found with key '{project}'."],
+                        code="project_not_found")
+    return ok(render.project(found, base, shown(version)))

@@ -71,7 +71,8 @@ def log_work(db: sqlite3.Connection, issue: Row, body: dict[str, Any], caller_id
     try:
         if seconds is None:
             seconds = parse_duration(str(body.get("timeSpent", "")))
-        started = parse_jira_time(str(body.get("started", "")))
+        # When the work started; now when not given (as the jira library leaves it out).
+        started = parse_jira_time(str(body["started"])) if body.get("started") else iso(now)
     except FormatError as error:
         errors["timeLogged" if seconds is None else "started"] = str(error)
     if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds <= 0:

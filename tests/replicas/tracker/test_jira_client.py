@@ -1,0 +1,72 @@
+"""The `jira` library (pycontribs), unchanged against an episode of the tracker through a real
+`workgym serve` (proxy included): the server info it reads on connecting, an issue created,
+read, edited, transitioned with a resolution and a refused transition raising JIRAError in
+Jira's words, JQL search with its paging, comments, a worklog, a link and watchers.
+Work in progress (issue 14): sprints come with the Agile routes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from jira import JIRA, JIRAError
+
+import workgym
+from workgym.processes import serving
+
+TASK = "tracker/start-work-on-bug"
+
+
+@pytest.fixture(scope="module")
+def jira(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JIRA]:
+    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("jira"))}
+    with serving(env=env) as url, workgym.connect(url, TASK, seed=3, faults="none") as run:
+        obs = run.reset()
+        yield JIRA(server=obs.apps["tracker"], token_auth=obs.token, max_retries=0)
+
+
+def test_create_read_edit_and_comment(jira: JIRA) -> None:
+    issue = jira.create_issue(project="SHOP", issuetype={"name": "Bug"},
+                              summary="Totals off by a cent in JPY", labels=["jpy"])
+    assert issue.key.startswith("SHOP-")
+    found = jira.issue(issue.key)
+    assert (found.fields.status.name, found.fields.labels) == ("Open", ["jpy"])
+    found.update(summary="Totals off by one yen", fields={"labels": ["jpy", "rounding"]})
+    assert jira.issue(issue.key).fields.summary == "Totals off by one yen"
+    jira.add_comment(issue.key, "Rounding happens before the currency conversion.")
+    assert [c.body for c in jira.comments(issue.key)] == [
+        "Rounding happens before the currency conversion."]
+
+
+def test_transitions_with_a_resolution_and_a_refusal(jira: JIRA) -> None:
+    issue = jira.create_issue(project="SHOP", issuetype={"name": "Bug"}, summary="Flaky cart")
+    names = {t["name"] for t in jira.transitions(issue)}
+    assert {"Start progress", "Resolve issue", "Close issue"} <= names
+    with pytest.raises(JIRAError) as refused:
+        jira.transition_issue(issue, "Resolve issue")
+    assert refused.value.status_code == 400 and "Resolution is required." in refused.value.text
+    jira.transition_issue(issue, "Resolve issue", fields={"resolution": {"name": "Done"}})
+    done = jira.issue(issue.key)
+    assert (done.fields.status.name, done.fields.resolution.name) == ("Resolved", "Done")
+
+
+def test_jql_search_pages_through_every_result(jira: JIRA) -> None:
+    found = jira.search_issues("project = SHOP ORDER BY key", maxResults=False)
+    keys = [i.key for i in found]
+    assert len(keys) > 100 and len(set(keys)) == len(keys)
+    with pytest.raises(JIRAError) as refused:
+        jira.search_issues("projekt = SHOP")
+    assert "does not exist" in refused.value.text
+
+
+def test_worklog_link_and_watchers(jira: JIRA) -> None:
+    a = jira.create_issue(project="SHOP", issuetype={"name": "Task"}, summary="Upgrade SDK")
+    b = jira.create_issue(project="SHOP", issuetype={"name": "Task"}, summary="Drop old SDK")
+    jira.add_worklog(a.key, timeSpent="1h 30m")
+    assert [w.timeSpentSeconds for w in jira.worklogs(a.key)] == [5400]
+    jira.create_issue_link("Blocks", a.key, b.key)  # a blocks b
+    me = jira.myself()
+    assert me["displayName"] == "AI Agent"
+    watchers = jira.watchers(a.key)
+    assert watchers.watchCount == 1 and watchers.isWatching
