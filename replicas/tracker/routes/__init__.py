@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import issues, relations, search, site
+from . import agile, issues, relations, search, site
 from .common import VERSIONS
 
 router = APIRouter()
@@ -14,10 +14,12 @@ for version in VERSIONS:
     for module in (site, search, issues, relations):
         router.include_router(module.router, prefix=f"/rest/api/{version}",
                               include_in_schema=version == VERSIONS[0])
+router.routes.extend(agile.router.routes)
 
 TAGS = [
     {"name": "site", "description": "Server info, you, fields, users, projects."},
     {"name": "search", "description": "JQL search."},
     {"name": "issues", "description": "Issues, transitions, assignment, comments."},
     {"name": "links", "description": "Issue links, watchers, worklogs."},
+    {"name": "agile", "description": "Boards, sprints, the backlog."},
 ]

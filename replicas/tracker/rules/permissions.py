@@ -30,8 +30,10 @@ REFUSALS: dict[str, tuple[str, int, str]] = {
                 "issue."),
     "delete": ("DELETE_ISSUES", 403, "You do not have permission to delete issues in this "
                "project."),
-    "sprint": ("MANAGE_SPRINTS", 403, "To manage sprints the user has to have the Manage "
-               "Sprints permission."),
+    "sprint": ("MANAGE_SPRINTS_PERMISSION", 403, "To manage sprints the user has to have "
+               "the Manage sprints permission."),
+    "schedule": ("SCHEDULE_ISSUES", 403, "To rank issues user has to have schedule issue "
+                 "permission."),
 }
 
 

@@ -72,3 +72,17 @@ def test_worklog_link_and_watchers(jira: JIRA) -> None:
     assert me["displayName"] == "AI Agent"
     watchers = jira.watchers(a.key)
     assert watchers.watchCount == 1 and watchers.isWatching
+
+
+def test_sprints_from_planning_to_closing(jira: JIRA) -> None:
+    board = next(b for b in jira.boards() if b.name == "SHOP board")
+    sprint = jira.create_sprint("Hardening", board.id, goal="Fix the payment bugs")
+    assert sprint.state == "future"
+    bug = jira.create_issue(project="SHOP", issuetype={"name": "Bug"}, summary="3DS loop")
+    jira.add_issues_to_sprint(sprint.id, [bug.key])
+    assert jira.issue(bug.key).fields.customfield_10020[0].id == sprint.id
+    with pytest.raises(JIRAError) as undated:
+        jira.update_sprint(sprint.id, state="active")
+    assert "start and an end date" in str(undated.value.text)
+    states = {s.state for s in jira.sprints(board.id)}
+    assert states == {"closed", "active", "future"}
