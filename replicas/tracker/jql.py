@@ -348,7 +348,7 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "parent": ("parent", "parent_id"),
     "key": ("issue", "id"), "issuekey": ("issue", "id"), "id": ("issue", "id"),
     "created": ("datetime", "created"), "createddate": ("datetime", "created"),
-    "updated": ("datetime", "updated"), "updateddate": ("datetime", "updated"),
+    "updated": ("datetime", "updated_at"), "updateddate": ("datetime", "updated_at"),
     "resolved": ("datetime", "resolution_date"),
     "resolutiondate": ("datetime", "resolution_date"),
     "duedate": ("date", "due_date"), "due": ("date", "due_date"),

@@ -102,7 +102,7 @@ class Issue(TrackerModel, table=True):
     time_spent_s: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     due_date: str | None = None  # YYYY-MM-DD
     created: str
-    updated: str
+    updated_at: str
     resolution_date: str | None = None
 
 
@@ -114,7 +114,7 @@ class Comment(TrackerModel, table=True):
     author_id: int = Field(foreign_key="users.id")
     body: str  # ADF document (JSON)
     created: str
-    updated: str
+    updated_at: str
 
 
 class Worklog(TrackerModel, table=True):

@@ -100,7 +100,7 @@ def comment(row: Row, author: Row, base: str, version: str, adf: bool) -> Row:
     return {"self": f"{api(base, version)}/issue/{row['issue_id']}/comment/{row['id']}",
             "id": str(row["id"]), "author": rendered, "updateAuthor": rendered,
             "body": text(row["body"], adf), "created": _time(row["created"]),
-            "updated": _time(row["updated"]), "jsdPublic": True}
+            "updated": _time(row["updated_at"]), "jsdPublic": True}
 
 
 def _users(db: sqlite3.Connection, ids: set[int]) -> dict[int, Row]:
@@ -142,7 +142,7 @@ def issue(db: sqlite3.Connection, row: Row, base: str, version: str) -> Row:
         "components": [component(c, base, version) for c in listed["components"]],
         "fixVersions": [fix_version(v, base, version) for v in listed["versions"]],
         "versions": [], "environment": None, "duedate": row["due_date"],
-        "created": _time(row["created"]), "updated": _time(row["updated"]),
+        "created": _time(row["created"]), "updated": _time(row["updated_at"]),
         "resolutiondate": _time(row["resolution_date"]),
         "timetracking": {k: v for k, v in (("originalEstimateSeconds",
                                             row["original_estimate_s"]),

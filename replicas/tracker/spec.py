@@ -27,7 +27,8 @@ SPEC = ReplicaSpec(
         "developer on every project. Errors are Jira's: {\"errorMessages\": [...], "
         "\"errors\": {field: message}}."
     ),
-    data_version="1",
+    # 2: issues and comments keep updated_at (the platform's name: only_changes ignores it)
+    data_version="2",
     router=router,
     seed=_seed,
     probe={"update": "projects", "id": 10000,

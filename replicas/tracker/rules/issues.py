@@ -67,7 +67,7 @@ def _write(db: sqlite3.Connection, issue: Row, columns: Mapping[str, Any], calle
     changed = {c: v for c, v in columns.items() if issue.get(c) != v}
     if changed:
         log(db, issue, changed, caller_id, now)
-        sql.update(db, "issues", issue["id"], {**changed, "updated": iso(now)})
+        sql.update(db, "issues", issue["id"], {**changed, "updated_at": iso(now)})
     found = one(db, "SELECT * FROM issues WHERE id = ?", (issue["id"],))
     assert found is not None
     return found
@@ -105,7 +105,7 @@ def create(db: sqlite3.Connection, given: Mapping[str, Any], update: Mapping[str
     issue_id = sql.insert(db, "issues", {
         "key": f"{project['key']}-{number}", "project_id": project["id"],
         "issue_type": issue_type, "status": flow.initial, "priority": "Medium",
-        "reporter_id": caller_id, "created": stamp, "updated": stamp,
+        "reporter_id": caller_id, "created": stamp, "updated_at": stamp,
         "labels": "[]", "components": "[]", "fix_versions": "[]", **columns})
     sql.insert(db, "watchers", {"issue_id": issue_id, "user_id": caller_id})
     found = one(db, "SELECT * FROM issues WHERE id = ?", (issue_id,))
@@ -208,8 +208,8 @@ def add_comment(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int,
                         code="comment_invalid")
     stamp = iso(now)
     comment_id = sql.insert(db, "comments", {"issue_id": issue["id"], "author_id": caller_id,
-                                             "body": text, "created": stamp, "updated": stamp})
-    sql.update(db, "issues", issue["id"], {"updated": stamp})
+                                             "body": text, "created": stamp, "updated_at": stamp})
+    sql.update(db, "issues", issue["id"], {"updated_at": stamp})
     found = one(db, "SELECT * FROM comments WHERE id = ?", (comment_id,))
     assert found is not None
     return found

@@ -96,7 +96,7 @@ def log_work(db: sqlite3.Connection, issue: Row, body: dict[str, Any], caller_id
         "started": started, "comment": None, "created": iso(now)})
     sql.update(db, "issues", issue["id"], {
         "time_spent_s": issue["time_spent_s"] + seconds, "remaining_estimate_s": remaining,
-        "updated": iso(now)})
+        "updated_at": iso(now)})
     found = one(db, "SELECT * FROM worklogs WHERE id = ?", (worklog_id,))
     assert found is not None
     return found

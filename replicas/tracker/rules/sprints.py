@@ -102,7 +102,7 @@ def _to_backlog(db: sqlite3.Connection, sprint_id: int, caller_id: int, now: dat
     for issue in db.execute("SELECT * FROM issues WHERE sprint_id = ?", (sprint_id,)):
         if issue["status"] not in done:
             log(db, issue, {"sprint_id": None}, caller_id, now)
-            sql.update(db, "issues", issue["id"], {"sprint_id": None, "updated": iso(now)})
+            sql.update(db, "issues", issue["id"], {"sprint_id": None, "updated_at": iso(now)})
 
 
 def move(db: sqlite3.Connection, sprint_id: int | None, refs: Any, caller_id: int,
@@ -121,4 +121,4 @@ def move(db: sqlite3.Connection, sprint_id: int | None, refs: Any, caller_id: in
         permissions.require(db, issue["project_id"], caller_id, "schedule")
         if issue["sprint_id"] != sprint_id:
             log(db, issue, {"sprint_id": sprint_id}, caller_id, now)
-            sql.update(db, "issues", issue["id"], {"sprint_id": sprint_id, "updated": iso(now)})
+            sql.update(db, "issues", issue["id"], {"sprint_id": sprint_id, "updated_at": iso(now)})

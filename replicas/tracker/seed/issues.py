@@ -99,7 +99,7 @@ def build(g: Generation) -> None:
                 "story_points": float(r.choice(POINTS)) if kind == "Story" else None,
                 "severity": r.choice(["S1", "S2", "S3", "S4"]) if kind == "Bug" else None,
                 "original_estimate_s": None, "remaining_estimate_s": None, "time_spent_s": 0,
-                "due_date": None, "created": iso(created), "updated": iso(updated),
+                "due_date": None, "created": iso(created), "updated_at": iso(updated),
                 "resolution_date": iso(updated) if done else None})
             if status != initial:
                 history.append({"issue_id": issue_id, "author_id": assignee or team[0],
@@ -114,7 +114,7 @@ def build(g: Generation) -> None:
                                      ["Looking into it.", "I can reproduce this on staging.",
                                       "Fixed in the branch, waiting for review.",
                                       "Needs a decision from product first."]))),
-                                 "created": iso(updated), "updated": iso(updated)})
+                                 "created": iso(updated), "updated_at": iso(updated)})
         _duplicates(g, issues, links, project["id"])
         project["issue_counter"] = count
     g.tables["issues"] = issues
@@ -141,6 +141,6 @@ def _duplicates(g: Generation, issues: list[Row], links: list[Row], project_id: 
         first = seen.setdefault(bug["summary"], bug)
         if first is bug or r.random() > DUPLICATE_SHARE:
             continue
-        bug.update(status="Closed", resolution="Duplicate", resolution_date=bug["updated"])
+        bug.update(status="Closed", resolution="Duplicate", resolution_date=bug["updated_at"])
         links.append({"link_type": "Duplicate", "outward_id": first["id"],
                       "inward_id": bug["id"]})

@@ -71,7 +71,7 @@ COMPONENTS = [
 _COLUMNS = ("id", "key", "project_id", "issue_type", "summary", "description", "status",
             "resolution", "priority", "assignee_id", "reporter_id", "labels", "components",
             "fix_versions", "parent_id", "sprint_id", "story_points", "severity", "due_date",
-            "created", "updated", "resolution_date")
+            "created", "updated_at", "resolution_date")
 ISSUES = [dict(zip(_COLUMNS, row, strict=True)) for row in [
     (10001, "SHOP-1", 10000, "Epic", "Payments revamp", None, "In Progress", None, "High",
      1, 1, '["payments"]', "[1]", "[]", None, None, None, None, None,
@@ -111,7 +111,7 @@ def db() -> Iterator[sqlite3.Connection]:
                         ("components", COMPONENTS), ("issues", ISSUES)):
         write_rows(conn, table, rows)
     stamp = "2025-06-01T00:00:00Z"
-    write_rows(conn, "comments", [{**c, "created": stamp, "updated": stamp} for c in COMMENTS])
+    write_rows(conn, "comments", [{**c, "created": stamp, "updated_at": stamp} for c in COMMENTS])
     yield conn
     conn.close()
 
