@@ -23,9 +23,9 @@ from urllib.parse import urlencode
 from annotated_types import Interval
 from fastapi import Depends, Query, Request
 
+from replicas.runtime.deps import public_base
 from replicas.runtime.params import CANONICAL
 from workgym_core.errors import InvalidRequest
-from workgym_core.internal import BASE_HEADER
 
 from . import render
 
@@ -45,12 +45,6 @@ class Paging:
     size: int
     offset: int
     cursor: bool
-
-
-async def base_url(request: Request) -> str:
-    """The app's public base URL as the proxy passed it ('' when called directly). Async,
-    as every dependency here: FastAPI runs a sync one in a worker thread (~0.1 ms each)."""
-    return request.headers.get(BASE_HEADER, "")
 
 
 def _decode(cursor: str, name: str) -> int:
@@ -91,8 +85,7 @@ async def paging(
     else:
         n = per_page or MAX_PAGE
         offset = ((page or 1) - 1) * n
-    return Paging(request.headers.get(BASE_HEADER, ""), request.url.path, query, n, offset,
-                  cursor)
+    return Paging(await public_base(request), request.url.path, query, n, offset, cursor)
 
 
 PagingDep = Annotated[Paging, Depends(paging)]
