@@ -1,4 +1,4 @@
-"""The Zendesk-like helpdesk replica: tickets, customers, orders, refunds, help center.
+"""The helpdesk replica, Zendesk Support's API v2: tickets, users, business rules, help center.
 
 Exports :data:`SPEC` (built on first access, in ``spec.py``: importing this package, e.g.
 for its actors model, imports no routes); see README.md for entities, rules, API and the

@@ -13,7 +13,6 @@ else (zenpy sends ``include=None``) is ignored.
 
 from __future__ import annotations
 
-import base64
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -23,9 +22,10 @@ from urllib.parse import urlencode
 from annotated_types import Interval
 from fastapi import Depends, Query, Request
 
+from replicas.runtime.deps import public_base
+from replicas.runtime.paging import cursor_of, offset_of
 from replicas.runtime.params import CANONICAL
 from workgym_core.errors import InvalidRequest
-from workgym_core.internal import BASE_HEADER
 
 from . import render
 
@@ -47,25 +47,12 @@ class Paging:
     cursor: bool
 
 
-async def base_url(request: Request) -> str:
-    """The app's public base URL as the proxy passed it ('' when called directly). Async,
-    as every dependency here: FastAPI runs a sync one in a worker thread (~0.1 ms each)."""
-    return request.headers.get(BASE_HEADER, "")
-
-
 def _decode(cursor: str, name: str) -> int:
-    try:
-        text = base64.urlsafe_b64decode(cursor.encode() + b"==").decode()
-        kind, _, number = text.partition(":")
-        if kind == "o" and number.isdigit():
-            return int(number)
-    except ValueError:
-        pass
-    raise InvalidRequest(f"{name} is not a cursor this list gave", field=name, rule="cursor")
-
-
-def _encode(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
+    offset = offset_of(cursor)
+    if offset is None:
+        raise InvalidRequest(f"{name} is not a cursor this list gave", field=name,
+                             rule="cursor")
+    return offset
 
 
 async def paging(
@@ -91,8 +78,7 @@ async def paging(
     else:
         n = per_page or MAX_PAGE
         offset = ((page or 1) - 1) * n
-    return Paging(request.headers.get(BASE_HEADER, ""), request.url.path, query, n, offset,
-                  cursor)
+    return Paging(await public_base(request), request.url.path, query, n, offset, cursor)
 
 
 PagingDep = Annotated[Paging, Depends(paging)]
@@ -106,7 +92,7 @@ def page(p: Paging, key: str, items: list[Row], total: int) -> Row:
     """One page of ``items`` (already cut to ``p``), ``total`` across all pages."""
     more = p.offset + len(items) < total
     if p.cursor:
-        after, before = _encode(p.offset + len(items)), _encode(p.offset)
+        after, before = cursor_of(p.offset + len(items)), cursor_of(p.offset)
         return {key: items,
                 "meta": {"has_more": more, "after_cursor": after, "before_cursor": before},
                 "links": {"next": _link(p, {"page[size]": p.size, "page[after]": after}),

@@ -30,6 +30,8 @@ from typing import Literal, cast
 
 from replicas.runtime.clock import iso
 
+from .rules.conditions import PRIORITY_ORDER, STATUS_ORDER, TICKET_TYPES
+
 Kind = Literal["ticket", "user", "organization", "group"]
 KINDS: tuple[Kind, ...] = ("ticket", "user", "organization", "group")
 DEFAULT_KINDS: tuple[Kind, ...] = ("ticket", "user", "organization")
@@ -40,9 +42,9 @@ SORT_ORDERS = ("asc", "desc")
 CUSTOM_FIELD_KEYS = ("order_number", "product", "contact_reason")
 
 _ENUMS: dict[str, tuple[str, ...]] = {  # status and priority in Zendesk's order
-    "status": ("new", "open", "pending", "hold", "solved", "closed"),
-    "priority": ("low", "normal", "high", "urgent"),
-    "ticket_type": ("question", "incident", "problem", "task"),
+    "status": STATUS_ORDER,
+    "priority": PRIORITY_ORDER,
+    "ticket_type": TICKET_TYPES,
     "role": ("end-user", "agent", "admin"),
 }
 _ORDERED = ("status", "priority")

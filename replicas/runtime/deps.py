@@ -1,4 +1,5 @@
-"""Dependencies of replica routes: the calling episode and its database."""
+"""Dependencies of replica routes: the calling episode and its database, and the app's
+public base URL."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from workgym_core.errors import InvalidRequest
-from workgym_core.internal import EPISODE_HEADER, STEP_HEADER, require_internal
+from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, STEP_HEADER, require_internal
 
 from .episode import Episode
 from .store import EpisodeStore
@@ -43,3 +44,13 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
 
 
 EpisodeDep = Annotated[Episode, Depends(current_episode)]
+
+
+async def public_base(request: Request) -> str:
+    """The app's public base URL as the proxy passed it (workgym_core.internal.BASE_HEADER),
+    for the absolute links a product's API answers with; '' when called directly. Async, as
+    every dependency: FastAPI runs a sync one in a worker thread."""
+    return request.headers.get(BASE_HEADER, "")
+
+
+PublicBase = Annotated[str, Depends(public_base)]

@@ -15,6 +15,8 @@ time bounds), the page model, filters and the paging helper.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Generic, TypeVar
@@ -114,3 +116,18 @@ def page(
         items = [convert(item) for item in items]
     count = total["n"] if isinstance(total, dict) else total[0]
     return {"data": items, "total": count, "limit": limit, "offset": offset}
+
+
+def cursor_of(offset: int) -> str:
+    """An opaque page cursor (or token) for a position in a list."""
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
+
+
+def offset_of(cursor: str) -> int | None:
+    """The position a cursor of :func:`cursor_of` stands for; None for anything else (the
+    caller refuses it in its product's words)."""
+    try:
+        kind, _, number = base64.urlsafe_b64decode(cursor.encode() + b"==").decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return int(number) if kind == "o" and number.isdigit() else None

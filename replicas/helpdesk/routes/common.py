@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Path, Query
+from fastapi import Path, Query
 
+from replicas.runtime.deps import PublicBase
 from replicas.runtime.params import Id
 from workgym_core.errors import InvalidRequest
-
-from ..listing import base_url
 
 TicketId = Annotated[Id, Path(description="Id of the ticket.")]
 UserId = Annotated[Id, Path(description="Id of the user.")]
 OrganizationId = Annotated[Id, Path(description="Id of the organization.")]
 GroupId = Annotated[Id, Path(description="Id of the group.")]
-Base = Annotated[str, Depends(base_url)]
+Base = PublicBase
 Include = Annotated[str | None, Query(max_length=100, description=(
     "Sideloads, comma-separated: users, groups, organizations (tickets also slas: each "
     "ticket's SLA metrics)."))]
