@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Request
 
-from workgym_core.internal import BASE_HEADER
+from replicas.runtime.deps import PublicBase
 
 
 async def api_version(request: Request) -> str:
@@ -25,12 +25,7 @@ IssueRef = Annotated[str, Path(max_length=40, pattern=r"^([A-Za-z][A-Za-z0-9]*-[
 CALLER = 1
 
 
-async def base_url(request: Request) -> str:
-    """The app's public base URL as the proxy passed it ('' when called directly)."""
-    return request.headers.get(BASE_HEADER, "")
-
-
-Base = Annotated[str, Depends(base_url)]
+Base = PublicBase
 
 
 def shown(version: str) -> str:

@@ -4,7 +4,6 @@ Jira Cloud."""
 
 from __future__ import annotations
 
-import base64
 from typing import Annotated
 
 from annotated_types import Interval
@@ -13,6 +12,7 @@ from starlette.responses import Response
 
 from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
+from replicas.runtime.paging import cursor_of, offset_of
 from replicas.runtime.params import CANONICAL
 from replicas.runtime.responses import ok
 
@@ -28,21 +28,14 @@ MaxResults = Annotated[int, Interval(ge=1, le=5000), CANONICAL, Query(
     description="Issues per page (at most 5000; fewer come back with many fields).")]
 
 
-def _token(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode().rstrip("=")
-
-
 def _offset(token: str | None) -> int:
     if not token:
         return 0
-    try:
-        kind, _, n = base64.urlsafe_b64decode(token + "==").decode().partition(":")
-        if kind == "o" and n.isdigit():
-            return int(n)
-    except ValueError:
-        pass
-    raise JiraError(400, ["The provided next page token is invalid or expired."],
-                    code="page_token")
+    offset = offset_of(token)
+    if offset is None:
+        raise JiraError(400, ["The provided next page token is invalid or expired."],
+                        code="page_token")
+    return offset
 
 
 @router.get("/search/jql", operation_id="search_issues",
@@ -86,7 +79,7 @@ async def search(version: Version, episode: EpisodeDep, base: Base,
             issues.append(full)
     out: dict[str, object] = {"issues": issues, "isLast": not more}
     if more:
-        out["nextPageToken"] = _token(offset + maxResults)
+        out["nextPageToken"] = cursor_of(offset + maxResults)
     return ok(out)
 
 
