@@ -142,6 +142,22 @@ class IssueLink(TrackerModel, table=True):
     inward_id: int = Field(foreign_key="issues.id", index=True)
 
 
+class RemoteLink(TrackerModel, table=True):
+    """A link from an issue to something outside the tracker (Jira's remote issue links):
+    the helpdesk's tickets, as the support integration makes them."""
+
+    __tablename__ = "remote_links"
+    id: int | None = Field(default=None, primary_key=True)
+    issue_id: int = Field(foreign_key="issues.id", index=True)
+    global_id: str | None = None
+    url: str
+    title: str
+    relationship: str | None = None
+    application: str | None = None  # the linked application's name, e.g. Zendesk Support
+    # The helpdesk ticket the URL names (…/tickets/123), when it names one: derived.
+    ticket_id: int | None = Field(default=None, index=True)
+
+
 class Watcher(TrackerModel, table=True):
     __tablename__ = "watchers"
 

@@ -103,6 +103,38 @@ def comment(row: Row, author: Row, base: str, version: str, adf: bool) -> Row:
             "updated": _time(row["updated_at"]), "jsdPublic": True}
 
 
+def link_type(name: str, base: str, version: str) -> Row:
+    lid, _, inward, outward = next(t for t in data()["link_types"] if t[1] == name)
+    return {"id": str(lid), "name": name, "inward": inward, "outward": outward,
+            "self": f"{api(base, version)}/issueLinkType/{lid}"}
+
+
+def _brief(row: Row, base: str, version: str) -> Row:
+    """An issue as links and sub-task lists show it."""
+    return {"id": str(row["id"]), "key": row["key"],
+            "self": f"{api(base, version)}/issue/{row['id']}",
+            "fields": {"summary": row["summary"], "status": status(row["status"], base, version),
+                       "priority": _named("priority", "priorities", row["priority"], base,
+                                          version),
+                       "issuetype": issue_type(row["issue_type"], base, version)}}
+
+
+def _links(db: sqlite3.Connection, row: Row, base: str, version: str) -> list[Row]:
+    """The issue's links from its side: where it is the source (inward) the other issue is
+    the link's outwardIssue (A blocks B shows B on A), and the other way round."""
+    out = []
+    for link in rows(db, "SELECT * FROM issue_links WHERE ? IN (inward_id, outward_id) "
+                     "ORDER BY id", (row["id"],)):
+        side, other = (("outwardIssue", link["outward_id"]) if link["inward_id"] == row["id"]
+                       else ("inwardIssue", link["inward_id"]))
+        found = one(db, "SELECT * FROM issues WHERE id = ?", (other,))
+        assert found is not None
+        out.append({"id": str(link["id"]), "self": f"{api(base, version)}/issueLink/{link['id']}",
+                    "type": link_type(link["link_type"], base, version),
+                    side: _brief(found, base, version)})
+    return out
+
+
 def _users(db: sqlite3.Connection, ids: set[int]) -> dict[int, Row]:
     found = [i for i in ids if i is not None]
     marks = ",".join("?" * len(found))
@@ -156,7 +188,11 @@ def issue(db: sqlite3.Connection, row: Row, base: str, version: str) -> Row:
         "comment": {"comments": [comment(c, authors[c["author_id"]], base, version, adf)
                                  for c in comments],
                     "maxResults": len(comments), "total": len(comments), "startAt": 0},
-        "issuelinks": [], "subtasks": [], "attachment": [],
+        "issuelinks": _links(db, row, base, version),
+        "subtasks": [_brief(r, base, version) for r in rows(
+            db, "SELECT * FROM issues WHERE parent_id = ? AND issue_type = 'Sub-task' "
+            "ORDER BY id", (row["id"],))],
+        "attachment": [],
         "customfield_10016": row["story_points"],
         "customfield_10020": [sprint(found_sprint, base)] if found_sprint else None,
         "customfield_10030": {"value": row["severity"]} if row["severity"] else None,

@@ -8,6 +8,7 @@ from datetime import datetime
 from replicas.runtime.spec import ReplicaSpec
 
 from .errors import STYLE
+from .factories import FACTORIES
 from .routes import TAGS, router
 
 
@@ -28,11 +29,13 @@ SPEC = ReplicaSpec(
         "\"errors\": {field: message}}."
     ),
     # 2: issues and comments keep updated_at (the platform's name: only_changes ignores it)
-    data_version="2",
+    # 3: remote links (the helpdesk's tickets)
+    data_version="3",
     router=router,
     seed=_seed,
     probe={"update": "projects", "id": 10000,
            "values": {"description": "Probe (no task allows this)."}},
+    factories=FACTORIES,
     openapi_tags=TAGS,
     errors=STYLE,
 )

@@ -30,3 +30,13 @@ def workflow_name(project_key: str, issue_type: str) -> str:
     scheme = next(p for p in data()["projects"] if p["key"] == project_key)["workflows"]
     name: str = scheme.get(issue_type, scheme["*"])
     return name
+
+
+def status_category(status: str) -> str:
+    """The category key of a status: new, indeterminate or done."""
+    return _categories()[status]
+
+
+@cache
+def _categories() -> dict[str, str]:
+    return {s[1]: s[2] for s in data()["statuses"]}

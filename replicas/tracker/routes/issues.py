@@ -62,6 +62,17 @@ async def edit_issue(version: Version, issue: IssueRef, body: Json,
     return Response(status_code=204)
 
 
+@router.delete("/issue/{issue}", operation_id="delete_issue",
+               summary="Delete an issue", status_code=204)
+async def delete_issue(version: Version, issue: IssueRef, episode: EpisodeDep,
+                       deleteSubtasks: Annotated[bool, Query(description=(
+                           "Delete its sub-tasks too (an issue with sub-tasks needs it)."))]
+                       = False) -> Response:
+    """Delete the issue, its comments, worklogs and links (needs Delete issues)."""
+    issues.delete(episode.db, _issue(episode, issue), CALLER, subtasks=deleteSubtasks)
+    return Response(status_code=204)
+
+
 @router.put("/issue/{issue}/assignee", operation_id="assign_issue",
             summary="Assign an issue", status_code=204)
 async def assign_issue(version: Version, issue: IssueRef, body: Json,

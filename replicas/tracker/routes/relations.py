@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from annotated_types import Interval
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.db import one, rows
@@ -29,10 +29,8 @@ Account = Annotated[str, Query(max_length=128, description="The user's accountId
 async def link_types(version: Version, episode: EpisodeDep, base: Base) -> Response:
     """The link types, each with its inward and outward phrase."""
     v = shown(version)
-    return ok({"issueLinkTypes": [
-        {"id": str(i), "name": name, "inward": inward, "outward": outward,
-         "self": f"{render.api(base, v)}/issueLinkType/{i}"}
-        for i, name, inward, outward in data()["link_types"]]})
+    return ok({"issueLinkTypes": [render.link_type(t[1], base, v)
+                                   for t in data()["link_types"]]})
 
 
 @router.post("/issueLink", operation_id="link_issues", summary="Link two issues",
@@ -50,6 +48,88 @@ async def link_issues(version: Version, episode: EpisodeDep,
         raise JiraError(400, ["Link type, inwardIssue and outwardIssue are required."],
                         code="link_body") from error
     return Response(status_code=201)
+
+
+def _link(row: dict[str, Any], base: str, v: str) -> dict[str, Any]:
+    return {"id": str(row["id"]), "self": f"{render.api(base, v)}/issueLink/{row['id']}",
+            "type": render.link_type(row["link_type"], base, v),
+            "inwardIssue": {"id": str(row["inward_id"]), "key": row["inward_key"]},
+            "outwardIssue": {"id": str(row["outward_id"]), "key": row["outward_key"]}}
+
+
+LinkId = Annotated[int, Interval(ge=1, le=2**31 - 1), CANONICAL, Path(
+    description="The link's id.")]
+_LINK = ("SELECT l.*, i.key AS inward_key, o.key AS outward_key, i.project_id FROM "
+         "issue_links l JOIN issues i ON i.id = l.inward_id JOIN issues o ON "
+         "o.id = l.outward_id WHERE l.id = ?")
+
+
+def _found_link(episode: EpisodeDep, link_id: int) -> dict[str, Any]:
+    found = one(episode.db, _LINK, (link_id,))
+    if found is None:
+        raise JiraError(404, [f"No issue link with id '{link_id}' exists."],
+                        code="link_not_found")
+    for key in (found["inward_key"], found["outward_key"]):
+        issues.get(episode.db, key, CALLER)  # both issues visible, or a 404
+    return found
+
+
+@router.get("/issueLink/{link_id}", operation_id="get_issue_link", summary="Get an issue link")
+async def get_link(version: Version, link_id: LinkId, episode: EpisodeDep,
+                   base: Base) -> Response:
+    """A link: its type and its inward and outward issue."""
+    return ok(_link(_found_link(episode, link_id), base, shown(version)))
+
+
+@router.delete("/issueLink/{link_id}", operation_id="delete_issue_link",
+               summary="Delete an issue link", status_code=204)
+async def delete_link(version: Version, link_id: LinkId, episode: EpisodeDep) -> Response:
+    """Remove a link between two issues (Link issues on both)."""
+    found = _found_link(episode, link_id)
+    relations.unlink(episode.db, found, CALLER)
+    return Response(status_code=204)
+
+
+def _remote(row: dict[str, Any], key: str, base: str, v: str) -> dict[str, Any]:
+    return {"id": row["id"], "self": f"{render.api(base, v)}/issue/{key}/remotelink/{row['id']}",
+            "globalId": row["global_id"], "relationship": row["relationship"],
+            "application": {"name": row["application"]} if row["application"] else {},
+            "object": {"url": row["url"], "title": row["title"]}}
+
+
+@router.get("/issue/{issue}/remotelink", operation_id="get_remote_links",
+            summary="Get remote issue links")
+async def remote_links(version: Version, issue: IssueRef, episode: EpisodeDep,
+                       base: Base) -> Response:
+    """The issue's links to the outside: the helpdesk's tickets among them."""
+    found = issues.get(episode.db, issue, CALLER)
+    return ok([_remote(r, found["key"], base, shown(version)) for r in rows(
+        episode.db, "SELECT * FROM remote_links WHERE issue_id = ? ORDER BY id",
+        (found["id"],))])
+
+
+@router.post("/issue/{issue}/remotelink", operation_id="add_remote_link",
+             summary="Create or update a remote issue link")
+async def add_remote_link(version: Version, issue: IssueRef, episode: EpisodeDep, base: Base,
+                          body: Annotated[dict[str, Any], Body(description=(
+                              "{globalId?, relationship?, application?: {name}, object: "
+                              "{url, title}}: a link to a URL (a helpdesk ticket's: its "
+                              "…/tickets/{id} URL); a known globalId replaces its link."))]
+                          ) -> Response:
+    """Link the issue to a URL (201; 200 when the globalId's link was replaced)."""
+    found = issues.get(episode.db, issue, CALLER)
+    link_id, new = relations.remote_link(episode.db, found, body, CALLER)
+    return ok({"id": link_id, "self": f"{render.api(base, shown(version))}/issue/"
+               f"{found['key']}/remotelink/{link_id}"}, 201 if new else 200)
+
+
+@router.delete("/issue/{issue}/remotelink/{link_id}", operation_id="delete_remote_link",
+               summary="Delete a remote issue link", status_code=204)
+async def delete_remote_link(version: Version, issue: IssueRef, link_id: LinkId,
+                             episode: EpisodeDep) -> Response:
+    """Remove one of the issue's remote links."""
+    relations.unlink_remote(episode.db, issues.get(episode.db, issue, CALLER), link_id, CALLER)
+    return Response(status_code=204)
 
 
 @router.get("/issue/{issue}/watchers", operation_id="get_watchers", summary="Get watchers")

@@ -19,7 +19,7 @@ from replicas.runtime.db import one, rows
 
 from ..errors import ISSUE_NOT_FOUND, JiraError
 from ..formats import adf_text
-from ..world import data, workflow_name
+from ..world import data, status_category, workflow_name
 from . import fields, permissions, workflows
 from .workflows import Facts
 
@@ -113,6 +113,23 @@ def create(db: sqlite3.Connection, given: Mapping[str, Any], update: Mapping[str
     return found
 
 
+def delete(db: sqlite3.Connection, issue: Row, caller_id: int, *, subtasks: bool) -> None:
+    """Delete the issue and what hangs on it (Delete issues); one with sub-tasks only with
+    ``subtasks`` (they go too)."""
+    permissions.require(db, issue["project_id"], caller_id, "delete")
+    children = [r["id"] for r in rows(db, "SELECT id FROM issues WHERE parent_id = ? AND "
+                                      "issue_type = 'Sub-task'", (issue["id"],))]
+    if children and not subtasks:
+        raise JiraError(400, ["The issue has subtasks. Set deleteSubtasks=true to delete "
+                              "them with it."], code="delete_has_subtasks")
+    for target in [*children, issue["id"]]:
+        for table in ("comments", "worklogs", "watchers", "changelog", "remote_links"):
+            db.execute(f"DELETE FROM {table} WHERE issue_id = ?", (target,))
+        db.execute("DELETE FROM issue_links WHERE ? IN (inward_id, outward_id)", (target,))
+        db.execute("UPDATE issues SET parent_id = NULL WHERE parent_id = ?", (target,))
+        db.execute("DELETE FROM issues WHERE id = ?", (target,))
+
+
 def edit(db: sqlite3.Connection, issue: Row, given: Mapping[str, Any],
          update: Mapping[str, Any], caller_id: int, now: datetime, *, adf: bool) -> Row:
     """Change fields (not the status: that is a transition)."""
@@ -154,15 +171,14 @@ def available(db: sqlite3.Connection, issue: Row, caller_id: int) -> list[workfl
 
 def _facts(db: sqlite3.Connection, issue: Row, columns: Mapping[str, Any],
            comment: bool) -> Facts:
-    categories = {s[1]: s[2] for s in data()["statuses"]}
     links = [(r["link_type"], "outward" if r["inward_id"] == issue["id"] else "inward",
-              categories[r["status"]]) for r in rows(
+              status_category(r["status"])) for r in rows(
         db, "SELECT l.*, o.status FROM issue_links l JOIN issues o ON o.id = CASE WHEN "
         "l.inward_id = ? THEN l.outward_id ELSE l.inward_id END WHERE ? IN "
         "(l.inward_id, l.outward_id)", (issue["id"], issue["id"]))]
     open_subtasks = len([r for r in rows(db, "SELECT status FROM issues WHERE parent_id = ? "
                                          "AND issue_type = 'Sub-task'", (issue["id"],))
-                         if categories[r["status"]] != "done"])
+                         if status_category(r["status"]) != "done"])
     return Facts(resolution=columns.get("resolution", issue["resolution"]),
                  fields={**issue, **columns}, comment=comment, open_subtasks=open_subtasks,
                  links=tuple(links))

@@ -4,6 +4,7 @@ watchers, and work logged."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from datetime import datetime
 from typing import Any
@@ -19,6 +20,55 @@ from . import permissions
 from .issues import get
 
 Row = dict[str, Any]
+# The helpdesk's ticket pages, as the support integration links them.
+TICKET_URL = "https://shop.zendesk.com/agent/tickets/{id}"
+_TICKET_IN_URL = re.compile(r"/tickets/(\d+)(?:\.json)?(?:[/?#]|$)")
+
+
+def ticket_link(ticket_id: int) -> Row:
+    """The remote link's columns for the helpdesk's ticket ``ticket_id``."""
+    return {"global_id": f"zendesk-ticket-{ticket_id}", "url": TICKET_URL.format(id=ticket_id),
+            "title": f"Ticket #{ticket_id}", "relationship": "mentioned in",
+            "application": "Zendesk Support", "ticket_id": ticket_id}
+
+
+def remote_link(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int) -> tuple[int, bool]:
+    """Add (or, with a known ``globalId``, replace) a link from ``issue`` to a URL (Link
+    issues): ``{globalId?, relationship?, application?: {name}, object: {url, title}}``. A
+    URL naming a helpdesk ticket (``…/tickets/123``, its page or its API URL) links that
+    ticket. The link's id, and whether it is new."""
+    permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    target = body.get("object") if isinstance(body, dict) else None
+    errors: dict[str, str] = {}
+    if not isinstance(target, dict) or not str(target.get("url") or "").strip():
+        errors["url"] = "'url' cannot be null or empty."
+    if not isinstance(target, dict) or not str(target.get("title") or "").strip():
+        errors["title"] = "'title' cannot be null or empty."
+    if errors:
+        raise JiraError(400, [], errors, code="remote_link_invalid")
+    assert isinstance(body, dict) and isinstance(target, dict)
+    url = str(target["url"]).strip()
+    named = _TICKET_IN_URL.search(url)
+    application = body.get("application")
+    columns = {"issue_id": issue["id"], "global_id": body.get("globalId"), "url": url,
+               "title": str(target["title"]).strip(), "relationship": body.get("relationship"),
+               "application": application.get("name") if isinstance(application, dict) else None,
+               "ticket_id": int(named.group(1)) if named else None}
+    if columns["global_id"]:
+        found = one(db, "SELECT id FROM remote_links WHERE issue_id = ? AND global_id = ?",
+                    (issue["id"], columns["global_id"]))
+        if found is not None:
+            sql.update(db, "remote_links", found["id"], columns)
+            return int(found["id"]), False
+    return sql.insert(db, "remote_links", columns), True
+
+
+def unlink_remote(db: sqlite3.Connection, issue: Row, link_id: int, caller_id: int) -> None:
+    permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    if db.execute("DELETE FROM remote_links WHERE id = ? AND issue_id = ?",
+                  (link_id, issue["id"])).rowcount == 0:
+        raise JiraError(404, [f"No remote link with id '{link_id}' on this issue."],
+                        code="remote_link_not_found")
 
 
 def link(db: sqlite3.Connection, type_name: str, source: str, target: str,
@@ -33,6 +83,11 @@ def link(db: sqlite3.Connection, type_name: str, source: str, target: str,
         permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
     return sql.insert(db, "issue_links", {"link_type": type_name, "inward_id": a["id"],
                                           "outward_id": b["id"]})
+
+
+def unlink(db: sqlite3.Connection, link: Row, caller_id: int) -> None:
+    permissions.require(db, link["project_id"], caller_id, "link", key=link["inward_key"])
+    db.execute("DELETE FROM issue_links WHERE id = ?", (link["id"],))
 
 
 def watch(db: sqlite3.Connection, issue: Row, account: str | None, caller_id: int) -> None:

@@ -16,7 +16,7 @@ from replicas.runtime.db import one
 
 from ..errors import JiraError
 from ..formats import FormatError, parse_jira_time
-from ..world import data
+from ..world import status_category
 from . import permissions
 from .issues import get, log
 
@@ -98,9 +98,8 @@ def update(db: sqlite3.Connection, sprint_id: int, body: Mapping[str, Any], call
 
 def _to_backlog(db: sqlite3.Connection, sprint_id: int, caller_id: int, now: datetime) -> None:
     """A closing sprint's unfinished issues go to the backlog."""
-    done = {s[1] for s in data()["statuses"] if s[2] == "done"}
     for issue in db.execute("SELECT * FROM issues WHERE sprint_id = ?", (sprint_id,)):
-        if issue["status"] not in done:
+        if status_category(issue["status"]) != "done":
             log(db, issue, {"sprint_id": None}, caller_id, now)
             sql.update(db, "issues", issue["id"], {"sprint_id": None, "updated_at": iso(now)})
 
