@@ -7,6 +7,7 @@ from datetime import datetime
 
 from replicas.runtime.spec import ReplicaSpec
 
+from . import developers
 from .errors import STYLE
 from .factories import FACTORIES
 from .routes import TAGS, router
@@ -36,6 +37,7 @@ SPEC = ReplicaSpec(
     probe={"update": "projects", "id": 10000,
            "values": {"description": "Probe (no task allows this)."}},
     factories=FACTORIES,
+    after_write=developers.after_write,
     openapi_tags=TAGS,
     errors=STYLE,
 )

@@ -62,8 +62,9 @@ def log(db: sqlite3.Connection, issue: Mapping[str, Any], columns: Mapping[str, 
                                      "items": orjson.dumps(items).decode()})
 
 
-def _write(db: sqlite3.Connection, issue: Row, columns: Mapping[str, Any], caller_id: int,
-           now: datetime) -> Row:
+def write_as(db: sqlite3.Connection, issue: Row, columns: Mapping[str, Any], caller_id: int,
+             now: datetime) -> Row:
+    """Change the issue's columns as ``caller_id``, each change in its history."""
     changed = {c: v for c, v in columns.items() if issue.get(c) != v}
     if changed:
         log(db, issue, changed, caller_id, now)
@@ -137,7 +138,7 @@ def edit(db: sqlite3.Connection, issue: Row, given: Mapping[str, Any],
                          sorted(set(given) | set(update) - {"comment"}))
     columns = fields.apply(db, issue, issue["project_id"], fields=given, update=update,
                            screen=fields.EDIT_SCREEN, adf=adf)
-    return _write(db, issue, columns, caller_id, now)
+    return write_as(db, issue, columns, caller_id, now)
 
 
 def assign(db: sqlite3.Connection, issue: Row, account: str | None, caller_id: int,
@@ -146,7 +147,7 @@ def assign(db: sqlite3.Connection, issue: Row, account: str | None, caller_id: i
     lead)."""
     permissions.require(db, issue["project_id"], caller_id, "assign")
     if account is None:
-        return _write(db, issue, {"assignee_id": None}, caller_id, now)
+        return write_as(db, issue, {"assignee_id": None}, caller_id, now)
     if account == "-1":
         lead = one(db, "SELECT lead_id FROM projects WHERE id = ?", (issue["project_id"],))
         assert lead is not None
@@ -158,7 +159,7 @@ def assign(db: sqlite3.Connection, issue: Row, account: str | None, caller_id: i
             raise JiraError(400, [], {"assignee": f"User '{account}' cannot be assigned "
                                       "issues."}, code="assignee_not_assignable")
         user_id = found["id"]
-    return _write(db, issue, {"assignee_id": user_id}, caller_id, now)
+    return write_as(db, issue, {"assignee_id": user_id}, caller_id, now)
 
 
 def available(db: sqlite3.Connection, issue: Row, caller_id: int) -> list[workflows.Transition]:
@@ -206,7 +207,7 @@ def transition(db: sqlite3.Connection, issue: Row, transition_id: int,
     for op in update.get("comment", []):
         if "add" in op:
             add_comment(db, issue, op["add"].get("body"), caller_id, now, adf=adf)
-    return _write(db, issue, columns, caller_id, now)
+    return write_as(db, issue, columns, caller_id, now)
 
 
 def add_comment(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int,

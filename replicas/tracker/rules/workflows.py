@@ -49,6 +49,7 @@ class Transition:
 class Workflow:
     name: str
     initial: str
+    finished: str  # the status finished work ends in
     transitions: tuple[Transition, ...]
 
 
@@ -96,9 +97,10 @@ def workflows(world: Mapping[str, Any]) -> dict[str, Workflow]:
                             for t in raw["transitions"])
         if len({t.id for t in transitions}) != len(transitions):
             raise ValueError(f"workflow {name}: transition ids repeat")
-        if raw["initial"] not in statuses:
-            raise ValueError(f"workflow {name}: unknown initial status {raw['initial']!r}")
-        found[name] = Workflow(name, raw["initial"], transitions)
+        for end in ("initial", "finished"):
+            if raw[end] not in statuses:
+                raise ValueError(f"workflow {name}: unknown {end} status {raw[end]!r}")
+        found[name] = Workflow(name, raw["initial"], raw["finished"], transitions)
     return found
 
 

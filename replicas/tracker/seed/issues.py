@@ -20,8 +20,7 @@ PER_PROJECT = {"SHOP": 110, "APP": 60, "PLAT": 40}
 DUPLICATE_SHARE = 0.08  # MESS: bugs filed again, later closed as duplicates
 STALE_SHARE = 0.1  # MESS: open issues still assigned to former staff
 FIRST_ISSUE_ID = 10001
-# Statuses of each workflow by where the work stands.
-DONE = {"software": "Done", "bug": "Closed", "ops": "Done"}
+# Statuses of each workflow where work is under way.
 UNDER_WAY = {"software": ["In Progress", "In Review", "QA", "Blocked", "Selected for "
                           "Development"],
              "bug": ["In Progress", "Open", "Reopened", "Resolved"],
@@ -66,14 +65,14 @@ def build(g: Generation) -> None:
                     "code": "{code}"}  # wiki's code-block marker, in a str.format template
             sprint = r.choice(sprints + [None]) if sprints else None
             flow = workflow_name(key, kind)
-            initial = w["workflows"][flow]["initial"]
+            initial, finished = w["workflows"][flow]["initial"], w["workflows"][flow]["finished"]
             created = _created(g, sprint)
             if sprint is None or sprint["state"] == "future":
                 status = initial if r.random() < 0.85 or sprint else r.choice(UNDER_WAY[flow])
             elif sprint["state"] == "closed":
-                status = DONE[flow] if r.random() < 0.9 else r.choice(UNDER_WAY[flow])
+                status = finished if r.random() < 0.9 else r.choice(UNDER_WAY[flow])
             else:
-                status = r.choice([*UNDER_WAY[flow], DONE[flow], initial])
+                status = r.choice([*UNDER_WAY[flow], finished, initial])
             done = status in ("Done", "Closed", "Resolved")
             assignee = r.choice(team) if status != initial or r.random() < 0.3 else None
             if assignee is not None and not done and r.random() < STALE_SHARE:
