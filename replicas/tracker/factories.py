@@ -8,6 +8,7 @@
 
 An issue gets its project's next key (``SHOP-211``), a reporter from the project's
 developers, a priority (a bug a severity too) and timestamps drawn like the world's; its
+summary and description (and type) default to one of the project's texts; its
 status defaults to its workflow's initial one, a status of the done category comes with the
 resolution Done. ``text`` is the description (or comment) in wiki text, stored as ADF.
 ``sprint``: ``active`` or ``future`` (the project board's first such sprint). Columns given
@@ -29,7 +30,7 @@ from replicas.runtime.factories import Factory, FactoryContext
 from .formats import text_to_adf
 from .rules import workflows
 from .rules.relations import ticket_link
-from .world import data, status_category, workflow_name
+from .world import data, issue_text, status_category, statuses_in, workflow_name
 
 Row = dict[str, Any]
 CALLER = 1  # the AI agent, never a factory's author
@@ -58,9 +59,8 @@ class IssueFactory(Factory):
                                  (given.get("project", "SHOP"),)).fetchone()
         if project is None:
             raise ValueError(f"no project {given.get('project')!r}")
-        if not given.get("summary"):
-            raise ValueError("an issue needs a summary")
-        kind = given.get("issue_type", "Bug")
+        drawn = self._text(ctx, project, given.get("issue_type"))
+        kind = given.get("issue_type", drawn[0])
         flow = workflows.workflows(data())[workflow_name(project["key"], kind)]
         status = given.get("status", flow.initial)
         done = status_category(status) == "done"
@@ -69,7 +69,8 @@ class IssueFactory(Factory):
         return {
             "key": f"{project['key']}-{project['issue_counter'] + 1}",
             "project_id": project["id"], "issue_type": kind, "status": status,
-            "description": _adf(given["text"]) if given.get("text") else None,
+            "summary": drawn[2],
+            "description": _adf(given.get("text") or drawn[3]),
             "resolution": "Done" if done else None,
             "priority": r.choices(["Highest", "High", "Medium", "Low"], [5, 25, 50, 20])[0],
             "severity": r.choice(["S1", "S2", "S3"]) if kind == "Bug" else None,
@@ -79,6 +80,17 @@ class IssueFactory(Factory):
             "created": iso(created), "updated_at": iso(updated),
             "resolution_date": iso(updated) if done else None,
         }
+
+    @staticmethod
+    def _text(ctx: FactoryContext, project: Row, kind: str | None) -> tuple[str, str, str, str]:
+        """A text of the project's, of type ``kind`` if one is (else any): a summary and
+        description to use where the setup gives none."""
+        versions = [v["name"] for v in ctx.db.execute(
+            "SELECT name FROM versions WHERE project_id = ? ORDER BY id", (project["id"],))]
+        orders = [o.number for o in ctx.identity.world_orders if o.paid]
+        twice = [o.number for o in ctx.identity.world_orders if o.twice]
+        drawn = [issue_text(ctx.rng, project["key"], versions, orders, twice) for _ in range(8)]
+        return next((d for d in drawn if d[0] == kind), drawn[0])
 
     @staticmethod
     def _sprint(ctx: FactoryContext, project_id: int, state: str | None) -> int | None:
@@ -111,13 +123,14 @@ class IssueFactory(Factory):
 
 
 class CommentFactory(Factory):
-    """A comment on ``issue_id`` (required) by one of its project's developers."""
+    """A comment on ``issue_id`` (a random unfinished issue if not given) by one of its
+    project's developers."""
 
     table = "comments"
     options = frozenset({"text"})
 
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
-        issue = ctx.row("issues", given["issue_id"])
+        issue = ctx.row("issues", given.get("issue_id") or _unfinished(ctx))
         at = iso(max(ctx.ago(hours=ctx.rng.uniform(1, 48)),
                      parse_iso(issue["created"]) + timedelta(minutes=30)))
         return {"issue_id": issue["id"], "author_id": _developer(ctx, issue["project_id"]),
@@ -125,16 +138,21 @@ class CommentFactory(Factory):
 
 
 class RemoteLinkFactory(Factory):
-    """A link from ``issue_id`` to the helpdesk's ticket ``ticket`` (its id), as the
-    helpdesk integration makes them (rules/relations.ticket_link)."""
+    """A link from ``issue_id`` (a random unfinished issue if not given) to the helpdesk's
+    ticket ``ticket`` (its id; a random one if not given), as the helpdesk integration makes
+    them (rules/relations.ticket_link)."""
 
     table = "remote_links"
     options = frozenset({"ticket"})
 
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
-        if "ticket" not in given:
-            raise ValueError("a remote link needs its ticket")
-        return {"issue_id": given["issue_id"], **ticket_link(int(given["ticket"]))}
+        ticket = int(given.get("ticket") or ctx.rng.randint(1, 400))
+        return {"issue_id": given.get("issue_id") or _unfinished(ctx), **ticket_link(ticket)}
+
+
+def _unfinished(ctx: FactoryContext) -> int:
+    done = statuses_in("done")
+    return int(ctx.pick("issues", f"status NOT IN ({','.join('?' * len(done))})", tuple(done)))
 
 
 FACTORIES: dict[str, Factory] = {"issue": IssueFactory(), "comment": CommentFactory(),

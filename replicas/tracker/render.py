@@ -55,7 +55,7 @@ def status(name: str, base: str, version: str) -> Row:
                                "id": cid, "key": key, "colorName": color, "name": cname}}
 
 
-def _named(kind: str, table: str, name: str | None, base: str, version: str) -> Row | None:
+def named(kind: str, table: str, name: str | None, base: str, version: str) -> Row | None:
     if name is None:
         return None
     found = next(x for x in data()[table] if x[1] == name)
@@ -114,7 +114,7 @@ def _brief(row: Row, base: str, version: str) -> Row:
     return {"id": str(row["id"]), "key": row["key"],
             "self": f"{api(base, version)}/issue/{row['id']}",
             "fields": {"summary": row["summary"], "status": status(row["status"], base, version),
-                       "priority": _named("priority", "priorities", row["priority"], base,
+                       "priority": named("priority", "priorities", row["priority"], base,
                                           version),
                        "issuetype": issue_type(row["issue_type"], base, version)}}
 
@@ -165,8 +165,8 @@ def issue(db: sqlite3.Connection, row: Row, base: str, version: str) -> Row:
         "issuetype": issue_type(row["issue_type"], base, version),
         "project": project(proj, base, version),
         "status": status(row["status"], base, version),
-        "resolution": _named("resolution", "resolutions", row["resolution"], base, version),
-        "priority": _named("priority", "priorities", row["priority"], base, version),
+        "resolution": named("resolution", "resolutions", row["resolution"], base, version),
+        "priority": named("priority", "priorities", row["priority"], base, version),
         "assignee": user(people.get(row["assignee_id"]), base, version),
         "reporter": user(people.get(row["reporter_id"]), base, version),
         "creator": user(people.get(row["reporter_id"]), base, version),

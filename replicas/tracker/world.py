@@ -5,6 +5,8 @@ Import-light: no SQLAlchemy."""
 from __future__ import annotations
 
 import hashlib
+import random
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -40,3 +42,33 @@ def status_category(status: str) -> str:
 @cache
 def _categories() -> dict[str, str]:
     return {s[1]: s[2] for s in data()["statuses"]}
+
+
+def statuses_in(*categories: str) -> list[str]:
+    """The statuses of these categories, by name."""
+    return [s[1] for s in data()["statuses"] if s[2] in categories]
+
+
+def board_columns() -> list[tuple[str, list[tuple[int, str]]]]:
+    """A board's columns: one per status category (To Do, In Progress, Done), in that
+    order, each with its statuses as (id, name)."""
+    return [(c[2], [(s[0], s[1]) for s in data()["statuses"] if s[2] == c[1]])
+            for c in data()["status_categories"]]
+
+
+def issue_text(rng: random.Random, project_key: str, versions: Sequence[str],
+               orders: Sequence[str], twice: Sequence[str]) -> tuple[str, str, str, str]:
+    """An issue's (type, component, summary, description in wiki text), drawn from the
+    project's texts and filled: ``versions`` (names), ``orders`` (paid order numbers),
+    ``twice`` (numbers of orders charged twice)."""
+    w = data()
+    kind, component, summary, description = rng.choice(w["issue_texts"][project_key])
+    fill = {"version": rng.choice(versions) if versions else "production",
+            "browser": rng.choice(w["browsers"]),
+            "device": rng.choice([*w["devices"]["iOS"], *w["devices"]["Android"]]),
+            "iphone": rng.choice(w["devices"]["iOS"]),
+            "android": rng.choice(w["devices"]["Android"]),
+            "order": rng.choice(orders),
+            "orders": ", ".join(sorted(rng.sample(list(twice), min(3, len(twice))))),
+            "code": "{code}"}  # wiki's code-block marker, in a str.format template
+    return kind, component, summary.format(**fill), description.format(**fill)

@@ -8,14 +8,17 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query
 from starlette.responses import Response
 
-from replicas.runtime.db import rows
+from replicas.runtime.db import one, rows
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.params import Id
 from replicas.runtime.responses import ok
 
 from .. import render
-from ..rules import sprints
-from .common import CALLER, Base
+from ..errors import JiraError
+from ..rules import permissions, sprints
+from ..world import board_columns, statuses_in
+from .common import CALLER, Base, MaxResults, StartAt, page_bean
+from .search import compiled, shown_issues, visible
 
 router = APIRouter(prefix="/rest/agile/1.0", tags=["agile"])
 BoardId = Annotated[Id, Path(description="The board's id.")]
@@ -24,20 +27,57 @@ Json = Annotated[dict[str, Any], Body(description="Jira's request body.")]
 STATE_ORDER = {"closed": 0, "active": 1, "future": 2}
 
 
-def _page(values: list[Any]) -> dict[str, Any]:
-    return {"maxResults": max(50, len(values)), "startAt": 0, "total": len(values),
-            "isLast": True, "values": values}
+CAP = 50  # the Agile API's page size cap
+_BOARDS = ("SELECT b.*, p.key, p.name AS project_name FROM boards b JOIN projects p ON "
+           "p.id = b.project_id")
+Jql = Annotated[str, Query(max_length=5000, description="Only the issues this JQL matches.")]
+Fields = Annotated[str | None, Query(max_length=500, description=(
+    "Fields to return: *all (default), *navigable, id or names."))]
+
+
+def _board(row: dict[str, Any], base: str) -> dict[str, Any]:
+    return {"id": row["id"], "self": f"{base}/rest/agile/1.0/board/{row['id']}",
+            "name": row["name"], "type": row["type"],
+            "location": {"projectId": row["project_id"], "projectKey": row["key"],
+                         "projectName": row["project_name"]}}
+
+
+def _found_board(episode: EpisodeDep, board_id: int) -> dict[str, Any]:
+    found = one(episode.db, f"{_BOARDS} WHERE b.id = ?", (board_id,))
+    if found is None or not permissions.has(episode.db, found["project_id"], CALLER,
+                                            "BROWSE_PROJECTS"):
+        raise JiraError(404, ["Board does not exist or you do not have permission to see "
+                              "it."], code="board_not_found")
+    return found
 
 
 @router.get("/board", operation_id="get_boards", summary="Get boards")
-async def boards(episode: EpisodeDep, base: Base) -> Response:
+async def boards(episode: EpisodeDep, base: Base, startAt: StartAt = 0,
+                 maxResults: MaxResults = CAP) -> Response:
     """Every board (scrum boards have sprints, kanban boards not)."""
-    found = rows(episode.db, "SELECT b.*, p.key, p.name AS project_name FROM boards b JOIN "
-                 "projects p ON p.id = b.project_id ORDER BY b.id")
-    return ok(_page([{"id": b["id"], "self": f"{base}/rest/agile/1.0/board/{b['id']}",
-                      "name": b["name"], "type": b["type"],
-                      "location": {"projectId": b["project_id"], "projectKey": b["key"],
-                                   "projectName": b["project_name"]}} for b in found]))
+    found = rows(episode.db, f"{_BOARDS} ORDER BY b.id")
+    return ok(page_bean([_board(b, base) for b in found], startAt, maxResults, CAP))
+
+
+@router.get("/board/{board_id}", operation_id="get_board", summary="Get a board")
+async def get_board(board_id: BoardId, episode: EpisodeDep, base: Base) -> Response:
+    """One board."""
+    return ok(_board(_found_board(episode, board_id), base))
+
+
+@router.get("/board/{board_id}/configuration", operation_id="get_board_configuration",
+            summary="Get a board's configuration")
+async def board_configuration(board_id: BoardId, episode: EpisodeDep, base: Base) -> Response:
+    """The board's columns: one per status category (To Do, In Progress, Done), each with
+    the statuses it shows."""
+    board = _found_board(episode, board_id)
+    return ok({"id": board["id"], "name": board["name"], "type": board["type"],
+               "self": f"{base}/rest/agile/1.0/board/{board['id']}/configuration",
+               "columnConfig": {"constraintType": "none", "columns": [
+                   {"name": column, "statuses": [{"id": str(sid), "self": f"{base}/rest/api/2/"
+                                                  f"status/{sid}"} for sid, _ in statuses]}
+                   for column, statuses in board_columns()]},
+               "ranking": {"rankCustomFieldId": 10019}})
 
 
 @router.get("/board/{board_id}/sprint", operation_id="get_board_sprints",
@@ -45,13 +85,66 @@ async def boards(episode: EpisodeDep, base: Base) -> Response:
 async def board_sprints(board_id: BoardId, episode: EpisodeDep, base: Base,
                         state: Annotated[str | None, Query(max_length=40, description=(
                             "Only these states, comma-separated: future, active, closed."))]
-                        = None) -> Response:
+                        = None, startAt: StartAt = 0, maxResults: MaxResults = CAP
+                        ) -> Response:
     """The board's sprints, closed first, then active, then future."""
+    _found_board(episode, board_id)
     wanted = set((state or "future,active,closed").split(","))
     found = [s for s in rows(episode.db, "SELECT * FROM sprints WHERE board_id = ? ORDER BY "
                              "id", (board_id,)) if s["state"] in wanted]
     found.sort(key=lambda s: STATE_ORDER[s["state"]])
-    return ok(_page([render.sprint(s, base) for s in found]))
+    return ok(page_bean([render.sprint(s, base) for s in found], startAt, maxResults, CAP))
+
+
+def _issues(episode: EpisodeDep, scope: str, params: tuple[Any, ...], query: str,
+            fields: str | None, start_at: int, max_results: int, base: str) -> Response:
+    """A page of the issues in ``scope`` (SQL) that ``query`` (JQL) matches, as the Agile
+    API lists them (under ``issues``, in the query's order, else by rank: id)."""
+    where, jql_params, order = compiled(query, episode, bounded=False)
+    found = rows(episode.db, f"SELECT * FROM issues WHERE ({scope}) AND ({where}) AND "
+                 f"{visible(episode)} ORDER BY {order}", (*params, *jql_params))
+    page = page_bean(found, start_at, max_results, CAP, key="issues")
+    page["issues"] = shown_issues(episode, page["issues"], fields, base, "2")
+    return ok({"expand": "schema,names", **page})
+
+
+@router.get("/board/{board_id}/issue", operation_id="get_board_issues",
+            summary="Get a board's issues")
+async def board_issues(board_id: BoardId, episode: EpisodeDep, base: Base, jql: Jql = "",
+                       fields: Fields = None, startAt: StartAt = 0,
+                       maxResults: MaxResults = CAP) -> Response:
+    """Every issue of the board's project."""
+    board = _found_board(episode, board_id)
+    return _issues(episode, "project_id = ?", (board["project_id"],), jql, fields, startAt,
+                   maxResults, base)
+
+
+@router.get("/board/{board_id}/backlog", operation_id="get_board_backlog",
+            summary="Get a board's backlog")
+async def board_backlog(board_id: BoardId, episode: EpisodeDep, base: Base, jql: Jql = "",
+                        fields: Fields = None, startAt: StartAt = 0,
+                        maxResults: MaxResults = CAP) -> Response:
+    """The backlog: the project's unfinished issues in no active or future sprint (scrum
+    boards only)."""
+    board = _found_board(episode, board_id)
+    if board["type"] != "scrum":
+        raise JiraError(400, ["The board does not support the backlog."], code="no_backlog")
+    open_ = statuses_in("new", "indeterminate")
+    return _issues(episode, "project_id = ? AND coalesce(sprint_id NOT IN (SELECT id FROM "
+                   "sprints WHERE state IN ('active', 'future')), 1) AND status IN "
+                   f"({','.join('?' * len(open_))})", (board["project_id"], *open_), jql,
+                   fields, startAt, maxResults, base)
+
+
+@router.get("/sprint/{sprint_id}/issue", operation_id="get_sprint_issues",
+            summary="Get a sprint's issues")
+async def sprint_issues(sprint_id: SprintId, episode: EpisodeDep, base: Base, jql: Jql = "",
+                        fields: Fields = None, startAt: StartAt = 0,
+                        maxResults: MaxResults = CAP) -> Response:
+    """The issues in the sprint."""
+    sprints.sprint(episode.db, sprint_id)
+    return _issues(episode, "sprint_id = ?", (sprint_id,), jql, fields, startAt, maxResults,
+                   base)
 
 
 @router.get("/sprint/{sprint_id}", operation_id="get_sprint", summary="Get a sprint")

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends, Path, Request
+from annotated_types import Interval
+from fastapi import Depends, Path, Query, Request
 
 from replicas.runtime.deps import PublicBase
+from replicas.runtime.params import CANONICAL
 
 
 async def api_version(request: Request) -> str:
@@ -31,3 +33,18 @@ Base = PublicBase
 def shown(version: str) -> str:
     """The version the answer is in: ``latest`` is 2."""
     return "2" if version == "latest" else version
+
+
+StartAt = Annotated[int, Interval(ge=0, le=1_000_000), CANONICAL, Query(
+    description="The index of the first item to return (0: the first).")]
+MaxResults = Annotated[int, Interval(ge=0, le=1_000_000), CANONICAL, Query(
+    description="Items per page; above the endpoint's cap, the cap (as Jira does).")]
+
+
+def page_bean(items: list[Any], start_at: int, max_results: int, cap: int,
+              key: str = "values") -> dict[str, Any]:
+    """Jira's PageBean over ``items``: ``startAt``, ``maxResults`` (capped per endpoint),
+    ``total``, ``isLast`` and the page under ``key``."""
+    size = min(max_results, cap)
+    return {"startAt": start_at, "maxResults": size, "total": len(items),
+            "isLast": start_at + size >= len(items), key: items[start_at:start_at + size]}

@@ -14,9 +14,10 @@ from replicas.runtime.responses import ok
 from .. import render
 from ..errors import JiraError
 from ..rules import issues
-from .common import CALLER, Base, IssueRef, Version, shown
+from .common import CALLER, Base, IssueRef, MaxResults, StartAt, Version, page_bean, shown
 
 router = APIRouter(tags=["issues"])
+COMMENTS_CAP = 5000
 Json = Annotated[dict[str, Any], Body(description="Jira's request body.")]
 
 
@@ -116,8 +117,9 @@ async def do_transition(version: Version, issue: IssueRef, body: Json,
 @router.get("/issue/{issue}/comment", operation_id="get_comments",
             summary="Get an issue's comments")
 async def get_comments(version: Version, issue: IssueRef, episode: EpisodeDep,
-                       base: Base) -> Response:
-    """The issue's comments, oldest first."""
+                       base: Base, startAt: StartAt = 0,
+                       maxResults: MaxResults = COMMENTS_CAP) -> Response:
+    """The issue's comments, oldest first, a page at a time."""
     found = _issue(episode, issue)
     listed = rows(episode.db, "SELECT * FROM comments WHERE issue_id = ? ORDER BY id",
                   (found["id"],))
@@ -127,7 +129,7 @@ async def get_comments(version: Version, issue: IssueRef, episode: EpisodeDep,
         author = one(episode.db, "SELECT * FROM users WHERE id = ?", (c["author_id"],))
         assert author is not None
         out.append(render.comment(c, author, base, v, version == "3"))
-    return ok({"comments": out, "maxResults": len(out), "total": len(out), "startAt": 0})
+    return ok(page_bean(out, startAt, maxResults, COMMENTS_CAP, key="comments"))
 
 
 @router.post("/issue/{issue}/comment", operation_id="add_comment",

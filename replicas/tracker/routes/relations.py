@@ -18,9 +18,10 @@ from ..errors import JiraError
 from ..formats import format_duration, jira_time
 from ..rules import issues, relations
 from ..world import data
-from .common import CALLER, Base, IssueRef, Version, shown
+from .common import CALLER, Base, IssueRef, MaxResults, StartAt, Version, page_bean, shown
 
 router = APIRouter(tags=["links"])
+WORKLOGS_CAP = 5000
 Account = Annotated[str, Query(max_length=128, description="The user's accountId.")]
 
 
@@ -199,14 +200,13 @@ async def add_worklog(version: Version, issue: IssueRef, episode: EpisodeDep, ba
 
 @router.get("/issue/{issue}/worklog", operation_id="get_worklogs", summary="Get worklogs")
 async def get_worklogs(version: Version, issue: IssueRef, episode: EpisodeDep, base: Base,
-                       startAt: Annotated[int, Interval(ge=0, le=100_000), CANONICAL, Query(
-                           description="Skip this many.")] = 0) -> Response:
+                       startAt: StartAt = 0, maxResults: MaxResults = WORKLOGS_CAP
+                       ) -> Response:
     """Work logged on the issue, oldest first."""
     found = issues.get(episode.db, issue, CALLER)
     logs = rows(episode.db, "SELECT * FROM worklogs WHERE issue_id = ? ORDER BY id",
                 (found["id"],))
     v = shown(version)
     authors = {u["id"]: u for u in rows(episode.db, "SELECT * FROM users")}
-    page = logs[startAt:startAt + 1000]
-    return ok({"startAt": startAt, "maxResults": 1000, "total": len(logs),
-               "worklogs": [_worklog(w, authors[w["author_id"]], base, v) for w in page]})
+    return ok(page_bean([_worklog(w, authors[w["author_id"]], base, v) for w in logs], startAt,
+                        maxResults, WORKLOGS_CAP, key="worklogs"))

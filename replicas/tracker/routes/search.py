@@ -4,7 +4,7 @@ Jira Cloud."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from annotated_types import Interval
 from fastapi import APIRouter, Query
@@ -38,6 +38,44 @@ def _offset(token: str | None) -> int:
     return offset
 
 
+def compiled(text: str, episode: EpisodeDep, *, bounded: bool) -> tuple[str, list[Any], str]:
+    """The JQL as SQL: the WHERE clause over issues, its parameters and its ORDER BY; a 400
+    in Jira's words when it does not parse (or, ``bounded``, restricts nothing)."""
+    try:
+        query = jql.parse(text)
+        if bounded and not jql.is_bounded(query):
+            raise jql.JqlError("Unbounded JQL queries are not allowed here. Please add a "
+                               "search restriction to your query.")
+        where, params = jql.compile(query, now=episode.now(), caller_id=CALLER, world=data())
+        return where, list(params), jql.order_by(query, world=data())
+    except jql.JqlError as error:
+        raise JiraError(400, [str(error)], code="jql") from error
+
+
+def visible(episode: EpisodeDep) -> str:
+    """SQL: the projects whose issues you may browse."""
+    ids = [p["id"] for p in rows(episode.db, "SELECT id FROM projects ORDER BY id")
+           if permissions.has(episode.db, p["id"], CALLER, "BROWSE_PROJECTS")]
+    return f"project_id IN ({','.join(str(i) for i in ids) or 'NULL'})"
+
+
+def shown_issues(episode: EpisodeDep, found: list[dict[str, Any]], fields: str | None,
+                 base: str, version: str) -> list[dict[str, Any]]:
+    """Issues as a list shows them: ``fields`` names which (id: the ids only; *all and
+    *navigable: every field)."""
+    wanted = {f.strip() for f in (fields or "*all").split(",")}
+    out = []
+    for row in found:
+        full = render.issue(episode.db, row, base, version)
+        if wanted == {"id"}:
+            out.append({"id": full["id"]})
+            continue
+        if "*all" not in wanted and "*navigable" not in wanted:
+            full["fields"] = {k: v for k, v in full["fields"].items() if k in wanted}
+        out.append(full)
+    return out
+
+
 @router.get("/search/jql", operation_id="search_issues",
             summary="Search for issues using JQL")
 async def search(version: Version, episode: EpisodeDep, base: Base,
@@ -50,34 +88,13 @@ async def search(version: Version, episode: EpisodeDep, base: Base,
                      "Fields to return: id (default), *all, *navigable or names."))] = None
                  ) -> Response:
     """Issues matching the JQL, in its ORDER BY; ids only unless `fields` asks for more."""
-    try:
-        query = jql.parse(jql_)
-        if not jql.is_bounded(query):
-            raise jql.JqlError("Unbounded JQL queries are not allowed here. Please add a "
-                               "search restriction to your query.")
-        where, params = jql.compile(query, now=episode.now(), caller_id=CALLER, world=data())
-        order = jql.order_by(query, world=data())
-    except jql.JqlError as error:
-        raise JiraError(400, [str(error)], code="jql") from error
-    visible = [p for p in {r["project_id"] for r in rows(episode.db, "SELECT DISTINCT "
-                                                        "project_id FROM issues")}
-               if permissions.has(episode.db, p, CALLER, "BROWSE_PROJECTS")]
+    where, params, order = compiled(jql_, episode, bounded=True)
     offset = _offset(nextPageToken)
-    found = rows(episode.db, f"SELECT * FROM issues WHERE ({where}) AND project_id IN "
-                 f"({','.join('?' * len(visible))}) ORDER BY {order} LIMIT ? OFFSET ?",
-                 (*params, *visible, maxResults + 1, offset))
+    found = rows(episode.db, f"SELECT * FROM issues WHERE ({where}) AND {visible(episode)} "
+                 f"ORDER BY {order} LIMIT ? OFFSET ?", (*params, maxResults + 1, offset))
     page, more = found[:maxResults], len(found) > maxResults
-    wanted = {f.strip() for f in (fields or "id").split(",")}
-    issues = []
-    for row in page:
-        full = render.issue(episode.db, row, base, shown(version))
-        if wanted == {"id"}:
-            issues.append({"id": full["id"]})
-        else:
-            if "*all" not in wanted and "*navigable" not in wanted:
-                full["fields"] = {k: v for k, v in full["fields"].items() if k in wanted}
-            issues.append(full)
-    out: dict[str, object] = {"issues": issues, "isLast": not more}
+    out: dict[str, object] = {"issues": shown_issues(episode, page, fields or "id", base,
+                                                     shown(version)), "isLast": not more}
     if more:
         out["nextPageToken"] = cursor_of(offset + maxResults)
     return ok(out)

@@ -1,10 +1,10 @@
-"""The site: server info, the caller, fields, users, projects (platform v2/v3)."""
+"""The site: server info, the caller, fields, users, the catalogues (platform v2/v3)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 from starlette.responses import Response
 
 from replicas.runtime.clock import iso
@@ -95,23 +95,27 @@ async def assignable(version: Version, episode: EpisodeDep, base: Base,
                for u in _users(episode, query, where, (found["id"], *roles))])
 
 
-@router.get("/project", operation_id="get_projects",
-            summary="Get all projects")
-async def projects(version: Version, episode: EpisodeDep, base: Base) -> Response:
-    """Every project."""
-    return ok([render.project(p, base, shown(version))
-               for p in rows(episode.db, "SELECT * FROM projects ORDER BY key")])
+@router.get("/issuetype", operation_id="get_issue_types", summary="Get issue types")
+async def issue_types(version: Version, episode: EpisodeDep, base: Base) -> Response:
+    """Every issue type (Sub-task is a sub-task type)."""
+    return ok([render.issue_type(t[1], base, shown(version)) for t in data()["issue_types"]])
 
 
-@router.get("/project/{project}", operation_id="get_project", summary="Get a project")
-async def get_project(version: Version, episode: EpisodeDep, base: Base,
-                      project: Annotated[str, Path(max_length=40, pattern=r"^[A-Za-z0-9]+$",
-                                                   description="The project's key or id.")]
-                      ) -> Response:
-    """One project, by key or id."""
-    found = one(episode.db, "SELECT * FROM projects WHERE key = ? OR CAST(id AS TEXT) = ?",
-                (project.upper(), project))
-    if found is None:
-        raise JiraError(404, [f"No project could be found with key '{project}'."],
-                        code="project_not_found")
-    return ok(render.project(found, base, shown(version)))
+@router.get("/priority", operation_id="get_priorities", summary="Get priorities")
+async def priorities(version: Version, episode: EpisodeDep, base: Base) -> Response:
+    """The priorities, highest first."""
+    return ok([render.named("priority", "priorities", p[1], base, shown(version))
+               for p in data()["priorities"]])
+
+
+@router.get("/resolution", operation_id="get_resolutions", summary="Get resolutions")
+async def resolutions(version: Version, episode: EpisodeDep, base: Base) -> Response:
+    """The resolutions a finishing transition may set."""
+    return ok([render.named("resolution", "resolutions", r[1], base, shown(version))
+               for r in data()["resolutions"]])
+
+
+@router.get("/status", operation_id="get_statuses", summary="Get statuses")
+async def statuses(version: Version, episode: EpisodeDep, base: Base) -> Response:
+    """Every status, with its category (To Do, In Progress, Done)."""
+    return ok([render.status(s[1], base, shown(version)) for s in data()["statuses"]])

@@ -25,6 +25,7 @@ from ..formats import FormatError, parse_duration, text_to_adf, validate_adf
 from ..world import data
 
 Row = dict[str, Any]
+SEVERITIES = ("S1", "S2", "S3", "S4")  # the options of customfield_10030, Severity
 LISTS = {"labels": "labels", "components": "components", "fixVersions": "fix_versions"}
 
 
@@ -115,7 +116,7 @@ def setters(adf: bool) -> dict[str, tuple[str, Callable[[Any], Any]]]:
         "duedate": ("due_date", _date),
         "customfield_10016": ("story_points", _points),
         "customfield_10030": ("severity", lambda v: None if v is None else _choice(
-            "Severity", ["S1", "S2", "S3", "S4"])(v)),
+            "Severity", list(SEVERITIES))(v)),
     }
 
 

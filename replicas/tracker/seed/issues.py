@@ -13,7 +13,7 @@ import orjson
 from replicas.runtime.clock import iso
 
 from ..formats import text_to_adf
-from ..world import workflow_name
+from ..world import issue_text, workflow_name
 from .common import Generation, Row
 
 PER_PROJECT = {"SHOP": 110, "APP": 60, "PLAT": 40}
@@ -53,16 +53,8 @@ def build(g: Generation) -> None:
                       if c["project_id"] == project["id"]}
         versions = [v for v in g.tables["versions"] if v["project_id"] == project["id"]]
         for n in range(1, count + 1):
-            text = r.choice(w["issue_texts"][key])
-            kind, component, summary, description = text
-            fill = {"version": r.choice(versions)["name"] if versions else "production",
-                    "browser": r.choice(w["browsers"]),
-                    "device": r.choice([*w["devices"]["iOS"], *w["devices"]["Android"]]),
-                    "iphone": r.choice(w["devices"]["iOS"]),
-                    "android": r.choice(w["devices"]["Android"]),
-                    "order": r.choice(orders),
-                    "orders": ", ".join(sorted(r.sample(twice, min(3, len(twice))))),
-                    "code": "{code}"}  # wiki's code-block marker, in a str.format template
+            kind, component, summary, description = issue_text(
+                r, key, [v["name"] for v in versions], orders, twice)
             sprint = r.choice(sprints + [None]) if sprints else None
             flow = workflow_name(key, kind)
             initial, finished = w["workflows"][flow]["initial"], w["workflows"][flow]["finished"]
@@ -82,8 +74,8 @@ def build(g: Generation) -> None:
             issue_id = FIRST_ISSUE_ID + len(issues)
             issues.append({
                 "id": issue_id, "key": f"{key}-{n}", "project_id": project["id"],
-                "issue_type": kind, "summary": summary.format(**fill),
-                "description": _json(text_to_adf(description.format(**fill))),
+                "issue_type": kind, "summary": summary,
+                "description": _json(text_to_adf(description)),
                 "status": status, "resolution": "Done" if done else None,
                 "priority": r.choices(["Highest", "High", "Medium", "Low", "Lowest"],
                                       [5, 20, 50, 20, 5])[0],
