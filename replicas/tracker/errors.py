@@ -6,9 +6,9 @@
 
 A refusal about a field goes under ``errors`` (field -> message), any other under
 ``errorMessages``; invalid input is Jira's 400. Jira's bodies carry no machine code: which
-rule refused is our ``code``, kept on the exception. How the trajectory records it is still
-open (the proxy reads ``error``; issue 14, /work/notes/issue14_plan.md). Work in progress:
-the ErrorStyle (documented model, statuses) comes with the app's spec.
+rule refused is our ``code``, kept on the exception and sent to the proxy in the
+``x-workgym-error-code`` header (never forwarded to the agent), which the trajectory records
+as the step's ``error_code``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from starlette.responses import Response
 from replicas.runtime.errors import ErrorStyle
 from workgym_core.error_docs import RETRY_AFTER, ErrorDetail
 from workgym_core.errors import InvalidRequest, NotFound, WorkGymError, json_response
+from workgym_core.internal import ERROR_CODE_HEADER
 
 
 class JiraError(WorkGymError):
@@ -54,7 +55,8 @@ def body(exc: WorkGymError) -> dict[str, Any]:
 
 def render(exc: WorkGymError) -> Response:
     status = 400 if isinstance(exc, InvalidRequest) else exc.status_code
-    return json_response(body(exc), status_code=status, headers=exc.headers)
+    return json_response(body(exc), status_code=status,
+                         headers={**(exc.headers or {}), ERROR_CODE_HEADER: exc.code})
 
 
 class JiraErrorBody(BaseModel):

@@ -103,6 +103,12 @@ def comment(row: Row, author: Row, base: str, version: str, adf: bool) -> Row:
             "updated": _time(row["updated_at"]), "jsdPublic": True}
 
 
+def history(row: Row, author: Row | None, base: str, version: str) -> Row:
+    """A changelog entry: who changed what when."""
+    return {"id": str(row["id"]), "author": user(author, base, version),
+            "created": _time(row["created"]), "items": orjson.loads(row["items"])}
+
+
 def link_type(name: str, base: str, version: str) -> Row:
     lid, _, inward, outward = next(t for t in data()["link_types"] if t[1] == name)
     return {"id": str(lid), "name": name, "inward": inward, "outward": outward,

@@ -15,6 +15,10 @@ for version in VERSIONS:
         router.include_router(module.router, prefix=f"/rest/api/{version}",
                               include_in_schema=version == VERSIONS[0])
 router.routes.extend(agile.router.routes)
+# The browser's pages (replicas/tracker/pages): HTML, outside the agent's OpenAPI.
+from ..pages import router as pages  # noqa: E402 - after the API's routes
+
+router.routes.extend(pages.routes)
 
 TAGS = [
     {"name": "site", "description": "Server info, you, fields, users, the catalogues."},

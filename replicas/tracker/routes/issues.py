@@ -18,6 +18,7 @@ from .common import CALLER, Base, IssueRef, MaxResults, StartAt, Version, page_b
 
 router = APIRouter(tags=["issues"])
 COMMENTS_CAP = 5000
+CHANGELOG_CAP = 100
 Json = Annotated[dict[str, Any], Body(description="Jira's request body.")]
 
 
@@ -29,14 +30,42 @@ def _issue(episode: EpisodeDep, ref: str) -> dict[str, Any]:
             summary="Get an issue")
 async def get_issue(version: Version, issue: IssueRef, episode: EpisodeDep, base: Base,
                     fields: Annotated[str | None, Query(max_length=500, description=(
-                        "Comma-separated fields to return (default: all)."))] = None
-                    ) -> Response:
+                        "Comma-separated fields to return (default: all)."))] = None,
+                    expand: Annotated[str | None, Query(max_length=200, description=(
+                        "Comma-separated: changelog (the history), transitions (those "
+                        "you may run now)."))] = None) -> Response:
     """An issue with its fields: status, assignee, resolution, sprint, story points..."""
-    found = render.issue(episode.db, _issue(episode, issue), base, shown(version))
+    row = _issue(episode, issue)
+    v = shown(version)
+    found = render.issue(episode.db, row, base, v)
     if fields and "*all" not in fields:
         wanted = {f.strip() for f in fields.split(",")}
-        found["fields"] = {k: v for k, v in found["fields"].items() if k in wanted}
+        found["fields"] = {k: x for k, x in found["fields"].items() if k in wanted}
+    expanded = {e.strip() for e in (expand or "").split(",")}
+    if "changelog" in expanded:
+        histories = _histories(episode, row, base, v)
+        found["changelog"] = {"startAt": 0, "maxResults": len(histories),
+                              "total": len(histories), "histories": histories}
+    if "transitions" in expanded:
+        found["transitions"] = _transitions(episode, row, base, v)
     return ok(found)
+
+
+def _histories(episode: EpisodeDep, issue: dict[str, Any], base: str,
+               v: str) -> list[dict[str, Any]]:
+    people = {u["id"]: u for u in rows(episode.db, "SELECT * FROM users")}
+    return [render.history(h, people.get(h["author_id"]), base, v) for h in rows(
+        episode.db, "SELECT * FROM changelog WHERE issue_id = ? ORDER BY id", (issue["id"],))]
+
+
+@router.get("/issue/{issue}/changelog", operation_id="get_changelogs",
+            summary="Get an issue's changelog")
+async def get_changelog(version: Version, issue: IssueRef, episode: EpisodeDep, base: Base,
+                        startAt: StartAt = 0, maxResults: MaxResults = CHANGELOG_CAP
+                        ) -> Response:
+    """The issue's history, oldest first, a page at a time."""
+    return ok(page_bean(_histories(episode, _issue(episode, issue), base, shown(version)),
+                        startAt, maxResults, CHANGELOG_CAP))
 
 
 @router.post("/issue", operation_id="create_issue",
@@ -90,13 +119,16 @@ async def assign_issue(version: Version, issue: IssueRef, body: Json,
 async def get_transitions(version: Version, issue: IssueRef, episode: EpisodeDep,
                           base: Base) -> Response:
     """The transitions the issue offers you now (each with the status it leads to)."""
-    found = _issue(episode, issue)
-    v = shown(version)
-    return ok({"expand": "transitions", "transitions": [
-        {"id": str(t.id), "name": t.name, "to": render.status(t.to, base, v),
-         "hasScreen": len(t.screen) > 1, "isGlobal": t.sources is None, "isInitial": False,
-         "isAvailable": True, "isConditional": bool(t.conditions), "isLooped": False}
-        for t in issues.available(episode.db, found, CALLER)]})
+    return ok({"expand": "transitions", "transitions": _transitions(
+        episode, _issue(episode, issue), base, shown(version))})
+
+
+def _transitions(episode: EpisodeDep, issue: dict[str, Any], base: str,
+                 v: str) -> list[dict[str, Any]]:
+    return [{"id": str(t.id), "name": t.name, "to": render.status(t.to, base, v),
+             "hasScreen": len(t.screen) > 1, "isGlobal": t.sources is None,
+             "isInitial": False, "isAvailable": True, "isConditional": bool(t.conditions),
+             "isLooped": False} for t in issues.available(episode.db, issue, CALLER)]
 
 
 @router.post("/issue/{issue}/transitions", operation_id="do_transition",
