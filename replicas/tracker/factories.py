@@ -30,7 +30,14 @@ from replicas.runtime.factories import Factory, FactoryContext
 from .formats import text_to_adf
 from .rules import workflows
 from .rules.relations import ticket_link
-from .world import data, issue_text, status_category, statuses_in, workflow_name
+from .world import (
+    data,
+    issue_text,
+    status_category,
+    status_change,
+    statuses_in,
+    workflow_name,
+)
 
 Row = dict[str, Any]
 CALLER = 1  # the AI agent, never a factory's author
@@ -117,9 +124,8 @@ class IssueFactory(Factory):
         if row["status"] != initial:
             ctx.insert("changelog", {
                 "issue_id": row["id"], "author_id": row["assignee_id"] or row["reporter_id"],
-                "created": row["updated_at"], "items": orjson.dumps([{
-                    "field": "status", "fieldtype": "jira", "fromString": initial,
-                    "toString": row["status"]}]).decode()})
+                "created": row["updated_at"],
+                "items": orjson.dumps([status_change(initial, row["status"])]).decode()})
 
 
 class CommentFactory(Factory):

@@ -72,3 +72,10 @@ def issue_text(rng: random.Random, project_key: str, versions: Sequence[str],
             "orders": ", ".join(sorted(rng.sample(list(twice), min(3, len(twice))))),
             "code": "{code}"}  # wiki's code-block marker, in a str.format template
     return kind, component, summary.format(**fill), description.format(**fill)
+
+
+def status_change(old: str, new: str) -> dict[str, Any]:
+    """The changelog item of a status change: ids in from/to, names in the strings."""
+    ids = {s[1]: str(s[0]) for s in data()["statuses"]}
+    return {"field": "status", "fieldtype": "jira", "from": ids[old], "fromString": old,
+            "to": ids[new], "toString": new}

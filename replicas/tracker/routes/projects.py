@@ -21,7 +21,7 @@ from .common import CALLER, Base, MaxResults, StartAt, Version, page_bean, shown
 router = APIRouter(tags=["projects"])
 ProjectRef = Annotated[str, Path(max_length=40, pattern=r"^[A-Za-z0-9]+$",
                                  description="The project's key or id.")]
-CAP = 50  # project search's page size cap
+CAP = 100  # project search's page size cap (50 by default)
 
 
 def found_project(episode: EpisodeDep, ref: str) -> dict[str, Any]:
@@ -70,7 +70,7 @@ async def projects(version: Version, episode: EpisodeDep, base: Base) -> Respons
 async def search_projects(version: Version, episode: EpisodeDep, base: Base,
                           query: Annotated[str | None, Query(max_length=200, description=(
                               "Matches the key or name, case-insensitively."))] = None,
-                          startAt: StartAt = 0, maxResults: MaxResults = CAP) -> Response:
+                          startAt: StartAt = 0, maxResults: MaxResults = 50) -> Response:
     """Projects you may browse, a page at a time."""
     q = (query or "").lower()
     found = [render.project(p, base, shown(version)) for p in _browsable(episode)

@@ -50,12 +50,51 @@ def _flow(issue: Mapping[str, Any], db: sqlite3.Connection) -> workflows.Workflo
     return workflows.workflows(data())[workflow_name(key["key"], issue["issue_type"])]
 
 
+def _named(db: sqlite3.Connection, column: str, value: Any) -> tuple[str | None, str | None]:
+    """A changed value as the changelog shows it: (id or raw value, display string)."""
+    if value is None:
+        return None, None
+    w = data()
+    catalogue = {"status": w["statuses"], "resolution": w["resolutions"],
+                 "priority": w["priorities"]}
+    if column in catalogue:
+        return str(next(x[0] for x in catalogue[column] if x[1] == value)), str(value)
+    lookups = {"assignee_id": "SELECT account_id AS id, display_name AS name FROM users "
+                              "WHERE id = ?",
+               "sprint_id": "SELECT id, name FROM sprints WHERE id = ?",
+               "parent_id": "SELECT id, key AS name FROM issues WHERE id = ?"}
+    if column in lookups:
+        found = one(db, lookups[column], (value,))
+        return (str(found["id"]), str(found["name"])) if found else (str(value), None)
+    if column == "labels":
+        return None, " ".join(orjson.loads(value))
+    return None, str(value)
+
+
+_MEMBERS = {"components": "components", "fix_versions": "versions"}
+
+
+def _items(db: sqlite3.Connection, column: str, old: Any, new: Any) -> list[Row]:
+    field, kind = LOGGED[column]
+    if column in _MEMBERS:  # one item per component or version added or removed
+        before, after = set(orjson.loads(old or "[]")), set(orjson.loads(new or "[]"))
+        names = {r["id"]: r["name"] for r in rows(
+            db, f"SELECT id, name FROM {_MEMBERS[column]}")}
+        return ([{"field": field, "fieldtype": kind, "from": str(i), "fromString": names.get(i),
+                  "to": None, "toString": None} for i in sorted(before - after)]
+                + [{"field": field, "fieldtype": kind, "from": None, "fromString": None,
+                    "to": str(i), "toString": names.get(i)} for i in sorted(after - before)])
+    (old_id, old_text), (new_id, new_text) = _named(db, column, old), _named(db, column, new)
+    return [{"field": field, "fieldtype": kind, "from": old_id, "fromString": old_text,
+             "to": new_id, "toString": new_text}]
+
+
 def log(db: sqlite3.Connection, issue: Mapping[str, Any], columns: Mapping[str, Any],
         author_id: int, now: datetime) -> None:
-    """One changelog entry for the logged columns that changed."""
-    items = [{"field": LOGGED[c][0], "fieldtype": LOGGED[c][1], "from": issue.get(c),
-              "fromString": issue.get(c), "to": v, "toString": v}
-             for c, v in columns.items() if c in LOGGED and issue.get(c) != v]
+    """One changelog entry for the logged columns that changed, each item as Jira shows it
+    (ids in from/to, names in fromString/toString; one item per component or version)."""
+    items = [item for c, v in columns.items() if c in LOGGED and issue.get(c) != v
+             for item in _items(db, c, issue.get(c), v)]
     if items:
         sql.insert(db, "changelog", {"issue_id": issue["id"], "author_id": author_id,
                                      "created": iso(now),

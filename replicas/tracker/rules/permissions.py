@@ -21,6 +21,7 @@ REFUSALS: dict[str, tuple[str, int, str]] = {
     "transition": ("TRANSITION_ISSUES", 400, "You do not have permission to transition this "
                    "issue."),
     "assign": ("ASSIGN_ISSUES", 403, "You do not have permission to assign issues."),
+    "edit": ("EDIT_ISSUES", 403, "You do not have permission to edit this issue."),
     "link": ("LINK_ISSUES", 404, "No Link Issue Permission for issue '{key}'."),
     "watchers": ("MANAGE_WATCHERS", 403, "User '{name}' is not allowed to manage the "
                  "watcher list of this issue."),

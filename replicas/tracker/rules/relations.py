@@ -64,7 +64,9 @@ def remote_link(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int) -
 
 
 def unlink_remote(db: sqlite3.Connection, issue: Row, link_id: int, caller_id: int) -> None:
+    """Remove a remote link (Link issues and Edit issues, as Jira asks)."""
     permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    permissions.require(db, issue["project_id"], caller_id, "edit")
     if db.execute("DELETE FROM remote_links WHERE id = ? AND issue_id = ?",
                   (link_id, issue["id"])).rowcount == 0:
         raise JiraError(404, [f"No remote link with id '{link_id}' on this issue."],

@@ -13,7 +13,7 @@ import orjson
 from replicas.runtime.clock import iso
 
 from ..formats import text_to_adf
-from ..world import issue_text, workflow_name
+from ..world import issue_text, status_change, workflow_name
 from .common import Generation, Row
 
 PER_PROJECT = {"SHOP": 110, "APP": 60, "PLAT": 40}
@@ -94,9 +94,8 @@ def build(g: Generation) -> None:
                 "resolution_date": iso(updated) if done else None})
             if status != initial:
                 history.append({"issue_id": issue_id, "author_id": assignee or team[0],
-                                "created": iso(updated), "items": _json([{
-                                    "field": "status", "fieldtype": "jira",
-                                    "fromString": initial, "toString": status}])})
+                                "created": iso(updated),
+                                "items": _json([status_change(initial, status)])})
             watchers += [{"issue_id": issue_id, "user_id": u}
                          for u in dict.fromkeys([issues[-1]["reporter_id"], assignee]) if u]
             if r.random() < 0.4:
