@@ -15,8 +15,7 @@ from workgym_core.refs import resolve
 
 from .actors import Actors
 from .rules.issues import write_as
-from .rules.workflows import workflows
-from .world import data, workflow_name
+from .rules.workflows import flow
 
 _MEMORY = "tracker.release"
 
@@ -43,8 +42,7 @@ def after_write(episode: Episode) -> None:
                         "ON p.id = i.project_id WHERE i.id = ?", (int(resolve(ref, episode.vars)),))
         if issue is None:  # the agent deleted it
             continue
-        finished = workflows(data())[workflow_name(issue["project_key"],
-                                                   issue["issue_type"])].finished
+        finished = flow(issue["project_key"], issue["issue_type"]).finished
         fixes = sorted({*orjson.loads(issue["fix_versions"]), version["id"]})
         write_as(db, issue, {"status": finished, "resolution": issue["resolution"] or "Done",
                              "resolution_date": issue["resolution_date"] or iso(now),

@@ -31,12 +31,10 @@ from .formats import text_to_adf
 from .rules import workflows
 from .rules.relations import ticket_link
 from .world import (
-    data,
     issue_text,
     status_category,
     status_change,
     statuses_in,
-    workflow_name,
 )
 
 Row = dict[str, Any]
@@ -68,7 +66,7 @@ class IssueFactory(Factory):
             raise ValueError(f"no project {given.get('project')!r}")
         drawn = self._text(ctx, project, given.get("issue_type"))
         kind = given.get("issue_type", drawn[0])
-        flow = workflows.workflows(data())[workflow_name(project["key"], kind)]
+        flow = workflows.flow(project["key"], kind)
         status = given.get("status", flow.initial)
         done = status_category(status) == "done"
         created = ctx.ago(days=r.uniform(1, 30))
@@ -77,7 +75,9 @@ class IssueFactory(Factory):
             "key": f"{project['key']}-{project['issue_counter'] + 1}",
             "project_id": project["id"], "issue_type": kind, "status": status,
             "summary": drawn[2],
-            "description": _adf(given.get("text") or drawn[3]),
+            # A given summary without text: no description (a drawn one would not match it).
+            "description": _adf(given["text"]) if given.get("text") else (
+                None if given.get("summary") else _adf(drawn[3])),
             "resolution": "Done" if done else None,
             "priority": r.choices(["Highest", "High", "Medium", "Low"], [5, 25, 50, 20])[0],
             "severity": r.choice(["S1", "S2", "S3"]) if kind == "Bug" else None,
@@ -119,8 +119,7 @@ class IssueFactory(Factory):
         ctx.db.execute("UPDATE projects SET issue_counter = max(issue_counter, ?) WHERE id = ?",
                        (number, row["project_id"]))
         ctx.insert("watchers", {"issue_id": row["id"], "user_id": row["reporter_id"]})
-        initial = workflows.workflows(data())[workflow_name(
-            row["key"].rsplit("-", 1)[0], row["issue_type"])].initial
+        initial = workflows.flow(row["key"].rsplit("-", 1)[0], row["issue_type"]).initial
         if row["status"] != initial:
             ctx.insert("changelog", {
                 "issue_id": row["id"], "author_id": row["assignee_id"] or row["reporter_id"],

@@ -382,7 +382,9 @@ _FUNCTIONS: dict[str, tuple[tuple[str, ...], int]] = {
     "releasedversions": (("version",), 1), "unreleasedversions": (("version",), 1),
     **{f"{edge}of{period}": (_DATES, 1) for edge in ("start", "end") for period in _BOUNDARIES},
 }
-_SPRINT_STATES = {"opensprints": "active", "closedsprints": "closed", "futuresprints": "future"}
+# Jira's sprint functions: open sprints are those not completed yet (active and future).
+_SPRINT_STATES = {"opensprints": ("active", "future"), "closedsprints": ("closed",),
+                  "futuresprints": ("future",)}
 _LIKE = "LIKE ? ESCAPE '\\'"
 _ADF = ("(CASE WHEN json_valid({c}) THEN (SELECT group_concat(json_tree.value, ' ') "
         "FROM json_tree({c}) WHERE json_tree.key = 'text') ELSE {c} END)")
@@ -585,7 +587,9 @@ class _Compiler:
         if name == "currentuser":
             return f"{x} = ?", [self.caller_id]
         if name in _SPRINT_STATES:
-            return f"{x} IN (SELECT id FROM sprints WHERE state = ?)", [_SPRINT_STATES[name]]
+            states = _SPRINT_STATES[name]
+            return (f"{x} IN (SELECT id FROM sprints WHERE state IN "
+                    f"({', '.join('?' * len(states))}))", list(states))
         released = f"{x} IN (SELECT id FROM versions WHERE released = ?"
         if not function.args:
             return f"{released})", [int(name == "releasedversions")]

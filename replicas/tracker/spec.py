@@ -30,8 +30,9 @@ SPEC = ReplicaSpec(
         "\"errors\": {field: message}}."
     ),
     # 2: issues and comments keep updated_at (the platform's name: only_changes ignores it)
-    # 3: remote links (the helpdesk's tickets)
-    data_version="3",
+    # 3: remote links (the helpdesk's tickets); 4: unfinished work of closed sprints in the
+    # backlog, duplicates closed in their workflow's finished status, Jira's changelog items
+    data_version="4",
     router=router,
     seed=_seed,
     probe={"update": "projects", "id": 10000,

@@ -18,7 +18,7 @@ from .. import render
 from ..errors import JiraError
 from ..rules import issues as issue_rules
 from ..rules import permissions
-from ..rules.fields import EDIT_SCREEN, LISTS, SEVERITIES
+from ..rules.fields import EDIT_SCREEN, LISTS, SEVERITY_IDS
 from ..world import data
 from .common import CALLER, Base, IssueRef, MaxResults, StartAt, Version, page_bean, shown
 from .projects import ProjectRef, found_project
@@ -64,7 +64,7 @@ def _allowed(episode: EpisodeDep, field: str, project: dict[str, Any], base: str
             episode.db, "SELECT * FROM versions WHERE project_id = ? AND NOT archived "
             "ORDER BY release_date, id", (project["id"],))]
     if field == "customfield_10030":
-        return [{"value": s, "id": str(i)} for i, s in enumerate(SEVERITIES, start=10100)]
+        return [{"value": s, "id": i} for i, s in SEVERITY_IDS.items()]
     if field == "project":
         return [render.project(project, base, v)]
     return None

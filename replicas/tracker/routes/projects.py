@@ -38,7 +38,7 @@ def found_project(episode: EpisodeDep, ref: str) -> dict[str, Any]:
 def _full(episode: EpisodeDep, row: dict[str, Any], base: str, v: str) -> dict[str, Any]:
     lead = one(episode.db, "SELECT * FROM users WHERE id = ?", (row["lead_id"],))
     return {**render.project(row, base, v), "description": row["description"],
-            "lead": render.user(lead, base, v), "assigneeType": "UNASSIGNED",
+            "lead": render.user(lead, base, v), "assigneeType": "PROJECT_LEAD",
             "components": [render.component(c, base, v) for c in _components(episode, row)],
             "versions": [render.fix_version(x, base, v) for x in _versions(episode, row)],
             "issueTypes": [render.issue_type(t[1], base, v) for t in data()["issue_types"]]}
@@ -90,13 +90,19 @@ async def get_project(version: Version, project: ProjectRef, episode: EpisodeDep
 async def project_components(version: Version, project: ProjectRef, episode: EpisodeDep,
                              base: Base) -> Response:
     """The project's components (unpaged), by name."""
-    v = shown(version)
     found = found_project(episode, project)
-    leads = {u["id"]: u for u in rows(episode.db, "SELECT * FROM users")}
-    return ok([{**render.component(c, base, v), "lead": render.user(leads.get(c["lead_id"]),
-                                                                      base, v),
-                "projectId": found["id"], "project": found["key"]}
+    return ok([_component(episode, c, found, base, shown(version))
                for c in _components(episode, found)])
+
+
+def _component(episode: EpisodeDep, row: dict[str, Any], project: dict[str, Any], base: str,
+               v: str) -> dict[str, Any]:
+    """A component with its lead (the default assignee of its issues) and project."""
+    lead = one(episode.db, "SELECT * FROM users WHERE id = ?", (row["lead_id"],))
+    return {**render.component(row, base, v), "lead": render.user(lead, base, v),
+            "leadAccountId": lead["account_id"] if lead else None,
+            "assigneeType": "COMPONENT_LEAD" if lead else "PROJECT_DEFAULT",
+            "projectId": project["id"], "project": project["key"]}
 
 
 @router.get("/project/{project}/versions", operation_id="get_project_versions",
@@ -129,6 +135,8 @@ async def get_version(version: Version, version_id: Annotated[Id, Path(
             summary="Get a component")
 async def get_component(version: Version, component_id: Annotated[Id, Path(
         description="The component's id.")], episode: EpisodeDep, base: Base) -> Response:
-    """One component."""
-    return ok(render.component(_one(episode, "components", component_id, "component"), base,
-                               shown(version)))
+    """One component, with its lead."""
+    found = _one(episode, "components", component_id, "component")
+    project = one(episode.db, "SELECT * FROM projects WHERE id = ?", (found["project_id"],))
+    assert project is not None
+    return ok(_component(episode, found, project, base, shown(version)))

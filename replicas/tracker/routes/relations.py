@@ -38,16 +38,22 @@ async def link_types(version: Version, episode: EpisodeDep, base: Base) -> Respo
              status_code=201)
 async def link_issues(version: Version, episode: EpisodeDep,
                       body: Annotated[dict[str, Any], Body(description=(
-                          "{type: {name}, inwardIssue: {key}, outwardIssue: {key}}: the "
-                          "inward issue <outward phrase> the outward one (Blocks: inward "
-                          "blocks outward)."))]) -> Response:
+                          "{type: {name | id}, inwardIssue: {key | id}, outwardIssue: "
+                          "{key | id}}: the inward issue <outward phrase> the outward one "
+                          "(Blocks: inward blocks outward)."))]) -> Response:
     """Link two issues."""
     try:
-        relations.link(episode.db, str(body["type"]["name"]), str(body["inwardIssue"]["key"]),
-                       str(body["outwardIssue"]["key"]), CALLER)
-    except (KeyError, TypeError) as error:
+        kind = body["type"]
+        name = kind.get("name") or next((t[1] for t in data()["link_types"]
+                                         if str(t[0]) == str(kind.get("id"))), None)
+        inward, outward = (body[side].get("key") or body[side]["id"]
+                           for side in ("inwardIssue", "outwardIssue"))
+        if name is None:
+            raise KeyError("type")
+    except (KeyError, TypeError, AttributeError) as error:
         raise JiraError(400, ["Link type, inwardIssue and outwardIssue are required."],
                         code="link_body") from error
+    relations.link(episode.db, str(name), str(inward), str(outward), CALLER)
     return Response(status_code=201)
 
 

@@ -66,10 +66,10 @@ def shown_issues(episode: EpisodeDep, found: list[dict[str, Any]], fields: str |
     wanted = {f.strip() for f in (fields or "*all").split(",")}
     out = []
     for row in found:
-        full = render.issue(episode.db, row, base, version)
         if wanted == {"id"}:
-            out.append({"id": full["id"]})
+            out.append({"id": str(row["id"])})
             continue
+        full = render.issue(episode.db, row, base, version)
         if "*all" not in wanted and "*navigable" not in wanted:
             full["fields"] = {k: v for k, v in full["fields"].items() if k in wanted}
         out.append(full)

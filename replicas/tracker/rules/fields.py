@@ -26,6 +26,7 @@ from ..world import data
 
 Row = dict[str, Any]
 SEVERITIES = ("S1", "S2", "S3", "S4")  # the options of customfield_10030, Severity
+SEVERITY_IDS = {str(i): s for i, s in enumerate(SEVERITIES, start=10100)}  # option ids
 LISTS = {"labels": "labels", "components": "components", "fixVersions": "fix_versions"}
 
 
@@ -54,9 +55,14 @@ def _named(db: sqlite3.Connection, table: str, value: Any, project_id: int) -> i
     return None if found is None else int(found["id"])
 
 
-def _choice(kind: str, options: list[str]) -> Callable[[Any], str]:
+def _choice(kind: str, options: list[str],
+            ids: Mapping[str, str] | None = None) -> Callable[[Any], str]:
+    """A value of ``options`` named by {"name"} or {"value"}, or by {"id"} (``ids``: id ->
+    name)."""
     def read(value: Any) -> str:
         name = value.get("name", value.get("value")) if isinstance(value, Mapping) else value
+        if name is None and isinstance(value, Mapping) and ids:
+            name = ids.get(str(value.get("id")))
         if name not in options:
             raise ValueError(f"Specify a valid value for {kind}")
         return str(name)
@@ -110,13 +116,15 @@ def setters(adf: bool) -> dict[str, tuple[str, Callable[[Any], Any]]]:
     return {
         "summary": ("summary", _summary),
         "description": ("description", _text(adf)),
-        "priority": ("priority", _choice("priority", [p[1] for p in w["priorities"]])),
+        "priority": ("priority", _choice("priority", [p[1] for p in w["priorities"]],
+                                         {str(p[0]): p[1] for p in w["priorities"]})),
         "resolution": ("resolution", lambda v: None if v is None else _choice(
-            "resolution", [r[1] for r in w["resolutions"]])(v)),
+            "resolution", [r[1] for r in w["resolutions"]],
+            {str(r[0]): r[1] for r in w["resolutions"]})(v)),
         "duedate": ("due_date", _date),
         "customfield_10016": ("story_points", _points),
         "customfield_10030": ("severity", lambda v: None if v is None else _choice(
-            "Severity", list(SEVERITIES))(v)),
+            "Severity", list(SEVERITIES), SEVERITY_IDS)(v)),
     }
 
 

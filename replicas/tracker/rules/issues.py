@@ -19,7 +19,7 @@ from replicas.runtime.db import one, rows
 
 from ..errors import ISSUE_NOT_FOUND, JiraError
 from ..formats import adf_text
-from ..world import data, status_category, workflow_name
+from ..world import data, status_category
 from . import fields, permissions, workflows
 from .workflows import Facts
 
@@ -47,7 +47,7 @@ def get(db: sqlite3.Connection, id_or_key: str, caller_id: int) -> Row:
 def _flow(issue: Mapping[str, Any], db: sqlite3.Connection) -> workflows.Workflow:
     key = one(db, "SELECT key FROM projects WHERE id = ?", (issue["project_id"],))
     assert key is not None
-    return workflows.workflows(data())[workflow_name(key["key"], issue["issue_type"])]
+    return workflows.flow(key["key"], issue["issue_type"])
 
 
 def _named(db: sqlite3.Connection, column: str, value: Any) -> tuple[str | None, str | None]:
@@ -138,7 +138,7 @@ def create(db: sqlite3.Connection, given: Mapping[str, Any], update: Mapping[str
     blank: Row = {"labels": "[]", "components": "[]", "fix_versions": "[]"}
     columns = fields.apply(db, blank, project["id"], fields=rest, update=update,
                            screen=fields.EDIT_SCREEN, adf=adf)
-    flow = workflows.workflows(data())[workflow_name(project["key"], issue_type)]
+    flow = workflows.flow(project["key"], issue_type)
     number = project["issue_counter"] + 1
     sql.update(db, "projects", project["id"], {"issue_counter": number})
     stamp = iso(now)
@@ -175,9 +175,25 @@ def edit(db: sqlite3.Connection, issue: Row, given: Mapping[str, Any],
     """Change fields (not the status: that is a transition)."""
     permissions.editable(db, issue["project_id"], caller_id,
                          sorted(set(given) | set(update) - {"comment"}))
-    columns = fields.apply(db, issue, issue["project_id"], fields=given, update=update,
+    columns = fields.apply(db, issue, issue["project_id"], fields=given,
+                           update={k: v for k, v in update.items() if k != "comment"},
                            screen=fields.EDIT_SCREEN, adf=adf)
+    _comments(db, issue, update, caller_id, now, adf=adf)
     return write_as(db, issue, columns, caller_id, now)
+
+
+def _comments(db: sqlite3.Connection, issue: Row, update: Mapping[str, Any], caller_id: int,
+              now: datetime, *, adf: bool) -> None:
+    """The comments an ``update`` adds (``{"comment": [{"add": {"body": ...}}]}``), as an
+    edit or a transition takes them."""
+    ops = update.get("comment", [])
+    if not isinstance(ops, list) or not all(isinstance(op, Mapping) and set(op) == {"add"}
+                                            and isinstance(op["add"], Mapping) for op in ops):
+        raise JiraError(400, [], {"comment": "Operation value must be a list of "
+                                             "{\"add\": {\"body\": ...}}."},
+                        code="comment_op")
+    for op in ops:
+        add_comment(db, issue, op["add"].get("body"), caller_id, now, adf=adf)
 
 
 def assign(db: sqlite3.Connection, issue: Row, account: str | None, caller_id: int,
@@ -243,9 +259,7 @@ def transition(db: sqlite3.Connection, issue: Row, transition_id: int,
         assignee_id=columns.get("assignee_id", issue["assignee_id"]), caller_id=caller_id))
     resolved = columns.get("resolution", issue["resolution"])
     columns["resolution_date"] = (issue["resolution_date"] or iso(now)) if resolved else None
-    for op in update.get("comment", []):
-        if "add" in op:
-            add_comment(db, issue, op["add"].get("body"), caller_id, now, adf=adf)
+    _comments(db, issue, update, caller_id, now, adf=adf)
     return write_as(db, issue, columns, caller_id, now)
 
 

@@ -83,6 +83,10 @@ def link(db: sqlite3.Connection, type_name: str, source: str, target: str,
     a, b = get(db, source, caller_id), get(db, target, caller_id)
     for issue in (a, b):
         permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    same = one(db, "SELECT id FROM issue_links WHERE link_type = ? AND inward_id = ? AND "
+               "outward_id = ?", (type_name, a["id"], b["id"]))
+    if same is not None:  # linking again changes nothing
+        return int(same["id"])
     return sql.insert(db, "issue_links", {"link_type": type_name, "inward_id": a["id"],
                                           "outward_id": b["id"]})
 

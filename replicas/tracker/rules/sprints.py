@@ -86,6 +86,7 @@ def update(db: sqlite3.Connection, sprint_id: int, body: Mapping[str, Any], call
                 raise JiraError(400, ["A sprint needs a start and an end date to be "
                                       "started."], code="sprint_dates")
         elif (current["state"], state) == ("active", "closed"):
+            _completable(db, sprint_id)
             values["complete_date"] = iso(now)
             _to_backlog(db, sprint_id, caller_id, now)
         else:
@@ -94,6 +95,20 @@ def update(db: sqlite3.Connection, sprint_id: int, body: Mapping[str, Any], call
         values["state"] = state
     sql.update(db, "sprints", sprint_id, values)
     return sprint(db, sprint_id)
+
+
+def _completable(db: sqlite3.Connection, sprint_id: int) -> None:
+    """A sprint completes only if no finished issue in it has unfinished sub-tasks (Jira
+    names the offending parents)."""
+    offending = [r["key"] for r in db.execute(
+        "SELECT DISTINCT p.key, p.status, c.status AS child FROM issues p JOIN issues c ON "
+        "c.parent_id = p.id AND c.issue_type = 'Sub-task' WHERE p.sprint_id = ? ORDER BY p.id",
+        (sprint_id,)) if status_category(r["status"]) == "done"
+        and status_category(r["child"]) != "done"]
+    if offending:
+        raise JiraError(400, ["Sprint cannot be completed as there are incomplete subtasks on "
+                              f"the following issues: {', '.join(dict.fromkeys(offending))}"],
+                        code="sprint_incomplete_subtasks")
 
 
 def _to_backlog(db: sqlite3.Connection, sprint_id: int, caller_id: int, now: datetime) -> None:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from ..errors import JiraError
+from ..world import data, workflow_name
 
 ALWAYS_ON_SCREEN = frozenset({"comment"})
 _CONDITIONS = frozenset({"role"})
@@ -102,6 +104,17 @@ def workflows(world: Mapping[str, Any]) -> dict[str, Workflow]:
                 raise ValueError(f"workflow {name}: unknown {end} status {raw[end]!r}")
         found[name] = Workflow(name, raw["initial"], raw["finished"], transitions)
     return found
+
+
+@cache
+def flow(project_key: str, issue_type: str) -> Workflow:
+    """The workflow an issue of this type runs in this project (world.yaml, checked once)."""
+    return _all()[workflow_name(project_key, issue_type)]
+
+
+@cache
+def _all() -> dict[str, Workflow]:
+    return workflows(data())
 
 
 def _allowed(transition: Transition, roles: frozenset[str]) -> bool:

@@ -61,8 +61,10 @@ def build(g: Generation) -> None:
             created = _created(g, sprint)
             if sprint is None or sprint["state"] == "future":
                 status = initial if r.random() < 0.85 or sprint else r.choice(UNDER_WAY[flow])
-            elif sprint["state"] == "closed":
+            elif sprint["state"] == "closed":  # unfinished work went back to the backlog
                 status = finished if r.random() < 0.9 else r.choice(UNDER_WAY[flow])
+                if status != finished:
+                    sprint = None
             else:
                 status = r.choice([*UNDER_WAY[flow], finished, initial])
             done = status in ("Done", "Closed", "Resolved")
@@ -131,6 +133,8 @@ def _duplicates(g: Generation, issues: list[Row], links: list[Row], project_id: 
         first = seen.setdefault(bug["summary"], bug)
         if first is bug or r.random() > DUPLICATE_SHARE:
             continue
-        bug.update(status="Closed", resolution="Duplicate", resolution_date=bug["updated_at"])
+        project = next(p["key"] for p in g.tables["projects"] if p["id"] == project_id)
+        finished = g.w["workflows"][workflow_name(project, "Bug")]["finished"]
+        bug.update(status=finished, resolution="Duplicate", resolution_date=bug["updated_at"])
         links.append({"link_type": "Duplicate", "outward_id": first["id"],
                       "inward_id": bug["id"]})

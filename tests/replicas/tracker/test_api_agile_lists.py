@@ -7,74 +7,23 @@ an unknown board."""
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import httpx
 import pytest
-from fastapi import FastAPI
 
-from replicas.runtime.app import create_replica_app
-from replicas.tracker import SPEC
-from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
-from workgym_core.settings import Settings
+from .conftest import BASE, Jira
 
 pytestmark = pytest.mark.anyio
-SECRET = "s"
-BASE = "https://gym.example/apps/tracker"
 AGILE = "/rest/agile/1.0"
-_ids = itertools.count(1)
 SHOP_BOARD, PLAT_BOARD = 1, 3  # SHOP's scrum board, PLAT's kanban board (world.yaml)
 
 
-class Jira:
-    """One episode, called as the proxy forwards the agent's requests."""
-
-    def __init__(self, client: httpx.AsyncClient, episode_id: str) -> None:
-        self.client, self.episode_id, self.step = client, episode_id, 0
-
-    async def call(self, method: str, path: str, status: int = 200, **kwargs: Any) -> Any:
-        """The JSON answer (None if empty) of a request that must answer ``status``."""
-        self.step += 1
-        response = await self.client.request(method, path, headers={
-            INTERNAL_HEADER: SECRET, EPISODE_HEADER: self.episode_id,
-            STEP_HEADER: str(self.step), BASE_HEADER: BASE}, **kwargs)
-        assert response.status_code == status, (method, path, response.text)
-        return response.json() if response.content else None
-
-    async def db(self) -> sqlite3.Connection:
-        """The episode's database as it is now (a copy)."""
-        response = await self.client.get(f"/_env/episodes/{self.episode_id}/state/final",
-                                         headers={INTERNAL_HEADER: SECRET})
-        conn = sqlite3.connect(":memory:")
-        conn.deserialize(response.content)
-        conn.row_factory = sqlite3.Row
-        return conn
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
-    return create_replica_app(SPEC, Settings(data_dir=tmp_path_factory.mktemp("tracker"),
-                                             internal_secret=SECRET))
-
-
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def api(app: FastAPI, anyio_backend: str) -> AsyncIterator[Jira]:
+async def api(jira: Callable[..., Awaitable[Jira]]) -> Jira:
     """A fresh episode of world 1."""
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://tracker") as client:
-        episode_id = f"agile{next(_ids)}"
-        created = await client.post("/_env/episodes", headers={INTERNAL_HEADER: SECRET},
-                                    json={"episode_id": episode_id, "seed": 1})
-        assert created.status_code == 201, created.text
-        yield Jira(client, episode_id)
+    return await jira()
 
 
 def keys(db: sqlite3.Connection, where: str, params: tuple[Any, ...] = ()) -> set[str]:

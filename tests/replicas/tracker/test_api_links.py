@@ -9,91 +9,17 @@ and links, and an issue with sub-tasks only with deleteSubtasks=true."""
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-import httpx
 import pytest
-from fastapi import FastAPI
 
-from replicas.runtime.app import create_replica_app
-from replicas.tracker import SPEC
-from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
-from workgym_core.settings import Settings
+from .conftest import API, BASE
 
 pytestmark = pytest.mark.anyio
-SECRET = "s"
-BASE = "https://gym.example/apps/tracker"
-API = "/rest/api/3"
-_ids = itertools.count(1)
 TICKET = {"globalId": "zendesk-ticket-42", "relationship": "mentioned in",
           "application": {"name": "Zendesk Support"},
           "object": {"url": "https://shop.zendesk.com/agent/tickets/42", "title": "Ticket #42"}}
-
-
-class Jira:
-    """One episode, called as the proxy forwards the agent's requests."""
-
-    def __init__(self, client: httpx.AsyncClient, episode_id: str) -> None:
-        self.client, self.episode_id, self.step = client, episode_id, 0
-
-    async def call(self, method: str, path: str, status: int = 200, **kwargs: Any) -> Any:
-        """The JSON answer (None if empty) of a request that must answer ``status``."""
-        self.step += 1
-        response = await self.client.request(method, path, headers={
-            INTERNAL_HEADER: SECRET, EPISODE_HEADER: self.episode_id,
-            STEP_HEADER: str(self.step), BASE_HEADER: BASE}, **kwargs)
-        assert response.status_code == status, (method, path, response.text)
-        return response.json() if response.content else None
-
-    async def db(self) -> sqlite3.Connection:
-        """The episode's database as it is now (a copy)."""
-        response = await self.client.get(f"/_env/episodes/{self.episode_id}/state/final",
-                                         headers={INTERNAL_HEADER: SECRET})
-        conn = sqlite3.connect(":memory:")
-        conn.deserialize(response.content)
-        conn.row_factory = sqlite3.Row
-        return conn
-
-    async def create(self, summary: str, kind: str = "Task", **fields: Any) -> str:
-        made = await self.call("POST", f"{API}/issue", status=201, json={"fields": {
-            "project": {"key": "SHOP"}, "issuetype": {"name": kind}, "summary": summary,
-            **fields}})
-        return str(made["key"])
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
-    return create_replica_app(SPEC, Settings(data_dir=tmp_path_factory.mktemp("tracker"),
-                                             internal_secret=SECRET))
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def jira(app: FastAPI, anyio_backend: str
-               ) -> AsyncIterator[Callable[..., Awaitable[Jira]]]:
-    """``await jira(role="Support")``: a fresh episode of world 1, the agent holding
-    ``role`` in SHOP (a setup op) instead of Developers."""
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://tracker") as client:
-        async def make(role: str | None = None) -> Jira:
-            setup = [{"select": "project_role_members", "bind": "me",
-                      "where": {"project_id": 10000, "user_id": 1}},
-                     {"update": "project_role_members", "id": "$me.id",
-                      "values": {"role": role}}] if role else []
-            episode_id = f"links{next(_ids)}"
-            created = await client.post("/_env/episodes", headers={INTERNAL_HEADER: SECRET},
-                                        json={"episode_id": episode_id, "seed": 1,
-                                              "setup": setup})
-            assert created.status_code == 201, created.text
-            return Jira(client, episode_id)
-        yield make
 
 
 def remote_rows(db: sqlite3.Connection, key: str) -> list[sqlite3.Row]:

@@ -1,8 +1,8 @@
 """The `jira` library (pycontribs), unchanged against an episode of the tracker through a real
 `workgym serve` (proxy included): the server info it reads on connecting, an issue created,
 read, edited, transitioned with a resolution and a refused transition raising JIRAError in
-Jira's words, JQL search with its paging, comments, a worklog, a link and watchers.
-Work in progress (issue 14): sprints come with the Agile routes."""
+Jira's words, JQL search with its paging, comments, a worklog, a link and watchers, sprints
+from planning to closing, assignment through /rest/api/latest."""
 
 from __future__ import annotations
 
@@ -19,11 +19,18 @@ TASK = "tracker/start-work-on-bug"
 
 
 @pytest.fixture(scope="module")
-def jira(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JIRA]:
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[workgym.sdk.Env]:
     env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("jira"))}
-    with serving(env=env) as url, workgym.connect(url, TASK, seed=3, faults="none") as run:
-        obs = run.reset()
-        yield JIRA(server=obs.apps["tracker"], token_auth=obs.token, max_retries=0)
+    with serving(env=env) as url, workgym.connect(url, TASK, seed=3, faults="none") as episode:
+        episode.reset()
+        yield episode
+
+
+@pytest.fixture(scope="module")
+def jira(run: workgym.sdk.Env) -> JIRA:
+    obs = run.observation
+    assert obs is not None
+    return JIRA(server=obs.apps["tracker"], token_auth=obs.token, max_retries=0)
 
 
 def test_create_read_edit_and_comment(jira: JIRA) -> None:
@@ -86,3 +93,22 @@ def test_sprints_from_planning_to_closing(jira: JIRA) -> None:
     assert "start and an end date" in str(undated.value.text)
     states = {s.state for s in jira.sprints(board.id)}
     assert states == {"closed", "active", "future"}
+    jira.update_sprint(sprint.id, state="active", startDate="2025-06-16T09:00:00.000Z",
+                       endDate="2025-06-30T17:00:00.000Z")
+    assert jira.sprint(sprint.id).state == "active"
+    jira.update_sprint(sprint.id, state="closed")  # the unfinished bug goes to the backlog
+    assert jira.sprint(sprint.id).state == "closed"
+    assert jira.issue(bug.key).fields.customfield_10020 is None
+    with pytest.raises(JIRAError) as reopened:
+        jira.update_sprint(sprint.id, state="active")
+    assert reopened.value.status_code == 400
+
+
+def test_assign_through_latest(jira: JIRA) -> None:
+    bug = jira.create_issue(project="SHOP", issuetype={"name": "Bug"}, summary="Stuck cart")
+    me = jira.myself()["accountId"]
+    assert jira.assign_issue(bug.key, me)  # PUT /rest/api/latest/issue/{key}/assignee
+    assignee = jira.issue(bug.key).fields.assignee
+    assert assignee is not None and assignee.accountId == me
+    jira.assign_issue(bug.key, None)
+    assert jira.issue(bug.key).fields.assignee is None

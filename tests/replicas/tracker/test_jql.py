@@ -176,7 +176,7 @@ def search(db: sqlite3.Connection, text: str, tz: tzinfo = UTC) -> list[int]:
         ("fixVersion in releasedVersions('Mobile App')", [10005]),
         ("fixVersion IS EMPTY AND project = SHOP", [10001, 10004]),
         # sprints and parents
-        ("sprint in openSprints()", [10002]),
+        ("sprint in openSprints()", [10002, 10004]),  # active and future: not completed
         ("sprint in closedSprints()", [10003]),
         ("sprint in futureSprints()", [10004]),
         ("sprint IS EMPTY", [10001, 10005, 10006]),
