@@ -53,9 +53,21 @@ def _found_board(episode: EpisodeDep, board_id: int) -> dict[str, Any]:
 
 @router.get("/board", operation_id="get_boards", summary="Get boards")
 async def boards(episode: EpisodeDep, base: Base, startAt: StartAt = 0,
-                 maxResults: MaxResults = CAP) -> Response:
-    """Every board (scrum boards have sprints, kanban boards not)."""
-    found = rows(episode.db, f"{_BOARDS} ORDER BY b.id")
+                 maxResults: MaxResults = CAP,
+                 projectKeyOrId: Annotated[str | None, Query(max_length=40, description=(
+                     "Only the boards of this project."))] = None,
+                 type: Annotated[str | None, Query(pattern="^(scrum|kanban)$", description=(
+                     "Only boards of this type."))] = None,
+                 name: Annotated[str | None, Query(max_length=200, description=(
+                     "Only boards whose name contains this (any case)."))] = None
+                 ) -> Response:
+    """The boards you may browse (scrum boards have sprints, kanban boards not)."""
+    found = [b for b in rows(episode.db, f"{_BOARDS} ORDER BY b.id")
+             if permissions.has(episode.db, b["project_id"], CALLER, "BROWSE_PROJECTS")
+             and (projectKeyOrId is None
+                  or projectKeyOrId.upper() in (b["key"], str(b["project_id"])))
+             and (type is None or b["type"] == type)
+             and (name is None or name.lower() in b["name"].lower())]
     return ok(page_bean([_board(b, base) for b in found], startAt, maxResults, CAP))
 
 
@@ -100,7 +112,7 @@ def _issues(episode: EpisodeDep, scope: str, params: tuple[Any, ...], query: str
             fields: str | None, start_at: int, max_results: int, base: str) -> Response:
     """A page of the issues in ``scope`` (SQL) that ``query`` (JQL) matches, as the Agile
     API lists them (under ``issues``, in the query's order, else by rank: id)."""
-    where, jql_params, order = compiled(query, episode, bounded=False)
+    where, jql_params, order = compiled(query, episode, bounded=False, unordered="id")
     found = rows(episode.db, f"SELECT * FROM issues WHERE ({scope}) AND ({where}) AND "
                  f"{visible(episode)} ORDER BY {order}", (*params, *jql_params))
     page = page_bean(found, start_at, max_results, CAP, key="issues")

@@ -178,6 +178,7 @@ def _worklog(row: dict[str, Any], author: dict[str, Any], base: str, v: str) -> 
             "id": str(row["id"]), "issueId": str(row["issue_id"]),
             "author": render.user(author, base, v), "timeSpent": format_duration(
                 row["time_spent_s"]), "timeSpentSeconds": row["time_spent_s"],
+            "comment": render.text(row["comment"], v == "3"),
             "started": jira_time(row["started"]), "created": jira_time(row["created"]),
             "updated": jira_time(row["created"])}
 
@@ -197,7 +198,8 @@ async def add_worklog(version: Version, issue: IssueRef, episode: EpisodeDep, ba
                       ) -> Response:
     """Log time spent on the issue."""
     made = relations.log_work(episode.db, issues.get(episode.db, issue, CALLER), body, CALLER,
-                              episode.now(), adjust=adjustEstimate, new_estimate=newEstimate,
+                              episode.now(), adf=version == "3", adjust=adjustEstimate,
+                              new_estimate=newEstimate,
                               reduce_by=reduceBy)
     author = one(episode.db, "SELECT * FROM users WHERE id = ?", (CALLER,))
     assert author is not None

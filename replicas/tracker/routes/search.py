@@ -38,16 +38,20 @@ def _offset(token: str | None) -> int:
     return offset
 
 
-def compiled(text: str, episode: EpisodeDep, *, bounded: bool) -> tuple[str, list[Any], str]:
-    """The JQL as SQL: the WHERE clause over issues, its parameters and its ORDER BY; a 400
-    in Jira's words when it does not parse (or, ``bounded``, restricts nothing)."""
+def compiled(text: str, episode: EpisodeDep, *, bounded: bool,
+             unordered: str | None = None) -> tuple[str, list[Any], str]:
+    """The JQL as SQL: the WHERE clause over issues, its parameters and its ORDER BY
+    (``unordered``, if given, where the JQL has none); a 400 in Jira's words when it does
+    not parse (or, ``bounded``, restricts nothing)."""
     try:
         query = jql.parse(text)
         if bounded and not jql.is_bounded(query):
             raise jql.JqlError("Unbounded JQL queries are not allowed here. Please add a "
                                "search restriction to your query.")
         where, params = jql.compile(query, now=episode.now(), caller_id=CALLER, world=data())
-        return where, list(params), jql.order_by(query, world=data())
+        order = unordered if unordered and not query.order else jql.order_by(query,
+                                                                             world=data())
+        return where, list(params), order
     except jql.JqlError as error:
         raise JiraError(400, [str(error)], code="jql") from error
 

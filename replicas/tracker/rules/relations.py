@@ -16,7 +16,7 @@ from replicas.runtime.db import one
 from ..errors import JiraError
 from ..formats import FormatError, parse_duration, parse_jira_time
 from ..world import data
-from . import permissions
+from . import fields, permissions
 from .issues import get
 
 Row = dict[str, Any]
@@ -122,12 +122,17 @@ def unwatch(db: sqlite3.Connection, issue: Row, account: str, caller_id: int) ->
 
 
 def log_work(db: sqlite3.Connection, issue: Row, body: dict[str, Any], caller_id: int,
-             now: datetime, *, adjust: str = "auto", new_estimate: str | None = None,
+             now: datetime, *, adf: bool, adjust: str = "auto", new_estimate: str | None = None,
              reduce_by: str | None = None) -> Row:
-    """A worklog (Work on issues): ``timeSpent`` ("2h 30m") or ``timeSpentSeconds``, and
-    ``started``; the remaining estimate follows ``adjust`` (auto, leave, new, manual)."""
+    """A worklog (Work on issues): ``timeSpent`` ("2h 30m") or ``timeSpentSeconds``,
+    ``started`` and a ``comment`` (v2 text, v3 document); the remaining estimate follows
+    ``adjust`` (auto, leave, new, manual)."""
     permissions.require(db, issue["project_id"], caller_id, "worklog")
     errors: dict[str, str] = {}
+    try:
+        comment = fields.setters(adf)["description"][1](body.get("comment"))
+    except ValueError as error:
+        errors["comment"] = str(error)
     seconds = body.get("timeSpentSeconds")
     try:
         if seconds is None:
@@ -154,7 +159,7 @@ def log_work(db: sqlite3.Connection, issue: Row, body: dict[str, Any], caller_id
         remaining = max(0, (remaining or 0) - parse_duration(str(reduce_by)))
     worklog_id = sql.insert(db, "worklogs", {
         "issue_id": issue["id"], "author_id": caller_id, "time_spent_s": seconds,
-        "started": started, "comment": None, "created": iso(now)})
+        "started": started, "comment": comment, "created": iso(now)})
     sql.update(db, "issues", issue["id"], {
         "time_spent_s": issue["time_spent_s"] + seconds, "remaining_estimate_s": remaining,
         "updated_at": iso(now)})

@@ -62,15 +62,16 @@ def test_work_logged_moves_the_estimate(world: sqlite3.Connection) -> None:
     world.execute("UPDATE issues SET remaining_estimate_s = 36000 WHERE id = ?", (issue["id"],))
     issue = issues.get(world, "SHOP-4", 1)
     made = relations.log_work(world, issue, {"timeSpent": "2h 30m",
-                                             "started": "2025-06-16T08:00:00.000+0000"},
-                              1, WORLD_START)
-    assert made["time_spent_s"] == 9000
+                                             "started": "2025-06-16T08:00:00.000+0000",
+                                             "comment": "Reproduced the *rounding*."},
+                              1, WORLD_START, adf=False)
+    assert made["time_spent_s"] == 9000 and "rounding" in made["comment"]
     after = issues.get(world, "SHOP-4", 1)
     assert (after["time_spent_s"], after["remaining_estimate_s"]) == (9000, 27000)
     relations.log_work(world, after, {"timeSpentSeconds": 600, "started":
                                       "2025-06-16T09:00:00.000+0000"}, 1, WORLD_START,
-                       adjust="new", new_estimate="1h")
+                       adf=False, adjust="new", new_estimate="1h")
     assert issues.get(world, "SHOP-4", 1)["remaining_estimate_s"] == 3600
     with pytest.raises(JiraError) as refused:
-        relations.log_work(world, after, {"timeSpent": "soon"}, 1, WORLD_START)
+        relations.log_work(world, after, {"timeSpent": "soon"}, 1, WORLD_START, adf=False)
     assert "timeLogged" in refused.value.errors
