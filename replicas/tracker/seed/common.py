@@ -1,39 +1,21 @@
-"""One run of the tracker's world generator: its random stream, clock, static material and
-the tables built so far."""
+"""One run of the tracker's world generator (replicas/runtime/generation.py) and what its
+builders leave each other."""
 
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import datetime
 
-from replicas.runtime import identity
-from replicas.runtime.identity import unique_email
+from replicas.runtime.generation import Row, WorldGeneration
 
 from ..world import data
 
-Row = dict[str, Any]
+__all__ = ["Generation", "Row"]
 
 
-class Generation:
-    """Deterministic per seed: the only randomness is ``rng`` and the seed's identity, the
-    only time ``now``. Builders run in a fixed order; each fills its tables."""
-
+class Generation(WorldGeneration):
     # Left by the team builder: team name -> its active members' user ids.
     teams: dict[str, list[int]]
 
     def __init__(self, seed: int, now: datetime) -> None:
-        self.seed = seed
-        self.rng = random.Random(f"tracker:{seed}")
-        self.now = now
-        self.w = data()
-        self.identity = identity.identity(seed)
-        self.names = identity.data()
-        self.emails: set[str] = set()
-        self.tables: dict[str, list[Row]] = {}
-
-    def ago(self, days: float = 0.0, hours: float = 0.0) -> datetime:
-        return self.now - timedelta(days=days, hours=hours)
-
-    def unique_email(self, local: str, domain: str) -> str:
-        return unique_email(self.emails, local, domain)
+        super().__init__(seed, now, random.Random(f"tracker:{seed}"), data())

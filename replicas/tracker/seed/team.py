@@ -14,7 +14,7 @@ DOMAIN = "shop.example"
 
 def build(g: Generation) -> None:
     r = g.rng
-    first, last = g.names["first_names"]["en-US"], g.names["last_names"]["en-US"]
+    first, last = g.identity_data["first_names"]["en-US"], g.identity_data["last_names"]["en-US"]
     users: list[Row] = [_user(g, 1, "AI Agent", "ai.agent@" + DOMAIN, True)]
     g.teams = {"AI": [1]}
     roster = [team for team, spec in g.w["teams"].items() for _ in range(spec["people"])]

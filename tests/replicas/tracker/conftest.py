@@ -1,11 +1,12 @@
-"""What the tracker's HTTP tests share: the app, and episodes of world 1 called as the proxy
-forwards an agent's requests (``await jira(role=...)``: a fresh one)."""
+"""What the tracker's tests share: seeded worlds for the rules' tests, and for the HTTP tests
+the app and episodes of world 1 called as the proxy forwards an agent's requests (``await
+jira(role=...)``: a fresh one)."""
 
 from __future__ import annotations
 
 import itertools
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -13,7 +14,10 @@ import pytest
 from fastapi import FastAPI
 
 from replicas.runtime.app import create_replica_app
+from replicas.runtime.clock import WORLD_START
+from replicas.runtime.db import dict_factory
 from replicas.tracker import SPEC
+from replicas.tracker.seed import seed
 from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym_core.settings import Settings
 
@@ -21,6 +25,21 @@ SECRET = "s"
 BASE = "https://gym.example/apps/tracker"
 API = "/rest/api/3"
 _ids = itertools.count(1)
+
+
+def seeded(world: int = 1) -> sqlite3.Connection:
+    """The tracker's world ``world`` in a fresh database, as the rules read it."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.row_factory = dict_factory
+    seed(conn, world, WORLD_START)
+    return conn
+
+
+@pytest.fixture
+def world() -> Iterator[sqlite3.Connection]:
+    conn = seeded()
+    yield conn
+    conn.close()
 
 
 class Jira:

@@ -21,35 +21,25 @@ import orjson
 import pytest
 from fastapi import FastAPI
 
-from replicas.runtime.app import create_replica_app
 from replicas.runtime.clock import WORLD_START
-from replicas.runtime.db import dict_factory, one
+from replicas.runtime.db import one
 from replicas.runtime.setup import apply_ops
-from replicas.tracker import SPEC
 from replicas.tracker.factories import FACTORIES
 from replicas.tracker.formats import text_to_adf
 from replicas.tracker.rules import issues
-from replicas.tracker.seed import seed
 from workgym_core.errors import InvalidRequest
 from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym_core.rowops import parse_ops
-from workgym_core.settings import Settings
 
-SECRET = "s"
+from .conftest import SECRET, seeded
+
 API = "/rest/api/2"
 _ids = itertools.count(1)
 
 
-def seeded(world: int = 3) -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.row_factory = dict_factory
-    seed(conn, world, WORLD_START)
-    return conn
-
-
 @pytest.fixture
 def db() -> Iterator[sqlite3.Connection]:
-    conn = seeded()
+    conn = seeded(3)
     yield conn
     conn.close()
 
@@ -152,7 +142,7 @@ def test_the_same_seed_and_setup_give_the_same_rows() -> None:
                                                "project": "APP", "sprint": "active"},
            {"factory": "comment", "bind": "c", "issue_id": "$a.id"},
            {"factory": "remote_link", "bind": "d"}]
-    first, second = seeded(), seeded()
+    first, second = seeded(3), seeded(3)
     try:
         assert setup(first, ops) == setup(second, ops)
     finally:
@@ -161,17 +151,6 @@ def test_the_same_seed_and_setup_give_the_same_rows() -> None:
 
 
 # -- The release actor, over HTTP ------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
-    return create_replica_app(SPEC, Settings(data_dir=tmp_path_factory.mktemp("tracker"),
-                                             internal_secret=SECRET))
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
 
 class Release:
     """An episode of world 1 whose developers release web-2025.7 with a bug and a story of

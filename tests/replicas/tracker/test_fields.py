@@ -8,21 +8,19 @@ import sqlite3
 import orjson
 import pytest
 
-from replicas.runtime.clock import WORLD_START
-from replicas.runtime.db import dict_factory, one
+from replicas.runtime.db import one
 from replicas.tracker.errors import JiraError
 from replicas.tracker.rules.fields import EDIT_SCREEN, apply
-from replicas.tracker.seed import seed
+
+from .conftest import seeded
 
 SHOP = 10000
 
 
 @pytest.fixture(scope="module")
 def world() -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.row_factory = dict_factory
-    seed(conn, 1, WORLD_START)
-    return conn
+    """World 1, shared by this module's tests (they only read it)."""
+    return seeded()
 
 
 def _issue(world: sqlite3.Connection) -> dict[str, object]:

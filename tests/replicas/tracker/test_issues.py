@@ -4,28 +4,17 @@ with its refusals, and every change in the changelog."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 
 import orjson
 import pytest
 
 from replicas.runtime.clock import WORLD_START
-from replicas.runtime.db import dict_factory, one, rows
+from replicas.runtime.db import one, rows
 from replicas.tracker.errors import JiraError
 from replicas.tracker.rules import issues
 from replicas.tracker.rules.workflows import TransitionRefused
-from replicas.tracker.seed import seed
 
 NOW = WORLD_START
-
-
-@pytest.fixture
-def world() -> Iterator[sqlite3.Connection]:
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.row_factory = dict_factory
-    seed(conn, 1, WORLD_START)
-    yield conn
-    conn.close()
 
 
 def _support(world: sqlite3.Connection) -> int:

@@ -3,24 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 
 import pytest
 
 from replicas.runtime.clock import WORLD_START
-from replicas.runtime.db import dict_factory, one, rows
+from replicas.runtime.db import one, rows
 from replicas.tracker.errors import JiraError
 from replicas.tracker.rules import issues, relations
-from replicas.tracker.seed import seed
-
-
-@pytest.fixture
-def world() -> Iterator[sqlite3.Connection]:
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.row_factory = dict_factory
-    seed(conn, 1, WORLD_START)
-    yield conn
-    conn.close()
 
 
 def test_a_link_reads_from_its_source_and_unlocks_mark_as_duplicate(
