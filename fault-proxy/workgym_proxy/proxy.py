@@ -50,6 +50,7 @@ from workgym_core.internal import (
     BASE_HEADER,
     CHANGES_HEADER,
     EPISODE_HEADER,
+    ERROR_CODE_HEADER,
     INTERNAL_HEADER,
     INTERNAL_PREFIX,
     ROUTE_HEADER,
@@ -80,6 +81,7 @@ log = logging.getLogger("workgym.proxy")
 PREFIX = APPS_PREFIX
 _CHANGES = CHANGES_HEADER.encode()
 _ROUTE = ROUTE_HEADER.encode()
+_ERROR_CODE = ERROR_CODE_HEADER.encode()
 # The agent's trace context is continued by the proxy's span, not forwarded as is.
 _TRACE_CONTEXT = frozenset({b"traceparent", b"tracestate"})
 # Never forwarded in either direction: hop-by-hop, routing and credentials (a browser's
@@ -373,6 +375,8 @@ class Proxy:
         for k, v in received:
             if k == _CHANGES:
                 ctx.changes = orjson.loads(v)
+            elif k == _ERROR_CODE:
+                ctx.error_code = v.decode("latin-1")
             elif k == _ROUTE:
                 matched = orjson.loads(v)
                 ctx.route, ctx.params, ctx.reads = (matched["route"], matched["params"],
@@ -394,7 +398,7 @@ class Proxy:
             request_text=ctx.body[:limit].decode("utf-8", "replace")
             if ctx.body and (parsed is None or len(ctx.body) > limit) else None,
             status=reply.status, response_body=response_body,
-            error_code=_error_code(response_body),
+            error_code=ctx.error_code or _error_code(response_body),
             duration_ms=round((time.perf_counter() - started) * 1000, 3),
             fault=",".join(ctx.fired) or None, changes=ctx.changes, reads=ctx.reads,
             affected=ctx.affected,

@@ -22,13 +22,12 @@ the app (its routes). ``customer.py`` plays them.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-# This app's bound row (``$name.field``) or a literal id.
-RowId = Annotated[int, Field(ge=1, le=2**31 - 1)] | Annotated[
-    str, Field(pattern=r"^\$[A-Za-z_]\w*\.[A-Za-z_]\w*$")]
+from replicas.runtime.actors import ActorModel, RowId
+
 Kind = Literal["order_number", "verification_code", "card_last4", "phone_last4",
                "account_email", "detail"]
 Persona = Literal["cooperative", "wrong_first", "cannot_verify"]
@@ -36,11 +35,7 @@ Persona = Literal["cooperative", "wrong_first", "cannot_verify"]
 PROOFS = frozenset({"verification_code", "card_last4", "phone_last4"})
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Known(_Model):
+class Known(ActorModel):
     """One thing the customer can tell."""
 
     kind: Kind = Field(description="What it is (it names it in the customer's language).")
@@ -60,7 +55,7 @@ class Known(_Model):
         return self
 
 
-class ScriptedCustomer(_Model):
+class ScriptedCustomer(ActorModel):
     """The requester of ``ticket``, answering the agent's public messages on it."""
 
     ticket: RowId = Field(description="The ticket whose public messages the customer answers.")
@@ -71,5 +66,5 @@ class ScriptedCustomer(_Model):
                          "message once with thanks.")
 
 
-class Actors(_Model):
+class Actors(ActorModel):
     customer: ScriptedCustomer | None = None

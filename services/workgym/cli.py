@@ -11,6 +11,8 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workgym_proxy.faults.plan import PRESETS
+
 if TYPE_CHECKING:  # the commands import what they run: --help loads no web stack
     from fastapi import FastAPI
 
@@ -356,8 +358,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--agent", type=one_of(_agents), default="reference",
                      help="a built-in agent (default: reference; a wrong name lists them)")
-    run.add_argument("--faults", choices=["none", "task", "hard"], default="task",
-                     help="fault plan: none, the task's own (default), or the hard preset")
+    run.add_argument("--faults", choices=["task", *PRESETS], default="task",
+                     help="fault plan: the task's own (default), or a preset")
     run.add_argument("--url", help="a WorkGym server; default: run in this process")
     run.add_argument("--json", action="store_true", help="print the report JSON alone")
     run.set_defaults(func=_run)

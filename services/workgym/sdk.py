@@ -26,7 +26,7 @@ from .tools import REFRESH_TOKEN, ToolCatalogue
 if TYPE_CHECKING:  # the in-process server (the whole stack) is loaded by make() alone
     from .local import LocalServer
 
-# "none", the task's own plan, the "hard" preset, or a list of fault configs.
+# "task" (the task's own plan), a preset's name ("none", "hard", ...), or fault configs.
 FaultChoice = str | list[dict[str, Any]]
 
 

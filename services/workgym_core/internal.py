@@ -18,6 +18,9 @@ BASE_HEADER = "x-workgym-base"
 CHANGES_HEADER = "x-workgym-changes"
 # Replica -> proxy: the route a request matched, {"route": template, "params": {...}}.
 ROUTE_HEADER = "x-workgym-route"
+# Replica -> proxy: the rule an error answer stands for, where the product's error body has
+# no machine code (Jira's {"errorMessages", "errors"}): the trajectory's error_code.
+ERROR_CODE_HEADER = "x-workgym-error-code"
 INTERNAL_PREFIX = "/_env"
 # Where the proxy serves agents: /apps/<app>/<path inside the app>.
 APPS_PREFIX = "/apps/"

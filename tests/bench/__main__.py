@@ -28,10 +28,12 @@ from .memory import bench_live_episodes, reads
 from .proxy import bench_proxy
 from .stats import line, sample, step_line
 from .tracing import bench_tracing
+from .tracker import bench_tracker_endpoints
 
 # One task of each app (of that app alone): reset, steps and scoring are measured for each,
 # side by side.
-TASKS = ("helpdesk/stale-contact-update", "checkout/refund-returned-order")
+TASKS = ("helpdesk/stale-contact-update", "checkout/refund-returned-order",
+         "tracker/start-work-on-bug")
 
 
 def _create(store: EpisodeStore, task: Task, episode_id: str, ttl_s: float) -> None:
@@ -132,6 +134,7 @@ def main() -> int:
             for task_id in TASKS:
                 bench_in_process(local, task_id)
                 bench_scoring(local, task_id)
+            bench_tracker_endpoints(local)
         finally:
             local.close()
         for task_id in TASKS:

@@ -9,15 +9,17 @@ from workgym.tasks import catalogue
 from .stats import sample_steps
 
 # Each app's list of records (its path, the query for a page of one, the key of the page's
-# records); one of them is read by id at ``<list>/<id>``.
-LISTS = {"helpdesk": ("/api/v2/tickets", {"per_page": 1}, "tickets"),
-         "checkout": ("/v1/customers", {"limit": 1}, "data")}
+# records, where one of them is read by its id).
+LISTS = {"helpdesk": ("/api/v2/tickets", {"per_page": 1}, "tickets", "/api/v2/tickets/{id}"),
+         "checkout": ("/v1/customers", {"limit": 1}, "data", "/v1/customers/{id}"),
+         "tracker": ("/rest/api/3/search/jql", {"jql": "project = SHOP", "maxResults": 1},
+                     "issues", "/rest/api/3/issue/{id}")}
 
 
 def reads(env: Env, n: int) -> list[float]:
     """``n`` timed reads of one record of the episode's (first) app."""
     task = catalogue().get(env.task)
-    listing, one, key = LISTS[task.apps[0]]
+    listing, one, key, path = LISTS[task.apps[0]]
     record: list[str] = []
 
     def fresh() -> None:
@@ -26,7 +28,7 @@ def reads(env: Env, n: int) -> list[float]:
         record[:] = [str(found)]
 
     def read() -> int:
-        return env.call("GET", f"{listing}/{record[0]}").status_code
+        return env.call("GET", path.format(id=record[0])).status_code
 
     # The listing in ``fresh`` is a step too.
     return sample_steps(read, n, task.max_steps - 1, fresh)

@@ -37,6 +37,7 @@ GYM, PROXY, TELEMETRY = "http://127.0.0.1:8000", "http://127.0.0.1:8080", "http:
 TASK = "checkout/refund-under-timeouts"  # a fault-heavy task: the refund's answer is lost
 HELPDESK_TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 CROSS_APP_TASK = "helpdesk/refund-standard"  # the checkout's refund, the helpdesk's ticket
+TRACKER_TASK = "tracker/start-work-on-bug"  # the tracker, served by its own service
 
 
 # The framework's test app and its tasks are served too.
@@ -67,8 +68,9 @@ def operator() -> dict[str, str]:
     return {"authorization": f"Bearer {api_key()}"}
 
 
-def placed_on(episode_id: str) -> str:
-    return str(json.loads(redis("HGET", f"wg:ep:{episode_id}", "apps"))["helpdesk"])
+def placed_on(episode_id: str, app: str = "helpdesk") -> str:
+    """The instance of ``app`` serving the episode."""
+    return str(json.loads(redis("HGET", f"wg:ep:{episode_id}", "apps"))[app])
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +110,19 @@ def test_every_app_of_the_catalogue_registers_an_instance(stack: None) -> None:
         while not redis("ZRANGE", f"wg:replicas:{app}", "0", "-1"):
             assert time.monotonic() < deadline, f"no {app} instance registered"
             time.sleep(0.2)
+
+
+def test_the_tracker_runs_as_its_own_service(stack: None) -> None:
+    task = catalogue().get(TRACKER_TASK)
+    with workgym.connect(GYM, TRACKER_TASK, seed=2, faults="none", api_key=api_key()) as env:
+        obs = env.reset()
+        instances = redis("ZRANGE", "wg:replicas:tracker", "0", "-1").split()
+        assert placed_on(obs.episode_id, "tracker") in instances
+        info = httpx.get(obs.apps["tracker"] + "/rest/api/2/serverInfo",
+                         headers={"authorization": f"Bearer {obs.token}"}, timeout=30)
+        assert info.json()["deploymentType"] == "Cloud"
+        report = env.finish(answer=reference(env, task))
+    assert report["reward"] == 1.0, report
 
 
 def _cross_app(agent: str, collateral: str | None = None) -> dict[str, object]:

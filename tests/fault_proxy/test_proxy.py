@@ -145,6 +145,21 @@ def test_the_trajectory_records_every_request(
     assert steps[2].error_code == "RecordInvalid"
 
 
+def test_a_refusal_in_a_body_without_a_code_records_the_replicas_rule(
+    make_env: Callable[..., Env], local: LocalServer
+) -> None:
+    """Jira's error body names no rule: the replica names it in a header the proxy keeps for
+    the trajectory and never forwards."""
+    env = make_env("tracker/start-work-on-bug", 1)
+    obs = env.reset()
+    answer = env.call("POST", "/rest/api/3/issue/SHOP-1/transitions",
+                      json={"transition": {"id": "711"}})  # Mark as duplicate: no link
+    assert answer.status_code == 400 and set(answer.json()) == {"errorMessages", "errors"}
+    assert not [h for h in answer.headers if h.startswith("x-workgym-")]
+    [step] = local.run(local.server.registry.trajectory(obs.episode_id))
+    assert step.error_code == "transition_refused"
+
+
 def test_concurrent_episodes_do_not_interfere(make_env: Callable[..., Env]) -> None:
     task = catalogue().get(TASK)
     envs = [make_env(TASK, 9) for _ in range(32)]

@@ -3,6 +3,7 @@ SDK's own client (:class:`workgym.sdk.Env`) does the sending."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -27,11 +28,19 @@ class Routes:
         self._templates = {prefix: [(op.method, op.pattern, op.path) for op in catalogue]
                            for prefix, catalogue in catalogues.items()}
 
+    # Paths served alike but undocumented: the tracker's /rest/api/2 and /latest are its
+    # documented /rest/api/3 routes (replicas/tracker/routes/__init__.py).
+    ALIASES = ((re.compile(r"^/rest/api/(2|latest)/"), "/rest/api/3/"),)
+
     def name(self, method: str, path: str) -> str:
         prefix = ""
         if path.startswith(APPS_PREFIX):
             prefix = APPS_PREFIX + path[len(APPS_PREFIX):].partition("/")[0]
         rest = path[len(prefix):]
+        for alias, documented in self.ALIASES:
+            if found := alias.match(rest):
+                named = self.name(method, prefix + alias.sub(documented, rest, count=1))
+                return named.replace(documented, found.group(0), 1)
         for op_method, pattern, template in self._templates.get(prefix, ()):
             if op_method == method and pattern.fullmatch(rest):
                 return prefix + template

@@ -64,7 +64,9 @@ async def test_an_unhandled_exception_is_a_bare_json_500(
     assert response.status_code == 500
     assert response.headers["content-type"] == "application/json"
     body = response.json()
-    if isinstance(body["error"], str):  # Zendesk's body: the error's name and a description
+    if "errorMessages" in body:  # Jira's body: words only
+        assert set(body) == {"errorMessages", "errors"} and not body["errors"]
+    elif isinstance(body["error"], str):  # Zendesk's body: the error's name and a description
         assert body["error"] == "InternalError" and set(body) == {"error", "description"}
     else:
         error = body["error"]

@@ -22,3 +22,10 @@ def test_match_takes_the_first_group() -> None:
     assert _search("match(body, 'code is (\\d{6})')", {"body": "my code is 123456"}, {}) == (
         "123456")
     assert _search("match(body, '\\d{6}')", {"body": "none"}, {}) is None
+
+
+def test_an_expression_the_data_does_not_fit_fails_the_script_not_the_gate() -> None:
+    with pytest.raises(ReferenceFailed, match="length"):
+        _search("length(count)", {"count": 3}, {})  # a number has no length
+    with pytest.raises(ReferenceFailed, match="unknown"):
+        _search("unknown(`1`)", {}, {})

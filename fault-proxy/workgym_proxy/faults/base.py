@@ -53,6 +53,7 @@ class StepContext:
     route: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     reads: list[str] = field(default_factory=list)  # the tables a read read
+    error_code: str | None = None  # the rule an error stands for, as the replica named it
     # The tables a fault touched behind the agent's back (another actor's changes).
     affected: list[str] = field(default_factory=list)
 

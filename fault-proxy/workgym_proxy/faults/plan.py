@@ -24,6 +24,13 @@ PRESETS: dict[str, list[dict[str, Any]]] = {
         {"kind": "connection_reset", "toxicity": 0.03},
         {"kind": "truncated_body", "toxicity": 0.05, "target": {"method": "GET"}},
     ],
+    # Jira Cloud's per-issue write limit: writes to an issue (edits, transitions, comments,
+    # links, worklogs) meet 429 with Retry-After, twice in a row when they come too fast.
+    "jira-write-limit": [
+        {"kind": "rate_limit", "toxicity": 0.3, "retry_after_s": 2, "refusals": 2,
+         "target": {"app": "tracker", "method": method, "path": "/rest/api/*/issue/**"}}
+        for method in ("POST", "PUT")
+    ],
 }
 
 def parse_plan(raw: list[dict[str, Any]]) -> FaultPlan:

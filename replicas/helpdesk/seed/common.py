@@ -4,11 +4,9 @@ tables built so far and what each builder leaves for the next."""
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import datetime
 
-from replicas.runtime import identity
-from replicas.runtime.identity import unique_email
+from replicas.runtime.generation import Row, WorldGeneration
 
 from ..world import data
 
@@ -22,10 +20,10 @@ LEGACY_DATE_FORMATS = (
     "%d.%m.%Y",
 )
 
-Row = dict[str, Any]
+__all__ = ["Generation", "Row"]
 
 
-class Generation:
+class Generation(WorldGeneration):
     """Deterministic per seed: the only randomness is ``rng`` and the seed's identity (the
     people, companies and order numbers every app shares), the only time ``now``. The
     builders run in a fixed order; each fills its tables and the lookups after it need."""
@@ -37,17 +35,4 @@ class Generation:
     customers: list[Row]
 
     def __init__(self, seed: int, now: datetime) -> None:
-        self.rng = random.Random(seed)
-        self.now = now
-        self.w = data()
-        self.identity = identity.identity(seed)
-        self.identity_data = identity.data()
-        self.emails: set[str] = set()
-        self.tables: dict[str, list[Row]] = {}
-
-    def ago(self, days: float = 0.0, hours: float = 0.0) -> datetime:
-        return self.now - timedelta(days=days, hours=hours)
-
-    def unique_email(self, local: str, domain: str) -> str:
-        """An email no one in this world has yet (``local2@...`` if taken)."""
-        return unique_email(self.emails, local, domain)
+        super().__init__(seed, now, random.Random(seed), data())

@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 import jmespath
+import jmespath.exceptions
 import jmespath.functions
 import orjson
 
@@ -142,8 +143,13 @@ class _Saved(jmespath.functions.Functions):
 
 
 def _search(expression: str, data: Any, saved: dict[str, Any]) -> Any:
-    return jmespath.search(expression, data,
-                           options=jmespath.Options(custom_functions=_Saved(saved)))
+    """``expression`` over ``data``; an expression that does not apply to the data (a type
+    error, an unknown function) fails the script, naming it, as a missing value does."""
+    try:
+        return jmespath.search(expression, data,
+                               options=jmespath.Options(custom_functions=_Saved(saved)))
+    except jmespath.exceptions.JMESPathError as exc:
+        raise ReferenceFailed(f"{expression!r}: {exc}") from exc
 
 
 def _save(call: Call, attempt: Attempt, saved: dict[str, Any]) -> None:

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from workgym_proxy.faults import PRESETS
+
+
+def _known_plan(name: str) -> str:
+    if name != "task" and name not in PRESETS:
+        raise ValueError(f"not a fault plan: {name!r} (task, {', '.join(PRESETS)})")
+    return name
+
+
+PlanName = Annotated[str, Field(max_length=40), AfterValidator(_known_plan)]
 
 
 class EpisodeCreate(BaseModel):
@@ -13,9 +24,9 @@ class EpisodeCreate(BaseModel):
     task: str = Field(description="Task id, e.g. 'helpdesk/refund-standard'.", max_length=200)
     seed: int = Field(0, ge=0, le=2**31 - 1, strict=True,
                       description="World seed; same seed, same world.")
-    faults: Literal["none", "task", "hard"] | list[dict[str, Any]] = Field(
-        "task", description="Fault plan: none, the task's own, the hard preset, or a list of "
-        "fault configs (see GET /v1/faults).")
+    faults: PlanName | list[dict[str, Any]] = Field(
+        "task", description="Fault plan: the task's own (task), a preset (none, hard, "
+        "jira-write-limit: GET /v1/faults lists them), or a list of fault configs.")
 
 
 class EpisodeCreated(BaseModel):

@@ -1,0 +1,71 @@
+"""Permissions by project role, as Jira's permission scheme grants them (world.yaml
+``permissions``: permission -> roles), and the refusal each operation meets without its
+permission, in Jira's status and words (they differ by operation: a hidden issue is a 404,
+a comment refused a 400, an assignment refused a 403)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from replicas.runtime.db import rows
+
+from ..errors import ISSUE_NOT_FOUND, JiraError
+from ..world import data
+
+# operation -> (the permission it needs, Jira's status, errorMessages text or None: a field
+# error instead). "{name}" is the caller's display name.
+REFUSALS: dict[str, tuple[str, int, str]] = {
+    "browse": ("BROWSE_PROJECTS", 404, ISSUE_NOT_FOUND),
+    "create": ("CREATE_ISSUES", 400, "You do not have permission to create issues in this "
+               "project."),
+    "transition": ("TRANSITION_ISSUES", 400, "You do not have permission to transition this "
+                   "issue."),
+    "assign": ("ASSIGN_ISSUES", 403, "You do not have permission to assign issues."),
+    "edit": ("EDIT_ISSUES", 403, "You do not have permission to edit this issue."),
+    "link": ("LINK_ISSUES", 404, "No Link Issue Permission for issue '{key}'."),
+    "watchers": ("MANAGE_WATCHERS", 403, "User '{name}' is not allowed to manage the "
+                 "watcher list of this issue."),
+    "comment": ("ADD_COMMENTS", 400, "{name}, you do not have the permission to comment on "
+                "this issue."),
+    "worklog": ("WORK_ON_ISSUES", 400, "You do not have the permission to log work on this "
+                "issue."),
+    "delete": ("DELETE_ISSUES", 403, "You do not have permission to delete issues in this "
+               "project."),
+    "sprint": ("MANAGE_SPRINTS_PERMISSION", 403, "To manage sprints the user has to have "
+               "the Manage sprints permission."),
+    "schedule": ("SCHEDULE_ISSUES", 403, "To rank issues user has to have schedule issue "
+                 "permission."),
+}
+
+
+def roles_of(db: sqlite3.Connection, project_id: int, user_id: int) -> frozenset[str]:
+    return frozenset(r["role"] for r in rows(
+        db, "SELECT role FROM project_role_members WHERE project_id = ? AND user_id = ?",
+        (project_id, user_id)))
+
+
+def permissions_of(roles: frozenset[str]) -> frozenset[str]:
+    """The permissions these project roles hold."""
+    return frozenset(p for p, granted in data()["permissions"].items() if roles & set(granted))
+
+
+def has(db: sqlite3.Connection, project_id: int, user_id: int, permission: str) -> bool:
+    return permission in permissions_of(roles_of(db, project_id, user_id))
+
+
+def require(db: sqlite3.Connection, project_id: int, user_id: int, operation: str, *,
+            name: str = "", key: str = "") -> None:
+    """Refuse ``operation`` as Jira does when the caller lacks its permission."""
+    permission, status, message = REFUSALS[operation]
+    if not has(db, project_id, user_id, permission):
+        raise JiraError(status, [message.format(name=name, key=key)],
+                        code=f"missing_{permission.lower()}")
+
+
+def editable(db: sqlite3.Connection, project_id: int, user_id: int,
+             fields: list[str]) -> None:
+    """Editing without *Edit issues*: Jira refuses each field as off the screen (400)."""
+    if fields and not has(db, project_id, user_id, "EDIT_ISSUES"):
+        raise JiraError(400, [], {f: f"Field '{f}' cannot be set. It is not on the "
+                                     "appropriate screen, or unknown." for f in fields},
+                        code="missing_edit_issues")

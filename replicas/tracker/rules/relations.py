@@ -1,0 +1,168 @@
+"""What ties issues to each other and to people: links (``inwardIssue`` is the source, so
+type Blocks with inwardIssue A and outwardIssue B means A blocks B, as Jira Cloud reads it),
+watchers, and work logged."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from datetime import datetime
+from typing import Any
+
+from replicas.runtime import db as sql
+from replicas.runtime.clock import iso
+from replicas.runtime.db import one
+
+from ..errors import JiraError
+from ..formats import FormatError, parse_duration, parse_jira_time
+from ..world import data
+from . import fields, permissions
+from .issues import get
+
+Row = dict[str, Any]
+# The helpdesk's ticket pages, as the support integration links them.
+TICKET_URL = "https://shop.zendesk.com/agent/tickets/{id}"
+_TICKET_IN_URL = re.compile(r"/tickets/(\d+)(?:\.json)?(?:[/?#]|$)")
+
+
+def ticket_link(ticket_id: int) -> Row:
+    """The remote link's columns for the helpdesk's ticket ``ticket_id``."""
+    return {"global_id": f"zendesk-ticket-{ticket_id}", "url": TICKET_URL.format(id=ticket_id),
+            "title": f"Ticket #{ticket_id}", "relationship": "mentioned in",
+            "application": "Zendesk Support", "ticket_id": ticket_id}
+
+
+def remote_link(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int) -> tuple[int, bool]:
+    """Add (or, with a known ``globalId``, replace) a link from ``issue`` to a URL (Link
+    issues): ``{globalId?, relationship?, application?: {name}, object: {url, title}}``. A
+    URL naming a helpdesk ticket (``…/tickets/123``, its page or its API URL) links that
+    ticket. The link's id, and whether it is new."""
+    permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    target = body.get("object") if isinstance(body, dict) else None
+    errors: dict[str, str] = {}
+    if not isinstance(target, dict) or not str(target.get("url") or "").strip():
+        errors["url"] = "'url' cannot be null or empty."
+    if not isinstance(target, dict) or not str(target.get("title") or "").strip():
+        errors["title"] = "'title' cannot be null or empty."
+    if errors:
+        raise JiraError(400, [], errors, code="remote_link_invalid")
+    assert isinstance(body, dict) and isinstance(target, dict)
+    url = str(target["url"]).strip()
+    named = _TICKET_IN_URL.search(url)
+    application = body.get("application")
+    columns = {"issue_id": issue["id"], "global_id": body.get("globalId"), "url": url,
+               "title": str(target["title"]).strip(), "relationship": body.get("relationship"),
+               "application": application.get("name") if isinstance(application, dict) else None,
+               "ticket_id": int(named.group(1)) if named else None}
+    if columns["global_id"]:
+        found = one(db, "SELECT id FROM remote_links WHERE issue_id = ? AND global_id = ?",
+                    (issue["id"], columns["global_id"]))
+        if found is not None:
+            sql.update(db, "remote_links", found["id"], columns)
+            return int(found["id"]), False
+    return sql.insert(db, "remote_links", columns), True
+
+
+def unlink_remote(db: sqlite3.Connection, issue: Row, link_id: int, caller_id: int) -> None:
+    """Remove a remote link (Link issues and Edit issues, as Jira asks)."""
+    permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    permissions.require(db, issue["project_id"], caller_id, "edit")
+    if db.execute("DELETE FROM remote_links WHERE id = ? AND issue_id = ?",
+                  (link_id, issue["id"])).rowcount == 0:
+        raise JiraError(404, [f"No remote link with id '{link_id}' on this issue."],
+                        code="remote_link_not_found")
+
+
+def link(db: sqlite3.Connection, type_name: str, source: str, target: str,
+         caller_id: int) -> int:
+    """Link ``source`` (inwardIssue) to ``target`` (outwardIssue) by the type's outward
+    phrase; the link's id."""
+    if type_name not in {t[1] for t in data()["link_types"]}:
+        raise JiraError(404, [f"No issue link type with name '{type_name}' found."],
+                        code="link_type_not_found")
+    a, b = get(db, source, caller_id), get(db, target, caller_id)
+    for issue in (a, b):
+        permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    same = one(db, "SELECT id FROM issue_links WHERE link_type = ? AND inward_id = ? AND "
+               "outward_id = ?", (type_name, a["id"], b["id"]))
+    if same is not None:  # linking again changes nothing
+        return int(same["id"])
+    return sql.insert(db, "issue_links", {"link_type": type_name, "inward_id": a["id"],
+                                          "outward_id": b["id"]})
+
+
+def unlink(db: sqlite3.Connection, link: Row, caller_id: int) -> None:
+    permissions.require(db, link["project_id"], caller_id, "link", key=link["inward_key"])
+    db.execute("DELETE FROM issue_links WHERE id = ?", (link["id"],))
+
+
+def watch(db: sqlite3.Connection, issue: Row, account: str | None, caller_id: int) -> None:
+    """Add a watcher (the caller when ``account`` is None); others need Manage watchers."""
+    user_id = caller_id
+    if account is not None:
+        found = one(db, "SELECT id FROM users WHERE account_id = ?", (account,))
+        if found is None:
+            raise JiraError(404, ["The user does not exist."], code="user_not_found")
+        user_id = found["id"]
+    if user_id != caller_id:
+        permissions.require(db, issue["project_id"], caller_id, "watchers")
+    if one(db, "SELECT 1 AS y FROM watchers WHERE issue_id = ? AND user_id = ?",
+           (issue["id"], user_id)) is None:
+        sql.insert(db, "watchers", {"issue_id": issue["id"], "user_id": user_id})
+
+
+def unwatch(db: sqlite3.Connection, issue: Row, account: str, caller_id: int) -> None:
+    found = one(db, "SELECT id FROM users WHERE account_id = ?", (account,))
+    if found is None:
+        raise JiraError(404, ["The user does not exist."], code="user_not_found")
+    if found["id"] != caller_id:
+        permissions.require(db, issue["project_id"], caller_id, "watchers")
+    db.execute("DELETE FROM watchers WHERE issue_id = ? AND user_id = ?",
+               (issue["id"], found["id"]))
+
+
+def log_work(db: sqlite3.Connection, issue: Row, body: dict[str, Any], caller_id: int,
+             now: datetime, *, adf: bool, adjust: str = "auto", new_estimate: str | None = None,
+             reduce_by: str | None = None) -> Row:
+    """A worklog (Work on issues): ``timeSpent`` ("2h 30m") or ``timeSpentSeconds``,
+    ``started`` and a ``comment`` (v2 text, v3 document); the remaining estimate follows
+    ``adjust`` (auto, leave, new, manual)."""
+    permissions.require(db, issue["project_id"], caller_id, "worklog")
+    errors: dict[str, str] = {}
+    try:
+        comment = fields.setters(adf)["description"][1](body.get("comment"))
+    except ValueError as error:
+        errors["comment"] = str(error)
+    seconds = body.get("timeSpentSeconds")
+    try:
+        if seconds is None:
+            seconds = parse_duration(str(body.get("timeSpent", "")))
+        # When the work started; now when not given (as the jira library leaves it out).
+        started = parse_jira_time(str(body["started"])) if body.get("started") else iso(now)
+    except FormatError as error:
+        errors["timeLogged" if seconds is None else "started"] = str(error)
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds <= 0:
+        errors.setdefault("timeLogged", "You must indicate the time spent working.")
+    if adjust == "new" and not new_estimate:
+        errors["newEstimate"] = "You must supply a valid new estimate."
+    if adjust == "manual" and not reduce_by:
+        errors["reduceBy"] = "You must supply a valid amount of time to adjust the estimate by."
+    if errors:
+        raise JiraError(400, [], errors, code="worklog_invalid")
+    assert isinstance(seconds, int)
+    remaining = issue["remaining_estimate_s"]
+    if adjust == "auto" and remaining is not None:
+        remaining = max(0, remaining - seconds)
+    elif adjust == "new":
+        remaining = parse_duration(str(new_estimate))
+    elif adjust == "manual":
+        remaining = max(0, (remaining or 0) - parse_duration(str(reduce_by)))
+    worklog_id = sql.insert(db, "worklogs", {
+        "issue_id": issue["id"], "author_id": caller_id, "time_spent_s": seconds,
+        "started": started, "comment": comment, "created": iso(now)})
+    sql.update(db, "issues", issue["id"], {
+        "time_spent_s": issue["time_spent_s"] + seconds, "remaining_estimate_s": remaining,
+        "updated_at": iso(now)})
+    found = one(db, "SELECT * FROM worklogs WHERE id = ?", (worklog_id,))
+    assert found is not None
+    return found

@@ -1,0 +1,44 @@
+"""The tracker's :class:`ReplicaSpec`: what the runtime serves, seeds and sets up."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from replicas.runtime.spec import ReplicaSpec
+
+from . import developers
+from .errors import STYLE
+from .factories import FACTORIES
+from .routes import TAGS, router
+
+
+def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
+    from .seed import seed as generate  # SQLAlchemy only when a snapshot is built
+
+    generate(conn, seed, now)
+
+
+SPEC = ReplicaSpec(
+    name="tracker",
+    title="Tracker",
+    description=(
+        "The engineering team's Jira Cloud (REST API v2 and v3, and the Agile API): projects "
+        "for the storefront and checkout, the mobile app and the platform; issues with their "
+        "workflows, sprints, comments and links. You act as the account 'AI Agent', a "
+        "developer on every project. Errors are Jira's: {\"errorMessages\": [...], "
+        "\"errors\": {field: message}}."
+    ),
+    # 2: issues and comments keep updated_at (the platform's name: only_changes ignores it)
+    # 3: remote links (the helpdesk's tickets); 4: unfinished work of closed sprints in the
+    # backlog, duplicates closed in their workflow's finished status, Jira's changelog items
+    data_version="4",
+    router=router,
+    seed=_seed,
+    probe={"update": "projects", "id": 10000,
+           "values": {"description": "Probe (no task allows this)."}},
+    factories=FACTORIES,
+    after_write=developers.after_write,
+    openapi_tags=TAGS,
+    errors=STYLE,
+)
