@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl
 from workgym_core.errors import InvalidRequest, NotFound
 
 _METHODS = ("get", "post", "put", "patch", "delete")
+BODY = "body"  # the argument of an operation whose JSON body is free-form
 
 # The one tool of the gym itself, in every episode: a new token after a 401 token_expired
 # (POST /v1/episodes/{id}/token with the refresh token), for agents that act only by tools.
@@ -59,6 +60,9 @@ class Operation:
     schema: dict[str, Any]
     # Headers the operation takes (e.g. Idempotency-Key), each as the argument header_arg(name).
     header_params: tuple[str, ...] = ()
+    # The JSON body is free-form (no properties documented, or not an object: Jira's bodies,
+    # a bare string): the whole body is the one argument BODY.
+    whole_body: bool = False
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -78,7 +82,10 @@ class Operation:
         for name, value in [*match.groupdict().items(), *parse_qsl(query)]:
             found[name] = int(value) if props.get(name, {}).get("type") == "integer" \
                 and value.lstrip("-").isdigit() else value
-        if isinstance(body, dict):
+        if self.whole_body:
+            if body is not None:
+                found[BODY] = body
+        elif isinstance(body, dict):
             found.update(body)
         return found
 
@@ -88,7 +95,7 @@ class Operation:
         headers = {name: str(arguments[header_arg(name)]) for name in self.header_params
                    if header_arg(name) in arguments}
         known = {*self.path_params, *self.query_params, *self.body_params,
-                 *map(header_arg, self.header_params)}
+                 *map(header_arg, self.header_params), *([BODY] if self.whole_body else [])}
         unknown = sorted(set(arguments) - known)
         if unknown:
             raise InvalidRequest(
@@ -103,6 +110,8 @@ class Operation:
                 )
             path = path.replace("{" + name + "}", str(arguments[name]))
         params = {k: arguments[k] for k in self.query_params if k in arguments}
+        if self.whole_body:
+            return self.method, path, params, arguments.get(BODY), headers
         body = {k: arguments[k] for k in self.body_params if k in arguments}
         return self.method, path, params, (body if self.body_params else None), headers
 
@@ -129,12 +138,20 @@ def _operation(app: str, path: str, method: str, op: dict[str, Any], components:
         if param.get("required"):
             required.append(argument)
     body = op.get("requestBody", {}).get("content", {}).get("application/json")
+    whole = False
     if body is not None:
         schema = _inline(body["schema"], components)
-        for name, prop in schema.get("properties", {}).items():
-            properties[name] = prop
-            kinds["body"].append(name)
-        required.extend(schema.get("required", []))
+        closed = schema.get("type") == "object" and schema.get("additionalProperties") is False
+        if schema.get("properties") or closed:  # documented fields (maybe none)
+            for name, prop in schema.get("properties", {}).items():
+                properties[name] = prop
+                kinds["body"].append(name)
+            required.extend(schema.get("required", []))
+        else:  # free-form: the body itself is the argument
+            whole = True
+            properties[BODY] = schema
+            if op["requestBody"].get("required"):
+                required.append(BODY)
     parameters = {"type": "object", "properties": properties, "required": required,
                   "additionalProperties": False}
     name = f"{app}_{op['operationId']}"
@@ -143,6 +160,7 @@ def _operation(app: str, path: str, method: str, op: dict[str, Any], components:
         app=app, name=name, method=method.upper(), path=path,
         path_params=tuple(kinds["path"]), query_params=tuple(kinds["query"]),
         body_params=tuple(kinds["body"]), header_params=tuple(kinds["header"]),
+        whole_body=whole,
         schema={"type": "function",
                 "function": {"name": name, "description": description[:1024],
                              "parameters": parameters}},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import FastAPI, Header
+from fastapi import Body, FastAPI, Header
 from pydantic import BaseModel, ConfigDict, Field
 
 from workgym.tools import ToolCatalogue
@@ -64,3 +64,30 @@ def test_unknown_or_missing_arguments_are_named() -> None:
             assert exc.field == field
         else:
             raise AssertionError("expected InvalidRequest")
+
+
+def test_a_free_form_body_is_one_argument() -> None:
+    """Jira's bodies are documented free-form (and a watcher is a bare JSON string): the tool
+    takes the whole body as ``body`` and sends it as it is."""
+    app = FastAPI()
+
+    @app.post("/issue/{key}/transitions", operation_id="do_transition")
+    async def transition(key: str, body: Annotated[dict[str, object], Body(
+            description="{transition: {id}}")]) -> None:
+        return None
+
+    @app.post("/issue/{key}/watchers", operation_id="add_watcher")
+    async def watch(key: str, body: Annotated[str | None, Body(max_length=40)] = None) -> None:
+        return None
+
+    tools = ToolCatalogue.from_openapi("tracker", app.openapi())
+    move = tools.get("tracker_do_transition")
+    params = move.schema["function"]["parameters"]
+    assert set(params["properties"]) == {"key", "body"} and "body" in params["required"]
+    sent = {"transition": {"id": "4"}, "fields": {"resolution": {"name": "Done"}}}
+    assert move.request({"key": "SHOP-1", "body": sent})[3] == sent
+    assert move.arguments("/issue/SHOP-1/transitions", "", sent) == {"key": "SHOP-1",
+                                                                       "body": sent}
+    watch_tool = tools.get("tracker_add_watcher")
+    assert watch_tool.request({"key": "SHOP-1", "body": "5b10ac"})[3] == "5b10ac"
+    assert watch_tool.request({"key": "SHOP-1"})[3] is None
