@@ -30,7 +30,7 @@ from replicas.runtime.pages import Pages, redirect
 
 from ..errors import JiraError
 from ..routes.common import CALLER
-from ..rules import issues, permissions
+from ..rules import boards, issues
 from ..world import board_columns, data, status_category
 
 PAGES = Pages(Path(__file__).with_name("templates"))
@@ -39,16 +39,6 @@ router = APIRouter(route_class=PAGES.route_class("This link or form is not one o
 BoardId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
 RECENT = timedelta(days=14)  # how long a kanban board shows finished work
 MAX_FORM = 4096
-
-
-def _board(episode: EpisodeDep, board_id: int) -> dict[str, Any]:
-    board = one(episode.db, "SELECT b.*, p.key, p.name AS project_name FROM boards b JOIN "
-                "projects p ON p.id = b.project_id WHERE b.id = ?", (board_id,))
-    if board is None or not permissions.has(episode.db, board["project_id"], CALLER,
-                                            "BROWSE_PROJECTS"):
-        raise JiraError(404, ["Board does not exist or you do not have permission to see it."],
-                        code="board_not_found")
-    return board
 
 
 def _cards(episode: EpisodeDep, board: dict[str, Any]) -> tuple[dict[str, Any] | None,
@@ -80,16 +70,13 @@ def _card(episode: EpisodeDep, issue: dict[str, Any], people: dict[int, str]) ->
 
 
 @router.get("/boards")
-async def boards(request: Request, episode: EpisodeDep) -> Response:
-    found = [b for b in rows(episode.db, "SELECT b.*, p.key, p.name AS project_name FROM "
-                             "boards b JOIN projects p ON p.id = b.project_id ORDER BY b.id")
-             if permissions.has(episode.db, b["project_id"], CALLER, "BROWSE_PROJECTS")]
-    return PAGES.page(request, "boards.html", boards=found)
+async def boards_page(request: Request, episode: EpisodeDep) -> Response:
+    return PAGES.page(request, "boards.html", boards=boards.visible(episode.db, CALLER))
 
 
 @router.get("/boards/{board_id}")
 async def board_page(request: Request, board_id: BoardId, episode: EpisodeDep) -> Response:
-    board = _board(episode, board_id)
+    board = boards.board(episode.db, board_id, CALLER)
     sprint, found = _cards(episode, board)
     people = {u["id"]: u["display_name"] for u in rows(episode.db, "SELECT * FROM users")}
     columns = [{"name": name, "cards": [_card(episode, i, people) for i in found
@@ -102,7 +89,7 @@ async def board_page(request: Request, board_id: BoardId, episode: EpisodeDep) -
 
 @router.post("/boards/{board_id}/moves")
 async def move(request: Request, board_id: BoardId, episode: EpisodeDep) -> Response:
-    board = _board(episode, board_id)
+    board = boards.board(episode.db, board_id, CALLER)
     raw = await request.body()
     if len(raw) > MAX_FORM:
         raise JiraError(400, ["The form is too large."], code="form_too_large")

@@ -8,14 +8,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query
 from starlette.responses import Response
 
-from replicas.runtime.db import one, rows
+from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.params import Id
 from replicas.runtime.responses import ok
 
 from .. import render
 from ..errors import JiraError
-from ..rules import permissions, sprints
+from ..rules import boards as boards_rules
+from ..rules import sprints
 from ..world import board_columns, statuses_in
 from .common import CALLER, Base, MaxResults, StartAt, page_bean
 from .search import compiled, shown_issues, visible
@@ -28,8 +29,6 @@ STATE_ORDER = {"closed": 0, "active": 1, "future": 2}
 
 
 CAP = 50  # the Agile API's page size cap
-_BOARDS = ("SELECT b.*, p.key, p.name AS project_name FROM boards b JOIN projects p ON "
-           "p.id = b.project_id")
 Jql = Annotated[str, Query(max_length=5000, description="Only the issues this JQL matches.")]
 Fields = Annotated[str | None, Query(max_length=500, description=(
     "Fields to return: *all (default), *navigable, id or names."))]
@@ -40,15 +39,6 @@ def _board(row: dict[str, Any], base: str) -> dict[str, Any]:
             "name": row["name"], "type": row["type"],
             "location": {"projectId": row["project_id"], "projectKey": row["key"],
                          "projectName": row["project_name"]}}
-
-
-def _found_board(episode: EpisodeDep, board_id: int) -> dict[str, Any]:
-    found = one(episode.db, f"{_BOARDS} WHERE b.id = ?", (board_id,))
-    if found is None or not permissions.has(episode.db, found["project_id"], CALLER,
-                                            "BROWSE_PROJECTS"):
-        raise JiraError(404, ["Board does not exist or you do not have permission to see "
-                              "it."], code="board_not_found")
-    return found
 
 
 @router.get("/board", operation_id="get_boards", summary="Get boards")
@@ -62,9 +52,8 @@ async def boards(episode: EpisodeDep, base: Base, startAt: StartAt = 0,
                      "Only boards whose name contains this (any case)."))] = None
                  ) -> Response:
     """The boards you may browse (scrum boards have sprints, kanban boards not)."""
-    found = [b for b in rows(episode.db, f"{_BOARDS} ORDER BY b.id")
-             if permissions.has(episode.db, b["project_id"], CALLER, "BROWSE_PROJECTS")
-             and (projectKeyOrId is None
+    found = [b for b in boards_rules.visible(episode.db, CALLER)
+             if (projectKeyOrId is None
                   or projectKeyOrId.upper() in (b["key"], str(b["project_id"])))
              and (type is None or b["type"] == type)
              and (name is None or name.lower() in b["name"].lower())]
@@ -74,7 +63,7 @@ async def boards(episode: EpisodeDep, base: Base, startAt: StartAt = 0,
 @router.get("/board/{board_id}", operation_id="get_board", summary="Get a board")
 async def get_board(board_id: BoardId, episode: EpisodeDep, base: Base) -> Response:
     """One board."""
-    return ok(_board(_found_board(episode, board_id), base))
+    return ok(_board(boards_rules.board(episode.db, board_id, CALLER), base))
 
 
 @router.get("/board/{board_id}/configuration", operation_id="get_board_configuration",
@@ -82,7 +71,7 @@ async def get_board(board_id: BoardId, episode: EpisodeDep, base: Base) -> Respo
 async def board_configuration(board_id: BoardId, episode: EpisodeDep, base: Base) -> Response:
     """The board's columns: one per status category (To Do, In Progress, Done), each with
     the statuses it shows."""
-    board = _found_board(episode, board_id)
+    board = boards_rules.board(episode.db, board_id, CALLER)
     return ok({"id": board["id"], "name": board["name"], "type": board["type"],
                "self": f"{base}/rest/agile/1.0/board/{board['id']}/configuration",
                "columnConfig": {"constraintType": "none", "columns": [
@@ -100,7 +89,7 @@ async def board_sprints(board_id: BoardId, episode: EpisodeDep, base: Base,
                         = None, startAt: StartAt = 0, maxResults: MaxResults = CAP
                         ) -> Response:
     """The board's sprints, closed first, then active, then future."""
-    _found_board(episode, board_id)
+    boards_rules.board(episode.db, board_id, CALLER)
     wanted = set((state or "future,active,closed").split(","))
     found = [s for s in rows(episode.db, "SELECT * FROM sprints WHERE board_id = ? ORDER BY "
                              "id", (board_id,)) if s["state"] in wanted]
@@ -126,7 +115,7 @@ async def board_issues(board_id: BoardId, episode: EpisodeDep, base: Base, jql: 
                        fields: Fields = None, startAt: StartAt = 0,
                        maxResults: MaxResults = CAP) -> Response:
     """Every issue of the board's project."""
-    board = _found_board(episode, board_id)
+    board = boards_rules.board(episode.db, board_id, CALLER)
     return _issues(episode, "project_id = ?", (board["project_id"],), jql, fields, startAt,
                    maxResults, base)
 
@@ -138,7 +127,7 @@ async def board_backlog(board_id: BoardId, episode: EpisodeDep, base: Base, jql:
                         maxResults: MaxResults = CAP) -> Response:
     """The backlog: the project's unfinished issues in no active or future sprint (scrum
     boards only)."""
-    board = _found_board(episode, board_id)
+    board = boards_rules.board(episode.db, board_id, CALLER)
     if board["type"] != "scrum":
         raise JiraError(400, ["The board does not support the backlog."], code="no_backlog")
     open_ = statuses_in("new", "indeterminate")

@@ -55,8 +55,9 @@ def _versions(episode: EpisodeDep, project: dict[str, Any]) -> list[dict[str, An
 
 
 def _browsable(episode: EpisodeDep) -> list[dict[str, Any]]:
+    shown = set(permissions.browsable(episode.db, CALLER))
     return [p for p in rows(episode.db, "SELECT * FROM projects ORDER BY key")
-            if permissions.has(episode.db, p["id"], CALLER, "BROWSE_PROJECTS")]
+            if p["id"] in shown]
 
 
 @router.get("/project", operation_id="get_projects", summary="Get all projects")

@@ -58,8 +58,7 @@ def compiled(text: str, episode: EpisodeDep, *, bounded: bool,
 
 def visible(episode: EpisodeDep) -> str:
     """SQL: the projects whose issues you may browse."""
-    ids = [p["id"] for p in rows(episode.db, "SELECT id FROM projects ORDER BY id")
-           if permissions.has(episode.db, p["id"], CALLER, "BROWSE_PROJECTS")]
+    ids = permissions.browsable(episode.db, CALLER)
     return f"project_id IN ({','.join(str(i) for i in ids) or 'NULL'})"
 
 

@@ -53,6 +53,12 @@ def has(db: sqlite3.Connection, project_id: int, user_id: int, permission: str) 
     return permission in permissions_of(roles_of(db, project_id, user_id))
 
 
+def browsable(db: sqlite3.Connection, user_id: int) -> list[int]:
+    """The projects whose issues ``user_id`` may see (Browse projects), by id."""
+    return [p["id"] for p in rows(db, "SELECT id FROM projects ORDER BY id")
+            if has(db, p["id"], user_id, "BROWSE_PROJECTS")]
+
+
 def require(db: sqlite3.Connection, project_id: int, user_id: int, operation: str, *,
             name: str = "", key: str = "") -> None:
     """Refuse ``operation`` as Jira does when the caller lacks its permission."""
