@@ -404,3 +404,22 @@ def test_concurrent_episodes_keep_their_own_plans(make_env: MakeEnv, local: Loca
         else:
             assert statuses == [200] * 5, i
             assert faults == [None] * 5, i
+
+
+def test_the_jira_write_limit_preset_refuses_issue_writes(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    """Jira Cloud's per-issue write limit: writes to a tracker issue meet 429 with
+    Retry-After (a refusal and the episode's next request); reads never set it off."""
+    env = make_env("tracker/start-work-on-bug", 3, "jira-write-limit")
+    env.reset()
+    assert all(env.call("GET", "/rest/api/3/issue/SHOP-1").status_code == 200
+               for _ in range(5))
+    comment = {"body": {"type": "doc", "version": 1, "content": [
+        {"type": "paragraph", "content": [{"type": "text", "text": "Looking."}]}]}}
+    answers = [env.call("POST", "/rest/api/3/issue/SHOP-1/comment", json=comment)
+               for _ in range(12)]
+    limited = [a for a in answers if a.status_code == 429]
+    assert limited and all(a.headers["retry-after"] == "2" for a in limited)
+    assert {a.status_code for a in answers} == {201, 429}
+    assert set(_faults(local, env)) == {"rate_limit", None}
