@@ -31,6 +31,7 @@ from .formats import text_to_adf
 from .rules import workflows
 from .rules.relations import ticket_link
 from .world import (
+    AGENT_ID,
     issue_text,
     status_category,
     status_change,
@@ -38,7 +39,6 @@ from .world import (
 )
 
 Row = dict[str, Any]
-CALLER = 1  # the AI agent, never a factory's author
 
 
 def _adf(text: str) -> str:
@@ -48,7 +48,7 @@ def _adf(text: str) -> str:
 def _developer(ctx: FactoryContext, project_id: int) -> int:
     found = ctx.pick("project_role_members", "project_id = ? AND role = 'Developers' AND "
                      "user_id != ? AND user_id IN (SELECT id FROM users WHERE active)",
-                     (project_id, CALLER))
+                     (project_id, AGENT_ID))
     return int(ctx.row("project_role_members", found)["user_id"])
 
 

@@ -16,7 +16,7 @@ import orjson
 from replicas.runtime.db import one, rows
 
 from .formats import adf_to_text, jira_time
-from .world import data
+from .world import AGENT_ID, data
 
 Row = dict[str, Any]
 
@@ -162,8 +162,8 @@ def issue(db: sqlite3.Connection, row: Row, base: str, version: str) -> Row:
         if row["sprint_id"] else None
     parent = one(db, "SELECT id, key, summary, status FROM issues WHERE id = ?",
                  (row["parent_id"],)) if row["parent_id"] else None
-    watch = one(db, "SELECT count(*) AS n, max(user_id = 1) AS me FROM watchers WHERE "
-                "issue_id = ?", (row["id"],))
+    watch = one(db, "SELECT count(*) AS n, max(user_id = ?) AS me FROM watchers WHERE "
+                "issue_id = ?", (AGENT_ID, row["id"]))
     comments = rows(db, "SELECT * FROM comments WHERE issue_id = ? ORDER BY id", (row["id"],))
     authors = _users(db, {c["author_id"] for c in comments})
     fields: Row = {

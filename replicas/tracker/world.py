@@ -13,6 +13,9 @@ from typing import Any
 
 from replicas.runtime.world import load_yaml
 
+# The account the agent acts as: user 1, "AI Agent", a developer on every project.
+AGENT_ID = 1
+
 
 @cache
 def data() -> dict[str, Any]:

@@ -29,8 +29,8 @@ from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.pages import Pages, redirect
 
 from ..errors import JiraError
-from ..routes.common import CALLER
 from ..rules import boards, issues
+from ..world import AGENT_ID as CALLER
 from ..world import board_columns, data, status_category
 
 PAGES = Pages(Path(__file__).with_name("templates"))

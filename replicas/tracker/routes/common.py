@@ -11,6 +11,8 @@ from fastapi import Depends, Path, Query, Request
 from replicas.runtime.deps import PublicBase
 from replicas.runtime.params import CANONICAL
 
+from ..world import AGENT_ID
+
 
 async def api_version(request: Request) -> str:
     """The REST API version the request's path names: 2 (text bodies), 3 (Atlassian
@@ -23,8 +25,8 @@ VERSIONS = ("3", "2", "latest")  # v3 documented; v2 and latest served alike
 IssueRef = Annotated[str, Path(max_length=40, pattern=r"^([A-Za-z][A-Za-z0-9]*-[1-9][0-9]*|"
                                                       r"[1-9][0-9]*)$",
                                description="The issue's key (SHOP-12) or numeric id.")]
-# The API's caller: user 1, the AI agent (a developer on every project).
-CALLER = 1
+# The API's caller: the AI agent.
+CALLER = AGENT_ID
 
 
 Base = PublicBase

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from replicas.runtime.identity import ascii_fold
 
-from ..world import account_id
+from ..world import AGENT_ID, account_id
 from .common import Generation, Row
 
 DOMAIN = "shop.example"
@@ -15,8 +15,8 @@ DOMAIN = "shop.example"
 def build(g: Generation) -> None:
     r = g.rng
     first, last = g.identity_data["first_names"]["en-US"], g.identity_data["last_names"]["en-US"]
-    users: list[Row] = [_user(g, 1, "AI Agent", "ai.agent@" + DOMAIN, True)]
-    g.teams = {"AI": [1]}
+    users: list[Row] = [_user(g, AGENT_ID, "AI Agent", "ai.agent@" + DOMAIN, True)]
+    g.teams = {"AI": [AGENT_ID]}
     roster = [team for team, spec in g.w["teams"].items() for _ in range(spec["people"])]
     roster += ["Former"] * g.w["inactive_engineers"]
     for team in roster:
