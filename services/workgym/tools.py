@@ -31,6 +31,18 @@ REFRESH_TOOL: dict[str, Any] = {"type": "function", "function": {
 }}
 
 
+# The session's own tool (workgym.session): end the episode, with the final answer if any.
+FINISH = "finish"
+FINISH_TOOL: dict[str, Any] = {"type": "function", "function": {
+    "name": FINISH,
+    "description": "End the task. Give your final answer (what you found or did, in a few "
+                   "words) when the task asks a question or wants a summary.",
+    "parameters": {"type": "object", "properties": {"answer": {
+        "type": "string", "maxLength": 4000, "description": "Your final answer, if any."}},
+        "required": [], "additionalProperties": False},
+}}
+
+
 def _inline(schema: Any, components: dict[str, Any], seen: tuple[str, ...] = ()) -> Any:
     """Replace every ``$ref`` by its target: function schemas must be self-contained."""
     if isinstance(schema, dict):

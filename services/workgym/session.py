@@ -1,0 +1,124 @@
+"""One session protocol every trainer and harness adapter speaks (README, "Plug into a
+trainer")::
+
+    session = Session.inprocess()                # or Session.connect(url, api_key=...)
+    start = session.start("helpdesk/refund-standard", seed=7)
+    # {"episode_id", "instruction", "brief", "tools": [OpenAI function schemas + finish]}
+    session.call_tool("helpdesk_list_tickets", {"per_page": 5})  # {"text", "finished": False}
+    session.call_tool("finish", {"answer": "Refunded $29.00"})   # {"text", "finished": True}
+    session.finish()                             # the reward report (once: the same again)
+    session.close()
+
+``call_tool`` never raises for anything a model can get wrong: an unknown tool, arguments
+that do not fit its schema, an app's refusal, a dropped connection, a call after the
+episode ended are all text the model reads (``error: true``). Only the harness's own
+mistakes raise (``call_tool`` before ``start``). ``row`` keys from a dataset row are taken
+as the episode's options (``faults``), the rest refused, so a typo in a dataset is an error.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from workgym_core.errors import WorkGymError
+
+from .sdk import Env, FaultChoice, WorkGymClientError, connect
+from .tools import FINISH, FINISH_TOOL
+
+if TYPE_CHECKING:
+    from .local import LocalServer
+
+# How much of an app's answer a model reads (the rest is cut, and it is told so).
+MAX_TEXT = 20_000
+ROW_OPTIONS = frozenset({"faults"})
+
+
+class Session:
+    """A harness's handle on one episode at a time (see the module docstring)."""
+
+    def __init__(self, make: Any) -> None:
+        self._make = make  # (task, seed, faults) -> Env
+        self._env: Env | None = None
+        self._report: dict[str, Any] | None = None
+        self._answer: str | None = None
+        self._ended = False
+
+    @classmethod
+    def inprocess(cls, server: LocalServer | None = None) -> Session:
+        """Sessions on ``server``, by default this process's in-process server (started on
+        first use)."""
+        from .local import local_server
+
+        found = server or local_server()
+        return cls(lambda task, seed, faults: Env.inprocess(found, task, seed, faults))
+
+    @classmethod
+    def connect(cls, url: str, *, api_key: str | None = None) -> Session:
+        """Sessions on a WorkGym server over HTTP."""
+        return cls(lambda task, seed, faults: connect(url, task, seed, faults=faults,
+                                                      api_key=api_key))
+
+    def start(self, task: str, seed: int = 0, **row: Any) -> dict[str, Any]:
+        """A fresh episode of ``task`` (the previous one, if unfinished, is dropped)."""
+        unknown = sorted(set(row) - ROW_OPTIONS)
+        if unknown:
+            raise ValueError(f"unknown session options {unknown}: only {sorted(ROW_OPTIONS)}")
+        faults: FaultChoice = row.get("faults", "task")
+        self.close()
+        self._env = self._make(task, seed, faults)
+        obs = self._env.reset()
+        self._report, self._answer, self._ended = None, None, False
+        return {"episode_id": obs.episode_id, "instruction": obs.instruction,
+                "brief": obs.brief, "tools": [*obs.tools, FINISH_TOOL],
+                "max_steps": obs.max_steps}
+
+    @property
+    def env(self) -> Env:
+        if self._env is None:
+            raise RuntimeError("no episode: call start() first")
+        return self._env
+
+    def call_tool(self, name: str, arguments: dict[str, Any] | None = None
+                  ) -> dict[str, Any]:
+        """One tool call, its outcome as text (never an exception: see the module doc)."""
+        env, arguments = self.env, arguments or {}
+        if self._ended:
+            return _said("The task has ended: no more tool calls.", error=True, finished=True)
+        if name == FINISH:
+            answer = arguments.get("answer")
+            self._answer = answer if isinstance(answer, str) else None
+            self._ended = True
+            return _said("Task ended.", finished=True)
+        if not isinstance(arguments, dict):
+            return _said("Arguments must be a JSON object.", error=True)
+        try:
+            outcome = env.call_tool(name, arguments)
+        except (ValueError, WorkGymError) as exc:  # an unknown tool, arguments it refuses
+            return _said(f"{exc}", error=True)
+        except WorkGymClientError as exc:  # the gym refused (the episode is gone)
+            return _said(f"{exc}", error=True)
+        status = outcome["status"]
+        body = outcome.get("body", outcome.get("error"))
+        text = body if isinstance(body, str) else orjson.dumps(body).decode()
+        if len(text) > MAX_TEXT:
+            text = text[:MAX_TEXT] + f"... [cut: {len(text) - MAX_TEXT} more characters]"
+        return _said(f"HTTP {status}\n{text}", error=not 200 <= status < 400)
+
+    def finish(self, answer: str | None = None) -> dict[str, Any]:
+        """The episode's reward report (scored once; later calls return it again)."""
+        if self._report is None:
+            self._ended = True
+            self._report = self.env.finish(answer if answer is not None else self._answer)
+        return self._report
+
+    def close(self) -> None:
+        """Drop an unfinished episode and let go of its client."""
+        if self._env is not None:
+            self._env.close()
+            self._env = None
+
+
+def _said(text: str, *, error: bool = False, finished: bool = False) -> dict[str, Any]:
+    return {"text": text, "error": error, "finished": finished}
