@@ -230,15 +230,16 @@ def format_report(report: dict[str, Any], agent: str) -> str:
 def _run(args: argparse.Namespace) -> int:
     import workgym
 
-    from .agents import AGENTS
+    from .agents import resolve
     from .tasks import catalogue
 
     task = catalogue().get(args.task)
+    agent = resolve(args.agent)
     env = (workgym.connect(args.url, task.id, seed=args.seed, faults=args.faults) if args.url
            else workgym.make(task.id, seed=args.seed, faults=args.faults))
     with env:
         env.reset()
-        report = env.finish(answer=AGENTS[args.agent](env, task))
+        report = env.finish(answer=agent(env, task))
     print(json.dumps(report, indent=2) if args.json else format_report(report, args.agent))
     return 0
 
@@ -286,10 +287,15 @@ def one_of(choices: Callable[[], Collection[str]]) -> Callable[[str], str]:
     return check
 
 
-def _agents() -> Collection[str]:
-    from .agents import AGENTS
+def agent_spec(value: str) -> str:
+    """An argparse type: a built-in agent's name or ``openai:MODEL`` (checked when the
+    command runs, as :func:`one_of`)."""
+    from .agents import check_spec
 
-    return AGENTS
+    try:
+        return check_spec(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _formats() -> Collection[str]:
@@ -356,8 +362,9 @@ def parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run an agent on one episode and print its reward report")
     run.add_argument("--task", required=True, help="task id, e.g. helpdesk/refund-standard")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--agent", type=one_of(_agents), default="reference",
-                     help="a built-in agent (default: reference; a wrong name lists them)")
+    run.add_argument("--agent", type=agent_spec, default="reference",
+                     help="a built-in agent (default: reference; a wrong name lists them) or "
+                     "openai:MODEL, a model behind OPENAI_BASE_URL (OPENAI_API_KEY)")
     run.add_argument("--faults", choices=["task", *PRESETS], default="task",
                      help="fault plan: the task's own (default), or a preset")
     run.add_argument("--url", help="a WorkGym server; default: run in this process")

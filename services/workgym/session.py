@@ -60,6 +60,16 @@ class Session:
         return cls(lambda task, seed, faults: connect(url, task, seed, faults=faults,
                                                       api_key=api_key))
 
+    @classmethod
+    def attach(cls, env: Env) -> Session:
+        """A session over ``env``'s episode, already reset (an agent's view: ``call_tool``,
+        then ``answer``; the caller finishes the episode)."""
+        if env.observation is None:
+            raise RuntimeError("the environment has no episode: reset it first")
+        session = cls(None)
+        session._env = env
+        return session
+
     def start(self, task: str, seed: int = 0, **row: Any) -> dict[str, Any]:
         """A fresh episode of ``task`` (the previous one, if unfinished, is dropped)."""
         unknown = sorted(set(row) - ROW_OPTIONS)
@@ -105,6 +115,16 @@ class Session:
         if len(text) > MAX_TEXT:
             text = text[:MAX_TEXT] + f"... [cut: {len(text) - MAX_TEXT} more characters]"
         return _said(f"HTTP {status}\n{text}", error=not 200 <= status < 400)
+
+    @property
+    def answer(self) -> str | None:
+        """What the model said with the ``finish`` tool, if it has."""
+        return self._answer
+
+    @property
+    def finished(self) -> bool:
+        """Whether the model has called ``finish`` (or the episode was scored)."""
+        return self._ended
 
     def finish(self, answer: str | None = None) -> dict[str, Any]:
         """The episode's reward report (scored once; later calls return it again)."""

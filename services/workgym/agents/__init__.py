@@ -1,5 +1,6 @@
-"""Built-in agents: the task's reference solution, the same without fault handling
-(naive), a no-op and a random one.
+"""Agents: the built-in ones (the task's reference solution, the same without fault
+handling (naive), a no-op and a random one) and a model's, ``openai:MODEL`` (any
+OpenAI-compatible chat-completions endpoint).
 
 An agent is a function ``(env, task) -> answer | None`` that acts on an episode
 already reset; the caller finishes it.
@@ -20,3 +21,23 @@ Agent = Callable[[Env, Task], "str | None"]
 AGENTS: dict[str, Agent] = {
     "reference": reference, "naive": naive, "noop": noop, "random": random_agent,
 }
+# Agents named ``KIND:MODEL``: a model behind an API.
+MODEL_KINDS = ("openai",)
+
+
+def check_spec(spec: str) -> str:
+    """``spec`` if it names an agent (a built-in one or ``KIND:MODEL``), else ValueError."""
+    kind, colon, model = spec.partition(":")
+    if spec in AGENTS or (colon and kind in MODEL_KINDS and model):
+        return spec
+    raise ValueError(f"invalid agent {spec!r}: choose a built-in one "
+                     f"({', '.join(sorted(AGENTS))}) or openai:MODEL")
+
+
+def resolve(spec: str) -> Agent:
+    """The agent ``spec`` names (see :func:`check_spec`)."""
+    if check_spec(spec) in AGENTS:
+        return AGENTS[spec]
+    from .openai_agent import ChatAgent
+
+    return ChatAgent(spec.partition(":")[2])
