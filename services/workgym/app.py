@@ -12,8 +12,9 @@ API, a process serves at most one replica, at ``/`` (its API, ``/_env`` routes a
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Collection
+from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -147,10 +148,16 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
 
     from workgym_core import errors
 
+    from .gym.mcp import EpisodeMCP
     from .gym.routes import control, router
 
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with app.state.mcp.run():
+            yield
+
     app = FastAPI(
-        title="WorkGym", version="0.1.0", redirect_slashes=False,
+        title="WorkGym", version="0.1.0", redirect_slashes=False, lifespan=lifespan,
         description="Episodes of enterprise-software replicas for training and evaluating agents."
         " Every call but /healthz needs 'Authorization: Bearer <credential>': the operator's "
         "API key, or (where a route allows) an episode's token.",
@@ -160,6 +167,10 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
     app.include_router(router)
     app.include_router(control)
     app.add_api_route("/healthz", healthz, include_in_schema=False)
+    # MCP (streamable HTTP) for an episode's agent, by its token; its manager runs in the
+    # lifespan. It reaches the proxy over the network until create_app says it runs here.
+    app.state.mcp = EpisodeMCP(service, app)
+    app.router.routes.append(app.state.mcp.route)
     errors.install(app)
 
     async def store_down(_: Request, exc: Exception) -> Response:
@@ -242,5 +253,8 @@ def create_app(settings: Settings | None = None) -> Server:
         store = replicas[local[0]].state.store
         heartbeat = Heartbeat(redis_store.connect(settings), local[0], settings.instance_url,
                               live=lambda: len(store))
-    return Server(settings=settings, gym=gym, proxy=proxy, replicas=replicas, registry=registry,
-                  upstream=upstream, heartbeat=heartbeat)
+    server = Server(settings=settings, gym=gym, proxy=proxy, replicas=replicas,
+                    registry=registry, upstream=upstream, heartbeat=heartbeat)
+    if gym is not None and proxy is not None:  # the MCP endpoint's tool calls, in-process
+        gym.state.mcp.through(server)
+    return server

@@ -244,6 +244,18 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from .bench.command import bench
+
+    return bench(args)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .bench.command import report
+
+    return report(args)
+
+
 def _export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -370,6 +382,41 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--url", help="a WorkGym server; default: run in this process")
     run.add_argument("--json", action="store_true", help="print the report JSON alone")
     run.set_defaults(func=_run)
+
+    bench = sub.add_parser(
+        "bench", help="run an agent over a suite (tasks x seeds x trials): a table, pass@1, "
+        "pass@k, pass^k, a results JSON written as episodes finish, and its HTML report",
+        description="A problem is a task at a seed, run --trials times; an episode passes "
+        "when its report says success; a task passes when all its episodes do. pass^k: the "
+        "chance that k trials of a problem all pass (tau-bench), pass@k: that one does, "
+        "averaged over problems. Ctrl-C keeps what finished: --resume runs the rest.")
+    which = bench.add_mutually_exclusive_group()
+    which.add_argument("--suite", help="every task of a suite, e.g. helpdesk")
+    which.add_argument("--tasks", help="task ids or globs, comma-separated, e.g. "
+                       "'helpdesk/refund-*,tracker/start-work-on-bug'")
+    bench.add_argument("--seeds", type=seed_list, help="e.g. 0-2 or 0,3,7-9 (default 0)")
+    bench.add_argument("--trials", type=int, help="runs of each task and seed (default 1)")
+    bench.add_argument("--concurrency", type=int, default=4,
+                       help="episodes at a time, one thread each (default 4; more for "
+                       "model agents, which wait on their API)")
+    bench.add_argument("--faults", choices=["task", *PRESETS],
+                       help="fault plan: the task's own (default), or a preset")
+    bench.add_argument("--agent", type=agent_spec, help="a built-in agent (default: "
+                       "reference) or openai:MODEL")
+    bench.add_argument("--url", help="a WorkGym server; default: run in this process")
+    bench.add_argument("--out", help="the results JSON (default results/run-NNNN.json, the "
+                       "next number); the HTML report goes next to it (.html)")
+    bench.add_argument("--resume", metavar="RESULTS.json", help="run the episodes this "
+                       "results file has not recorded, with its plan, into it")
+    bench.add_argument("--retry-errors", action="store_true",
+                       help="with --resume: also run again the episodes that ended in an error")
+    bench.set_defaults(func=_bench)
+
+    report = sub.add_parser("report", help="a bench's results JSON as a self-contained HTML "
+                            "report (plots, metrics, every episode with its page link)")
+    report.add_argument("results", metavar="RESULTS.json")
+    report.add_argument("--out", help="the HTML file (default: next to the JSON, .html)")
+    report.set_defaults(func=_report)
 
     export = sub.add_parser("export", help="recorded episodes as SFT/DPO/JSONL training data")
     export.add_argument("--format", type=one_of(_formats), required=True,

@@ -95,26 +95,21 @@ class Session:
         """One tool call, its outcome as text (never an exception: see the module doc)."""
         env, arguments = self.env, arguments or {}
         if self._ended:
-            return _said("The task has ended: no more tool calls.", error=True, finished=True)
+            return said(ENDED, error=True, finished=True)
         if name == FINISH:
             answer = arguments.get("answer")
             self._answer = answer if isinstance(answer, str) else None
             self._ended = True
-            return _said("Task ended.", finished=True)
+            return said(TASK_ENDED, finished=True)
         if not isinstance(arguments, dict):
-            return _said("Arguments must be a JSON object.", error=True)
+            return said(NOT_AN_OBJECT, error=True)
         try:
             outcome = env.call_tool(name, arguments)
         except (ValueError, WorkGymError) as exc:  # an unknown tool, arguments it refuses
-            return _said(f"{exc}", error=True)
+            return refused(exc)
         except WorkGymClientError as exc:  # the gym refused (the episode is gone)
-            return _said(f"{exc}", error=True)
-        status = outcome["status"]
-        body = outcome.get("body", outcome.get("error"))
-        text = body if isinstance(body, str) else orjson.dumps(body).decode()
-        if len(text) > MAX_TEXT:
-            text = text[:MAX_TEXT] + f"... [cut: {len(text) - MAX_TEXT} more characters]"
-        return _said(f"HTTP {status}\n{text}", error=not 200 <= status < 400)
+            return refused(exc)
+        return outcome_said(outcome)
 
     @property
     def answer(self) -> str | None:
@@ -140,5 +135,30 @@ class Session:
             self._env = None
 
 
-def _said(text: str, *, error: bool = False, finished: bool = False) -> dict[str, Any]:
+# What a model reads for the calls every harness answers alike (the session, the MCP endpoint).
+ENDED = "The task has ended: no more tool calls."
+TASK_ENDED = "Task ended."
+NOT_AN_OBJECT = "Arguments must be a JSON object."
+
+
+def said(text: str, *, error: bool = False, finished: bool = False) -> dict[str, Any]:
+    """A tool call's result as the model reads it: ``{"text", "error", "finished"}``."""
     return {"text": text, "error": error, "finished": finished}
+
+
+def refused(exc: Exception) -> dict[str, Any]:
+    """A call refused before it reached an app (an unknown tool, arguments its schema does not
+    take, the gym's refusal), as the model reads it."""
+    return said(f"{exc}", error=True)
+
+
+def outcome_said(outcome: dict[str, Any]) -> dict[str, Any]:
+    """An app's answer to a tool call, ``{"status", "body"}`` (status 0 and ``error``: the
+    connection dropped), as the model reads it: ``HTTP <status>`` and the body as text, cut
+    at MAX_TEXT characters; an error unless the status is 2xx or 3xx."""
+    status = outcome["status"]
+    body = outcome.get("body", outcome.get("error"))
+    text = body if isinstance(body, str) else orjson.dumps(body).decode()
+    if len(text) > MAX_TEXT:
+        text = text[:MAX_TEXT] + f"... [cut: {len(text) - MAX_TEXT} more characters]"
+    return said(f"HTTP {status}\n{text}", error=not 200 <= status < 400)

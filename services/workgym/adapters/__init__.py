@@ -1,3 +1,6 @@
 """Adapters from the session protocol (workgym.session) to the trainers' own environment
-interfaces. Each framework's adapter is an optional extra; ``toolcalls`` is shared by the
-adapters whose framework hands the environment the model's text."""
+interfaces, each framework an optional extra: ``openenv``, ``skyrl``, ``verifiers``, ``trl``
+(interface only: trl is not imported), ``verl``. Shared: ``common`` (sessions in-process or on
+a server, a task's tools before any episode, tools bound from JSON schemas), ``textloop``
+(the text/token episode loop of SkyRL and verl, framework-free) and ``toolcalls`` (the
+model's tool calls read from its text)."""

@@ -1,0 +1,173 @@
+"""``workgym bench``: choose the tasks, open (or resume) the results file, run, print.
+
+The plan (tasks, seeds, trials, faults, agent) is the results file's header: ``--resume``
+reads it from there, and refuses options that would change it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import shlex
+import sys
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from workgym_core.errors import ConfigError
+
+from ..tasks import Task, catalogue
+from .metrics import summarize
+from .progress import Progress
+from .report import write_report
+from .results import Results, claim_next_run, now
+from .runner import OpenEnv, plan, run
+from .summary import headline, metrics_line, plural, table
+
+DEFAULTS: dict[str, Any] = {"seeds": [0], "trials": 1, "faults": "task", "agent": "reference"}
+
+
+def select(suite: str | None, patterns: Sequence[str]) -> list[Task]:
+    """A suite's tasks, or those whose ids match ``patterns`` (globs), in catalogue order."""
+    tasks = list(catalogue())
+    if suite:
+        chosen = [t for t in tasks if t.suite == suite]
+        if not chosen:
+            raise ConfigError(f"no task in suite {suite!r}; the suites are "
+                              f"{sorted({t.suite for t in tasks})}")
+        return chosen
+    for pattern in patterns:
+        if not any(fnmatch.fnmatchcase(t.id, pattern) for t in tasks):
+            raise ConfigError(f"no task matches {pattern!r} (`workgym tasks` lists them)")
+    return [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in patterns)]
+
+
+def _version() -> str:
+    try:
+        return version("workgym")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _command(header: dict[str, Any]) -> str:
+    """The command that runs this plan again."""
+    which = ["--suite", header["suite"]] if header["suite"] else \
+        ["--tasks", ",".join(header["selection"])]
+    seeds = ",".join(str(s) for s in header["seeds"])
+    url = ["--url", header["url"]] if header["url"] else []
+    return shlex.join(["workgym", "bench", *which, "--seeds", seeds, "--trials",
+                       str(header["trials"]), "--faults", header["faults"], "--agent",
+                       header["agent"], *url])
+
+
+def _new(args: argparse.Namespace) -> Results:
+    if not args.suite and not args.tasks:
+        raise ConfigError("bench: choose --suite or --tasks (or --resume a results file)")
+    if args.retry_errors:
+        raise ConfigError("--retry-errors goes with --resume")
+    options = {name: getattr(args, name) if getattr(args, name) is not None else default
+               for name, default in DEFAULTS.items()}
+    if options["trials"] < 1:
+        raise ConfigError("--trials must be at least 1")
+    selection = [p.strip() for p in (args.tasks or "").split(",") if p.strip()]
+    tasks = select(args.suite, selection)
+    header = {"agent": options["agent"], "suite": args.suite, "selection": selection,
+              "tasks": [t.id for t in tasks], "seeds": options["seeds"],
+              "trials": options["trials"], "faults": options["faults"], "url": args.url,
+              "started": now(), "workgym_version": _version()}
+    header["command"] = _command(header)
+    path = Path(args.out) if args.out else claim_next_run()
+    return Results.create(path, header)
+
+
+def _resume(args: argparse.Namespace) -> Results:
+    results = Results.load(Path(args.resume))
+    if args.suite or args.tasks or (args.out and Path(args.out) != results.path):
+        raise ConfigError("--resume runs the plan of the results file: drop --suite, --tasks "
+                          "and --out")
+    for name in DEFAULTS:
+        given, recorded = getattr(args, name), results.header[name]
+        if given is not None and given != recorded:
+            raise ConfigError(f"--resume: {results.path} was run with {name} {recorded!r}; "
+                              f"drop --{name} or give the same")
+    if args.retry_errors and (dropped := results.drop_errors()):
+        print(f"workgym: running again {dropped} episodes recorded with an error",
+              file=sys.stderr)
+    return results
+
+
+def _environments(results: Results, tasks: list[Task], url: str | None) -> OpenEnv:
+    """A new environment per episode: of the server at ``url``, else of this process's."""
+    faults = results.header["faults"]
+    if url:
+        from workgym_core.credentials import find_api_key
+
+        from ..sdk import MissingApiKey, connect
+
+        key = find_api_key()
+        if not key:
+            raise MissingApiKey("no operator API key: set WORKGYM_API_KEY, or run "
+                                "`workgym serve` once on this machine (it stores one)")
+        return lambda task, seed: connect(url, task, seed=seed, faults=faults, api_key=key)
+    from workgym_core.settings import Settings
+
+    from ..local import local_server
+    from ..sdk import Env
+
+    # Framework tasks need the framework's own apps, served only on request.
+    framework = any(t.suite == "framework" for t in tasks)
+    server = local_server(Settings(framework_apps=True) if framework else None)
+    return lambda task, seed: Env.inprocess(server, task, seed, faults)
+
+
+def bench(args: argparse.Namespace) -> int:
+    from ..agents import resolve
+
+    results = _resume(args) if args.resume else _new(args)
+    header = results.header
+    tasks = [catalogue().get(task_id) for task_id in header["tasks"]]
+    todo = plan(tasks, header["seeds"], header["trials"], results.done())
+    total = len(tasks) * len(header["seeds"]) * header["trials"]
+    agent = resolve(header["agent"])
+    url = args.url or header["url"]
+    open_env = _environments(results, tasks, url)
+    print(f"workgym: bench {len(todo)} episodes of {total} ({plural(len(tasks), 'task')} × "
+          f"{plural(len(header['seeds']), 'seed')} × {plural(header['trials'], 'trial')}), agent "
+          f"{header['agent']}, {args.concurrency} at a time, "
+          f"{'server ' + url if url else 'in-process'}; recording to {results.path}",
+          file=sys.stderr)
+    progress = Progress(total, len(results.episodes),
+                        sum(bool(e["success"]) for e in results.episodes),
+                        sum(e.get("error") is not None for e in results.episodes))
+
+    def record(batch: list[dict[str, Any]]) -> None:
+        results.add(batch)
+        for episode in batch:
+            progress.update(episode)
+
+    try:
+        run(todo, open_env, agent, args.concurrency, record, tick=progress.draw)
+    except KeyboardInterrupt:
+        progress.close()
+        print(f"workgym: interrupted: {len(results.episodes)} of {total} episodes recorded "
+              f"in {results.path}; "
+              f"finish them with `workgym bench --resume {results.path}`", file=sys.stderr)
+        return 130
+    progress.close()
+    if todo or not header["finished"]:
+        results.finish()
+    html = write_report(results.path)
+    summary = summarize(results.episodes, header["trials"])
+    print(table(summary))
+    print()
+    print(metrics_line(summary, header["trials"]))
+    print(headline(summary, header, f"{results.path} (HTML: {html})"))
+    return 0
+
+
+def report(args: argparse.Namespace) -> int:
+    path = Path(args.results)
+    out = write_report(path, Path(args.out) if args.out else None)
+    print(f"workgym: report of {path} written to {out}", file=sys.stderr)
+    return 0

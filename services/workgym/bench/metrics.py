@@ -1,0 +1,123 @@
+"""The bench's metrics, pure functions of pass counts.
+
+A problem is one task at one seed, run n times (trials), c of which passed (the reward
+report's ``success``). For k trials drawn among the n without replacement:
+
+* pass^k = C(c, k) / C(n, k): the chance that all k pass (τ-bench's reliability metric);
+* pass@k = 1 - C(n - c, k) / C(n, k): the chance that at least one passes (Codex's).
+
+Both are averaged over problems. Neither can be estimated from fewer than k trials: for a
+problem with k > n they are None, and the averages leave such problems out (None when no
+problem has k trials).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from math import comb
+from typing import Any
+
+
+def _check(n: int, c: int, k: int) -> None:
+    if k < 1 or not 0 <= c <= n:
+        raise ValueError(f"need k >= 1 and 0 <= c <= n; got n={n}, c={c}, k={k}")
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float | None:
+    """pass^k of one problem: n trials, c passed (None when k > n)."""
+    _check(n, c, k)
+    return None if k > n else comb(c, k) / comb(n, k)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float | None:
+    """pass@k of one problem: n trials, c passed (None when k > n)."""
+    _check(n, c, k)
+    return None if k > n else 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def average(values: Iterable[float | None]) -> float | None:
+    """The mean of the values that are not None (None if there are none)."""
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None
+
+
+Counts = Mapping[Any, tuple[int, int]]  # problem -> (n trials, c passed)
+
+
+def mean_pass_hat_k(problems: Counts, k: int) -> float | None:
+    return average(pass_hat_k(n, c, k) for n, c in problems.values())
+
+
+def mean_pass_at_k(problems: Counts, k: int) -> float | None:
+    return average(pass_at_k(n, c, k) for n, c in problems.values())
+
+
+def problem_counts(episodes: Iterable[Mapping[str, Any]]) -> dict[tuple[str, int], tuple[int, int]]:
+    """(task, seed) -> (trials, passed) over episode records."""
+    counts: dict[tuple[str, int], tuple[int, int]] = {}
+    for e in episodes:
+        n, c = counts.get((e["task"], e["seed"]), (0, 0))
+        counts[(e["task"], e["seed"])] = (n + 1, c + bool(e["success"]))
+    return counts
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    """One task over all its episodes (every seed and trial)."""
+
+    task: str
+    episodes: int
+    passed: int
+    score: float  # mean reward
+    mean_s: float  # mean episode duration
+    errors: int
+
+    @property
+    def ok(self) -> bool:
+        """A task passes when every one of its episodes passed."""
+        return self.passed == self.episodes
+
+
+@dataclass(frozen=True)
+class Summary:
+    k: int
+    episodes: int
+    problems: int
+    tasks: list[TaskRow]
+    pass_at_1: float | None
+    pass_at_k: float | None
+    pass_hat_k: float | None
+    avg_score: float | None
+    errors: int
+    tokens: int | None  # total tokens of the episodes whose agent counted them
+    curve: list[tuple[int, float | None, float | None]]  # (k, pass^k, pass@k), k = 1..max n
+
+    @property
+    def tasks_passed(self) -> int:
+        return sum(row.ok for row in self.tasks)
+
+
+def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
+    """The summary of episode records (``results``' format) for k trials per problem."""
+    problems = problem_counts(episodes)
+    by_task: dict[str, list[Mapping[str, Any]]] = {}
+    for e in episodes:
+        by_task.setdefault(e["task"], []).append(e)
+    rows = [TaskRow(task, len(runs), sum(bool(e["success"]) for e in runs),
+                    sum(float(e["reward"]) for e in runs) / len(runs),
+                    sum(float(e["duration_s"]) for e in runs) / len(runs),
+                    sum(e.get("error") is not None for e in runs))
+            for task, runs in sorted(by_task.items())]
+    most = max((n for n, _ in problems.values()), default=0)
+    return Summary(
+        k=k, episodes=len(episodes), problems=len(problems), tasks=rows,
+        pass_at_1=mean_pass_hat_k(problems, 1), pass_at_k=mean_pass_at_k(problems, k),
+        pass_hat_k=mean_pass_hat_k(problems, k),
+        avg_score=average(float(e["reward"]) for e in episodes),
+        errors=sum(row.errors for row in rows),
+        tokens=sum(int(e["tokens"].get("total_tokens", 0)) for e in counted)
+        if (counted := [e for e in episodes if e.get("tokens")]) else None,
+        curve=[(j, mean_pass_hat_k(problems, j), mean_pass_at_k(problems, j))
+               for j in range(1, most + 1)],
+    )

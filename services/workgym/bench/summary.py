@@ -1,0 +1,56 @@
+"""The bench's text output: the per-task table, the metrics line and the headline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .metrics import Summary
+
+
+def number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def subject(header: dict[str, Any]) -> str:
+    """What ran: ``suite helpdesk`` or ``tasks a,b``."""
+    return f"suite {header['suite']}" if header.get("suite") else \
+        f"tasks {','.join(header['selection'])}"
+
+
+def table(summary: Summary) -> str:
+    width = max([len(row.task) for row in summary.tasks] + [4])
+    lines = [f"{'task':<{width}}  {'score':>6}  {'status':>7}  {'time':>8}",
+             "-" * (width + 33)]
+    for row in summary.tasks:
+        note = "" if row.ok else "  FAIL"
+        if row.errors:
+            note += f" ({plural(row.errors, 'error')})"
+        lines.append(f"{row.task:<{width}}  {row.score:>6.2f}  "
+                     f"{f'{row.passed}/{row.episodes}':>7}  {row.mean_s:>6.2f} s{note}")
+    return "\n".join(lines)
+
+
+def metrics_line(summary: Summary, trials: int) -> str:
+    k = summary.k
+    parts = [f"pass@1 {number(summary.pass_at_1)}"]
+    if k > 1:
+        parts += [f"pass@{k} {number(summary.pass_at_k)}", f"pass^{k} {number(summary.pass_hat_k)}"]
+    parts += [f"avg score {number(summary.avg_score)}",
+              f"{plural(summary.episodes, 'episode')} ({plural(summary.problems, 'problem')} "
+              f"× {plural(trials, 'trial')})"]
+    if summary.tokens is not None:
+        parts.append(f"{summary.tokens:,} tokens")
+    if summary.errors:
+        parts.append(f"{plural(summary.errors, 'agent error')}")
+    return " · ".join(parts)
+
+
+def headline(summary: Summary, header: dict[str, Any], saved: str) -> str:
+    tasks = len(summary.tasks)
+    return (f"{subject(header)} · {plural(tasks, 'task')} · "
+            f"{summary.tasks_passed}/{tasks} passed · avg score {number(summary.avg_score)} · "
+            f"report saved to {saved}")

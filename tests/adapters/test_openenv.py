@@ -1,0 +1,39 @@
+"""OpenEnv for real: ``create_workgym_app`` under uvicorn, OpenEnv's MCP tool client over its
+WebSocket, several sessions at once, each its own environment and episode."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from openenv.core.env_server.mcp_types import CallToolAction
+
+from workgym.adapters.openenv import WorkGymEnvClient, WorkGymObservation, create_workgym_app
+
+from .scripted import TASK, serving_app
+
+
+@pytest.mark.filterwarnings("ignore:Accessing `Tool.inputSchema` is deprecated")
+def test_concurrent_sessions_each_hold_their_episode() -> None:
+    async def one(url: str, seed: int) -> tuple[str, str, bool, float | None]:
+        async with WorkGymEnvClient(base_url=url) as env:
+            started = await env.reset(task=TASK, seed=seed, faults="none")
+            obs = started.observation
+            assert isinstance(obs, WorkGymObservation) and obs.instruction.startswith("Bug ")
+            names = [t.name for t in await env.list_tools()]
+            assert "tracker_get_myself" in names and names[-1] == "finish"
+            me = await env.call_tool("tracker_get_myself")
+            assert me["text"].startswith("HTTP 200") and me["error"] is False
+            bad = await env.call_tool("tracker_get_issue", wrong=1)  # text, not an exception
+            assert bad["error"] is True and "wrong" in bad["text"]
+            done = await env.step(CallToolAction(tool_name="finish", arguments={}))
+            return obs.episode_id, obs.instruction, done.done, done.reward
+
+    async def run(url: str) -> list[tuple[str, str, bool, float | None]]:
+        return await asyncio.gather(*(one(url, seed) for seed in (1, 2, 3)))
+
+    with serving_app(create_workgym_app(max_concurrent_envs=3)) as url:
+        results = asyncio.run(run(url))
+    assert len({r[0] for r in results}) == 3  # three episodes
+    assert len({r[1] for r in results}) > 1  # of different seeds
+    assert all(r[2:] == (True, 0.0) for r in results)  # finished, nothing done: 0

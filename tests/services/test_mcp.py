@@ -1,0 +1,318 @@
+"""The gym's MCP endpoint (workgym.gym.mcp), on the wire: real servers on loopback ports and
+the official ``mcp`` client. An episode reached by its bearer token lists its tools and
+``finish``, runs calls as its agent through the proxy (errors are tool results), finishes as
+its agent does over REST, and scores as the same calls over REST do; all in one process,
+and with the gym API alone, reaching the proxy over the network."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import httpx2
+import orjson
+import pytest
+import uvicorn
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from workgym.app import create_app
+from workgym.gym.mcp import REFRESH_REFUSED
+from workgym.sdk import Env, connect
+from workgym.session import ENDED, TASK_ENDED, Session
+from workgym.tools import REFRESH_TOKEN
+from workgym_core import redis_store
+from workgym_core.settings import Settings
+
+TASK = "tracker/start-work-on-bug"
+SEED = 3
+ANSWER = "Started progress and took the bug."
+
+# (tool, arguments, what the model is told): calls refused before they reach an app, and
+# one an app refuses (a step: it costs the reward its efficiency share).
+REFUSED: list[tuple[str, dict[str, Any], str]] = [
+    ("no_such_tool", {}, "tool 'no_such_tool' belongs to no app of this episode"),
+    ("tracker_no_such_tool", {}, "no tool named 'tracker_no_such_tool'"),
+    ("tracker_get_issue", {"wrong": 1}, "tool tracker_get_issue has no argument 'wrong'"),
+]
+NOT_FOUND = ("tracker_get_issue", {"issue": "NOPE-1"}, "HTTP 404\n")
+
+
+def _serve(settings: Settings) -> tuple[str, Callable[[], None]]:
+    """``create_app(settings)`` served by uvicorn (its lifespan on) on a free loopback port,
+    in a thread; its URL and how to stop it. ``public_url`` "{url}" is this server's."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    if settings.public_url == "{url}":
+        settings = settings.model_copy(update={"public_url": url})
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning",
+                                           ws="none", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.01)
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+    return url, stop
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """Settings every server of these tests shares: one Redis (the embedded one, by its
+    socket, so that split roles share it), the internal secret, an API key of their own."""
+    data = tmp_path_factory.mktemp("mcp")
+    base = Settings(data_dir=data, internal_secret="test-secret", api_key="wgk_test_mcp")
+    yield base.model_copy(update={
+        "redis_url": f"unix://{redis_store.embedded_socket(base.redis_dir)}"})
+
+
+@pytest.fixture(scope="module")
+def gym(deployment: Settings) -> Iterator[str]:
+    """The all-in-one server: gym API, proxy and replicas in one process."""
+    url, stop = _serve(deployment.model_copy(update={"public_url": "{url}"}))
+    yield url
+    stop()
+
+
+MakeEnv = Callable[..., Env]
+
+
+@pytest.fixture
+def make_env(deployment: Settings) -> Iterator[MakeEnv]:
+    """Factory: an episode of TASK and SEED on the server at ``url``, reset, driven by the
+    operator over REST; closed after the test."""
+    made: list[Env] = []
+
+    def factory(url: str, faults: str | list[dict[str, Any]] = "none") -> Env:
+        made.append(connect(url, TASK, SEED, faults=faults, api_key=deployment.api_key))
+        made[-1].reset()
+        return made[-1]
+
+    yield factory
+    for env in made:
+        env.close()
+
+
+def _mcp(url: str, token: str | None) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"} if token else {},
+                              timeout=30)
+
+
+def _said(result: Any) -> tuple[bool, str]:
+    return bool(result.is_error), result.content[0].text
+
+
+def _json(said: str) -> Any:
+    status, _, body = said.partition("\n")
+    assert status == "HTTP 200", said
+    return orjson.loads(body)
+
+
+Call = tuple[str, dict[str, Any]]
+
+
+async def _solve_over_mcp(url: str, token: str, instruction: str, expected_tools: list[str],
+                          mistakes: list[tuple[str, dict[str, Any], str]]
+                          ) -> list[tuple[Call, tuple[bool, str]]]:
+    """List the tools, make each mistake, solve the task; each call before ``finish`` and
+    what the model read of it. Then finish, and check that the episode has ended."""
+    key = re.match(r"Bug ([A-Z]+-\d+)", instruction)
+    assert key is not None
+    issue = key.group(1)
+    made: list[tuple[Call, tuple[bool, str]]] = []
+    async with _mcp(url, token) as http, \
+            streamable_http_client(f"{url}/mcp", http_client=http) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        tools = (await session.list_tools()).tools
+        assert [t.name for t in tools] == expected_tools
+        assert tools[-1].input_schema["properties"]["answer"]["type"] == "string"
+
+        async def call(name: str, arguments: dict[str, Any]) -> str:
+            result = await session.call_tool(name, arguments)
+            made.append(((name, arguments), _said(result)))
+            return _said(result)[1]
+
+        for name, arguments, told in mistakes:
+            error, text = _said(await session.call_tool(name, arguments))
+            assert error is True and text.startswith(told), text  # a result, readable
+            made.append(((name, arguments), (error, text)))
+        me = _json(await call("tracker_get_myself", {}))["accountId"]
+        transitions = _json(await call("tracker_get_transitions", {"issue": issue}))
+        start = next(t["id"] for t in transitions["transitions"] if t["name"] == "Start progress")
+        await call("tracker_do_transition", {"issue": issue, "body": {"transition": {"id": start}}})
+        await call("tracker_assign_issue", {"issue": issue, "body": {"accountId": me}})
+
+        ended = await session.call_tool("finish", {"answer": ANSWER})
+        assert _said(ended) == (False, TASK_ENDED)
+        assert ended.structured_content == {"finished": True, "status": 200}
+        for name, arguments in [("tracker_get_myself", {}), ("finish", {})]:
+            assert _said(await session.call_tool(name, arguments)) == (True, ENDED)
+    return made
+
+
+def _tools_of(env: Env) -> list[str]:
+    assert env.observation is not None
+    return [t["function"]["name"] for t in env.observation.tools
+            if t["function"]["name"] != REFRESH_TOKEN] + ["finish"]
+
+
+def test_an_episode_over_mcp_solves_its_task_and_scores_as_the_same_calls_over_rest(
+        gym: str, make_env: MakeEnv) -> None:
+    env = make_env(gym)
+    assert env.observation is not None
+    made = asyncio.run(_solve_over_mcp(gym, env.observation.token,
+                                       env.observation.instruction, _tools_of(env), REFUSED))
+    assert [said for _, said in made[-2:]] == [(False, "HTTP 204\n")] * 2  # transition, assign
+
+    view = env.state()  # the operator reads the report over REST
+    report = view["report"]
+    assert view["status"] == "finished" and report["reward"] == 1.0, report
+    assert report["answer"] == ANSWER
+
+    # The same calls over REST (the SDK's tool calls, read through the session protocol) on
+    # another episode of the task and seed: the same text, state and reward.
+    twin = make_env(gym)
+    session = Session.attach(twin)
+    for (name, arguments), (error, text) in made:
+        assert session.call_tool(name, arguments) == {"text": text, "error": error,
+                                                      "finished": False}
+    rest = twin.finish(ANSWER)
+    assert (rest["final_state_hash"], rest["reward"], rest["steps"]) == (
+        report["final_state_hash"], 1.0, report["steps"])
+    assert report["steps"] == len(made) - len(REFUSED)  # the refused calls never reached an app
+
+
+def test_an_apps_refusal_a_dropped_connection_and_an_expired_token_are_tool_results(
+        gym: str, make_env: MakeEnv) -> None:
+    env = make_env(gym, [{"kind": "connection_reset", "window": {"start": 1, "end": 1}},
+                         {"kind": "token_expiry", "window": {"start": 3, "end": 3}}])
+    assert env.observation is not None
+    obs = env.observation
+
+    async def run() -> list[tuple[bool, str]]:
+        async with _mcp(gym, obs.token) as http, \
+                streamable_http_client(f"{gym}/mcp", http_client=http) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            said = [_said(await session.call_tool(name, arguments)) for name, arguments in [
+                ("tracker_get_myself", {}), NOT_FOUND[:2], ("tracker_get_myself", {}),
+                ("tracker_get_myself", {}), (REFRESH_TOKEN, {})]]
+            # The episode stays reachable by its token: its tools, and finish.
+            assert len((await session.list_tools()).tools) == len(_tools_of(env))
+            said.append(_said(await session.call_tool("finish", {})))
+            return said
+
+    dropped, missing, expired, still, refresh, ended = asyncio.run(run())
+    assert dropped == (True, "HTTP 0\nRemoteProtocolError: connection reset by peer")
+    assert missing[0] is True and missing[1].startswith(NOT_FOUND[2])
+    assert "Issue does not exist" in missing[1]
+    for error, text in (expired, still):  # revoked at the proxy until a refresh
+        assert error is True and text.startswith("HTTP 401\n") and "token_expired" in text
+    assert refresh == (True, REFRESH_REFUSED)  # not offered: the token names the episode
+    assert ended == (False, TASK_ENDED)
+    report = env.state()["report"]
+    assert report["steps"] == 4 and report["reward"] == 0.0, report
+
+
+def _initialize(url: str, token: str | None) -> httpx.Response:
+    """A bare POST /mcp (an initialize) with this token."""
+    return httpx.post(f"{url}/mcp", headers={
+        **({"authorization": f"Bearer {token}"} if token else {}),
+        "accept": "application/json, text/event-stream"}, json={
+        "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}})
+
+
+def _refused(url: str, token: str | None) -> tuple[int, dict[str, Any]]:
+    response = _initialize(url, token)
+    return response.status_code, response.json()["error"]
+
+
+async def _mcp_error(url: str, token: str | None) -> str:
+    async with _mcp(url, token) as http, \
+            streamable_http_client(f"{url}/mcp", http_client=http) as (read, write), \
+            ClientSession(read, write) as session:
+        with pytest.raises(MCPError) as refused:
+            await session.initialize()
+    return refused.value.error.message
+
+
+def test_the_mcp_endpoint_refuses_what_is_no_live_episode_token(
+        gym: str, deployment: Settings, make_env: MakeEnv) -> None:
+    env = make_env(gym)
+    assert env.observation is not None
+    obs = env.observation
+    forged = obs.token[:-2] + ("aa" if not obs.token.endswith("aa") else "bb")
+    for token, code in [(None, "missing_credential"), ("nonsense", "invalid_token"),
+                        (forged, "invalid_token"), (deployment.api_key, "invalid_token")]:
+        status, error = _refused(gym, token)
+        # A JSON-RPC error for MCP clients, the gym's own error object in its data.
+        assert (status, error["code"], error["data"]["code"]) == (401, -32001, code), error
+        assert error["message"] == error["data"]["message"]
+    assert "Authorization: Bearer <episode token>" in asyncio.run(_mcp_error(gym, None))
+    assert "invalid episode token" in asyncio.run(_mcp_error(gym, "nonsense"))
+
+    served = _initialize(gym, obs.token)  # a live episode's token is served
+    assert served.status_code == 200 and served.json()["result"]["serverInfo"]["name"] == "workgym"
+    env.close()  # the operator drops the episode: its token names a deleted one
+    status, error = _refused(gym, obs.token)
+    assert (status, error["data"]["code"]) == (410, "episode_deleted")
+
+
+def test_the_gym_api_alone_reaches_the_proxy_over_the_network(
+        deployment: Settings, make_env: MakeEnv) -> None:
+    """The gym API in one server, the proxy and the tracker in another (as compose splits
+    them): the MCP endpoint's tool calls go to the episode's app URL."""
+    apps, stop_apps = _serve(deployment.model_copy(update={
+        "roles": frozenset({"proxy", "replica:tracker"}), "public_url": "{url}"}))
+    try:
+        gym, stop_gym = _serve(deployment.model_copy(update={
+            "roles": frozenset({"gym"}), "public_url": apps,
+            "replica_urls": {"tracker": apps}}))
+        try:
+            env = make_env(gym)
+            assert env.observation is not None
+            assert env.observation.apps == {"tracker": f"{apps}/apps/tracker"}
+            made = asyncio.run(_solve_over_mcp(
+                gym, env.observation.token, env.observation.instruction, _tools_of(env),
+                [*REFUSED, NOT_FOUND]))
+            report = env.state()["report"]
+            assert report["success"] is True, report
+            assert report["steps"] == len(made) - len(REFUSED)
+            env.close()  # before its server stops
+        finally:
+            stop_gym()
+    finally:
+        stop_apps()
+
+
+def test_a_server_without_a_lifespan_says_where_mcp_is_served(deployment: Settings) -> None:
+    """The in-process server of workgym.make runs no lifespan, so no MCP session manager."""
+    async def post() -> httpx.Response:
+        server = create_app(deployment.model_copy(update={
+            "roles": frozenset({"gym"}), "replica_urls": {"tracker": "http://127.0.0.1:9"}}))
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=server),
+                                     base_url="http://t") as client:
+            answer = await client.post("/mcp", json={}, headers={"authorization": "Bearer x"})
+        await server.aclose()
+        return answer
+
+    answer = asyncio.run(post())
+    assert answer.status_code == 503
+    assert answer.json()["error"]["data"]["code"] == "mcp_unavailable"
