@@ -15,7 +15,8 @@ Keys (all expire with the episode):
 A token is ``<episode id>.<expiry>.<nonce>.<signature>``, signed with the internal secret, so
 a service tells a genuine token from a guess without Redis, and a genuine token whose record
 is gone from an expired episode or a lost one. Redis keeps only a token's SHA-256 (the
-refresh token, ``...r<nonce>...``, mints a new token after a token_expiry).
+refresh token, ``...r<nonce>...``, mints a new token after a token_expiry; an access token's
+nonce is ``a<nonce>``).
 """
 
 from __future__ import annotations
@@ -230,7 +231,8 @@ class Tokens:
         return credentials.mac(self.secret, "episode-token", body)[:32]
 
     def mint(self, episode_id: str, expires_at: float, refresh: bool = False) -> str:
-        body = f"{episode_id}.{int(expires_at)}.{'r' if refresh else ''}{secrets.token_urlsafe(18)}"
+        kind = "r" if refresh else "a"
+        body = f"{episode_id}.{int(expires_at)}.{kind}{secrets.token_urlsafe(18)}"
         return f"{body}.{self._sign(body)}"
 
     def parse(self, token: str) -> Token | None:

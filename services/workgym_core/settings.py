@@ -43,6 +43,11 @@ class Settings(BaseSettings):
         "app URLs are <public_url>/apps/<app>. Never taken from a request's Host header. "
         "`workgym serve` defaults it to the address it listens on.",
     )
+    proxy_url: str | None = Field(
+        None, description="Where the gym itself reaches the proxy, for its MCP endpoint's tool "
+        "calls, when the proxy runs in another process (compose: http://proxy:8080). "
+        "Unset: public_url.",
+    )
     replica_urls: dict[str, str] = Field(
         default_factory=dict,
         description="app -> replica base URL; apps not listed run in this process.",

@@ -4,16 +4,11 @@ channel (verifiers' tool servers), an OpenEnv server on loopback."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import re
-import socket
-import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from typing import Any
-
-import uvicorn
 
 TASK = "tracker/start-work-on-bug"
 SEED = 3
@@ -112,27 +107,6 @@ def scripted_generate(tokenizer: CharTokenizer
         return reply, [-0.5] * len(reply)
 
     return generate
-
-
-@contextlib.contextmanager
-def serving_app(app: Any) -> Iterator[str]:
-    """An ASGI app on a loopback port in a thread of its own, for the block; its URL."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])),
-                              daemon=True)
-    thread.start()
-    try:
-        while not server.started:
-            if not thread.is_alive():
-                raise RuntimeError("the server did not start")
-            threading.Event().wait(0.02)
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
 
 
 class StateChannel:

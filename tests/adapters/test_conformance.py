@@ -1,6 +1,7 @@
 """One scripted policy (tests/adapters/scripted.py: start progress on a bug and assign it,
 reading ids from the answers) through every way WorkGym plugs into an agent or a trainer:
-the session protocol in-process and over HTTP against a real `workgym serve`, SkyRL, OpenEnv
+the session protocol in-process and over HTTP against a real `workgym serve`, that server's
+MCP endpoint through the `mcp` client library, SkyRL, OpenEnv
 (its server and WebSocket client), TRL's environment_factory interface, verifiers' tool server
 and the verl loop's core. Every driver must end the same episode in the same state with the
 same reward: 1.0, the same final_state_hash.
@@ -23,6 +24,7 @@ import pytest
 from workgym.processes import serving
 from workgym.session import Session
 
+from ..serving import serving_app
 from .scripted import (
     SEED,
     TASK,
@@ -31,7 +33,6 @@ from .scripted import (
     StateChannel,
     drive,
     scripted_generate,
-    serving_app,
 )
 
 Outcome = tuple[float, str]
@@ -56,6 +57,36 @@ def gym_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("served"))}
     with serving(env=env) as url:
         yield url
+
+
+def via_mcp(gym_url: str, task: str, seed: int) -> Outcome:
+    """The episode's tools over MCP (the `mcp` client, its bearer token); the report as the
+    operator reads it over REST."""
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from workgym.sdk import connect
+
+    async def run(token: str, instruction: str) -> None:
+        async with httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}) as http, \
+                streamable_http_client(f"{gym_url}/mcp", http_client=http) as (read, write), \
+                ClientSession(read, write) as mcp:
+            await mcp.initialize()
+            loop = asyncio.get_running_loop()
+
+            async def call(name: str, args: dict[str, Any]) -> str:
+                result = await mcp.call_tool(name, args)
+                return str(result.content[0].text)
+
+            await asyncio.to_thread(drive, instruction, lambda n, a:
+                                    asyncio.run_coroutine_threadsafe(call(n, a), loop).result())
+
+    with connect(gym_url, task, seed, faults="none") as env:
+        obs = env.reset()
+        asyncio.run(run(obs.token, obs.instruction))
+        report = env.state()["report"]
+    return report["reward"], report["final_state_hash"]
 
 
 def skyrl(task: str, seed: int) -> Outcome:
@@ -98,7 +129,7 @@ def openenv(task: str, seed: int) -> Outcome:
             assert last.done is True
             return last.reward, last.observation.result["data"]["final_state_hash"]
 
-    with serving_app(create_workgym_app(max_concurrent_envs=4)) as url:
+    with serving_app(lambda _: create_workgym_app(max_concurrent_envs=4)) as url:
         return asyncio.run(run(url))
 
 
@@ -188,6 +219,7 @@ DRIVERS: dict[str, Driver] = {
 def test_every_adapter_ends_the_same_episode_the_same_way(gym_url: str) -> None:
     outcomes = {name: driver(TASK, SEED) for name, driver in DRIVERS.items()}
     outcomes["session-http"] = via_session(Session.connect(gym_url), TASK, SEED)
+    outcomes["mcp"] = via_mcp(gym_url, TASK, SEED)
     rewards = {name: reward for name, (reward, _) in outcomes.items()}
     assert rewards == dict.fromkeys(outcomes, 1.0)
     hashes = {state for _, state in outcomes.values()}

@@ -10,7 +10,8 @@ from openenv.core.env_server.mcp_types import CallToolAction
 
 from workgym.adapters.openenv import WorkGymEnvClient, WorkGymObservation, create_workgym_app
 
-from .scripted import TASK, serving_app
+from ..serving import serving_app
+from .scripted import TASK
 
 
 @pytest.mark.filterwarnings("ignore:Accessing `Tool.inputSchema` is deprecated")
@@ -32,7 +33,7 @@ def test_concurrent_sessions_each_hold_their_episode() -> None:
     async def run(url: str) -> list[tuple[str, str, bool, float | None]]:
         return await asyncio.gather(*(one(url, seed) for seed in (1, 2, 3)))
 
-    with serving_app(create_workgym_app(max_concurrent_envs=3)) as url:
+    with serving_app(lambda _: create_workgym_app(max_concurrent_envs=3)) as url:
         results = asyncio.run(run(url))
     assert len({r[0] for r in results}) == 3  # three episodes
     assert len({r[1] for r in results}) > 1  # of different seeds

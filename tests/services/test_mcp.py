@@ -7,10 +7,8 @@ and with the gym API alone, reaching the proxy over the network."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
-import socket
-import threading
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,7 +16,6 @@ import httpx
 import httpx2
 import orjson
 import pytest
-import uvicorn
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -30,6 +27,8 @@ from workgym.session import ENDED, TASK_ENDED, Session
 from workgym.tools import REFRESH_TOKEN
 from workgym_core import redis_store
 from workgym_core.settings import Settings
+
+from ..serving import serving_app
 
 TASK = "tracker/start-work-on-bug"
 SEED = 3
@@ -45,29 +44,11 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
 NOT_FOUND = ("tracker_get_issue", {"issue": "NOPE-1"}, "HTTP 404\n")
 
 
-def _serve(settings: Settings) -> tuple[str, Callable[[], None]]:
-    """``create_app(settings)`` served by uvicorn (its lifespan on) on a free loopback port,
-    in a thread; its URL and how to stop it. ``public_url`` "{url}" is this server's."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    if settings.public_url == "{url}":
-        settings = settings.model_copy(update={"public_url": url})
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning",
-                                           ws="none", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-
-    def stop() -> None:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
-
-    return url, stop
+def _served(settings: Settings) -> contextlib.AbstractContextManager[str]:
+    """``create_app(settings)`` served on loopback (its lifespan on); ``public_url`` "{url}"
+    is this server's own."""
+    return serving_app(lambda url: create_app(settings.model_copy(update={"public_url": url}))
+                   if settings.public_url == "{url}" else create_app(settings))
 
 
 @pytest.fixture(scope="module")
@@ -83,9 +64,8 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
 @pytest.fixture(scope="module")
 def gym(deployment: Settings) -> Iterator[str]:
     """The all-in-one server: gym API, proxy and replicas in one process."""
-    url, stop = _serve(deployment.model_copy(update={"public_url": "{url}"}))
-    yield url
-    stop()
+    with _served(deployment.model_copy(update={"public_url": "{url}"})) as url:
+        yield url
 
 
 MakeEnv = Callable[..., Env]
@@ -279,27 +259,21 @@ def test_the_gym_api_alone_reaches_the_proxy_over_the_network(
         deployment: Settings, make_env: MakeEnv) -> None:
     """The gym API in one server, the proxy and the tracker in another (as compose splits
     them): the MCP endpoint's tool calls go to the episode's app URL."""
-    apps, stop_apps = _serve(deployment.model_copy(update={
-        "roles": frozenset({"proxy", "replica:tracker"}), "public_url": "{url}"}))
-    try:
-        gym, stop_gym = _serve(deployment.model_copy(update={
-            "roles": frozenset({"gym"}), "public_url": apps,
-            "replica_urls": {"tracker": apps}}))
-        try:
-            env = make_env(gym)
-            assert env.observation is not None
-            assert env.observation.apps == {"tracker": f"{apps}/apps/tracker"}
-            made = asyncio.run(_solve_over_mcp(
-                gym, env.observation.token, env.observation.instruction, _tools_of(env),
-                [*REFUSED, NOT_FOUND]))
-            report = env.state()["report"]
-            assert report["success"] is True, report
-            assert report["steps"] == len(made) - len(REFUSED)
-            env.close()  # before its server stops
-        finally:
-            stop_gym()
-    finally:
-        stop_apps()
+    with _served(deployment.model_copy(update={
+            "roles": frozenset({"proxy", "replica:tracker"}), "public_url": "{url}"})) as apps, \
+            _served(deployment.model_copy(update={
+                "roles": frozenset({"gym"}), "public_url": apps,
+                "replica_urls": {"tracker": apps}})) as gym:
+        env = make_env(gym)
+        assert env.observation is not None
+        assert env.observation.apps == {"tracker": f"{apps}/apps/tracker"}
+        made = asyncio.run(_solve_over_mcp(
+            gym, env.observation.token, env.observation.instruction, _tools_of(env),
+            [*REFUSED, NOT_FOUND]))
+        report = env.state()["report"]
+        assert report["success"] is True, report
+        assert report["steps"] == len(made) - len(REFUSED)
+        env.close()  # before its server stops
 
 
 def test_a_server_without_a_lifespan_says_where_mcp_is_served(deployment: Settings) -> None:

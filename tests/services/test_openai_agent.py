@@ -8,11 +8,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
@@ -31,6 +27,8 @@ from workgym.processes import free_port, workgym
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 from workgym_core.errors import ConfigError, WorkGymError
+
+from ..serving import serving_app
 
 TASK = "tracker/start-work-on-bug"
 KEY = "test-key"
@@ -136,20 +134,14 @@ class FakeModel:
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeModel]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    model = FakeModel(url=f"http://127.0.0.1:{sock.getsockname()[1]}/v1")
-    server = uvicorn.Server(uvicorn.Config(model.app(), log_level="warning", ws="none",
-                                           lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    yield model
-    server.should_exit = True
-    thread.join(timeout=10)
+    model = FakeModel(url="")
+
+    def app(url: str) -> Any:
+        model.url = f"{url}/v1"
+        return model.app()
+
+    with serving_app(app, lifespan="off"):
+        yield model
 
 
 @pytest.fixture

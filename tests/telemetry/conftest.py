@@ -4,9 +4,7 @@ none)."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
+import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,11 +12,12 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from workgym_telemetry.app import create_app
 from workgym_telemetry.settings import TelemetrySettings
 from workgym_telemetry.store import SpanStore
+
+from ..serving import serving_app
 
 
 @dataclass
@@ -48,34 +47,23 @@ MakeServer = Callable[..., Served]
 @pytest.fixture
 def make_server(tmp_path: Path) -> Iterator[MakeServer]:
     """Factory: a real uvicorn server of ``create_app`` with settings overrides."""
-    running: list[tuple[uvicorn.Server, threading.Thread, list[httpx.Client]]] = []
+    running: list[list[httpx.Client]] = []
+    stack = contextlib.ExitStack()
 
     def factory(**overrides: Any) -> Served:
         settings = TelemetrySettings(data_dir=tmp_path / f"telemetry-{len(running)}", **overrides)
         app = create_app(settings)
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="none",
-                                               lifespan="on"))
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 10
-        while not server.started:
-            assert time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.01)
-        url = f"http://127.0.0.1:{port}"
+        url = stack.enter_context(serving_app(lambda _: app))
         clients = [httpx.Client(base_url=url, timeout=10, headers=headers) for headers in (
             _bearer(settings.api_key), _bearer(settings.internal_secret), {})]
-        running.append((server, thread, clients))
+        running.append(clients)
         return Served(url, settings, app.state.store, *clients)
 
     yield factory
-    for server, thread, clients in running:
+    for clients in running:
         for client in clients:
             client.close()
-        server.should_exit = True
-        thread.join(timeout=10)
+    stack.close()
 
 
 def _bearer(credential: str) -> dict[str, str]:

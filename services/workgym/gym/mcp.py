@@ -16,7 +16,7 @@ sessions (stateless, JSON answers), so any number of gym instances serve it alik
 * **tools/call:** the call is made as the agent, through the proxy with the episode's
   token, so steps, faults and the trajectory are those of a REST call: in-process when the
   proxy runs in this process, else over the network at the episode's app URL
-  (``public_url``). The text the model reads is the session protocol's
+  (``proxy_url``, else ``public_url``). The text the model reads is the session protocol's
   (:mod:`workgym.session`). Everything a model can get wrong (an unknown tool, arguments its
   schema does not take, an app's 4xx/5xx, a dropped connection, a call after ``finish``) is
   a tool result with ``is_error``, never a protocol error.
@@ -234,7 +234,8 @@ class EpisodeMCP:
             method, path, query, body, headers = op.request(arguments)
         except WorkGymError as exc:
             return _result(refused(exc))
-        url = self.service.public_apps(record.apps)[app] + path
+        settings = self.service.settings
+        url = f"{(settings.proxy_url or settings.public_url).rstrip('/')}/apps/{app}{path}"
         try:
             response = await self._proxy.request(
                 method, url, json=body, params=query or None,
