@@ -1,7 +1,8 @@
 """The compose stack end to end, with the framework's test app (the `framework` profile):
 images, health, every app of the catalogue registered, a fault-heavy episode over HTTP,
-telemetry, a cross-app task (reference 1.0, noop 0, collateral in either app fails), network
-isolation, scaling and losing a replica instance, and Redis restarting mid-episode.
+telemetry, MCP through the gym container, a cross-app task (reference 1.0, noop 0,
+collateral in either app fails), network isolation, scaling and losing a replica instance,
+and Redis restarting mid-episode.
 
 Needs a Docker engine with `docker compose`: runs only with WORKGYM_COMPOSE_TESTS=1 (set by
 .ci/run after ../shared/tools/docker-local.sh). Leaves nothing running.
@@ -123,6 +124,32 @@ def test_the_tracker_runs_as_its_own_service(stack: None) -> None:
         assert info.json()["deploymentType"] == "Cloud"
         report = env.finish(answer=reference(env, task))
     assert report["reward"] == 1.0, report
+
+
+def test_the_gyms_mcp_endpoint_reaches_the_proxy_inside_the_network(stack: None) -> None:
+    """The gym container calls the tools of an MCP client through the proxy's service name
+    (WORKGYM_PROXY_URL), never the host's published address."""
+    import asyncio
+
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def over_mcp(token: str) -> tuple[bool, str]:
+        async with httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}) as http, \
+                streamable_http_client(f"{GYM}/mcp", http_client=http) as (read, write), \
+                ClientSession(read, write) as mcp:
+            await mcp.initialize()
+            me = await mcp.call_tool("tracker_get_myself", {})
+            await mcp.call_tool("finish", {"answer": "looked myself up"})
+            return bool(me.is_error), str(me.content[0].text)
+
+    with workgym.connect(GYM, TRACKER_TASK, seed=2, faults="none", api_key=api_key()) as env:
+        obs = env.reset()
+        error, text = asyncio.run(over_mcp(obs.token))
+        assert (error, text.splitlines()[0]) == (False, "HTTP 200"), text
+        state = env.state()
+    assert state["status"] == "finished" and state["steps"] == 1, state
 
 
 def _cross_app(agent: str, collateral: str | None = None) -> dict[str, object]:
