@@ -208,8 +208,15 @@ def connect(base_url: str, task: str, seed: int = 0, faults: FaultChoice = "task
     """An environment served by a WorkGym server at ``base_url``, driven with the operator's
     ``api_key`` (default: ``WORKGYM_API_KEY``, else the key ``workgym serve`` stored on this
     machine)."""
+    return Env(httpx.Client(base_url=base_url, timeout=timeout), task, seed, faults,
+               api_key=operator_key(api_key))
+
+
+def operator_key(api_key: str | None = None) -> str:
+    """``api_key``, else ``WORKGYM_API_KEY``, else the key ``workgym serve`` stored on this
+    machine; MissingApiKey when there is none."""
     key = api_key or find_api_key()
     if not key:
         raise MissingApiKey("no operator API key: pass api_key=, set WORKGYM_API_KEY, or run "
                             "`workgym serve` once on this machine (it stores one)")
-    return Env(httpx.Client(base_url=base_url, timeout=timeout), task, seed, faults, api_key=key)
+    return key

@@ -18,9 +18,7 @@ from typing import Any
 import httpx
 import orjson
 
-from workgym_core.credentials import find_api_key
-
-from ..sdk import MissingApiKey, WorkGymClientError
+from ..sdk import WorkGymClientError, operator_key
 from ..session import Session
 from ..tools import FINISH_TOOL, REFRESH_TOOL, ToolCatalogue
 
@@ -43,11 +41,8 @@ def _gym_client(url: str | None, api_key: str | None) -> httpx.Client:
         client = found.client()
         client.headers["authorization"] = f"Bearer {found.server.settings.api_key}"
         return client
-    key = api_key or find_api_key()
-    if not key:
-        raise MissingApiKey("no operator API key: pass api_key= or set WORKGYM_API_KEY")
     return httpx.Client(base_url=url, timeout=60.0,
-                        headers={"authorization": f"Bearer {key}"})
+                        headers={"authorization": f"Bearer {operator_key(api_key)}"})
 
 
 def _get(client: httpx.Client, path: str) -> Any:

@@ -101,14 +101,9 @@ def _environments(results: Results, tasks: list[Task], url: str | None) -> OpenE
     """A new environment per episode: of the server at ``url``, else of this process's."""
     faults = results.header["faults"]
     if url:
-        from workgym_core.credentials import find_api_key
+        from ..sdk import connect, operator_key
 
-        from ..sdk import MissingApiKey, connect
-
-        key = find_api_key()
-        if not key:
-            raise MissingApiKey("no operator API key: set WORKGYM_API_KEY, or run "
-                                "`workgym serve` once on this machine (it stores one)")
+        key = operator_key()  # before any episode: a run without one fails at once
         return lambda task, seed: connect(url, task, seed=seed, faults=faults, api_key=key)
     from workgym_core.settings import Settings
 
