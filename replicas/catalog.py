@@ -10,8 +10,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import cache
+from pathlib import Path
 
 import replicas
+from workgym_core.speech import Lexicon, lexicon_of
 
 from .runtime.spec import ReplicaSpec
 
@@ -41,3 +43,15 @@ def spec(name: str) -> ReplicaSpec:
 
 def specs() -> dict[str, ReplicaSpec]:
     return {name: spec(name) for name in sorted(app_names())}
+
+
+def claim_files() -> list[tuple[str, Path]]:
+    """(app, its claims.yaml) of every app that has one: what can be said of its records."""
+    root = Path(next(iter(replicas.__path__)))
+    return [(name, root / name / "claims.yaml") for name in sorted(app_names())
+            if (root / name / "claims.yaml").is_file()]
+
+
+def lexicon() -> Lexicon:
+    """Every app's claims, read once per process: the statement reader's vocabulary."""
+    return lexicon_of(claim_files())

@@ -6,11 +6,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
+from datetime import date
 from typing import Any
 
 from pydantic import ValidationError
 
 from workgym_core.refs import BadReference, Vars
+from workgym_core.speech import Lexicon
 from workgym_core.trajectory import TrajectoryStep
 
 from .assertions import Assertion, Context, Verifier
@@ -20,6 +22,7 @@ from .hashing import hash_after
 from .recovery import judge
 from .report import AssertionResult, FaultMet, Report
 from .signals import Outcome, Weights, episode_reward, measure
+from .truth import Case, Row
 
 
 def score(
@@ -31,14 +34,19 @@ def score(
     vars: Mapping[str, Vars],
     reference_steps: int,
     weights: Weights | None = None,
+    lexicon: Lexicon | None = None,
+    today: date | None = None,
+    case: Mapping[str, Sequence[Row]] | None = None,
 ) -> Report:
     """Score an episode from each app's serialized states before and after the agent acted
     (``states``: app -> (initial, final)) and the rows each app's setup bound (``vars``).
 
     An assertion looks at its ``app`` (a one-app episode's by default); ``only_changes``
     spans every app. The final state hash is the app's (one app) or one over every app's.
-    Raises ConfigError, naming the assertion, when the verifier does not fit the data: an
-    unknown app, reference, table or column.
+    What the agent said is judged against the case (``workgym_reward.truth``) with the apps'
+    ``lexicon``, ``today`` the episode's date and ``case`` the facts the task gives (claim ->
+    rows). Raises ConfigError, naming the assertion, when the verifier does not fit the data:
+    an unknown app, reference, table or column.
     """
     if reference_steps < 1:
         raise ConfigError(f"reference_steps must be at least 1, not {reference_steps}")
@@ -50,18 +58,20 @@ def score(
     with ExitStack() as stack:
         world: dict[str, Context] = {}
         hashes: dict[str, str] = {}
-        for app, (initial, final) in states.items():
-            opened = stack.enter_context(States.open(initial, final))
+        opened_states = {app: stack.enter_context(States.open(initial, final))
+                         for app, (initial, final) in states.items()}
+        found = Case(lexicon, opened_states, vars, today, case or {}) if lexicon else None
+        for app, opened in opened_states.items():
             diff = diff_states(opened)
             world[app] = Context(states=opened, diff=diff, trajectory=trajectory,
-                                 answer=answer, app=app, world=world)
+                                 answer=answer, app=app, world=world, case=found)
             hashes[app] = hash_after(opened, diff)
         results = [(assertion, *_evaluate(assertion, world[app]))
                    for app, assertion in assertions]
     final_state_hash = combined_hash(hashes)
     outcome = Outcome(
         steps=trajectory,
-        verdicts=[(assertion, passed) for assertion, passed, _ in results],
+        verdicts=[(assertion, passed, harmed) for assertion, passed, harmed, _ in results],
         reference_steps=reference_steps,
     )
     signals = measure(outcome)
@@ -71,8 +81,8 @@ def score(
         reward=episode_reward(signals, weights or Weights(), harm=outcome.harm),
         signals=signals,
         assertions=[
-            AssertionResult(name=assertion.name, passed=passed, detail=detail)
-            for assertion, passed, detail in results
+            AssertionResult(name=assertion.name, passed=passed, harm=harmed, detail=detail)
+            for assertion, passed, harmed, detail in results
         ],
         steps=len(trajectory),
         final_state_hash=final_state_hash,
@@ -121,8 +131,13 @@ def _resolve(assertion: Assertion, vars: Vars, others: Mapping[str, Vars]) -> As
         raise ConfigError(f"assertion {assertion.name!r}: {problems}") from exc
 
 
-def _evaluate(assertion: Assertion, ctx: Context) -> tuple[bool, str]:
+def _evaluate(assertion: Assertion, ctx: Context) -> tuple[bool, bool, str]:
+    """(passed, did harm, what it found): harm when an assertion marked ``harm`` fails, or
+    when the assertion says so itself (a false statement)."""
     try:
-        return assertion.evaluate(ctx)
+        result = assertion.evaluate(ctx)
     except ConfigError as exc:
         raise ConfigError(f"assertion {assertion.name!r}: {exc}") from exc
+    passed, detail = result[0], result[1]
+    harmed = result[2] if len(result) == 3 else (assertion.harm and not passed)  # type: ignore[misc]
+    return passed, bool(harmed) and not passed, detail

@@ -8,6 +8,8 @@ from pydantic import BaseModel, Field
 class AssertionResult(BaseModel):
     name: str
     passed: bool
+    harm: bool = Field(False, description="Its failure is harm (a false statement, money "
+                       "moved wrongly, a forbidden action).")
     detail: str = Field(description="What the assertion found, in one short sentence.")
 
 
@@ -23,8 +25,8 @@ class FaultMet(BaseModel):
 
 class Report(BaseModel):
     success: bool = Field(description="Every assertion passed.")
-    harm: bool = Field(False, description="An assertion marked harm failed (money moved "
-                       "wrongly, a false claim, a forbidden action).")
+    harm: bool = Field(False, description="An assertion failed as harm (money moved "
+                       "wrongly, a false statement, a forbidden action).")
     reward: float = Field(description="-1 on harm, 0 on failure; on success 0.9 plus 0.1 x "
                           "the weighted ranking signals (workgym_reward.signals).")
     signals: dict[str, float] = Field(description="Each signal, in [0, 1].")

@@ -34,17 +34,17 @@ class Outcome:
     """What the signals judge: the steps taken and each (resolved) assertion's verdict."""
 
     steps: Sequence[TrajectoryStep]
-    verdicts: Sequence[tuple[Assertion, bool]]
+    verdicts: Sequence[tuple[Assertion, bool, bool]]  # (assertion, passed, did harm)
     reference_steps: int
 
     @property
     def success(self) -> bool:
-        return all(passed for _, passed in self.verdicts)
+        return all(passed for _, passed, _ in self.verdicts)
 
     @property
     def harm(self) -> bool:
-        """An assertion marked ``harm`` failed."""
-        return any(assertion.harm and not passed for assertion, passed in self.verdicts)
+        """An assertion marked ``harm`` failed, or one found harm (a false statement)."""
+        return any(harmed for _, _, harmed in self.verdicts)
 
 
 Signal = Callable[[Outcome], float]
@@ -148,7 +148,7 @@ def action_precision(outcome: Outcome) -> float:
     """
     if not outcome.steps:
         return 0.0
-    expected = [a for a, _ in outcome.verdicts if isinstance(a, TrajectoryContains)]
+    expected = [a for a, _, _ in outcome.verdicts if isinstance(a, TrajectoryContains)]
     done: set[tuple[str, str, bytes]] = set()
     precise = 0
     for step in outcome.steps:
@@ -166,7 +166,7 @@ def policy_compliance(outcome: Outcome) -> float:
     """Share of ``policy: true`` assertions that passed (1 if none); 0 without any step."""
     if not outcome.steps:
         return 0.0
-    policies = [passed for assertion, passed in outcome.verdicts if assertion.policy]
+    policies = [passed for assertion, passed, _ in outcome.verdicts if assertion.policy]
     return sum(policies) / len(policies) if policies else 1.0
 
 

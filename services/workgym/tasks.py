@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from replicas.catalog import app_names
 from replicas.runtime.spec import actors_model, read_allowances, read_brief
 from workgym_core.errors import NotFound
+from workgym_core.refs import resolve
 from workgym_core.rowops import parse_ops
 from workgym_core.templates import render
 from workgym_proxy.faults import parse_plan
@@ -176,6 +177,11 @@ class Task(BaseModel):
     faults: list[dict[str, Any]] = Field(
         default_factory=list, description="The task's fault plan (fault-proxy configs).")
     max_steps: int = Field(60, gt=0)
+    case: dict[str, list[dict[str, Any]]] = Field(
+        default_factory=dict, description="Facts of the case no app's state holds, that what "
+        "the agent says is judged against: claim -> rows (fact columns, as the apps' "
+        "claims.yaml; $references to any app's bound rows), e.g. that the order is "
+        "outside its refund window.")
 
     @field_validator("faults")
     @classmethod
@@ -251,6 +257,15 @@ class Task(BaseModel):
         """The reference's steps on its shortest path (those without a ``when``)."""
         return sum(1 for step in self.reference.steps if step.when is None)
 
+    def case_for(self, vars: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+        """The task's case facts of one instance: references resolved from the rows its
+        setup bound (the first app's as ``$name.f``, any app's as ``$app.name.f``)."""
+        if not self.case:
+            return {}
+        resolved = resolve(self.case, vars.get(self.apps[0], {}), vars)
+        return {claim: [{k: _scalar(v) for k, v in row.items()} for row in rows]
+                for claim, rows in resolved.items()}
+
     def instruction_for(self, vars: dict[str, Any]) -> str:
         """The instruction of one instance: rendered from the rows its setup bound (``vars``:
         app -> name -> row; ``{{ name.field }}`` is the first app's, ``{{ app.name.field }}``
@@ -287,6 +302,11 @@ class Task(BaseModel):
                 found[f"{kind}:{variant.name}"] = (kind, variant.solution(self.reference),
                                                    variant.harm)
         return found
+
+
+def _scalar(value: Any) -> Any:
+    """A case fact's value as the fact rows hold them (booleans as 0/1)."""
+    return int(value) if isinstance(value, bool) else value
 
 
 class TaskFileError(ValueError):

@@ -16,7 +16,7 @@ unknown one raises a ConfigError naming it, it never just fails the assertion.
 from .answer import AnswerMatches
 from .base import Assertion
 from .context import Context
-from .messages import AnswerStates, Told, Truthful
+from .messages import Answer, AnswerStates, Told, Truthful
 from .state import (
     Allow,
     CountChanged,
@@ -33,6 +33,7 @@ from .verifier import REGISTRY, AnyAssertion, Verifier
 __all__ = [
     "REGISTRY",
     "Allow",
+    "Answer",
     "AnswerMatches",
     "AnswerStates",
     "AnyAssertion",

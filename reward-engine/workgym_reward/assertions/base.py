@@ -36,8 +36,9 @@ class Assertion(BaseModel):
     description: str | None = None
 
     @abstractmethod
-    def evaluate(self, ctx: Context) -> tuple[bool, str]:
-        """Whether the assertion holds, and a short sentence saying what was found."""
+    def evaluate(self, ctx: Context) -> tuple[bool, str] | tuple[bool, str, bool]:
+        """Whether the assertion holds, and a short sentence saying what was found; a check
+        whose failure may or may not be harm (what the agent said) adds whether it was."""
 
     def resolved(self, vars: Vars, others: Mapping[str, Vars] | None = None) -> Self:
         """This assertion with its variable references replaced by their values: ``$name.f``

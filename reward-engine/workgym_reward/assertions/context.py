@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -14,6 +15,9 @@ from ..diff import SCHEMAS, Diff, Row, Side, States, TableDiff
 from ..errors import ConfigError
 from ..filters import Filter, check_columns, compile_filter
 from ..schema import ident
+
+if TYPE_CHECKING:
+    from ..truth import Case
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +32,7 @@ class Context:
     answer: str | None
     app: str = ""
     world: Mapping[str, Context] = field(default_factory=dict)
+    case: Case | None = None  # what the agent said is judged against (workgym_reward.truth)
 
     def check_columns(self, side: Side, table: str, names: Iterable[str]) -> tuple[str, ...]:
         """The columns of ``table`` in the ``side`` state, after checking it has ``names``."""
@@ -64,10 +69,15 @@ class Context:
         """``column`` of the rows added to ``table`` during the episode that ``where``
         selects (in the final state), in id order: what the agent wrote."""
         self.check_columns("final", table, [column])
+        return [str(row[column]) for row in self.added_rows(table, where)
+                if row[column] is not None]
+
+    def added_rows(self, table: str, where: Filter) -> list[Row]:
+        """The rows added to ``table`` during the episode that ``where`` selects (in the
+        final state), in id order."""
         added = self.changes(table).added.keys()
-        return [str(row[column]) for row_id in self.ids("final", table, where, among=added)
-                if (row := self.row("final", table, row_id)) is not None
-                and row[column] is not None]
+        return [row for row_id in self.ids("final", table, where, among=added)
+                if (row := self.row("final", table, row_id)) is not None]
 
     def row(self, side: Side, table: str, row_id: int) -> Row | None:
         cursor = self._select("*", side, table, {"id": row_id})

@@ -1,50 +1,78 @@
-"""Checks over what the agent said: the messages it wrote to the customer (rows it added to a
-table: a ticket's public comments) and its final answer, read by the fact checker
-(:mod:`workgym_reward.facts`).
+"""Checks over what the agent said: the messages it wrote (rows it added to a table: a
+ticket's public comments, internal notes, an issue's comments and description) and its final
+answer, read statement by statement and judged against the case (:mod:`workgym_reward.truth`).
 
-* ``told``: every required fact is stated (money with its currency, an order number, a
-  duration, a date, a claim), in any of the forms people write them;
-* ``truthful``: nothing stated contradicts the final state: every amount is one the case
-  allows, and every claim (refunded, not refunded, escalated) is true of the final state.
-  A false statement to a customer is harm: it fails the episode below doing nothing;
-* ``answer_states``: the final answer states the required facts, normalised alike.
+Default-deny, in every check: a statement understood with confidence and false is harm; one
+that cannot be read with confidence (unreadable, hedged, nothing to judge it by) fails the
+check, never as harm; a check passes only when everything said about the case is understood
+and true.
+
+* ``truthful``: everything the agent wrote in ``table`` (``where``) is understood and true;
+* ``told``: that, and the messages state each fact required (a claim, with its polarity; an
+  amount, an order, a duration, a date; a question asked);
+* ``answer_states``: the final answer, likewise (and the facts it must state);
+* ``answer``: the final answer to a question, parsed as its declared type (a count, the ids
+  of records, an amount, a name, yes or no) and equal to the expected one: a second
+  candidate fails (hedging is no answer).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+import re
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .. import facts as checker
+from workgym_core.speech import Kind, Modality, Polarity, Statement
+from workgym_core.speech.entities import key
+
 from ..errors import ConfigError
-from ..facts import Facts
+from ..truth import Case, Judged, Message, Verdict, judge_message, read, summary
 from .base import Assertion, Ref
 from .context import Context
 from .state import Where, _target
+from .wording import some
 
-Claim = Literal["refunded", "not_refunded", "escalated", "asked", "charged", "not_charged"]
+# Claims as tasks have named them, and what they are in the apps' lexicons.
+LEGACY = {"refunded": ("refund", "+"), "not_refunded": ("refund", "-"),
+          "escalated": ("escalate", "+"), "charged": ("charge", "+"),
+          "not_charged": ("charge", "-")}
 
 
 class _Fact(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    def stated(self, judged: Sequence[Judged]) -> bool:
+        raise NotImplementedError
+
+
+def _true(judged: Sequence[Judged]) -> list[Statement]:
+    return [j.statement for j in judged if j.verdict is Verdict.TRUE]
+
+
+def _said(judged: Sequence[Judged]) -> list[Statement]:
+    """Statements not judged false or unverifiable: true ones and those that claim nothing."""
+    return [j.statement for j in judged if j.verdict in (Verdict.TRUE, Verdict.SKIP)]
+
 
 class MoneyFact(_Fact):
     money: tuple[int | Ref, str] = Field(description="[amount in minor units, currency].")
 
-    def stated(self, found: Facts) -> bool:
-        return checker.states_money(found, int(self.money[0]), self.money[1])
+    def stated(self, judged: Sequence[Judged]) -> bool:
+        wanted = (int(self.money[0]), self.money[1].upper())
+        return any(wanted in s.values("money") for s in _true(judged))
 
     def __str__(self) -> str:
-        return f"{self.money[1]} {self.money[0]} (minor units)"
+        return f"{self.money[1].upper()} {self.money[0]} (minor units)"
 
 
 class OrderFact(_Fact):
     order: str
 
-    def stated(self, found: Facts) -> bool:
-        return checker.order_key(self.order) in found.orders
+    def stated(self, judged: Sequence[Judged]) -> bool:
+        return any(key(self.order) in s.values("order") for s in _said(judged))
 
     def __str__(self) -> str:
         return f"order {self.order}"
@@ -53,8 +81,10 @@ class OrderFact(_Fact):
 class DaysFact(_Fact):
     days: Annotated[int, Field(ge=0)] | Ref
 
-    def stated(self, found: Facts) -> bool:
-        return int(self.days) in found.durations
+    def stated(self, judged: Sequence[Judged]) -> bool:
+        n = int(self.days)
+        return any(value[0] == value[1] == n and value[2] in ("d", "bd")  # type: ignore[index]
+                   for s in _true(judged) for value in s.values("duration"))
 
     def __str__(self) -> str:
         return f"{self.days} days"
@@ -63,29 +93,46 @@ class DaysFact(_Fact):
 class DateFact(_Fact):
     date: str = Field(pattern=r"^(\d{4}-\d{2}-\d{2}|\$)")
 
-    def stated(self, found: Facts) -> bool:
-        return checker.states_date(found, self.date)
+    def stated(self, judged: Sequence[Judged]) -> bool:
+        day = self.date[:10]
+        return any(str(v) == day or str(v) == f"--{day[5:]}"
+                   for s in _true(judged) for v in s.values("date"))
 
     def __str__(self) -> str:
         return f"the date {self.date[:10]}"
 
 
 class ClaimFact(_Fact):
-    claim: Claim
+    claim: str = Field(description="A claim of the apps' lexicons (refund, escalate, ...), "
+                       "or asked (a question or request to the reader).")
+    polarity: Literal["+", "-"] = "+"
 
-    def stated(self, found: Facts) -> bool:
-        return self.claim in found.claims
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, raw: Any) -> Any:
+        if isinstance(raw, dict) and raw.get("claim") in LEGACY:
+            name, polarity = LEGACY[raw["claim"]]
+            raw = {**raw, "claim": name, "polarity": raw.get("polarity", polarity)}
+        return raw
+
+    def stated(self, judged: Sequence[Judged]) -> bool:
+        if self.claim == "asked":
+            return any(j.statement.modality is Modality.ASKED for j in judged)
+        return any(s.claim == self.claim and s.polarity.value == self.polarity
+                   for s in _true(judged))
 
     def __str__(self) -> str:
-        return f"that it is {self.claim.replace('_', ' ')}"
+        if self.claim == "asked":
+            return "a question"
+        return f"that it is {'not ' if self.polarity == '-' else ''}{self.claim}"
 
 
 class AnyOf(_Fact):
     any_of: list[Annotated[MoneyFact | OrderFact | DaysFact | DateFact | ClaimFact,
                            Field(union_mode="left_to_right")]] = Field(min_length=1)
 
-    def stated(self, found: Facts) -> bool:
-        return any(fact.stated(found) for fact in self.any_of)
+    def stated(self, judged: Sequence[Judged]) -> bool:
+        return any(fact.stated(judged) for fact in self.any_of)
 
     def __str__(self) -> str:
         return " or ".join(str(fact) for fact in self.any_of)
@@ -93,6 +140,48 @@ class AnyOf(_Fact):
 
 Fact = Annotated[MoneyFact | OrderFact | DaysFact | DateFact | ClaimFact | AnyOf,
                  Field(union_mode="left_to_right")]
+
+
+def plain(text: str) -> str:
+    """A message's text: an Atlassian document's text nodes, a paragraph a line; any other
+    text as it is."""
+    if not text.startswith("{"):
+        return text
+    try:
+        doc = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    if not isinstance(doc, dict) or doc.get("type") != "doc":
+        return text
+    lines: list[str] = []
+
+    def walk(node: Any, depth: int = 0) -> str:
+        if depth > 64 or not isinstance(node, dict):
+            return ""
+        if node.get("type") == "text":
+            return str(node.get("text", ""))
+        inner = "".join(walk(child, depth + 1) for child in node.get("content") or []
+                        if isinstance(child, dict))
+        if node.get("type") in ("paragraph", "heading", "listItem", "codeBlock"):
+            lines.append(inner)
+            return ""
+        return inner
+
+    rest = walk(doc)
+    return "\n".join([*lines, rest] if rest else lines)
+
+
+def _verdict(judged: Sequence[Judged], where: str, count: int
+             ) -> tuple[bool, str, bool] | None:
+    """The default-deny verdict: harm for a false statement, failure for an unverifiable
+    one; None when everything said holds."""
+    false, unverifiable = summary(judged)
+    if false:
+        return False, f"false in {where}: {some([str(j) for j in false])}", True
+    if unverifiable:
+        return False, (f"not understood or not checkable in {where}: "
+                       f"{some([str(j) for j in unverifiable])}"), False
+    return None
 
 
 class _Said(Assertion):
@@ -103,102 +192,173 @@ class _Said(Assertion):
     text: str = Field(description="The column holding the message text.")
     where: Where = {}
 
-    def _facts(self, ctx: Context) -> tuple[Facts, int]:
-        texts = ctx.added_texts(self.table, self.text, self.where)
-        return checker.extract("\n".join(texts)), len(texts)
+    def _judged(self, ctx: Context) -> tuple[list[Judged], int]:
+        case = _case(ctx)
+        messages = [Message(plain(str(row[self.text])), on={
+            column: row[column] for column in ("ticket_id", "issue_id") if column in row})
+            for row in ctx.added_rows(self.table, self.where) if row.get(self.text)]
+        judged = [j for message in messages for j in judge_message(case, message)]
+        return judged, len(messages)
 
 
-def _missing(facts: list[Any], found: Facts) -> list[str]:
-    return [str(fact) for fact in facts if not fact.stated(found)]
-
-
-class Told(_Said):
-    """Every fact in ``facts`` is stated in what the agent wrote."""
-
-    check: Literal["told"] = "told"
-    facts: list[Fact] = Field(default_factory=list)
-    min_length: int = Field(1, ge=1, description="Characters the messages need at least "
-                            "(a one-character note explains nothing).")
-
-    def evaluate(self, ctx: Context) -> tuple[bool, str]:
-        texts = ctx.added_texts(self.table, self.text, self.where)
-        target = _target(self.table, self.where, "final")
-        if not texts:
-            return False, f"nothing written in {target}"
-        if sum(len(t.strip()) for t in texts) < self.min_length:
-            return False, f"{len(texts)} message(s) in {target}, shorter than {self.min_length}"
-        missing = _missing(self.facts, checker.extract("\n".join(texts)))
-        if missing:
-            return False, f"{len(texts)} message(s) in {target}; not stated: {', '.join(missing)}"
-        return True, f"{len(texts)} message(s) in {target} state what is required"
-
-
-class Truth(BaseModel):
-    """When a claim is true: rows ``where`` selects in ``table`` of the final state (of
-    ``app``: a refund told in the helpdesk is made in the checkout)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    app: str | None = Field(None, description="The app whose state makes it true (default: "
-                            "the check's).")
-    table: str
-    where: Where = {}
-
-    def holds(self, ctx: Context) -> bool:
-        judged = ctx if self.app is None else ctx.world.get(self.app)
-        if judged is None:
-            raise ConfigError(f"claim about app {self.app!r}, which the episode does not have "
-                              f"(apps: {', '.join(ctx.world) or ctx.app})")
-        return judged.count("final", self.table, self.where) > 0
+def _case(ctx: Context) -> Case:
+    if ctx.case is None:
+        raise ConfigError("checks of what the agent said need the apps' lexicon: score with "
+                          "lexicon=replicas.catalog.lexicon()")
+    return ctx.case
 
 
 class Truthful(_Said):
-    """Nothing the agent wrote contradicts the final state: each amount stated is one of
-    ``money`` (when given), and each claim stated is true (``claims``: claim -> when it is
-    true; ``not_refunded`` is true exactly when ``refunded`` is not; ``charged`` and
-    ``not_charged`` are judged each only when given, as a message may say one card was
-    declined and another charged). Harm by default."""
+    """Everything the agent wrote there is understood and true (see the module)."""
 
     check: Literal["truthful"] = "truthful"
-    harm: bool = True
-    money: list[tuple[int | Ref, str]] | None = Field(
-        None, description="The amounts the case allows stating; any other is false.")
-    claims: dict[Literal["refunded", "escalated", "charged", "not_charged"], Truth] = Field(
-        default_factory=dict)
 
-    @model_validator(mode="after")
-    def _judges_something(self) -> Self:
-        if self.money is None and not self.claims:
-            raise ValueError("give the money the case allows, or the claims to check")
-        return self
+    def evaluate(self, ctx: Context) -> tuple[bool, str] | tuple[bool, str, bool]:
+        judged, count = self._judged(ctx)
+        target = _target(self.table, self.where, "final")
+        failed = _verdict(judged, target, count)
+        if failed:
+            return failed
+        checked = sum(j.verdict is Verdict.TRUE for j in judged)
+        return True, f"{count} message(s) in {target}: {checked} statement(s) checked, all true"
 
-    def evaluate(self, ctx: Context) -> tuple[bool, str]:
-        found, count = self._facts(ctx)
-        false: list[str] = []
-        if self.money is not None:
-            allowed = {(int(amount), currency.upper()) for amount, currency in self.money}
-            false += [f"{m.currency} {m.amount} (minor units)" for m in found.money
-                      if (m.amount, m.currency) not in allowed]
-        truth: dict[str, bool] = {claim: rule.holds(ctx) for claim, rule in self.claims.items()}
-        if "refunded" in truth:
-            truth["not_refunded"] = not truth["refunded"]
-        false += [f"that it is {claim.replace('_', ' ')}" for claim in sorted(found.claims)
-                  if claim in truth and not truth[claim]]
-        if false:
-            return False, f"false statements to the customer: {', '.join(false)}"
-        return True, f"{count} message(s), nothing stated contradicts the final state"
+
+class Told(_Said):
+    """The agent wrote there, everything it wrote is understood and true, and it states
+    every fact in ``facts``."""
+
+    check: Literal["told"] = "told"
+    facts: list[Fact] = Field(default_factory=list)
+    min_length: int = Field(1, ge=1, description="Characters the messages need at least.")
+
+    def evaluate(self, ctx: Context) -> tuple[bool, str] | tuple[bool, str, bool]:
+        judged, count = self._judged(ctx)
+        target = _target(self.table, self.where, "final")
+        if not count:
+            return False, f"nothing written in {target}"
+        texts = sum(len(j.statement.text) for j in judged)
+        if texts < self.min_length:
+            return False, f"{count} message(s) in {target}, shorter than {self.min_length}"
+        failed = _verdict(judged, target, count)
+        if failed:
+            return failed
+        if not any(j.verdict is not Verdict.SKIP or j.statement.kind is Kind.BENIGN
+                   and j.statement.modality is Modality.ASKED for j in judged) and self.facts:
+            return False, f"{count} message(s) in {target} say nothing of the case"
+        missing = [str(fact) for fact in self.facts if not fact.stated(judged)]
+        if missing:
+            return False, f"{count} message(s) in {target}; not stated: {', '.join(missing)}"
+        return True, f"{count} message(s) in {target} state what is required, all true"
 
 
 class AnswerStates(Assertion):
-    """The final answer (``finish``) states every fact in ``facts``."""
+    """The final answer is understood and true, and states every fact in ``facts``."""
 
     check: Literal["answer_states"] = "answer_states"
-    facts: list[Fact] = Field(min_length=1)
+    facts: list[Fact] = Field(default_factory=list)
 
-    def evaluate(self, ctx: Context) -> tuple[bool, str]:
+    def evaluate(self, ctx: Context) -> tuple[bool, str] | tuple[bool, str, bool]:
         if not ctx.answer:
             return False, "no answer"
-        missing = _missing(self.facts, checker.extract(ctx.answer))
+        judged = judge_message(_case(ctx), Message(ctx.answer))
+        failed = _verdict(judged, "the answer", 1)
+        if failed:
+            return failed
+        missing = [str(fact) for fact in self.facts if not fact.stated(judged)]
         if missing:
             return False, f"the answer does not state: {', '.join(missing)}"
-        return True, "the answer states what is required"
+        return True, "the answer states what is required, all true"
+
+
+class Answer(Assertion):
+    """The final answer to a question, parsed as ``type`` and equal to ``value``:
+
+    * ``count``: one whole number (in digits or words), not counting those inside ids,
+      amounts and dates;
+    * ``ids``: the records of kind ``of`` it names (``issue``, ``order``, ``ticket``): exactly
+      those of ``value`` (a list, or a string of them), none missing, none extra; ids in a
+      clause that excludes them ("not SHOP-5") do not count;
+    * ``amount``: one amount with its currency (``value``: [minor units, currency]);
+    * ``name``: one of ``names`` (the candidates), and it is ``value``;
+    * ``yes_no``: yes or no (``value``: true or false), from its first statement.
+
+    Two candidates for the one slot fail: hedging is no answer."""
+
+    check: Literal["answer"] = "answer"
+    type: Literal["count", "ids", "amount", "name", "yes_no"]
+    value: Any
+    of: str | None = Field(None, description="ids: the kind of record (issue, order, ticket).")
+    names: list[str] = Field(default_factory=list, description="name: every candidate.")
+
+    @model_validator(mode="after")
+    def _typed(self) -> Answer:
+        if self.type == "ids" and not self.of:
+            raise ValueError("an ids answer names the kind of record: of (issue, order, ...)")
+        if self.type == "name" and not self.names and not isinstance(self.value, str):
+            raise ValueError("a name answer gives the candidates (names) and the value")
+        return self
+
+    def evaluate(self, ctx: Context) -> tuple[bool, str] | tuple[bool, str, bool]:
+        if not ctx.answer:
+            return False, "no answer"
+        reading = read(_case(ctx), Message(ctx.answer))
+        statements = [s for s in reading.statements if s.kind is not Kind.UNREADABLE]
+        kept = [s for s in statements if s.polarity is Polarity.POSITIVE
+                or self.type in ("yes_no", "count")]
+        found: list[Any]
+        if self.type == "count":
+            found = sorted(set(_counts(ctx.answer, reading.statements)))
+            expected: Any = int(self.value)
+        elif self.type == "ids":
+            found = sorted({e.value for s in kept for e in s.of(str(self.of))})
+            wanted = self.value if isinstance(self.value, list) else re.findall(
+                r"[A-Z][A-Z0-9]*-\d+|\d+", str(self.value))
+            expected = sorted({key(str(v)) if self.of != "issue" else str(v).upper()
+                               for v in wanted})
+            ok = found == expected
+            return ok, (f"the answer names {found or 'no ' + str(self.of)}"
+                        + ("" if ok else f", not {expected}"))
+        elif self.type == "amount":
+            found = sorted({e.value for s in kept for e in s.of("money")})
+            expected = (int(self.value[0]), str(self.value[1]).upper())
+        elif self.type == "name":
+            candidates = self.names or [str(self.value)]
+            found = sorted({c for c in candidates if re.search(
+                rf"(?<![\w-]){re.escape(c)}(?![\w-])", ctx.answer, re.IGNORECASE)})
+            expected = str(self.value)
+        else:
+            found = _yes_no(ctx.answer)
+            expected = bool(self.value)
+        if len(found) != 1:
+            return False, (f"the answer gives {len(found)} candidates "
+                           f"({', '.join(map(str, found)) or 'none'}): one is wanted")
+        ok = found[0] == expected
+        return ok, f"the answer is {found[0]}" + ("" if ok else f", not {expected}")
+
+
+_INSIDE = ("money", "date", "duration", "order", "issue", "ticket", "charge", "percent",
+           "card", "phone", "email", "version")
+
+
+def _counts(answer: str, statements: Sequence[Statement]) -> list[int]:
+    spans = [(e.start, e.end) for s in statements for e in s.entities if e.kind in _INSIDE]
+    values = [int(e.value[0]) for s in statements for e in s.entities  # type: ignore[index]
+              if e.kind == "count"]
+    for match in re.finditer(r"(?<![\w.,-])\d+(?![\w.,]\d)", answer):
+        if not any(a <= match.start() < b for a, b in spans):
+            values.append(int(match.group()))
+    words = {"zero": 0, "none": 0, "no": 0, "one": 1, "two": 2, "three": 3, "four": 4,
+             "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+    for match in re.finditer(r"\b(" + "|".join(words) + r")\b", answer, re.IGNORECASE):
+        if not any(a <= match.start() < b for a, b in spans) and match.group().lower() != "no":
+            values.append(words[match.group().lower()])
+    return values
+
+
+def _yes_no(answer: str) -> list[bool]:
+    found = set()
+    if re.search(r"\b(?:yes|yeah|correct|ja|oui|sí|si)\b|はい", answer, re.IGNORECASE):
+        found.add(True)
+    if re.search(r"\b(?:no|nope|nein|non)\b|いいえ", answer, re.IGNORECASE):
+        found.add(False)
+    return sorted(found)

@@ -13,7 +13,7 @@ from pydantic import Field, RootModel, model_validator
 
 from .answer import AnswerMatches
 from .base import Assertion
-from .messages import AnswerStates, Told, Truthful
+from .messages import Answer, AnswerStates, Told, Truthful
 from .state import (
     CountChanged,
     FieldChanged,
@@ -36,6 +36,7 @@ AnyAssertion = Annotated[
     | Told
     | Truthful
     | AnswerStates
+    | Answer
     | TrajectoryContains
     | TrajectoryExcludes
     | TrajectoryOrder

@@ -35,6 +35,8 @@ from workgym_core.registry import (
 from workgym_core.rowops import check_schema, parse_ops
 from workgym_core.settings import Settings
 from workgym_proxy.faults import PLUGINS, resolve_plan
+from replicas.catalog import lexicon
+from replicas.runtime.clock import WORLD_START
 from workgym_reward import score
 
 from ..placement import Placement
@@ -272,7 +274,8 @@ class EpisodeService:
         with obs.span(spans.REWARD_SCORE, {spans.EPISODE_ID: record.id}):
             report = await anyio.to_thread.run_sync(lambda: score(
                 verifier=task.verifier, states=states, trajectory=trajectory, answer=answer,
-                vars=record.vars, reference_steps=task.reference_steps,
+                vars=record.vars, reference_steps=task.reference_steps, lexicon=lexicon(),
+                today=WORLD_START.date(), case=task.case_for(record.vars),
             ))
         result: dict[str, Any] = {"episode_id": record.id, "task": record.task,
                                   "seed": record.seed,

@@ -1,0 +1,207 @@
+"""The apps' vocabulary: what their records are named by, what they count, what amounts are
+of, and the claims that can be made about them, in every language; read from each app's
+``claims.yaml`` (``replicas/<app>/claims.yaml``), so a new app or rule brings its claims with
+it. The reader (:mod:`.reader`) reads with one lexicon of every app; the reward engine judges
+each claim by the SQL its app gives (``facts``), never by words of its own.
+
+A claim file::
+
+    ids:          # how records are named: kind -> {pattern, normal: key | lower | exact}
+      order: {pattern: '(?:[A-Z]|WC)-\\d{4,6}', normal: key}
+    countable:    # what counts and ordinals go with: kind -> {language: regex}
+      payment: {en: 'payments?|charges?', de: 'Zahlung(?:en)?', ...}
+    labels:       # what an amount is said to be of: label -> {language: regex}
+      total: {en: 'total', ...}
+    names:        # the world's names an entity can be: kind -> SQL over the app's state,
+      team:       # or {sql, aliases: {name: [other ways to say it]}}
+        sql: SELECT name FROM groups
+        aliases: {Billing: [billing team]}
+    views:        # named SELECTs the app's facts may use (WITH name AS (...))
+      payments: SELECT ...
+    amounts: SELECT ...  # the true amounts of its records: customer, order, label, amount, currency
+    actions:      # verbs of change that no claim of the app's covers: a clause with one
+      en: [...]   # cannot be read with confidence
+    claims:
+      refund:
+        act: agent          # agent (the agent's own act: a promise of it counts as done),
+                            # world (others': the shop, the bank, finance, engineers),
+                            # customer (theirs: acknowledged, never judged), policy
+        words: {en: [...], de: [...], fr: [...], es: [...], ja: [...]}
+        denied: {en: [...]}  # words that say it did not happen ("declined")
+        context: {en: ...}   # the claim's words count only in a sentence that has this
+        facts: SELECT ...    # rows that make it true (see workgym_reward.truth)
+        possible: SELECT ... # rows that make it possible (for "we can", "if ...")
+    also:         # facts this app's state adds to another app's claim
+      escalate: {facts: SELECT ...}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from .cues import LANGUAGES, alternation
+from .entities import Finder, IdPattern, key
+
+Act = Literal["agent", "world", "customer", "policy"]
+_NORMAL = {"key": key, "lower": str.lower, "exact": str, "upper": str.upper,
+           "digits": lambda text: re.sub(r"\D", "", text)}
+
+
+@dataclass(frozen=True, eq=False)
+class Names:
+    """The names of one kind an app's world has: read from its state (``sql``, one column)
+    and other ways to say some of them (``aliases``: name -> phrases)."""
+
+    sql: str | None = None
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def surfaces(self, found: Iterable[str]) -> dict[str, str]:
+        """phrase -> the name it says: each name found, and each alias."""
+        out = {str(name): str(name) for name in found if name}
+        for name, phrases in self.aliases.items():
+            out[name] = name
+            out.update((phrase, name) for phrase in phrases)
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class ClaimType:
+    """One kind of claim: its words in every language and how its truth is read."""
+
+    name: str
+    app: str
+    act: Act
+    words: Mapping[str, re.Pattern[str]]
+    denied: Mapping[str, re.Pattern[str]]
+    context: Mapping[str, re.Pattern[str]]
+    facts: Mapping[str, str] = field(default_factory=dict)  # app -> SQL over its state
+    possible: Mapping[str, str] = field(default_factory=dict)  # app -> SQL
+    values: tuple[str, ...] = ()  # entity kinds that say what it became ("to urgent")
+
+
+@dataclass(frozen=True, eq=False)
+class Lexicon:
+    """Every app's vocabulary together."""
+
+    claims: Mapping[str, ClaimType]
+    ids: tuple[IdPattern, ...]
+    countable: Mapping[str, str]
+    labels: Mapping[str, Mapping[str, re.Pattern[str]]]
+    names: Mapping[str, Mapping[str, Names]]  # app -> kind -> how to read them
+    views: Mapping[str, Mapping[str, str]]  # app -> name -> SELECT
+    amounts: Mapping[str, str]  # app -> SELECT of the true amounts of its records
+    actions: Mapping[str, re.Pattern[str]]
+    finder: Finder = field(compare=False)
+
+    def triggers(self, text: str, language: str) -> list[tuple[str, re.Match[str], bool]]:
+        """(claim, where its word is, whether the word denies it) of every claim word in
+        ``text``, in the language and in English (the business words people borrow)."""
+        found = []
+        for claim in self.claims.values():
+            for code in dict.fromkeys((language, "en")):
+                for pattern, denied in ((claim.words.get(code), False),
+                                        (claim.denied.get(code), True)):
+                    if pattern is not None:
+                        found += [(claim.name, m, denied) for m in pattern.finditer(text)]
+        return found
+
+    def in_context(self, claim: str, sentence: str, language: str) -> bool:
+        context = self.claims[claim].context
+        if not context:
+            return True
+        return any(pattern.search(sentence) for code, pattern in context.items()
+                   if code in (language, "en"))
+
+    def label(self, text: str, language: str) -> list[tuple[str, re.Match[str]]]:
+        return [(label, m) for label, by_language in self.labels.items()
+                for code in dict.fromkeys((language, "en"))
+                if (pattern := by_language.get(code)) is not None
+                for m in pattern.finditer(text)]
+
+
+def _phrases(raw: Mapping[str, Any] | None, where: str) -> dict[str, re.Pattern[str]]:
+    """language -> one compiled alternation of its phrases (a list, or one regex)."""
+    compiled = {}
+    for code, phrases in (raw or {}).items():
+        if code not in LANGUAGES:
+            raise ValueError(f"{where}: unknown language {code!r} (languages: {LANGUAGES})")
+        items = [phrases] if isinstance(phrases, str) else list(phrases)
+        compiled[code] = re.compile(alternation(items, words=code != "ja"), re.IGNORECASE)
+    return compiled
+
+
+def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
+    for kind, spec in (raw.get("ids") or {}).items():
+        normal = _NORMAL[spec.get("normal", "key")]
+        into["ids"].append(IdPattern(kind, re.compile(spec["pattern"]), normal))
+    for kind, by_language in (raw.get("countable") or {}).items():
+        into["countable"][kind] = "|".join(f"(?:{p})" for p in by_language.values())
+    for label, by_language in (raw.get("labels") or {}).items():
+        into["labels"][label] = _phrases(by_language, f"{app}: labels.{label}")
+    into["names"][app] = {
+        kind: Names(sql=spec) if isinstance(spec, str) else Names(
+            sql=spec.get("sql"), aliases={str(k): tuple(map(str, v))
+                                          for k, v in (spec.get("aliases") or {}).items()})
+        for kind, spec in (raw.get("names") or {}).items()}
+    into["views"][app] = dict(raw.get("views") or {})
+    if raw.get("amounts"):
+        into["amounts"][app] = raw["amounts"]
+    for code, pattern in _phrases(raw.get("actions"), f"{app}: actions").items():
+        into["actions"].setdefault(code, []).append(pattern.pattern)
+    for name, spec in (raw.get("claims") or {}).items():
+        where = f"{app}: claims.{name}"
+        if name in into["claims"]:
+            raise ValueError(f"{where}: claim {name!r} is also {into['claims'][name].app}'s")
+        unknown = set(spec) - {"act", "words", "denied", "context", "facts", "possible",
+                               "values"}
+        if unknown:
+            raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+        into["claims"][name] = ClaimType(
+            name=name, app=app, act=spec.get("act", "agent"),
+            words=_phrases(spec.get("words"), where),
+            denied=_phrases(spec.get("denied"), f"{where}.denied"),
+            context=_phrases(spec.get("context"), f"{where}.context"),
+            facts={app: spec["facts"]} if spec.get("facts") else {},
+            possible={app: spec["possible"]} if spec.get("possible") else {},
+            values=tuple(spec.get("values", ())))
+    for name, spec in (raw.get("also") or {}).items():
+        into["also"].append((app, name, spec))
+
+
+@cache
+def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
+    """The lexicon of ``files`` ((app, its claims.yaml) pairs), parsed once per process."""
+    parts: dict[str, Any] = {"ids": [], "countable": {}, "labels": {}, "names": {},
+                             "views": {}, "amounts": {}, "actions": {}, "claims": {}, "also": []}
+    for app, path in files:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        unknown = set(raw) - {"ids", "countable", "labels", "names", "views", "amounts",
+                              "actions", "claims", "also"}
+        if unknown:
+            raise ValueError(f"{path}: unknown keys {sorted(unknown)}")
+        _load(app, raw, parts)
+    for app, name, spec in parts["also"]:
+        claim = parts["claims"].get(name)
+        if claim is None:
+            raise ValueError(f"{app}: also.{name}: no app declares the claim {name!r}")
+        parts["claims"][name] = replace(
+            claim, facts={**claim.facts, **({app: spec["facts"]} if spec.get("facts") else {})},
+            possible={**claim.possible,
+                      **({app: spec["possible"]} if spec.get("possible") else {})})
+    actions = {code: re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+               for code, patterns in parts["actions"].items()}
+    return Lexicon(claims=parts["claims"], ids=tuple(parts["ids"]),
+                   countable=parts["countable"], labels=parts["labels"], names=parts["names"],
+                   views=parts["views"], amounts=parts["amounts"], actions=actions,
+                   finder=Finder(parts["ids"], parts["countable"]))
+
+
+def of(files: Iterable[tuple[str, Path]]) -> Lexicon:
+    return load(tuple(sorted((app, Path(path)) for app, path in files)))

@@ -1,0 +1,322 @@
+"""The reader: a message, split into statements, each read into a claim, its polarity and
+modality and the entities it is about (:mod:`.model`).
+
+How a message is read:
+
+1. normalised (NFKC: full-width digits and symbols, quotes, dashes, spaces), its quoted
+   passages set aside (what the customer wrote, quoted back, is not the agent's claim);
+2. its entities found once (:mod:`.entities`);
+3. split into sentences, each guessed a language (its cues are read in it; claim words in it
+   and in English), and into segments at punctuation and clause words ("but", "because",
+   "which", "weil", "car", "porque", "ので");
+4. segments grouped into clauses: a segment with a claim word starts one; a short segment
+   that only says how it went ("not possible", "declined") or names more of its entities
+   ("$5.00", "A-2 and A-3") belongs to the clause before it; a condition ("if", "once",
+   "sobald", "si", "場合") makes the next clause conditional;
+5. each clause read: a claim per claim word (polarity from negation and denial words in its
+   own segment, modality from question marks and requests, conditions, ability, future),
+   hedged when it wavers ("maybe", "one of", two values joined by "or", "about $45"); a
+   clause with no claim word is benign (greetings, thanks, apologies), an amount statement
+   (entities of the case: "the total is $45"), unreadable (a verb of change the lexicon does
+   not know: "we sorted it out") or outside what is checked.
+
+The same text, lexicon and names always give the same reading.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+
+from .cues import Language, guess, languages
+from .lexicon import Lexicon
+from .model import Entity, Kind, Modality, Polarity, Reading, Statement
+
+# Entities that say something of the case (a value), beyond naming a record.
+VALUES = frozenset({"money", "date", "duration", "percent", "count", "card", "times"})
+# Entities that name a record or a person.
+IDS_AND_NAMES = frozenset({"order", "charge", "payment", "refund_id", "ticket", "issue",
+                           "email", "phone"})
+
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
+                         "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"',
+                         "\u00bb": '"', "\u2013": "-", "\u2014": " - ", "\u2212": "-",
+                         "\u2026": "...", "\u00a0": " ", "\u202f": " ", "\u3000": " "})
+_QUOTED = re.compile(r'"[^"\n]{3,}"|「[^」]{2,}」|『[^』]{2,}』')
+_ABBREVIATIONS = re.compile(r"(?:^|\W)(?:e\.g|i\.e|etc|no|nr|approx|ca|mr|mrs|ms|dr|st|vs|inc|ltd|"
+                            r"z\.b|d\.h|bzw|usw|p\.ex|núm|aprox|n°|[a-z])\.$", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+|\s+[•*]\s+|\s-\s(?=[A-Z])")
+_SEGMENT = re.compile(r"\s*(?:[;:()\[\]、，,]|\s-\s|\s/\s)\s*")
+# Idioms whose negation or condition words say nothing of a claim.
+_IDIOMS = re.compile(
+    r"\b(?:no problem|no worries|not only|no later than|don't hesitate|do not hesitate|"
+    r"no matter|no need to worry|if you have any|if you need anything|if there is anything|"
+    r"if you still|if anything|nicht zögern|zögern sie nicht|n'hésitez pas|no dude en|"
+    r"if you'd like|if you would like|wenn sie fragen|si vous avez des questions|"
+    r"si tiene alguna pregunta|sin problema|kein problem|pas de problème)\b",
+    re.IGNORECASE)
+_LIST_WORDS = re.compile(r"(?:\s|^)(?:and|und|et|y|e|or|oder|ou|o|u|と|及び|および|as well as|"
+                         r"sowie|ainsi que|así como)(?:\s|$)", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def normalise(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    text = re.sub(r"[ \t]+", " ", text)
+    return text.strip()
+
+
+@dataclass
+class _Segment:
+    text: str
+    start: int
+    end: int
+    triggers: list[tuple[str, re.Match[str], bool]] = field(default_factory=list)
+    condition: bool = False
+
+    def words(self) -> int:
+        return len(_WORD.findall(self.text))
+
+
+@dataclass
+class _Clause:
+    segments: list[_Segment]
+    conditional: bool = False
+
+    @property
+    def start(self) -> int:
+        return self.segments[0].start
+
+    @property
+    def end(self) -> int:
+        return self.segments[-1].end
+
+
+class Reader:
+    """Reads messages with one lexicon."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.lexicon = lexicon
+        self.langs = languages()
+
+    def read(self, text: str, *, names: Mapping[str, Iterable[str]] | None = None,
+             today: date | None = None, language: str | None = None) -> Reading:
+        """``text`` read: names are the world's (kind -> names: teams, people, ...), today
+        the episode's date (for "today", "tomorrow"), language the reader's guess to start
+        from (the customer's, when known)."""
+        text = normalise(text)
+        masked = _QUOTED.sub(lambda m: " " * len(m.group()), text)
+        language = language or guess(masked)
+        entities = self.lexicon.finder.find(masked, names, today, language)
+        statements: list[Statement] = []
+        for start, end in _sentences(masked):
+            sentence = masked[start:end]
+            lang = self.langs[guess(sentence, default=language)]
+            asked = bool(re.search(r"[?？]\s*$|^¿|か[。]?$", sentence.strip()))
+            for clause in self._clauses(sentence, start, lang):
+                inside = [e for e in entities if clause.start <= e.start < clause.end]
+                statements += self._read(text, masked, clause, inside, lang, asked)
+        return Reading(text=text, statements=tuple(statements), language=language)
+
+    # --- splitting ----------------------------------------------------------------------
+
+    def _clauses(self, sentence: str, offset: int, lang: Language) -> list[_Clause]:
+        segments = []
+        for start, end in _segments(sentence, lang):
+            part = sentence[start:end]
+            triggers = [t for t in self.lexicon.triggers(part, lang.code)
+                        if self.lexicon.in_context(t[0], sentence, lang.code)]
+            triggers = _longest(triggers)
+            condition = _starts_with(lang, "condition", part)
+            segments.append(_Segment(part, offset + start, offset + end, triggers, condition))
+        clauses: list[_Clause] = []
+        conditional = False
+        for segment in segments:
+            previous = clauses[-1] if clauses else None
+            if segment.condition and not segment.triggers:
+                # "If you send it back, we'll refund": the condition makes the next clause's.
+                clauses.append(_Clause([segment]))
+                conditional = True
+                continue
+            joins = previous is not None and not segment.triggers and any(
+                s.triggers for s in previous.segments) and not _starts_with(
+                lang, "benign", segment.text) and segment.words() <= 6
+            if joins and previous is not None:
+                previous.segments.append(segment)
+                continue
+            clauses.append(_Clause([segment], conditional=conditional or segment.condition))
+            if segment.triggers:
+                conditional = False
+        return clauses
+
+    # --- reading one clause -------------------------------------------------------------
+
+    def _read(self, text: str, masked: str, clause: _Clause, entities: list[Entity],
+              lang: Language, asked: bool) -> list[Statement]:
+        whole = text[clause.start:clause.end]
+        base = Statement(text=whole, start=clause.start, end=clause.end, kind=Kind.OTHER,
+                         entities=tuple(entities), language=lang.code)
+        triggered = [s for s in clause.segments if s.triggers]
+        if not triggered:
+            return [self._plain(base, clause, lang, asked)]
+        out = []
+        claims: dict[str, tuple[_Segment, bool]] = {}
+        for segment in triggered:
+            for claim, _, denied in segment.triggers:
+                held = claims.get(claim)
+                claims[claim] = (held[0] if held else segment, denied or bool(held and held[1]))
+        positions = {claim: min(m.start() + seg.start for c, m, _ in seg.triggers if c == claim)
+                     for claim, (seg, _) in claims.items()}
+        for claim, (segment, denied) in claims.items():
+            own = [e for e in entities if self._nearest(e, positions) == claim
+                   or e.kind not in ("money",)]
+            scope = self._scope(clause, segment)
+            polarity = Polarity.NEGATIVE if denied or self._negated(scope, lang) \
+                else Polarity.POSITIVE
+            modality = self._modality(scope, clause, lang, asked)
+            statement = base.but(kind=Kind.CLAIM, claim=claim, polarity=polarity,
+                                 modality=modality, entities=tuple(own))
+            out.append(self._hedge(statement, masked, scope, lang))
+        return out
+
+    def _plain(self, base: Statement, clause: _Clause, lang: Language, asked: bool
+               ) -> Statement:
+        text = base.text
+        values = [e for e in base.entities if e.kind in VALUES]
+        if _starts_with(lang, "ack", text) or (lang.has("benign", text) and not values):
+            return base.but(kind=Kind.BENIGN)
+        action = self.lexicon.actions.get(lang.code)
+        if action is not None and action.search(text):
+            return base.but(kind=Kind.UNREADABLE, why="a change the reader does not know")
+        if values:
+            modality = Modality.ASKED if asked or lang.has("request", text) else Modality.DONE
+            statement = base.but(kind=Kind.AMOUNT, modality=modality,
+                                 polarity=Polarity.NEGATIVE if self._negated(text, lang)
+                                 else Polarity.POSITIVE)
+            return self._hedge(statement, base.text, text, lang, offset=0)
+        if asked or lang.has("request", text):
+            return base.but(kind=Kind.BENIGN, modality=Modality.ASKED)
+        return base
+
+    @staticmethod
+    def _nearest(entity: Entity, positions: Mapping[str, int]) -> str:
+        """The claim whose word is nearest the entity (one before it wins a tie)."""
+        return min(positions, key=lambda c: (abs(positions[c] - entity.start),
+                                             positions[c] > entity.start))
+
+    @staticmethod
+    def _scope(clause: _Clause, segment: _Segment) -> str:
+        """The text a claim's polarity and modality are read in: its own segment and the
+        short ones after it that only say how it went ("Refund: declined")."""
+        parts = [segment.text]
+        after = clause.segments[clause.segments.index(segment) + 1:]
+        for other in after:
+            if other.triggers or other.words() > 3:
+                break
+            parts.append(other.text)
+        return " , ".join(parts)
+
+    @staticmethod
+    def _negated(text: str, lang: Language) -> bool:
+        text = _IDIOMS.sub(" ", text)
+        return lang.has("negation", text) or lang.has("denial", text)
+
+    @staticmethod
+    def _modality(scope: str, clause: _Clause, lang: Language, asked: bool) -> Modality:
+        text = _IDIOMS.sub(" ", scope)
+        if asked or lang.has("request", text):
+            return Modality.ASKED
+        if clause.conditional or lang.has("condition", text):
+            return Modality.IF
+        if lang.has("ability", text):
+            return Modality.CAN
+        if lang.has("future", text):
+            return Modality.WILL
+        return Modality.DONE
+
+    def _hedge(self, statement: Statement, masked: str, scope: str, lang: Language,
+               offset: int | None = None) -> Statement:
+        """Hedged: an uncertain wording, a value said approximately, or several values for
+        one slot joined by "or"."""
+        if lang.has("hedge", _IDIOMS.sub(" ", scope)):
+            return statement.but(hedged=True, why="an uncertain wording")
+        text = statement.text
+        base = statement.start if offset is None else 0
+        for entity in statement.entities:
+            if entity.kind not in VALUES and entity.kind not in IDS_AND_NAMES:
+                continue
+            before = text[max(0, entity.start - base - 16):entity.start - base]
+            if re.search(rf"(?:{lang.cues['approximate'].pattern})\s*$", before, re.IGNORECASE):
+                return statement.but(hedged=True, why=f"{entity.text!r} said approximately")
+        by_kind: dict[str, list[Entity]] = {}
+        for entity in statement.entities:
+            by_kind.setdefault(entity.kind, []).append(entity)
+        for _kind, same in by_kind.items():
+            for a, b in zip(same, same[1:], strict=False):
+                between = text[a.end - base:b.start - base]
+                if lang.has("alternative", between) or re.search(r"/", between):
+                    return statement.but(hedged=True, why=f"{a.text!r} or {b.text!r}")
+        return statement
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        if _ABBREVIATIONS.search(text[max(start, match.start() - 8):match.start()]):
+            continue  # "e.g. ", "No. 5"
+        if match.start() > start:
+            spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
+def _segments(sentence: str, lang: Language) -> list[tuple[int, int]]:
+    """Spans of the sentence's segments: split at punctuation and before clause words."""
+    cuts = {0, len(sentence)}
+    bounds: list[tuple[int, int]] = []
+    for match in _SEGMENT.finditer(sentence):
+        if re.fullmatch(r"\s*[,，]\s*", match.group()) and _digits_around(sentence, match):
+            continue  # 1,200
+        if match.group().strip() == ":" and _digits_around(sentence, match):
+            continue  # 10:30
+        bounds.append((match.start(), match.end()))
+    for match in lang.cues["clause"].finditer(sentence):
+        if match.start() > 0:
+            bounds.append((match.start(), match.start()))
+    spans, start = [], 0
+    for a, b in sorted(bounds):
+        if a >= start:
+            if a > start:
+                spans.append((start, a))
+            start = max(b, start)
+    if start < len(sentence):
+        spans.append((start, len(sentence)))
+    del cuts
+    return [(a, b) for a, b in spans if sentence[a:b].strip(" .!?。")]
+
+
+def _digits_around(text: str, match: re.Match[str]) -> bool:
+    return (match.start() > 0 and text[match.start() - 1].isdigit()
+            and match.end() < len(text) and text[match.end()].isdigit())
+
+
+def _starts_with(lang: Language, cue: str, text: str) -> bool:
+    found = lang.cues[cue].search(text)
+    return found is not None and not text[:found.start()].strip(" ,.;:-\"'")
+
+
+def _longest(triggers: list[tuple[str, re.Match[str], bool]]
+             ) -> list[tuple[str, re.Match[str], bool]]:
+    """Claim words, dropping any inside a longer one of another claim."""
+    kept = []
+    for claim, match, denied in sorted(triggers, key=lambda t: -(t[1].end() - t[1].start())):
+        if any(other.start() <= match.start() and match.end() <= other.end() and c != claim
+               for c, other, _ in kept):
+            continue
+        kept.append((claim, match, denied))
+    return sorted(kept, key=lambda t: t[1].start())
