@@ -38,7 +38,7 @@ from functools import cached_property
 from typing import Any
 
 from workgym_core.refs import Vars
-from workgym_core.speech import Kind, Lexicon, Modality, Polarity, Reading, Statement
+from workgym_core.speech import Entity, Kind, Lexicon, Modality, Polarity, Reading, Statement
 from workgym_core.speech import reader as reader_of
 from workgym_core.speech.entities import key
 
@@ -221,7 +221,17 @@ def judge_message(case: Case, message: Message) -> list[Judged]:
     reading = read(case, message)
     extra = [str(v) for v in message.on.values() if v is not None]
     keys = case.keys(extra)
-    return [judge(case, statement, keys, message.on) for statement in reading.statements]
+    judged = []
+    named: tuple[Entity, ...] = ()
+    for statement in reading.statements:
+        own = tuple(e for e in statement.entities if e.kind in IDENTIFYING)
+        if own:
+            named = own
+        elif named and statement.kind is Kind.CLAIM and not statement.of("ordinal"):
+            # "Order A-1 is cancelled. You were not charged for it.": it is A-1.
+            statement = statement.but(entities=statement.entities + named)
+        judged.append(judge(case, statement, keys, message.on))
+    return judged
 
 
 def judge(case: Case, statement: Statement, keys: set[str],
@@ -244,19 +254,26 @@ def judge(case: Case, statement: Statement, keys: set[str],
     if claim.act == "customer":
         return verdict(Verdict.SKIP, "the customer's own act")
     modality, polarity = statement.modality, statement.polarity
-    if modality in (Modality.IF, Modality.CAN) and polarity is Polarity.POSITIVE:
-        if claim.possible or claim.name in case.given:
-            pass  # judged below against what is possible
-        elif claim.act in ("world", "policy") and modality is Modality.IF:
-            return verdict(Verdict.SKIP, "a condition on another's act, not a claim")
-        else:
+    if claim.act == "policy":
+        modality = Modality.DONE  # "you can return it within 30 days" states the policy
+    elif modality is Modality.IF:
+        if claim.act == "world":
+            return verdict(Verdict.SKIP, "set in time or on a condition: not asserted")
+        if polarity is Polarity.NEGATIVE or not (claim.possible or claim.name in case.given):
             return verdict(Verdict.UNVERIFIABLE,
-                           f"an offer or condition ({statement.claim}) nothing says is possible")
+                           f"a '{statement.claim}' on a condition nothing says is possible")
+    elif modality is Modality.CAN and polarity is Polarity.POSITIVE and not (
+            claim.possible or claim.name in case.given):
+        return verdict(Verdict.UNVERIFIABLE,
+                       f"an offer of '{statement.claim}' nothing says is possible")
     rows = case.rows(statement.claim, keys)
     if rows is None:
         return verdict(Verdict.UNVERIFIABLE, f"nothing in the episode can confirm "
                        f"'{statement.claim}'")
     rows = _on_own_records(rows, statement, on or {})
+    if rows and not any("item" in r for r in rows) and _about_items(case, statement):
+        return verdict(Verdict.UNVERIFIABLE, f"said of items, which the '{statement.claim}' "
+                       "facts do not break down")
     if claim.act == "agent" and not statement.of("date") and not any(
             statement.of(k) for k in IDENTIFYING) and not statement.of("ordinal") \
             and modality is not Modality.CAN:
@@ -265,6 +282,13 @@ def judge(case: Case, statement: Statement, keys: set[str],
         rows = during
     future = modality is Modality.WILL and claim.act == "world"
     return _judge_claim(statement, rows, future=future)
+
+
+def _about_items(case: Case, statement: Statement) -> bool:
+    """Whether the statement is about some of an order's items ("the item was not charged")."""
+    items = case.lexicon.countable.get("item")
+    return bool(statement.of("product")) or bool(
+        items and re.search(rf"(?<!\w)(?:{items})(?!\w)", statement.text, re.IGNORECASE))
 
 
 def _on_own_records(rows: list[Row], statement: Statement, on: Mapping[str, Any]

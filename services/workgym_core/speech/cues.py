@@ -19,7 +19,7 @@ _KANA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # The kinds of cue that are lists of phrases.
 PHRASES = ("negation", "denial", "hedge", "approximate", "alternative", "future", "ability",
            "condition", "request", "benign", "clause", "ack", "question_words", "card",
-           "range", "business")
+           "range", "business", "predicate", "temporal", "relative", "nothing")
 
 
 def alternation(phrases: Iterable[str], *, words: bool = True) -> str:
@@ -34,7 +34,7 @@ def alternation(phrases: Iterable[str], *, words: bool = True) -> str:
         left = r"(?<!\w)" if re.match(r"[\w(\\]", phrase) and not phrase.startswith("n'") \
             else ""
         right = r"(?!\w)" if re.search(r"[\w)?+*]$", phrase) and not phrase.endswith(" ?") \
-            else ""
+            and "(?=" not in phrase else ""
         parts.append(f"{left}(?:{phrase}){right}")
     return "|".join(parts) or r"(?!x)x"
 

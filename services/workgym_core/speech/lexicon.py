@@ -29,6 +29,11 @@ A claim file::
         words: {en: [...], de: [...], fr: [...], es: [...], ja: [...]}
         denied: {en: [...]}  # words that say it did not happen ("declined")
         context: {en: ...}   # the claim's words count only in a sentence that has this
+        unless: {en: [...]}  # phrases its words are not the claim in ("refund policy")
+        nouns: {en: [...]}   # its words that are nouns ("refund"): alone, they claim
+                             # something only with a verb that says it happened ("the refund
+                             # was issued", "no refund") and are dropped beside another
+                             # claim's verb ("the rest of the authorization is released")
         facts: SELECT ...    # rows that make it true (see workgym_reward.truth)
         possible: SELECT ... # rows that make it possible (for "we can", "if ...")
     also:         # facts this app's state adds to another app's claim
@@ -81,6 +86,8 @@ class ClaimType:
     words: Mapping[str, re.Pattern[str]]
     denied: Mapping[str, re.Pattern[str]]
     context: Mapping[str, re.Pattern[str]]
+    unless: Mapping[str, re.Pattern[str]] = field(default_factory=dict)  # not a claim there
+    nouns: Mapping[str, re.Pattern[str]] = field(default_factory=dict)  # its words as nouns
     facts: Mapping[str, str] = field(default_factory=dict)  # app -> SQL over its state
     possible: Mapping[str, str] = field(default_factory=dict)  # app -> SQL
     values: tuple[str, ...] = ()  # entity kinds that say what it became ("to urgent")
@@ -106,11 +113,20 @@ class Lexicon:
         found = []
         for claim in self.claims.values():
             for code in dict.fromkeys((language, "en")):
+                unless = claim.unless.get(code)
+                spans = [m.span() for m in unless.finditer(text)] if unless else []
                 for pattern, denied in ((claim.words.get(code), False),
                                         (claim.denied.get(code), True)):
                     if pattern is not None:
-                        found += [(claim.name, m, denied) for m in pattern.finditer(text)]
+                        found += [(claim.name, m, denied) for m in pattern.finditer(text)
+                                  if not any(a <= m.start() < b for a, b in spans)]
         return found
+
+    def is_noun(self, claim: str, word: str, language: str) -> bool:
+        """Whether ``word`` (a claim word as found) is one of the claim's nouns."""
+        nouns = self.claims[claim].nouns
+        return any(pattern.fullmatch(word) for code, pattern in nouns.items()
+                   if code in (language, "en"))
 
     def in_context(self, claim: str, sentence: str, language: str) -> bool:
         context = self.claims[claim].context
@@ -126,14 +142,17 @@ class Lexicon:
                 for m in pattern.finditer(text)]
 
 
-def _phrases(raw: Mapping[str, Any] | None, where: str) -> dict[str, re.Pattern[str]]:
-    """language -> one compiled alternation of its phrases (a list, or one regex)."""
+def _phrases(raw: Mapping[str, Any] | None, where: str, *, words: bool = True
+             ) -> dict[str, re.Pattern[str]]:
+    """language -> one compiled alternation of its phrases (a list, or one regex), as whole
+    words unless ``words`` is false (stems: "authori[sz]")."""
     compiled = {}
     for code, phrases in (raw or {}).items():
         if code not in LANGUAGES:
             raise ValueError(f"{where}: unknown language {code!r} (languages: {LANGUAGES})")
         items = [phrases] if isinstance(phrases, str) else list(phrases)
-        compiled[code] = re.compile(alternation(items, words=code != "ja"), re.IGNORECASE)
+        compiled[code] = re.compile(alternation(items, words=words and code != "ja"),
+                                    re.IGNORECASE)
     return compiled
 
 
@@ -159,15 +178,17 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
         where = f"{app}: claims.{name}"
         if name in into["claims"]:
             raise ValueError(f"{where}: claim {name!r} is also {into['claims'][name].app}'s")
-        unknown = set(spec) - {"act", "words", "denied", "context", "facts", "possible",
-                               "values"}
+        unknown = set(spec) - {"act", "words", "denied", "context", "unless", "nouns",
+                               "facts", "possible", "values"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
         into["claims"][name] = ClaimType(
             name=name, app=app, act=spec.get("act", "agent"),
             words=_phrases(spec.get("words"), where),
             denied=_phrases(spec.get("denied"), f"{where}.denied"),
-            context=_phrases(spec.get("context"), f"{where}.context"),
+            context=_phrases(spec.get("context"), f"{where}.context", words=False),
+            unless=_phrases(spec.get("unless"), f"{where}.unless"),
+            nouns=_phrases(spec.get("nouns"), f"{where}.nouns"),
             facts={app: spec["facts"]} if spec.get("facts") else {},
             possible={app: spec["possible"]} if spec.get("possible") else {},
             values=tuple(spec.get("values", ())))

@@ -76,6 +76,7 @@ class _Segment:
     end: int
     triggers: list[tuple[str, re.Match[str], bool]] = field(default_factory=list)
     condition: bool = False
+    subordinate: bool = False  # set in time or restricting a noun: not asserted
 
     def words(self) -> int:
         return len(_WORD.findall(self.text))
@@ -112,26 +113,38 @@ class Reader:
         language = language or guess(masked)
         entities = self.lexicon.finder.find(masked, names, today, language)
         statements: list[Statement] = []
-        for start, end in _sentences(masked):
-            sentence = masked[start:end]
-            lang = self.langs[guess(sentence, default=language)]
+        # Cues are read with the entities blanked out: "26 May" says no "may".
+        blank = list(masked)
+        for entity in entities:
+            blank[entity.start:entity.end] = "§" * (entity.end - entity.start)
+        blanked = "".join(blank)
+        for start, end in _sentences(blanked):
+            sentence = blanked[start:end]
+            lang = self.langs[guess(masked[start:end], default=language)]
             asked = bool(re.search(r"[?？]\s*$|^¿|か[。]?$", sentence.strip()))
-            for clause in self._clauses(sentence, start, lang):
+            for clause in self._clauses(sentence, masked[start:end], start, lang):
                 inside = [e for e in entities if clause.start <= e.start < clause.end]
-                statements += self._read(text, masked, clause, inside, lang, asked)
+                statements += self._read(text, blanked, clause, inside, lang, asked)
         return Reading(text=text, statements=tuple(statements), language=language)
 
     # --- splitting ----------------------------------------------------------------------
 
-    def _clauses(self, sentence: str, offset: int, lang: Language) -> list[_Clause]:
+    def _clauses(self, sentence: str, raw: str, offset: int, lang: Language
+                 ) -> list[_Clause]:
+        """``sentence`` with its entities blanked (cues are read there), ``raw`` as written
+        (claim words are found there)."""
         segments = []
         for start, end in _segments(sentence, lang):
             part = sentence[start:end]
-            triggers = [t for t in self.lexicon.triggers(part, lang.code)
-                        if self.lexicon.in_context(t[0], sentence, lang.code)]
+            triggers = [t for t in self.lexicon.triggers(raw[start:end], lang.code)
+                        if self.lexicon.in_context(t[0], raw, lang.code)]
             triggers = _longest(triggers)
             condition = _starts_with(lang, "condition", part)
-            segments.append(_Segment(part, offset + start, offset + end, triggers, condition))
+            restrictive = _starts_with(lang, "relative", part) and not sentence[:start].rstrip(
+                ).endswith((",", "、", "，"))
+            subordinate = _starts_with(lang, "temporal", part) or restrictive
+            segments.append(_Segment(part, offset + start, offset + end, triggers, condition,
+                                     subordinate))
         clauses: list[_Clause] = []
         conditional = False
         for segment in segments:
@@ -161,13 +174,18 @@ class Reader:
                          entities=tuple(entities), language=lang.code)
         triggered = [s for s in clause.segments if s.triggers]
         if not triggered:
-            return [self._plain(base, clause, lang, asked)]
+            return [self._plain(base, masked, lang, asked)]
         out = []
         claims: dict[str, tuple[_Segment, bool]] = {}
+        nouns: dict[str, bool] = {}
         for segment in triggered:
-            for claim, _, denied in segment.triggers:
+            for claim, match, denied in segment.triggers:
                 held = claims.get(claim)
                 claims[claim] = (held[0] if held else segment, denied or bool(held and held[1]))
+                noun = not denied and self.lexicon.is_noun(claim, match.group(), lang.code)
+                nouns[claim] = nouns.get(claim, True) and noun
+        if not all(nouns.values()):  # "the authorization is released": the verb's claim
+            claims = {c: v for c, v in claims.items() if not nouns[c]}
         positions = {claim: min(m.start() + seg.start for c, m, _ in seg.triggers if c == claim)
                      for claim, (seg, _) in claims.items()}
         for claim, (segment, denied) in claims.items():
@@ -177,14 +195,23 @@ class Reader:
             polarity = Polarity.NEGATIVE if denied or self._negated(scope, lang) \
                 else Polarity.POSITIVE
             modality = self._modality(scope, clause, lang, asked)
+            if segment.subordinate and modality is not Modality.ASKED:
+                modality = Modality.IF
             statement = base.but(kind=Kind.CLAIM, claim=claim, polarity=polarity,
                                  modality=modality, entities=tuple(own))
+            if nouns[claim] and modality is not Modality.ASKED \
+                    and not lang.has("predicate", scope) and not lang.has("future", scope) \
+                    and not lang.has("ability", scope) \
+                    and not self._nothing(scope, segment, claim, lang):
+                out.append(statement.but(kind=Kind.UNREADABLE, why=f"names a {claim} but "
+                                         "not what happened to it"))
+                continue
             out.append(self._hedge(statement, masked, scope, lang))
         return out
 
-    def _plain(self, base: Statement, clause: _Clause, lang: Language, asked: bool
-               ) -> Statement:
-        text = base.text
+    def _plain(self, base: Statement, masked: str, lang: Language, asked: bool) -> Statement:
+        """A clause with no claim word (``masked``: the whole text, entities blanked)."""
+        text = masked[base.start:base.end]
         values = [e for e in base.entities if e.kind in VALUES]
         if _starts_with(lang, "ack", text) or (lang.has("benign", text) and not values):
             return base.but(kind=Kind.BENIGN)
@@ -196,10 +223,22 @@ class Reader:
             statement = base.but(kind=Kind.AMOUNT, modality=modality,
                                  polarity=Polarity.NEGATIVE if self._negated(text, lang)
                                  else Polarity.POSITIVE)
-            return self._hedge(statement, base.text, text, lang, offset=0)
+            return self._hedge(statement, masked, text, lang)
         if asked or lang.has("request", text):
             return base.but(kind=Kind.BENIGN, modality=Modality.ASKED)
         return base
+
+    @staticmethod
+    def _nothing(scope: str, segment: _Segment, claim: str, lang: Language) -> bool:
+        """Whether a negation binds to the claim's noun ("no refund", "kein Versand")."""
+        for name, match, _ in segment.triggers:
+            if name != claim:
+                continue
+            before = segment.text[max(0, match.start() - 24):match.start()]
+            if re.search(rf"(?:{lang.cues['nothing'].pattern})\s+(?:\w+\s+)?$", before,
+                         re.IGNORECASE) or (lang.code == "ja" and lang.has("negation", scope)):
+                return True
+        return False
 
     @staticmethod
     def _nearest(entity: Entity, positions: Mapping[str, int]) -> str:
@@ -237,27 +276,26 @@ class Reader:
             return Modality.WILL
         return Modality.DONE
 
-    def _hedge(self, statement: Statement, masked: str, scope: str, lang: Language,
-               offset: int | None = None) -> Statement:
+    def _hedge(self, statement: Statement, masked: str, scope: str, lang: Language
+               ) -> Statement:
         """Hedged: an uncertain wording, a value said approximately, or several values for
-        one slot joined by "or"."""
+        one slot joined by "or" (``masked``: the whole text, entities blanked)."""
         if lang.has("hedge", _IDIOMS.sub(" ", scope)):
             return statement.but(hedged=True, why="an uncertain wording")
-        text = statement.text
-        base = statement.start if offset is None else 0
+        approximate = re.compile(rf"(?:{lang.cues['approximate'].pattern})\s*$", re.IGNORECASE)
         for entity in statement.entities:
             if entity.kind not in VALUES and entity.kind not in IDS_AND_NAMES:
                 continue
-            before = text[max(0, entity.start - base - 16):entity.start - base]
-            if re.search(rf"(?:{lang.cues['approximate'].pattern})\s*$", before, re.IGNORECASE):
+            before = masked[max(statement.start, entity.start - 16):entity.start]
+            if approximate.search(before):
                 return statement.but(hedged=True, why=f"{entity.text!r} said approximately")
         by_kind: dict[str, list[Entity]] = {}
         for entity in statement.entities:
             by_kind.setdefault(entity.kind, []).append(entity)
-        for _kind, same in by_kind.items():
+        for same in by_kind.values():
             for a, b in zip(same, same[1:], strict=False):
-                between = text[a.end - base:b.start - base]
-                if lang.has("alternative", between) or re.search(r"/", between):
+                between = masked[a.end:b.start]
+                if lang.has("alternative", between) or "/" in between:
                     return statement.but(hedged=True, why=f"{a.text!r} or {b.text!r}")
         return statement
 
@@ -285,9 +323,10 @@ def _segments(sentence: str, lang: Language) -> list[tuple[int, int]]:
         if match.group().strip() == ":" and _digits_around(sentence, match):
             continue  # 10:30
         bounds.append((match.start(), match.end()))
-    for match in lang.cues["clause"].finditer(sentence):
-        if match.start() > 0:
-            bounds.append((match.start(), match.start()))
+    for cue in ("clause", "temporal", "relative"):
+        for match in lang.cues[cue].finditer(sentence):
+            if match.start() > 0:
+                bounds.append((match.start(), match.start()))
     spans, start = [], 0
     for a, b in sorted(bounds):
         if a >= start:
