@@ -107,6 +107,8 @@ class Case:
     def in_case(self, row: Row, seeds: set[str]) -> bool:
         if row.get("customer") is None and row.get("subject") == "policy":
             return True
+        if row.get("during") in (1, True) and row.get("customer") is None:
+            return True  # what the agent did in the episode, where no customer says whose
         return any(row.get(column) is not None and _norm(row[column]) in seeds
                    for column in _KEYS)
 
@@ -221,7 +223,7 @@ def judge_message(case: Case, message: Message) -> list[Judged]:
     reading = read(case, message)
     extra = [str(v) for v in message.on.values() if v is not None]
     keys = case.keys(extra)
-    judged = []
+    judged: list[Judged] = []
     named: tuple[Entity, ...] = ()
     for statement in reading.statements:
         own = tuple(e for e in statement.entities if e.kind in IDENTIFYING)
@@ -230,6 +232,13 @@ def judge_message(case: Case, message: Message) -> list[Judged]:
         elif named and statement.kind is Kind.CLAIM and not statement.of("ordinal"):
             # "Order A-1 is cancelled. You were not charged for it.": it is A-1.
             statement = statement.but(entities=statement.entities + named)
+        last = next((j for j in reversed(judged) if j.statement.kind is Kind.CLAIM), None)
+        if (last is not None and last.verdict is Verdict.TRUE and not own
+                and last.statement.claim == statement.claim
+                and statement.polarity is Polarity.NEGATIVE and _denied(last.statement)):
+            # "One was declined, so nothing was taken": of the declined one.
+            judged.append(Judged(statement, Verdict.TRUE, "of the refused one just named"))
+            continue
         judged.append(judge(case, statement, keys, message.on))
     return judged
 
@@ -247,6 +256,8 @@ def judge(case: Case, statement: Statement, keys: set[str],
         return verdict(Verdict.UNVERIFIABLE, f"hedged ({statement.why})")
     if statement.modality is Modality.ASKED:
         return verdict(Verdict.SKIP, "a question or a request")
+    if statement.modality is Modality.SAID:
+        return verdict(Verdict.SKIP, "someone else's words, reported")
     if statement.kind is Kind.AMOUNT:
         return _judge_amount(case, statement, keys)
     assert statement.claim is not None
@@ -272,16 +283,58 @@ def judge(case: Case, statement: Statement, keys: set[str],
                        f"'{statement.claim}'")
     rows = _on_own_records(rows, statement, on or {})
     if rows and not any("item" in r for r in rows) and _about_items(case, statement):
+        if polarity is Polarity.POSITIVE and modality in (Modality.DONE, Modality.WILL) \
+                and not any(r.get("ok") in (1, True) for r in rows):
+            return verdict(Verdict.FALSE, f"no '{statement.claim}' at all, of any item")
         return verdict(Verdict.UNVERIFIABLE, f"said of items, which the '{statement.claim}' "
                        "facts do not break down")
-    if claim.act == "agent" and not statement.of("date") and not any(
+    if claim.episode and not statement.of("date") and not any(
             statement.of(k) for k in IDENTIFYING) and not statement.of("ordinal") \
-            and modality is not Modality.CAN:
+            and modality is not Modality.CAN and not _ALREADY.search(statement.text):
         # "We have refunded it": this episode's act, not one of the past.
         during = [r for r in rows if "during" not in r or r["during"] in (1, True, None)]
         rows = during
     future = modality is Modality.WILL and claim.act == "world"
-    return _judge_claim(statement, rows, future=future)
+    statement, contrast = _contrasts(statement)
+    if contrast:
+        amounts = case.amounts(keys)
+        for amount, currency in contrast:
+            if not _amount_ok(amount, currency, amounts):
+                return verdict(Verdict.UNVERIFIABLE, f"{currency} {amount} (minor units), set "
+                               "against it, is no amount of the case")
+    if not _money(statement) and _labelled(case, statement) and \
+            statement.claim in ("refund", "charge", "capture", "keep"):
+        return verdict(Verdict.UNVERIFIABLE, f"said of part of the money ({statement.text!r}), "
+                       f"which the '{statement.claim}' facts do not break down")
+    explicit = any(e.kind in IDENTIFYING or (e.kind == "ordinal" and e.value[1] == "payment")
+                   for e in statement.entities if e.start >= statement.start)
+    return _judge_claim(statement, rows, future=future, explicit=explicit)
+
+
+_ALREADY = re.compile(r"\b(?:already|previously|earlier|before|last (?:week|month|year)|"
+                      r"bereits|schon|déjà|ya|すでに|既に)\b", re.IGNORECASE)
+_CONTRAST = re.compile(r"(?:instead of|rather than|not|statt|anstatt|au lieu de|en lugar de|"
+                       r"en vez de|ではなく)\s*$", re.IGNORECASE)
+
+
+def _contrasts(statement: Statement) -> tuple[Statement, list[tuple[int, str]]]:
+    """The statement without the amounts it sets its own against ("charged $135 instead of
+    $108"), and those amounts."""
+    kept, contrast = [], []
+    for entity in statement.entities:
+        before = statement.text[max(0, entity.start - statement.start - 16):
+                                entity.start - statement.start]
+        if entity.kind == "money" and _CONTRAST.search(before):
+            contrast.append(entity.value)  # type: ignore[arg-type]
+        else:
+            kept.append(entity)
+    return statement.but(entities=tuple(kept)), contrast  # type: ignore[return-value]
+
+
+def _labelled(case: Case, statement: Statement) -> bool:
+    """Whether it speaks of a part of the money (the shipping, the discount)."""
+    labels = {label for label, _ in case.lexicon.label(statement.text, statement.language)}
+    return bool(labels & {"shipping", "discount", "subtotal"})
 
 
 def _about_items(case: Case, statement: Statement) -> bool:
@@ -342,9 +395,16 @@ def _date_fits(row: Row, value: Any) -> bool:
 
 
 def _consistent(row: Row, statement: Statement, last_seq: int) -> bool:
+    by_kind: dict[str, list[Any]] = {}
     for entity in statement.entities:
-        if entity.kind in COLUMN and not _fits(row, entity.kind, entity.value):
-            return False
+        if entity.kind in COLUMN:
+            by_kind.setdefault(entity.kind, []).append(entity.value)
+    # Of several names of one kind, one is what it is about ("the code X, for what Y would
+    # have taken off"): several joined by "or" are a hedge, read as such before.
+    if any(not any(_fits(row, kind, value) for value in values)
+           for kind, values in by_kind.items()):
+        return False
+    for entity in statement.entities:
         if entity.kind == "ordinal" and not _seq_fits(row, entity.value, last_seq):  # type: ignore[arg-type]
             return False
         if entity.kind == "date" and not _date_fits(row, entity.value):
@@ -359,7 +419,11 @@ def _consistent(row: Row, statement: Statement, last_seq: int) -> bool:
     return True
 
 
-def _judge_claim(statement: Statement, rows: list[Row], *, future: bool) -> Judged:
+def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explicit: bool
+                 ) -> Judged:
+    """A claim against its facts. ``explicit``: the statement names its records itself (not
+    by "it", nor by nothing): only then may a denial of what happened to some of the case's
+    records and not others be judged false."""
     def verdict(v: Verdict, why: str) -> Judged:
         return Judged(statement, v, why)
 
@@ -370,39 +434,41 @@ def _judge_claim(statement: Statement, rows: list[Row], *, future: bool) -> Judg
     groups = [named[i:i + 1] for i in range(len(named))] or [[]]
     others = statement.but(entities=tuple(e for e in statement.entities
                                           if e.kind not in IDENTIFYING))
-    fitting: list[list[Row]] = []
-    for group in groups:
-        fit = [r for r in rows if all(_fits(r, k, v) for k, v in group)
-               and _consistent(r, others, last)]
-        fitting.append(fit)
+    fitting = [[r for r in rows if all(_fits(r, k, v) for k, v in group)
+                and _consistent(r, others, last)] for group in groups]
     done = [[r for r in fit if r.get("ok") in (1, True)] for fit in fitting]
     refused = [[r for r in fit if r.get("ok") in (0, False)] for fit in fitting]
-    denied = _denied(statement)
     if statement.polarity is Polarity.POSITIVE:
         if future:
-            scheduled = [fit for fit in fitting]
-            if not any(scheduled) or not statement.of("date"):
+            if not any(fitting) or not statement.of("date"):
                 return verdict(Verdict.UNVERIFIABLE, f"a future '{name}' nothing schedules")
             return verdict(Verdict.TRUE, f"'{name}' as scheduled")
-        missing = [k for (k, _), d in zip(named, done, strict=False) if not d] if named else \
-            ([] if done[0] else ["it"])
+        missing = [str(v) for (_k, v), d in zip(named, done, strict=False) if not d] \
+            if named else ([] if done[0] else ["the case"])
         if missing:
-            what = ", ".join(str(v) for (_k, v), d in zip(named, done, strict=False) if not d) \
-                or "the case"
-            return verdict(Verdict.FALSE, f"no '{name}' of {what} that fits what is said")
+            return verdict(Verdict.FALSE, f"no '{name}' of {', '.join(missing)} that fits "
+                           "what is said")
         matched = [r for d in done for r in d]
-        problem = _amounts_problem(statement, matched) or _count_problem(statement, matched) \
-            or _extent_problem(statement, matched)
+        problem = _amounts_problem(statement, matched) or _extent_problem(statement, matched)
         if problem:
             return verdict(Verdict.FALSE, problem)
+        problem = _count_problem(statement, matched)
+        if problem:
+            return verdict(Verdict.FALSE if explicit else Verdict.UNVERIFIABLE, problem)
         return verdict(Verdict.TRUE, f"'{name}' is so")
-    # Negative: it did not happen (or was refused: a denial needs the refusal on record).
+    if _denied(statement):
+        # "Your card was declined": a refusal of it is on record.
+        if any(refused):
+            return verdict(Verdict.TRUE, f"a refused '{name}' is on record")
+        return verdict(Verdict.FALSE if explicit or any(done) else Verdict.UNVERIFIABLE,
+                       f"no refused '{name}' on record")
     happened = [r for d in done for r in d if _money_fits(statement, r, d)]
-    if happened:
+    if not happened:
+        return verdict(Verdict.TRUE, f"no '{name}', as said")
+    if explicit or not any(refused):
         return verdict(Verdict.FALSE, f"'{name}' did happen")
-    if denied and not any(refused):
-        return verdict(Verdict.FALSE, f"no refused '{name}' on record")
-    return verdict(Verdict.TRUE, f"no '{name}', as said")
+    return verdict(Verdict.UNVERIFIABLE, f"'{name}' happened to some of the case's records "
+                   "and not others: which is meant is not said")
 
 
 def _denied(statement: Statement) -> bool:
@@ -484,14 +550,18 @@ def _judge_amount(case: Case, statement: Statement, keys: set[str]) -> Judged:
         return Judged(statement, v, why)
 
     if statement.polarity is Polarity.NEGATIVE:
-        return verdict(Verdict.UNVERIFIABLE, "an amount said not to be")
+        if _money(statement):
+            return verdict(Verdict.UNVERIFIABLE, "an amount said not to be")
+        return verdict(Verdict.SKIP, "no value said to be")
     labels = {label for label, _ in case.lexicon.label(statement.text, statement.language)}
     amounts = case.amounts(keys)
     named = [(e.kind, e.value) for e in statement.entities if e.kind in IDENTIFYING]
     amounts = [r for r in amounts if all(_fits(r, k, v) for k, v in named)]
     for amount, currency in _money(statement):
         same = [r for r in amounts if str(r.get("currency") or "").upper() == currency.upper()]
-        labelled = [r for r in same if r.get("label") in labels] if labels else same
+        claims = case.lexicon.claims
+        labelled = [r for r in same if r.get("label") in labels or r.get("label") in claims
+                    ] if labels else same
         if any(int(r["amount"]) == amount for r in labelled):
             continue
         if labels and same:
@@ -506,6 +576,18 @@ def _judge_amount(case: Case, statement: Statement, keys: set[str]) -> Judged:
         for value in dates:
             if not any(_date_fits(r, value) for r in facts):
                 return verdict(Verdict.UNVERIFIABLE, f"the date {value} is no date of the case")
+    counted = [e for e in statement.entities if e.kind == "count"]
+    if not _money(statement) and not dates and counted:
+        # "I checked all three payment attempts on A-1": true when there were three.
+        for entity in counted:
+            n, noun = entity.value  # type: ignore[misc]
+            rows = case.rows({"payment": "charge", "order": "keep"}.get(noun, ""), keys) or []
+            subjects = {r.get("subject") for r in rows
+                        if all(_fits(r, k, v) for k, v in named)}
+            if n != len(subjects):
+                return verdict(Verdict.UNVERIFIABLE, f"{entity.text!r}: not what the case "
+                               "counts")
+        return verdict(Verdict.TRUE, "counts of the case")
     if not _money(statement) and not dates:
         return verdict(Verdict.UNVERIFIABLE, "values with no claim to judge them by")
     return verdict(Verdict.TRUE, "amounts of the case")

@@ -242,9 +242,6 @@ class Told(_Said):
         failed = _verdict(judged, target, count)
         if failed:
             return failed
-        if not any(j.verdict is not Verdict.SKIP or j.statement.kind is Kind.BENIGN
-                   and j.statement.modality is Modality.ASKED for j in judged) and self.facts:
-            return False, f"{count} message(s) in {target} say nothing of the case"
         missing = [str(fact) for fact in self.facts if not fact.stated(judged)]
         if missing:
             return False, f"{count} message(s) in {target}; not stated: {', '.join(missing)}"

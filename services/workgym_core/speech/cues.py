@@ -19,7 +19,8 @@ _KANA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # The kinds of cue that are lists of phrases.
 PHRASES = ("negation", "denial", "hedge", "approximate", "alternative", "future", "ability",
            "condition", "request", "benign", "clause", "ack", "question_words", "card",
-           "range", "business", "predicate", "temporal", "relative", "nothing")
+           "range", "business", "predicate", "temporal", "relative", "nothing", "reported",
+           "verb_before")
 
 
 def alternation(phrases: Iterable[str], *, words: bool = True) -> str:

@@ -180,6 +180,8 @@ _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{5,}\d(?!\w)")
 _PERCENT = re.compile(r"(?<![\d.,])(?P<n>\d+(?:[.,]\d+)?)\s?(?:%|percent\b|per cent\b|prozent\b|"
                       r"pour cent\b|por ciento\b|パーセント)", re.IGNORECASE)
 _CARD_DIGITS = r"(?P<digits>\d{4})(?!\d)"
+_ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "una",
+                       "uno"})
 
 
 class Finder:
@@ -257,6 +259,8 @@ class Finder:
             self._relative(text, lang, today, add)
             for match in self._count[code].finditer(text):
                 n = lang.number(match.group("n"))
+                if match.group("n").lower() in _ARTICLES:
+                    continue  # "a bug" is no count
                 if n is not None:
                     add("count", (n, self._noun(match.group("noun"))), match.start(), match.end())
             for pattern, n in lang.times:

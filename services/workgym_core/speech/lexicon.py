@@ -24,6 +24,8 @@ A claim file::
     claims:
       refund:
         act: agent          # agent (the agent's own act: a promise of it counts as done),
+        episode: true       # said of no record, it means this episode's act ("we refunded
+                            # it"), not one of the past (unless "already", a date ...)
                             # world (others': the shop, the bank, finance, engineers),
                             # customer (theirs: acknowledged, never judged), policy
         words: {en: [...], de: [...], fr: [...], es: [...], ja: [...]}
@@ -91,6 +93,7 @@ class ClaimType:
     facts: Mapping[str, str] = field(default_factory=dict)  # app -> SQL over its state
     possible: Mapping[str, str] = field(default_factory=dict)  # app -> SQL
     values: tuple[str, ...] = ()  # entity kinds that say what it became ("to urgent")
+    episode: bool = False  # said of no record, it is this episode's act ("we refunded it")
 
 
 @dataclass(frozen=True, eq=False)
@@ -179,7 +182,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
         if name in into["claims"]:
             raise ValueError(f"{where}: claim {name!r} is also {into['claims'][name].app}'s")
         unknown = set(spec) - {"act", "words", "denied", "context", "unless", "nouns",
-                               "facts", "possible", "values"}
+                               "facts", "possible", "values", "episode"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
         into["claims"][name] = ClaimType(
@@ -191,7 +194,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
             nouns=_phrases(spec.get("nouns"), f"{where}.nouns"),
             facts={app: spec["facts"]} if spec.get("facts") else {},
             possible={app: spec["possible"]} if spec.get("possible") else {},
-            values=tuple(spec.get("values", ())))
+            values=tuple(spec.get("values", ())), episode=bool(spec.get("episode")))
     for name, spec in (raw.get("also") or {}).items():
         into["also"].append((app, name, spec))
 

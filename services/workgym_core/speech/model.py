@@ -28,6 +28,7 @@ class Modality(StrEnum):
     CAN = "can"  # it is possible or offered ("we can refund it", "you can still send it back")
     IF = "if"  # on a condition ("if it arrives, we'll refund")
     ASKED = "asked"  # a question or a request ("could you send...", "was it refunded?")
+    SAID = "said"  # someone else's words reported ("the customer says they were charged")
 
 
 class Kind(StrEnum):

@@ -77,6 +77,8 @@ class _Segment:
     triggers: list[tuple[str, re.Match[str], bool]] = field(default_factory=list)
     condition: bool = False
     subordinate: bool = False  # set in time or restricting a noun: not asserted
+    reported: bool = False  # someone else's words
+    objects: bool = False  # names only what a claim is about ("the fraud dispute on ...")
 
     def words(self) -> int:
         return len(_WORD.findall(self.text))
@@ -143,12 +145,26 @@ class Reader:
             restrictive = _starts_with(lang, "relative", part) and not sentence[:start].rstrip(
                 ).endswith((",", "、", "，"))
             subordinate = _starts_with(lang, "temporal", part) or restrictive
+            # Someone's words reported run to the end of the sentence.
+            reported = lang.has("reported", part) or bool(segments and segments[-1].reported)
             segments.append(_Segment(part, offset + start, offset + end, triggers, condition,
-                                     subordinate))
+                                     subordinate, reported))
+        for segment in segments:
+            if segment.triggers and all(
+                    not denied and self.lexicon.is_noun(claim, match.group(), lang.code)
+                    and not _verb_before(segment.text, match.start(), lang)
+                    for claim, match, denied in segment.triggers) \
+                    and not lang.has("predicate", segment.text) \
+                    and not lang.has("nothing", segment.text) and segment is not segments[0]:
+                segment.objects = True
         clauses: list[_Clause] = []
         conditional = False
         for segment in segments:
             previous = clauses[-1] if clauses else None
+            if segment.objects and previous is not None and any(
+                    s.triggers and not s.objects for s in previous.segments):
+                previous.segments.append(segment)  # names what the claim before is about
+                continue
             if segment.condition and not segment.triggers:
                 # "If you send it back, we'll refund": the condition makes the next clause's.
                 clauses.append(_Clause([segment]))
@@ -156,7 +172,7 @@ class Reader:
                 continue
             joins = previous is not None and not segment.triggers and any(
                 s.triggers for s in previous.segments) and not _starts_with(
-                lang, "benign", segment.text) and segment.words() <= 6
+                lang, "benign", segment.text) and segment.words() <= 4
             if joins and previous is not None:
                 previous.segments.append(segment)
                 continue
@@ -174,6 +190,9 @@ class Reader:
                          entities=tuple(entities), language=lang.code)
         triggered = [s for s in clause.segments if s.triggers]
         if not triggered:
+            if clause.segments[0].subordinate or clause.segments[0].reported:
+                return [base.but(modality=Modality.SAID if clause.segments[0].reported
+                                 else Modality.IF)]
             return [self._plain(base, masked, lang, asked)]
         out = []
         claims: dict[str, tuple[_Segment, bool]] = {}
@@ -182,7 +201,8 @@ class Reader:
             for claim, match, denied in segment.triggers:
                 held = claims.get(claim)
                 claims[claim] = (held[0] if held else segment, denied or bool(held and held[1]))
-                noun = not denied and self.lexicon.is_noun(claim, match.group(), lang.code)
+                noun = not denied and self.lexicon.is_noun(claim, match.group(), lang.code) \
+                    and not _verb_before(segment.text, match.start(), lang)
                 nouns[claim] = nouns.get(claim, True) and noun
         if not all(nouns.values()):  # "the authorization is released": the verb's claim
             claims = {c: v for c, v in claims.items() if not nouns[c]}
@@ -197,9 +217,12 @@ class Reader:
             modality = self._modality(scope, clause, lang, asked)
             if segment.subordinate and modality is not Modality.ASKED:
                 modality = Modality.IF
+            index = clause.segments.index(segment)
+            if any(s.reported for s in clause.segments[:index + 1]):
+                modality = Modality.SAID
             statement = base.but(kind=Kind.CLAIM, claim=claim, polarity=polarity,
                                  modality=modality, entities=tuple(own))
-            if nouns[claim] and modality is not Modality.ASKED \
+            if nouns[claim] and modality not in (Modality.ASKED, Modality.SAID, Modality.IF) \
                     and not lang.has("predicate", scope) and not lang.has("future", scope) \
                     and not lang.has("ability", scope) \
                     and not self._nothing(scope, segment, claim, lang):
@@ -250,7 +273,10 @@ class Reader:
     def _scope(clause: _Clause, segment: _Segment) -> str:
         """The text a claim's polarity and modality are read in: its own segment and the
         short ones after it that only say how it went ("Refund: declined")."""
-        parts = [segment.text]
+        text = segment.text
+        for _, match, _ in segment.triggers:  # its own words say nothing of polarity
+            text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
+        parts = [text]
         after = clause.segments[clause.segments.index(segment) + 1:]
         for other in after:
             if other.triggers or other.words() > 3:
@@ -323,7 +349,7 @@ def _segments(sentence: str, lang: Language) -> list[tuple[int, int]]:
         if match.group().strip() == ":" and _digits_around(sentence, match):
             continue  # 10:30
         bounds.append((match.start(), match.end()))
-    for cue in ("clause", "temporal", "relative"):
+    for cue in ("clause", "temporal", "relative", "condition"):
         for match in lang.cues[cue].finditer(sentence):
             if match.start() > 0:
                 bounds.append((match.start(), match.start()))
@@ -347,6 +373,12 @@ def _digits_around(text: str, match: re.Match[str]) -> bool:
 def _starts_with(lang: Language, cue: str, text: str) -> bool:
     found = lang.cues[cue].search(text)
     return found is not None and not text[:found.start()].strip(" ,.;:-\"'")
+
+
+def _verb_before(text: str, at: int, lang: Language) -> bool:
+    """Whether the word before ``at`` makes the claim word there a verb ("we refund")."""
+    before = re.findall(r"[\w']+", text[max(0, at - 20):at].lower())
+    return bool(before) and lang.cues["verb_before"].fullmatch(before[-1]) is not None
 
 
 def _longest(triggers: list[tuple[str, re.Match[str], bool]]
