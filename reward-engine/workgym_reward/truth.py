@@ -268,8 +268,11 @@ def judge(case: Case, statement: Statement, keys: set[str],
     if claim.act == "policy":
         modality = Modality.DONE  # "you can return it within 30 days" states the policy
     elif modality is Modality.IF:
+        return verdict(Verdict.SKIP, "supposed (a condition, a time, a restriction), not "
+                       "asserted")
+    elif modality is Modality.THEN:
         if claim.act == "world":
-            return verdict(Verdict.SKIP, "set in time or on a condition: not asserted")
+            return verdict(Verdict.SKIP, "another's act on a condition: not asserted")
         if polarity is Polarity.NEGATIVE or not (claim.possible or claim.name in case.given):
             return verdict(Verdict.UNVERIFIABLE,
                            f"a '{statement.claim}' on a condition nothing says is possible")
@@ -440,9 +443,13 @@ def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explici
     refused = [[r for r in fit if r.get("ok") in (0, False)] for fit in fitting]
     if statement.polarity is Polarity.POSITIVE:
         if future:
-            if not any(fitting) or not statement.of("date"):
-                return verdict(Verdict.UNVERIFIABLE, f"a future '{name}' nothing schedules")
-            return verdict(Verdict.TRUE, f"'{name}' as scheduled")
+            if statement.of("date"):
+                if any(fitting):
+                    return verdict(Verdict.TRUE, f"'{name}' as scheduled")
+                return verdict(Verdict.FALSE, f"no '{name}' scheduled then")
+            if any(done):
+                return verdict(Verdict.TRUE, f"'{name}': under way")
+            return verdict(Verdict.UNVERIFIABLE, f"a future '{name}' nothing schedules")
         missing = [str(v) for (_k, v), d in zip(named, done, strict=False) if not d] \
             if named else ([] if done[0] else ["the case"])
         if missing:

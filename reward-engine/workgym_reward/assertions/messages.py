@@ -61,8 +61,10 @@ class MoneyFact(_Fact):
     money: tuple[int | Ref, str] = Field(description="[amount in minor units, currency].")
 
     def stated(self, judged: Sequence[Judged]) -> bool:
+        """Said in a statement that is true or claims nothing (the amount itself is the
+        task's: "the customer demands a refund of $329" states it)."""
         wanted = (int(self.money[0]), self.money[1].upper())
-        return any(wanted in s.values("money") for s in _true(judged))
+        return any(wanted in s.values("money") for s in _said(judged))
 
     def __str__(self) -> str:
         return f"{self.money[1].upper()} {self.money[0]} (minor units)"
@@ -160,6 +162,8 @@ def plain(text: str) -> str:
             return ""
         if node.get("type") == "text":
             return str(node.get("text", ""))
+        if node.get("type") == "hardBreak":
+            return "\n"
         inner = "".join(walk(child, depth + 1) for child in node.get("content") or []
                         if isinstance(child, dict))
         if node.get("type") in ("paragraph", "heading", "listItem", "codeBlock"):

@@ -26,7 +26,9 @@ class Modality(StrEnum):
     DONE = "done"  # it happened, or is so ("we refunded", "2FA is now off")
     WILL = "will"  # it will happen, a promise ("we will refund", "it will arrive")
     CAN = "can"  # it is possible or offered ("we can refund it", "you can still send it back")
-    IF = "if"  # on a condition ("if it arrives, we'll refund")
+    IF = "if"  # supposed, not asserted: a condition ("if it arrives"), a time ("before it
+    # shipped"), a restriction ("the items that had not shipped"), an obligation ("has to be")
+    THEN = "then"  # what holds on a condition ("..., we'll refund it")
     ASKED = "asked"  # a question or a request ("could you send...", "was it refunded?")
     SAID = "said"  # someone else's words reported ("the customer says they were charged")
 

@@ -161,6 +161,8 @@ class Reader:
         conditional = False
         for segment in segments:
             previous = clauses[-1] if clauses else None
+            opens = any(_starts_with(lang, cue, segment.text)
+                        for cue in ("clause", "relative", "temporal", "condition"))
             if segment.objects and previous is not None and any(
                     s.triggers and not s.objects for s in previous.segments):
                 previous.segments.append(segment)  # names what the claim before is about
@@ -172,13 +174,17 @@ class Reader:
                 continue
             joins = previous is not None and not segment.triggers and any(
                 s.triggers for s in previous.segments) and not _starts_with(
-                lang, "benign", segment.text) and segment.words() <= 4
+                lang, "benign", segment.text) and segment.words() <= 4 and not opens
             if joins and previous is not None:
                 previous.segments.append(segment)
                 continue
-            clauses.append(_Clause([segment], conditional=conditional or segment.condition))
+            clauses.append(_Clause([segment], conditional=conditional))
             if segment.triggers:
                 conditional = False
+        # "We'll refund it once it arrives": what comes before a condition holds on it too.
+        for clause, after in zip(clauses, clauses[1:], strict=False):
+            if after.segments[0].condition and not clause.segments[0].condition:
+                clause.conditional = True
         return clauses
 
     # --- reading one clause -------------------------------------------------------------
@@ -215,8 +221,10 @@ class Reader:
             polarity = Polarity.NEGATIVE if denied or self._negated(scope, lang) \
                 else Polarity.POSITIVE
             modality = self._modality(scope, clause, lang, asked)
-            if segment.subordinate and modality is not Modality.ASKED:
+            if (segment.subordinate or segment.condition) and modality is not Modality.ASKED:
                 modality = Modality.IF
+            elif clause.conditional and modality not in (Modality.ASKED, Modality.IF):
+                modality = Modality.THEN
             index = clause.segments.index(segment)
             if any(s.reported for s in clause.segments[:index + 1]):
                 modality = Modality.SAID
@@ -294,7 +302,7 @@ class Reader:
         text = _IDIOMS.sub(" ", scope)
         if asked or lang.has("request", text):
             return Modality.ASKED
-        if clause.conditional or lang.has("condition", text):
+        if lang.has("condition", text):
             return Modality.IF
         if lang.has("ability", text):
             return Modality.CAN
@@ -310,7 +318,7 @@ class Reader:
             return statement.but(hedged=True, why="an uncertain wording")
         approximate = re.compile(rf"(?:{lang.cues['approximate'].pattern})\s*$", re.IGNORECASE)
         for entity in statement.entities:
-            if entity.kind not in VALUES and entity.kind not in IDS_AND_NAMES:
+            if entity.kind not in VALUES:
                 continue
             before = masked[max(statement.start, entity.start - 16):entity.start]
             if approximate.search(before):

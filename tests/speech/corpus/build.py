@@ -112,6 +112,12 @@ class Slots:
         self.entities: list[dict] = []
         self.used: set = set()
         self.hedged = False
+        self.style: dict = {}  # one currency and one number format per statement
+
+    def _style(self, key: str, choose):
+        if key not in self.style:
+            self.style[key] = choose()
+        return self.style[key]
 
     def fill(self, text: str) -> str:
         return SLOT.sub(lambda m: self.slot(m.group(1)), text)
@@ -143,9 +149,9 @@ class Slots:
         lang, rng, num = self.lang, self.rng, data("numbers")
         base = name.rstrip("0123456789")
         if base in ("money", "money_r"):
-            cur = rng.choices(list(num["currency_weights"][lang]),
-                              weights=list(num["currency_weights"][lang].values()))[0]
-            fmt = rng.choice(num["money"][lang][cur])
+            weights = num["currency_weights"][lang]
+            cur = self._style("cur", lambda: rng.choices(list(weights), weights=list(weights.values()))[0])
+            fmt = self._style("money", lambda: rng.choice(num["money"][lang][cur]))
             approx = base == "money_r" or self.hedge == "approx"
             pool = num["amounts_round" if approx else "amounts"][cur if cur == "JPY" else "minor"]
             n = 2 if self._hedge_now("alt") else 1
@@ -159,7 +165,7 @@ class Slots:
             ents = num["entities"]
             n = (rng.choice([2, 2, 3]) if self._hedge_now("alt") else 1)
             texts = []
-            fmt = rng.choice(ents["order_formats"][lang])
+            fmt = self._style("order", lambda: rng.choice(ents["order_formats"][lang]))
             for _ in range(n):
                 pre = rng.choice(ents["order_prefixes"])
                 digits = self._pick("order", lambda: str(rng.randint(10000, 99999)))
@@ -173,7 +179,7 @@ class Slots:
             return cards[0] if n == 1 else self._join(cards)
         if base == "ticket":
             n = 2 if self._hedge_now("alt") else 1
-            fmt = rng.choice(num["entities"]["ticket_formats"][lang])
+            fmt = self._style("ticket", lambda: rng.choice(num["entities"]["ticket_formats"][lang]))
             nums = [self._pick("ticket", lambda: str(rng.choice([rng.randint(100, 999), rng.randint(1000, 99999)])))
                     for _ in range(n)]
             self.entities += [{"kind": "ticket", "value": t} for t in nums]
@@ -346,7 +352,10 @@ def strip_end(text: str) -> tuple[str, str]:
 
 
 def wrap(lang: str, text: str, rng: random.Random) -> str | None:
-    wrappers = data("hedges")[lang].get("wrap", [])
+    hed = data("hedges")[lang]
+    if any(c in text for c in hed.get("clash", [])):
+        return None
+    wrappers = hed.get("wrap", [])
     rng.shuffle(wrappers := list(wrappers))
     for w in wrappers:
         if "{s}" in w:
@@ -372,7 +381,8 @@ def place_context(lang: str, ctx: str, text: str, rng: random.Random) -> tuple[s
             if low is None:
                 continue
             return pat.replace("{s}", low), f"{ctx}-prefix"
-        return pat.replace("{S}", text), f"{ctx}-prefix"
+        i = 1 if text[:1] in "¿«" else 0
+        return pat.replace("{S}", text[:i] + text[i:i + 1].upper() + text[i + 1:]), f"{ctx}-prefix"
     return None
 
 
