@@ -163,6 +163,21 @@ class Case:
                                     "amount": row[column]})
         return out
 
+    def about(self, on: Mapping[str, Any]) -> tuple[Entity, ...]:
+        """What a message on these records is about, when it names nothing (a reply on a
+        ticket: the ticket's order), as entities found before the message."""
+        found: list[Entity] = []
+        for app, queries in self.lexicon.about.items():
+            if app not in self.states:
+                continue
+            for column, sql in queries.items():
+                if on.get(column) is None:
+                    continue
+                for row in self._query(app, sql, {column: on[column]}):
+                    found += [Entity(kind, _norm(value), str(value), -1, -1)
+                              for kind, value in row.items() if value is not None]
+        return tuple(found)
+
     @cached_property
     def names(self) -> dict[str, dict[str, str]]:
         """kind -> {phrase: name}: the world's names (teams, people, versions ...)."""
@@ -176,7 +191,8 @@ class Case:
                 out.setdefault(kind, {}).update(spec.surfaces(found))
         return out
 
-    def _query(self, app: str, sql: str) -> list[Row]:
+    def _query(self, app: str, sql: str, params: Mapping[str, Any] | None = None
+               ) -> list[Row]:
         views = self.lexicon.views.get(app, {})
         used = {name: body for name, body in views.items() if re.search(rf"\b{name}\b", sql)}
         # A view may use another view declared before it.
@@ -186,7 +202,7 @@ class Case:
         ordered = [(n, b) for n, b in views.items() if n in used]
         prefix = ("WITH " + ", ".join(f"{n} AS ({b})" for n, b in ordered) + " ") \
             if ordered else ""
-        cursor = self.states[app].conn.execute(prefix + sql)
+        cursor = self.states[app].conn.execute(prefix + sql, dict(params or {}))
         columns = [c[0] for c in cursor.description]
         return [dict(zip(columns, values, strict=True)) for values in cursor]
 
@@ -224,7 +240,7 @@ def judge_message(case: Case, message: Message) -> list[Judged]:
     extra = [str(v) for v in message.on.values() if v is not None]
     keys = case.keys(extra)
     judged: list[Judged] = []
-    named: tuple[Entity, ...] = ()
+    named: tuple[Entity, ...] = case.about(message.on)
     for statement in reading.statements:
         own = tuple(e for e in statement.entities if e.kind in IDENTIFYING)
         if own:
@@ -305,10 +321,14 @@ def judge(case: Case, statement: Statement, keys: set[str],
             if not _amount_ok(amount, currency, amounts):
                 return verdict(Verdict.UNVERIFIABLE, f"{currency} {amount} (minor units), set "
                                "against it, is no amount of the case")
-    if not _money(statement) and _labelled(case, statement) and \
-            statement.claim in ("refund", "charge", "capture", "keep"):
-        return verdict(Verdict.UNVERIFIABLE, f"said of part of the money ({statement.text!r}), "
-                       f"which the '{statement.claim}' facts do not break down")
+    if _labelled(case, statement) and statement.claim in ("refund", "charge", "capture", "keep"):
+        if not _money(statement):
+            return verdict(Verdict.UNVERIFIABLE, f"said of part of the money "
+                           f"({statement.text!r}), which the '{statement.claim}' facts do not "
+                           "break down")
+        if statement.claim in ("charge", "keep"):
+            # "You paid $9 for express shipping": the order's shipping, as the case has it.
+            return _judge_amount(case, statement.but(kind=Kind.AMOUNT), keys)
     explicit = any(e.kind in IDENTIFYING or (e.kind == "ordinal" and e.value[1] == "payment")
                    for e in statement.entities if e.start >= statement.start)
     return _judge_claim(statement, rows, future=future, explicit=explicit)
@@ -529,6 +549,8 @@ def _count_problem(statement: Statement, rows: list[Row]) -> str | None:
 
 
 def _extent_problem(statement: Statement, rows: list[Row]) -> str | None:
+    if re.search(r"\b(?:fee|shipping|postage|delivery|discount)\b", statement.text, re.I):
+        return None  # "refunded that fee in full": in full of the fee, not of the payment
     extents = set(statement.values("extent"))
     if not extents & {"full", "partial"}:
         return None

@@ -19,6 +19,8 @@ A claim file::
     views:        # named SELECTs the app's facts may use (WITH name AS (...))
       payments: SELECT ...
     amounts: SELECT ...  # the true amounts of its records: customer, order, label, amount, currency
+    about:        # what a message on one of its records is about, when it names nothing:
+      ticket_id: SELECT order_number AS "order" FROM tickets WHERE id = :ticket_id
     actions:      # verbs of change that no claim of the app's covers: a clause with one
       en: [...]   # cannot be read with confidence
     claims:
@@ -107,6 +109,7 @@ class Lexicon:
     names: Mapping[str, Mapping[str, Names]]  # app -> kind -> how to read them
     views: Mapping[str, Mapping[str, str]]  # app -> name -> SELECT
     amounts: Mapping[str, str]  # app -> SELECT of the true amounts of its records
+    about: Mapping[str, Mapping[str, str]]  # app -> message column -> SELECT of what it is about
     actions: Mapping[str, re.Pattern[str]]
     finder: Finder = field(compare=False)
 
@@ -175,6 +178,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
     into["views"][app] = dict(raw.get("views") or {})
     if raw.get("amounts"):
         into["amounts"][app] = raw["amounts"]
+    into["about"][app] = dict(raw.get("about") or {})
     for code, pattern in _phrases(raw.get("actions"), f"{app}: actions").items():
         into["actions"].setdefault(code, []).append(pattern.pattern)
     for name, spec in (raw.get("claims") or {}).items():
@@ -203,11 +207,12 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
 def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
     """The lexicon of ``files`` ((app, its claims.yaml) pairs), parsed once per process."""
     parts: dict[str, Any] = {"ids": [], "countable": {}, "labels": {}, "names": {},
-                             "views": {}, "amounts": {}, "actions": {}, "claims": {}, "also": []}
+                             "views": {}, "amounts": {}, "about": {}, "actions": {}, "claims": {},
+                             "also": []}
     for app, path in files:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         unknown = set(raw) - {"ids", "countable", "labels", "names", "views", "amounts",
-                              "actions", "claims", "also"}
+                              "about", "actions", "claims", "also"}
         if unknown:
             raise ValueError(f"{path}: unknown keys {sorted(unknown)}")
         _load(app, raw, parts)
@@ -223,7 +228,8 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
                for code, patterns in parts["actions"].items()}
     return Lexicon(claims=parts["claims"], ids=tuple(parts["ids"]),
                    countable=parts["countable"], labels=parts["labels"], names=parts["names"],
-                   views=parts["views"], amounts=parts["amounts"], actions=actions,
+                   views=parts["views"], amounts=parts["amounts"], about=parts["about"],
+                   actions=actions,
                    finder=Finder(parts["ids"], parts["countable"]))
 
 

@@ -58,6 +58,9 @@ _IDIOMS = re.compile(
     r"if you'd like|if you would like|wenn sie fragen|si vous avez des questions|"
     r"si tiene alguna pregunta|sin problema|kein problem|pas de problème)\b",
     re.IGNORECASE)
+# "sixty days, not thirty", "USD 45, not USD 50": the negation is the other value's.
+_CONTRAST = re.compile(r",\s*(?:and |but |und |mais |pero )?(?:not|nicht|pas|no)\s+"
+                       r"(?=§|\w+[\s.,;!?]*$)", re.IGNORECASE)
 _LIST_WORDS = re.compile(r"(?:\s|^)(?:and|und|et|y|e|or|oder|ou|o|u|と|及び|および|as well as|"
                          r"sowie|ainsi que|así como)(?:\s|$)", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -294,7 +297,7 @@ class Reader:
 
     @staticmethod
     def _negated(text: str, lang: Language) -> bool:
-        text = _IDIOMS.sub(" ", text)
+        text = _CONTRAST.sub(" ", _IDIOMS.sub(" ", text))
         return lang.has("negation", text) or lang.has("denial", text)
 
     @staticmethod

@@ -35,7 +35,7 @@ LANGS = ("en", "de", "fr", "es", "ja")
 SEED = 20250616
 PER_CLAIM = {"en": 24, "de": 11, "fr": 11, "es": 11, "ja": 11}
 AMOUNTS = 20  # amount statements per language
-HEDGE_RATE = 0.13  # share of claims (done/will/can) that get a hedge
+HEDGE_RATE = 0.15  # share of claims (done/will/can) that get a hedge
 AMOUNT_HEDGE_RATE = 0.3
 CTX_RATE = 0.15  # share of order/ticket claims whose number moves to a lead-in or parenthesis
 TAG_WEIGHTS = {"done+": 30, "done-": 14, "will+": 12, "will-": 5, "can+": 8, "can-": 8,
@@ -86,9 +86,8 @@ def decap(lang: str, text: str) -> str | None:
 
 
 def tidy(lang: str, text: str) -> str:
-    if lang == "ja":
-        return re.sub(r"\s+", "", text) if not re.search(r"[A-Za-z0-9] [A-Za-z0-9]", text) \
-            else re.sub(r"(?<=[^\x00-\x7f]) +| +(?=[^\x00-\x7f])", "", text).strip()
+    if lang == "ja":  # no spaces next to Japanese text; keep those between Latin words
+        return re.sub(r"(?<=[^\x00-\x7f]) +| +(?=[^\x00-\x7f])", "", text).strip()
     text = re.sub(r"\s+", " ", text).strip()
     if lang == "fr":
         text = re.sub(r" +([.,])", r"\1", text)
@@ -136,9 +135,9 @@ class Slots:
             return True
         return False
 
-    def _join(self, texts: list[str]) -> str:
+    def _join(self, texts: list[str], money: bool = False) -> str:
         hed = data("hedges")[self.lang]
-        key = "alt3" if len(texts) == 3 else "alt"
+        key = "alt3" if len(texts) == 3 else "alt_money" if money and "alt_money" in hed else "alt"
         pat = self.rng.choice(hed[key])
         return pat.format(a=texts[0], b=texts[1], c=texts[2] if len(texts) > 2 else "")
 
@@ -159,7 +158,7 @@ class Slots:
             texts = [money_text(lang, cur, v, fmt) for v in values]
             for v in values:
                 self.entities.append({"kind": "money", "value": [v, cur]})
-            out = texts[0] if n == 1 else self._join(texts)
+            out = texts[0] if n == 1 else self._join(texts, money=True)
             return self._approx(out) if base == "money" and self._hedge_now("approx") else out
         if base == "order":
             ents = num["entities"]
@@ -198,11 +197,13 @@ class Slots:
             self.entities.append({"kind": "percent", "value": p})
             return rng.choice(num["percent"][lang]).format(p=p)
         if base.startswith("dur_"):
-            key, _, case = base[4:].partition("_")
+            key, case = base[4:], ""
+            if key not in num["durations"][lang]:  # dur_window_dat: the set "window", its form "dat"
+                key, _, case = key.partition("_")
             d = rng.choice(num["durations"][lang][key])
             self.entities.append({"kind": "duration", "value": list(d["v"])})
             text = d.get(case or "t", d["t"])
-            if d["v"][0] == d["v"][1] and self._hedge_now("approx"):
+            if d["v"][0] == d["v"][1] and not key.endswith("adj") and self._hedge_now("approx"):
                 text = self._approx(text)
             return text
         fill, _, case = base.partition("_")
@@ -319,15 +320,20 @@ def compose_verb(lang: str, spec: dict, route: Route, rng: random.Random, hedge:
         return None
     fi = rng.randrange(len(frames))
     frame = frames[fi]
-    perfect = frame.startswith("~")
-    frame = frame.lstrip("~")
+    perfect, bare = "~" in frame[:2], "^" in frame[:2]
+    frame = frame.lstrip("~^")
     negative = ftag.endswith("-")
     pool = e["ask"] if kind == "ask" else e["obj"] if kind == "act" else e["pas"]
-    cands = [o for o in pool if not (perfect and "{date}" in o) and not (negative and o.startswith("!"))]
+    cands = [o for o in pool if not (perfect and "{date}" in o) and not (negative and o.startswith("!"))
+             and not (bare and _parts(o, 2)[1])]
     if not cands:
         return None
     obj, comp, num = _parts(rng.choice(cands).lstrip("!"), 3)
-    d: dict = {"comp": comp, "S": "", "s": "", "St": "", "obj": obj}
+    d: dict = {"comp": comp, "S": "", "s": "", "St": "", "obj": obj, "pron": ""}
+    if "{pron}" in frame:  # German: an unstressed pronoun comes right after the finite verb
+        m = re.match(r"(Ihnen|Sie|mich)(?: |$)(.*)", obj)
+        if m:
+            d["pron"], d["obj"] = m.group(1), m.group(2)
     if kind == "act":
         subj = rng.choice(g["subjects"][rng.choice(e["agents"])])
         person = subj["p"]
@@ -341,7 +347,8 @@ def compose_verb(lang: str, spec: dict, route: Route, rng: random.Random, hedge:
     for name, table in g.get("aux", {}).items():
         d[name] = table.get(person, "")
     d.update(verb_forms(lang, e["v"], person, gn))
-    conds = data("modalities")[lang].get("conds", []) + spec.get("conds", [])
+    pool = "conds_internal" if spec.get("conds_from") == "internal" else "conds"
+    conds = data("modalities")[lang].get(pool, []) + spec.get("conds", [])
     d["cond"] = rng.choice(conds) if conds else ""
     return frame.format_map(_Keep(d)), f"f{fi}{'~' if perfect else ''}"
 
@@ -355,8 +362,8 @@ def wrap(lang: str, text: str, rng: random.Random) -> str | None:
     hed = data("hedges")[lang]
     if any(c in text for c in hed.get("clash", [])):
         return None
-    wrappers = hed.get("wrap", [])
-    rng.shuffle(wrappers := list(wrappers))
+    wrappers = list(hed.get("wrap", []))
+    rng.shuffle(wrappers)
     for w in wrappers:
         if "{s}" in w:
             low = decap(lang, text)
@@ -408,6 +415,8 @@ def render_claim(lang: str, claim: str, spec: dict, route: Route, rng: random.Ra
         if got is None:
             return None
         text, how = got
+    if hedge == "alt" and re.search(r"\{\w+\} ?(and|und|et|y|と) ?\w* ?\{\w+2\}", text):
+        return None  # "tickets #1 or #2 and #3" reads as nonsense
     if hedge == "wrap":
         text = wrap(lang, text, rng)
         if text is None:
@@ -416,7 +425,6 @@ def render_claim(lang: str, claim: str, spec: dict, route: Route, rng: random.Ra
     if hedge:
         source.append(f"hedge:{hedge}")
     ctx = spec.get("ctx")
-    pre_entities: list[str] = []
     if ctx and "{" + ctx + "}" not in text and rng.random() < CTX_RATE:
         placed = place_context(lang, ctx, text, rng)
         if placed:
@@ -523,5 +531,32 @@ def report(items: list[dict]) -> str:
     return "\n".join(lines)
 
 
+ENTITY_KINDS = {"money", "order", "date", "card", "duration", "issue", "ticket", "percent"}
+
+
+def check(items: list[dict]) -> list[str]:
+    """Problems in the corpus's shape (not in its labels): open slots, unknown kinds, duplicates."""
+    problems, seen = [], set()
+    kinds = {"claim", "benign", "amount", "unreadable"}
+    for it in items:
+        l, t = it["label"], it["text"]
+        if t in seen:
+            problems.append(f"duplicate: {t}")
+        seen.add(t)
+        if re.search(r"[{}~|]|  ", t):
+            problems.append(f"{it['id']}: unfilled or untidy: {t}")
+        if l["kind"] not in kinds or (l["kind"] == "claim") != (l["claim"] in claims()):
+            problems.append(f"{it['id']}: kind/claim {l['kind']}/{l['claim']}")
+        if l["modality"] not in ("done", "will", "can", "if", "asked") or l["polarity"] not in "+-":
+            problems.append(f"{it['id']}: modality/polarity {l['modality']}{l['polarity']}")
+        for e in l["entities"]:
+            if e["kind"] not in ENTITY_KINDS:
+                problems.append(f"{it['id']}: entity {e}")
+    return problems
+
+
 if __name__ == "__main__":
-    print(report(corpus()))
+    items = corpus()
+    print(report(items))
+    for problem in check(items):
+        print("PROBLEM", problem)
