@@ -72,6 +72,9 @@ COLUMN = {"order": "order", "charge": "charge", "issue": "issue", "ticket": "tic
           "tier": "tier", "product": "item", "code": "value", "ticket_status": "value",
           "issue_status": "value", "resolution": "resolution", "urgency": "value",
           "issue_priority": "value"}
+# Names that say what a record became: compared only for the claims that declare them.
+_VALUE_KINDS = frozenset({"ticket_status", "issue_status", "resolution", "urgency",
+                          "issue_priority", "code", "tier"})
 # Entities that pick which records a statement is about.
 IDENTIFYING = frozenset({"order", "charge", "issue", "ticket", "version", "card"})
 # The message's own record (a comment's ticket or issue): a statement naming none of its
@@ -241,7 +244,11 @@ def judge_message(case: Case, message: Message) -> list[Judged]:
     keys = case.keys(extra)
     judged: list[Judged] = []
     named: tuple[Entity, ...] = case.about(message.on)
+    attempt = False
     for statement in reading.statements:
+        # "The payment attempt ... Nothing was charged for it": "it" is the attempt.
+        attempt = _says(case, "attempt", statement.text) or (attempt and bool(
+            _PRONOUN.search(statement.text)) and not _says(case, "payment", statement.text))
         own = tuple(e for e in statement.entities if e.kind in IDENTIFYING)
         if own:
             named = own
@@ -255,12 +262,12 @@ def judge_message(case: Case, message: Message) -> list[Judged]:
             # "One was declined, so nothing was taken": of the declined one.
             judged.append(Judged(statement, Verdict.TRUE, "of the refused one just named"))
             continue
-        judged.append(judge(case, statement, keys, message.on))
+        judged.append(judge(case, statement, keys, message.on, attempt=attempt))
     return judged
 
 
 def judge(case: Case, statement: Statement, keys: set[str],
-          on: Mapping[str, Any] | None = None) -> Judged:
+          on: Mapping[str, Any] | None = None, *, attempt: bool = False) -> Judged:
     def verdict(v: Verdict, why: str) -> Judged:
         return Judged(statement, v, why)
 
@@ -296,11 +303,18 @@ def judge(case: Case, statement: Statement, keys: set[str],
             claim.possible or claim.name in case.given):
         return verdict(Verdict.UNVERIFIABLE,
                        f"an offer of '{statement.claim}' nothing says is possible")
+    # Names that say what something became count only for claims that change it ("set to
+    # urgent"); elsewhere "open" or "High" is just a word.
+    statement = statement.but(entities=tuple(
+        e for e in statement.entities if e.kind not in _VALUE_KINDS or e.kind in claim.values))
     rows = case.rows(statement.claim, keys)
     if rows is None:
         return verdict(Verdict.UNVERIFIABLE, f"nothing in the episode can confirm "
                        f"'{statement.claim}'")
     rows = _on_own_records(rows, statement, on or {})
+    if attempt and statement.claim == "charge" and polarity is Polarity.NEGATIVE:
+        # "the attempt was not charged": of the tries that did not complete.
+        rows = [r for r in rows if r.get("ok") in (0, False)]
     if rows and not any("item" in r for r in rows) and _about_items(case, statement):
         if polarity is Polarity.POSITIVE and modality in (Modality.DONE, Modality.WILL) \
                 and not any(r.get("ok") in (1, True) for r in rows):
@@ -332,6 +346,15 @@ def judge(case: Case, statement: Statement, keys: set[str],
     explicit = any(e.kind in IDENTIFYING or (e.kind == "ordinal" and e.value[1] == "payment")
                    for e in statement.entities if e.start >= statement.start)
     return _judge_claim(statement, rows, future=future, explicit=explicit)
+
+
+_PRONOUN = re.compile(r"\b(?:it|that|this|them|es|le|lo|la)\b|それ", re.IGNORECASE)
+
+
+def _says(case: Case, noun: str, text: str) -> bool:
+    """Whether ``text`` names a thing the apps count as ``noun`` ("attempt", "payment")."""
+    pattern = case.lexicon.countable.get(noun)
+    return bool(pattern and re.search(rf"(?<!\w)(?:{pattern})(?!\w)", text, re.IGNORECASE))
 
 
 _ALREADY = re.compile(r"\b(?:already|previously|earlier|before|last (?:week|month|year)|"

@@ -34,6 +34,8 @@ A claim file::
         denied: {en: [...]}  # words that say it did not happen ("declined")
         context: {en: ...}   # the claim's words count only in a sentence that has this
         unless: {en: [...]}  # phrases its words are not the claim in ("refund policy")
+        inverse: {en: [...]} # words with a negation in them that affirm it ("we do not
+                             # contest it" accepts a dispute)
         nouns: {en: [...]}   # its words that are nouns ("refund"): alone, they claim
                              # something only with a verb that says it happened ("the refund
                              # was issued", "no refund") and are dropped beside another
@@ -92,6 +94,7 @@ class ClaimType:
     context: Mapping[str, re.Pattern[str]]
     unless: Mapping[str, re.Pattern[str]] = field(default_factory=dict)  # not a claim there
     nouns: Mapping[str, re.Pattern[str]] = field(default_factory=dict)  # its words as nouns
+    inverse: Mapping[str, re.Pattern[str]] = field(default_factory=dict)  # negated, affirm it
     facts: Mapping[str, str] = field(default_factory=dict)  # app -> SQL over its state
     possible: Mapping[str, str] = field(default_factory=dict)  # app -> SQL
     values: tuple[str, ...] = ()  # entity kinds that say what it became ("to urgent")
@@ -122,11 +125,17 @@ class Lexicon:
                 unless = claim.unless.get(code)
                 spans = [m.span() for m in unless.finditer(text)] if unless else []
                 for pattern, denied in ((claim.words.get(code), False),
+                                        (claim.inverse.get(code), False),
                                         (claim.denied.get(code), True)):
                     if pattern is not None:
                         found += [(claim.name, m, denied) for m in pattern.finditer(text)
                                   if not any(a <= m.start() < b for a, b in spans)]
         return found
+
+    def is_inverse(self, claim: str, word: str, language: str) -> bool:
+        """Whether ``word`` is one of the claim's words that carry their own negation."""
+        return any(p.fullmatch(word) for code, p in self.claims[claim].inverse.items()
+                   if code in (language, "en"))
 
     def is_noun(self, claim: str, word: str, language: str) -> bool:
         """Whether ``word`` (a claim word as found) is one of the claim's nouns."""
@@ -186,7 +195,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
         if name in into["claims"]:
             raise ValueError(f"{where}: claim {name!r} is also {into['claims'][name].app}'s")
         unknown = set(spec) - {"act", "words", "denied", "context", "unless", "nouns",
-                               "facts", "possible", "values", "episode"}
+                               "inverse", "facts", "possible", "values", "episode"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
         into["claims"][name] = ClaimType(
@@ -196,6 +205,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
             context=_phrases(spec.get("context"), f"{where}.context", words=False),
             unless=_phrases(spec.get("unless"), f"{where}.unless"),
             nouns=_phrases(spec.get("nouns"), f"{where}.nouns"),
+            inverse=_phrases(spec.get("inverse"), f"{where}.inverse"),
             facts={app: spec["facts"]} if spec.get("facts") else {},
             possible={app: spec["possible"]} if spec.get("possible") else {},
             values=tuple(spec.get("values", ())), episode=bool(spec.get("episode")))

@@ -220,7 +220,7 @@ class Reader:
         for claim, (segment, denied) in claims.items():
             own = [e for e in entities if self._nearest(e, positions) == claim
                    or e.kind not in ("money",)]
-            scope = self._scope(clause, segment)
+            scope = self._scope(clause, segment, lang)
             polarity = Polarity.NEGATIVE if denied or self._negated(scope, lang) \
                 else Polarity.POSITIVE
             modality = self._modality(scope, clause, lang, asked)
@@ -280,13 +280,14 @@ class Reader:
         return min(positions, key=lambda c: (abs(positions[c] - entity.start),
                                              positions[c] > entity.start))
 
-    @staticmethod
-    def _scope(clause: _Clause, segment: _Segment) -> str:
+    def _scope(self, clause: _Clause, segment: _Segment, lang: Language) -> str:
         """The text a claim's polarity and modality are read in: its own segment and the
         short ones after it that only say how it went ("Refund: declined")."""
         text = segment.text
-        for _, match, _ in segment.triggers:  # its own words say nothing of polarity
-            text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
+        for claim, match, _ in segment.triggers:  # "we do not contest": its own negation
+            if self.lexicon.is_inverse(claim, match.group(), lang.code):
+                text = text[:match.start()] + " " * (match.end() - match.start()) + \
+                    text[match.end():]
         parts = [text]
         after = clause.segments[clause.segments.index(segment) + 1:]
         for other in after:
