@@ -247,8 +247,8 @@ def judge_message(case: Case, message: Message) -> list[Judged]:
     attempt = False
     for statement in reading.statements:
         # "The payment attempt ... Nothing was charged for it": "it" is the attempt.
-        attempt = _says(case, "attempt", statement.text) or (attempt and bool(
-            _PRONOUN.search(statement.text)) and not _says(case, "payment", statement.text))
+        attempt = _says(case, "attempt", statement) or (attempt and bool(
+            _PRONOUN.search(statement.text)) and not _says(case, "payment", statement))
         own = tuple(e for e in statement.entities if e.kind in IDENTIFYING)
         if own:
             named = own
@@ -321,9 +321,11 @@ def judge(case: Case, statement: Statement, keys: set[str],
             return verdict(Verdict.FALSE, f"no '{statement.claim}' at all, of any item")
         return verdict(Verdict.UNVERIFIABLE, f"said of items, which the '{statement.claim}' "
                        "facts do not break down")
-    if claim.episode and not statement.of("date") and not any(
-            statement.of(k) for k in IDENTIFYING) and not statement.of("ordinal") \
-            and modality is not Modality.CAN and not _ALREADY.search(statement.text):
+    unnamed = not any(statement.of(k) for k in IDENTIFYING) and not statement.of("ordinal")
+    if claim.episode and not statement.of("date") and modality is not Modality.CAN \
+            and not _ALREADY.search(statement.text) and (
+                unnamed or (polarity is Polarity.NEGATIVE and not _EVER.search(statement.text))):
+        # "We have refunded it", "No refund for A-1": this episode's act, not the past's.
         # "We have refunded it": this episode's act, not one of the past.
         during = [r for r in rows if "during" not in r or r["during"] in (1, True, None)]
         rows = during
@@ -351,14 +353,14 @@ def judge(case: Case, statement: Statement, keys: set[str],
 _PRONOUN = re.compile(r"\b(?:it|that|this|them|es|le|lo|la)\b|それ", re.IGNORECASE)
 
 
-def _says(case: Case, noun: str, text: str) -> bool:
-    """Whether ``text`` names a thing the apps count as ``noun`` ("attempt", "payment")."""
-    pattern = case.lexicon.countable.get(noun)
-    return bool(pattern and re.search(rf"(?<!\w)(?:{pattern})(?!\w)", text, re.IGNORECASE))
+def _says(case: Case, noun: str, statement: Statement) -> bool:
+    """Whether the statement names a thing the apps count as ``noun`` ("attempt")."""
+    return case.lexicon.names_a(noun, statement.text, statement.language)
 
 
 _ALREADY = re.compile(r"\b(?:already|previously|earlier|before|last (?:week|month|year)|"
                       r"bereits|schon|déjà|ya|すでに|既に)\b", re.IGNORECASE)
+_EVER = re.compile(r"\b(?:never|ever|at all|yet|nie|jamais|nunca|jamás|一度も)\b", re.IGNORECASE)
 _CONTRAST = re.compile(r"(?:instead of|rather than|not|statt|anstatt|au lieu de|en lugar de|"
                        r"en vez de|ではなく)\s*$", re.IGNORECASE)
 
@@ -385,9 +387,7 @@ def _labelled(case: Case, statement: Statement) -> bool:
 
 def _about_items(case: Case, statement: Statement) -> bool:
     """Whether the statement is about some of an order's items ("the item was not charged")."""
-    items = case.lexicon.countable.get("item")
-    return bool(statement.of("product")) or bool(
-        items and re.search(rf"(?<!\w)(?:{items})(?!\w)", statement.text, re.IGNORECASE))
+    return bool(statement.of("product")) or _says(case, "item", statement)
 
 
 def _on_own_records(rows: list[Row], statement: Statement, on: Mapping[str, Any]
@@ -605,11 +605,16 @@ def _judge_amount(case: Case, statement: Statement, keys: set[str]) -> Judged:
         if _money(statement):
             return verdict(Verdict.UNVERIFIABLE, "an amount said not to be")
         return verdict(Verdict.SKIP, "no value said to be")
-    labels = {label for label, _ in case.lexicon.label(statement.text, statement.language)}
+    found_labels = case.lexicon.label(statement.text, statement.language)
     amounts = case.amounts(keys)
     named = [(e.kind, e.value) for e in statement.entities if e.kind in IDENTIFYING]
     amounts = [r for r in amounts if all(_fits(r, k, v) for k, v in named)]
-    for amount, currency in _money(statement):
+    for entity in statement.of("money"):
+        amount, currency = entity.value  # type: ignore[misc]
+        # A label speaks of the amount next to it ("a discount of $5", "$9 shipping").
+        at, to = entity.start - statement.start, entity.end - statement.start
+        labels = {label for label, m in found_labels
+                  if -24 <= m.start() - to <= 24 or -24 <= at - m.end() <= 24}
         same = [r for r in amounts if str(r.get("currency") or "").upper() == currency.upper()]
         claims = case.lexicon.claims
         labelled = [r for r in same if r.get("label") in labels or r.get("label") in claims
@@ -633,9 +638,11 @@ def _judge_amount(case: Case, statement: Statement, keys: set[str]) -> Judged:
         # "I checked all three payment attempts on A-1": true when there were three.
         for entity in counted:
             n, noun = entity.value  # type: ignore[misc]
-            rows = case.rows({"payment": "charge", "order": "keep"}.get(noun, ""), keys) or []
+            rows = case.rows({"payment": "charge", "attempt": "charge", "order": "keep"}.get(
+                noun, ""), keys) or []
             subjects = {r.get("subject") for r in rows
-                        if all(_fits(r, k, v) for k, v in named)}
+                        if all(_fits(r, k, v) for k, v in named)
+                        and (noun != "payment" or r.get("ok") in (1, True))}
             if n != len(subjects):
                 return verdict(Verdict.UNVERIFIABLE, f"{entity.text!r}: not what the case "
                                "counts")

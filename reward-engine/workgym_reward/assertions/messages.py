@@ -341,17 +341,26 @@ _INSIDE = ("money", "date", "duration", "order", "issue", "ticket", "charge", "p
            "card", "phone", "email", "version")
 
 
+_OUT_OF = re.compile(r"\b(?:of|out of|from|among|von|sur|de|entre)(?: the| all| les| los| las| den| die)?\s*$",
+                     re.IGNORECASE)
+
+
 def _counts(answer: str, statements: Sequence[Statement]) -> list[int]:
+    """The whole numbers an answer gives, but those inside ids, amounts and dates and the
+    totals it counts out of ("3 of the five orders": 3)."""
     spans = [(e.start, e.end) for s in statements for e in s.entities if e.kind in _INSIDE]
     values = [int(e.value[0]) for s in statements for e in s.entities  # type: ignore[index]
-              if e.kind == "count"]
+              if e.kind == "count" and not _OUT_OF.search(answer[:max(0, e.start)])]
+    spans += [(e.start, e.end) for s in statements for e in s.entities if e.kind == "count"]
     for match in re.finditer(r"(?<![\w.,-])\d+(?![\w.,]\d)", answer):
-        if not any(a <= match.start() < b for a, b in spans):
+        if not any(a <= match.start() < b for a, b in spans) \
+                and not _OUT_OF.search(answer[:match.start()]):
             values.append(int(match.group()))
     words = {"zero": 0, "none": 0, "no": 0, "one": 1, "two": 2, "three": 3, "four": 4,
              "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
     for match in re.finditer(r"\b(" + "|".join(words) + r")\b", answer, re.IGNORECASE):
-        if not any(a <= match.start() < b for a, b in spans) and match.group().lower() != "no":
+        if not any(a <= match.start() < b for a, b in spans) and match.group().lower() != "no" \
+                and not _OUT_OF.search(answer[:match.start()]):
             values.append(words[match.group().lower()])
     return values
 

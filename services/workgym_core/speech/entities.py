@@ -56,7 +56,8 @@ def _currency_pattern() -> str:
     parts = []
     for written, _ in _currency_words():
         escaped = re.escape(written)
-        parts.append(rf"{escaped}(?![^\W\d_])" if written[-1].isalpha() else escaped)
+        latin = written[-1].isalpha() and ord(written[-1]) < 0x2000  # "dollars", not "円"
+        parts.append(rf"{escaped}(?![^\W\d_])" if latin else escaped)
     return "|".join(parts)
 
 
@@ -68,7 +69,7 @@ _AMOUNT = (r"\d{1,3}(?:[.,\u202f\u00a0 ']\d{3})+(?:[.,]\d{1,2})?(?![\d])"
 def _money() -> re.Pattern[str]:
     currency = _currency_pattern()
     return re.compile(
-        rf"(?<![\w.,#-])(?:(?P<c1>{currency})\s?(?P<a1>{_AMOUNT})(?:,-|\.-)?"
+        rf"(?<![A-Za-z0-9_.,#-])(?:(?P<c1>{currency})\s?(?P<a1>{_AMOUNT})(?:,-|\.-)?"
         rf"|(?P<a2>{_AMOUNT})(?:,-|\.-)?\s?(?P<c2>{currency}))", re.IGNORECASE)
 
 

@@ -107,7 +107,7 @@ class Lexicon:
 
     claims: Mapping[str, ClaimType]
     ids: tuple[IdPattern, ...]
-    countable: Mapping[str, str]
+    countable: Mapping[str, Mapping[str, str]]  # kind -> language -> regex
     labels: Mapping[str, Mapping[str, re.Pattern[str]]]
     names: Mapping[str, Mapping[str, Names]]  # app -> kind -> how to read them
     views: Mapping[str, Mapping[str, str]]  # app -> name -> SELECT
@@ -136,6 +136,13 @@ class Lexicon:
         """Whether ``word`` is one of the claim's words that carry their own negation."""
         return any(p.fullmatch(word) for code, p in self.claims[claim].inverse.items()
                    if code in (language, "en"))
+
+    def names_a(self, kind: str, text: str, language: str) -> bool:
+        """Whether ``text`` names a thing the apps count as ``kind`` ("attempt", "item"), in
+        its language or in English."""
+        by_language = self.countable.get(kind, {})
+        return any(re.search(rf"(?<!\w)(?:{by_language[code]})(?!\w)", text, re.IGNORECASE)
+                   for code in dict.fromkeys((language, "en")) if code in by_language)
 
     def is_noun(self, claim: str, word: str, language: str) -> bool:
         """Whether ``word`` (a claim word as found) is one of the claim's nouns."""
@@ -176,7 +183,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
         normal = _NORMAL[spec.get("normal", "key")]
         into["ids"].append(IdPattern(kind, re.compile(spec["pattern"]), normal))
     for kind, by_language in (raw.get("countable") or {}).items():
-        into["countable"][kind] = "|".join(f"(?:{p})" for p in by_language.values())
+        into["countable"][kind] = dict(by_language)
     for label, by_language in (raw.get("labels") or {}).items():
         into["labels"][label] = _phrases(by_language, f"{app}: labels.{label}")
     into["names"][app] = {
@@ -240,7 +247,9 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
                    countable=parts["countable"], labels=parts["labels"], names=parts["names"],
                    views=parts["views"], amounts=parts["amounts"], about=parts["about"],
                    actions=actions,
-                   finder=Finder(parts["ids"], parts["countable"]))
+                   finder=Finder(parts["ids"], {
+                       kind: "|".join(f"(?:{p})" for p in by_language.values())
+                       for kind, by_language in parts["countable"].items()}))
 
 
 def of(files: Iterable[tuple[str, Path]]) -> Lexicon:

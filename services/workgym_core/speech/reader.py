@@ -115,17 +115,17 @@ class Reader:
         from (the customer's, when known)."""
         text = normalise(text)
         masked = _QUOTED.sub(lambda m: " " * len(m.group()), text)
-        language = language or guess(masked)
-        entities = self.lexicon.finder.find(masked, names, today, language)
+        entities = self.lexicon.finder.find(masked, names, today, language or guess(masked))
         statements: list[Statement] = []
         # Cues are read with the entities blanked out: "26 May" says no "may".
         blank = list(masked)
         for entity in entities:
             blank[entity.start:entity.end] = "§" * (entity.end - entity.start)
         blanked = "".join(blank)
+        language = language or guess(blanked)
         for start, end in _sentences(blanked):
             sentence = blanked[start:end]
-            lang = self.langs[guess(masked[start:end], default=language)]
+            lang = self.langs[guess(sentence, default=language)]
             asked = bool(re.search(r"[?？]\s*$|^¿|か[。]?$", sentence.strip()))
             for clause in self._clauses(sentence, masked[start:end], start, lang):
                 inside = [e for e in entities if clause.start <= e.start < clause.end]
@@ -155,7 +155,7 @@ class Reader:
         for segment in segments:
             if segment.triggers and all(
                     not denied and self.lexicon.is_noun(claim, match.group(), lang.code)
-                    and not _verb_before(segment.text, match.start(), lang)
+                    and not _verb_before(segment.text, match.start(), lang, match.end())
                     for claim, match, denied in segment.triggers) \
                     and not lang.has("predicate", segment.text) \
                     and not lang.has("nothing", segment.text) and segment is not segments[0]:
@@ -175,9 +175,12 @@ class Reader:
                 clauses.append(_Clause([segment]))
                 conditional = True
                 continue
+            # What only names more of the claim's things joins it ("A-2 and A-3", "$5.00");
+            # anything with words of its own ("they will correct it") is a clause.
             joins = previous is not None and not segment.triggers and any(
-                s.triggers for s in previous.segments) and not _starts_with(
-                lang, "benign", segment.text) and segment.words() <= 4 and not opens
+                s.triggers for s in previous.segments) and not opens and len(
+                _LIST_WORDS.sub(" ", segment.text).split()) <= 2 and not lang.has(
+                "benign", segment.text)
             if joins and previous is not None:
                 previous.segments.append(segment)
                 continue
@@ -211,14 +214,14 @@ class Reader:
                 held = claims.get(claim)
                 claims[claim] = (held[0] if held else segment, denied or bool(held and held[1]))
                 noun = not denied and self.lexicon.is_noun(claim, match.group(), lang.code) \
-                    and not _verb_before(segment.text, match.start(), lang)
+                    and not _verb_before(segment.text, match.start(), lang, match.end())
                 nouns[claim] = nouns.get(claim, True) and noun
         if not all(nouns.values()):  # "the authorization is released": the verb's claim
             claims = {c: v for c, v in claims.items() if not nouns[c]}
         positions = {claim: min(m.start() + seg.start for c, m, _ in seg.triggers if c == claim)
                      for claim, (seg, _) in claims.items()}
         for claim, (segment, denied) in claims.items():
-            own = [e for e in entities if self._nearest(e, positions) == claim
+            own = [e for e in entities if self._nearest(e, positions, lang.code) == claim
                    or e.kind not in ("money",)]
             scope = self._scope(clause, segment, lang)
             polarity = Polarity.NEGATIVE if denied or self._negated(scope, lang) \
@@ -275,8 +278,13 @@ class Reader:
         return False
 
     @staticmethod
-    def _nearest(entity: Entity, positions: Mapping[str, int]) -> str:
-        """The claim whose word is nearest the entity (one before it wins a tie)."""
+    def _nearest(entity: Entity, positions: Mapping[str, int], language: str) -> str:
+        """The claim whose word is nearest the entity (one before it wins a tie); in
+        Japanese, the verb after it ("24800円を返金しました")."""
+        if language == "ja":
+            after = [c for c in positions if positions[c] > entity.start]
+            if after:
+                return min(after, key=lambda c: positions[c])
         return min(positions, key=lambda c: (abs(positions[c] - entity.start),
                                              positions[c] > entity.start))
 
@@ -387,8 +395,11 @@ def _starts_with(lang: Language, cue: str, text: str) -> bool:
     return found is not None and not text[:found.start()].strip(" ,.;:-\"'")
 
 
-def _verb_before(text: str, at: int, lang: Language) -> bool:
-    """Whether the word before ``at`` makes the claim word there a verb ("we refund")."""
+def _verb_before(text: str, at: int, lang: Language, end: int | None = None) -> bool:
+    """Whether the word before ``at`` makes the claim word there a verb ("we refund"), or
+    (Japanese) what follows it does ("返金しました")."""
+    if lang.code == "ja":
+        return end is not None and lang.cues["verb_after"].match(text, end) is not None
     before = re.findall(r"[\w']+", text[max(0, at - 20):at].lower())
     return bool(before) and lang.cues["verb_before"].fullmatch(before[-1]) is not None
 
