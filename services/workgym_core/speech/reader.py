@@ -255,6 +255,13 @@ class Reader:
         action = self.lexicon.actions.get(lang.code)
         if action is not None and action.search(text):
             return base.but(kind=Kind.UNREADABLE, why="a change the reader does not know")
+        verb = _IDIOMS.sub(" ", text)
+        words = len(_WORD.findall(text)) if lang.code != "ja" else len(text) // 3
+        if (lang.has("verbs", verb) and values) or (lang.has("domain", text) and words > 3):
+            # "We will bill your account £649", "Ticket 443 is still unassigned": something
+            # of the case is said, but what the reader does not know.
+            return base.but(kind=Kind.UNREADABLE, why="something of the case the reader "
+                            "does not know")
         if values:
             modality = Modality.ASKED if asked or lang.has("request", text) else Modality.DONE
             statement = base.but(kind=Kind.AMOUNT, modality=modality,
