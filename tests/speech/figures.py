@@ -92,7 +92,9 @@ def judge(item: dict[str, Any], reading: Reading) -> Outcome:
     got = _describe(reading)
     if abstained:
         return Outcome(item, True, label["hedged"] or label["kind"] == "unreadable", got)
-    claims = [s for s in statements if s.kind is Kind.CLAIM]
+    # What is only supposed ("if the item arrives ...") is not what the item says.
+    claims = [s for s in statements if s.kind is Kind.CLAIM and not (
+        s.modality is Modality.IF and s.claim != label["claim"])]
     amounts = [s for s in statements if s.kind is Kind.AMOUNT]
     if label["hedged"] or label["kind"] == "unreadable":
         return Outcome(item, False, False, got)
@@ -101,6 +103,10 @@ def judge(item: dict[str, Any], reading: Reading) -> Outcome:
     if label["kind"] == "amount":
         ok = not claims and any(_entities_match(label["entities"], s) for s in amounts)
         return Outcome(item, False, ok, got)
+    if label["modality"] == "asked" and not claims and any(
+            s.modality is Modality.ASKED for s in statements):
+        # A request read as one, its claim unnamed: judged alike (nothing is asserted).
+        return Outcome(item, False, True, got)
     wanted = (label["claim"], label["polarity"], label["modality"])
     matching = [s for s in claims
                 if (s.claim, s.polarity.value, _MODALITY.get(s.modality, s.modality.value))

@@ -176,7 +176,7 @@ def key(text: str) -> str:
     return re.sub(r"[^0-9A-Z_]", "", text.upper())
 
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{5,}\d(?!\w)")
 _PERCENT = re.compile(r"(?<![\d.,])(?P<n>\d+(?:[.,]\d+)?)\s?(?:%|percent\b|per cent\b|prozent\b|"
                       r"pour cent\b|por ciento\b|パーセント)", re.IGNORECASE)

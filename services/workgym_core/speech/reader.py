@@ -185,7 +185,9 @@ class Reader:
                 previous.segments.append(segment)
                 continue
             clauses.append(_Clause([segment], conditional=conditional))
-            if segment.triggers:
+            if segment.condition:  # "If it arrives damaged, ...": what follows holds on it
+                conditional = True
+            elif segment.triggers:
                 conditional = False
         # "We'll refund it once it arrives": what comes before a condition holds on it too.
         for clause, after in zip(clauses, clauses[1:], strict=False):
@@ -250,26 +252,31 @@ class Reader:
         """A clause with no claim word (``masked``: the whole text, entities blanked)."""
         text = masked[base.start:base.end]
         values = [e for e in base.entities if e.kind in VALUES]
-        if _starts_with(lang, "ack", text) or (lang.has("benign", text) and not values):
+        records = [e for e in base.entities if e.kind in IDS_AND_NAMES or e.kind in (
+            "issue", "ticket", "charge")]
+        if asked or lang.has("request", text):
+            return base.but(kind=Kind.BENIGN, modality=Modality.ASKED)
+        if _starts_with(lang, "ack", text) or (lang.has("benign", text) and not values
+                                                and not records):
             return base.but(kind=Kind.BENIGN)
         action = self.lexicon.actions.get(lang.code)
         if action is not None and action.search(text):
             return base.but(kind=Kind.UNREADABLE, why="a change the reader does not know")
         verb = _IDIOMS.sub(" ", text)
-        words = len(_WORD.findall(text)) if lang.code != "ja" else len(text) // 3
-        if (lang.has("verbs", verb) and values) or (lang.has("domain", text) and words > 3):
-            # "We will bill your account £649", "Ticket 443 is still unassigned": something
+        words = len(_WORD.findall(text)) if lang.code != "ja" else len(text.replace("§", "")) // 3
+        about_case = lang.has("domain", text) or bool(records)
+        if (lang.has("verbs", verb) and values) or (about_case and words > 3):
+            # "We will bill your account £649", "PAY-1 and PAY-2 are now linked": something
             # of the case is said, but what the reader does not know.
             return base.but(kind=Kind.UNREADABLE, why="something of the case the reader "
                             "does not know")
         if values:
-            modality = Modality.ASKED if asked or lang.has("request", text) else Modality.DONE
-            statement = base.but(kind=Kind.AMOUNT, modality=modality,
+            statement = base.but(kind=Kind.AMOUNT, modality=Modality.DONE,
                                  polarity=Polarity.NEGATIVE if self._negated(text, lang)
                                  else Polarity.POSITIVE)
             return self._hedge(statement, masked, text, lang)
-        if asked or lang.has("request", text):
-            return base.but(kind=Kind.BENIGN, modality=Modality.ASKED)
+        if lang.has("benign", text):
+            return base.but(kind=Kind.BENIGN)
         return base
 
     @staticmethod
