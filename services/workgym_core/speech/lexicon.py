@@ -151,11 +151,10 @@ class Lexicon:
                    if code in (language, "en"))
 
     def in_context(self, claim: str, sentence: str, language: str) -> bool:
-        context = self.claims[claim].context
-        if not context:
-            return True
-        return any(pattern.search(sentence) for code, pattern in context.items()
-                   if code in (language, "en"))
+        """Whether the sentence has what the claim's words need around them (in its own
+        language's terms; a language the claim gives none for needs nothing)."""
+        pattern = self.claims[claim].context.get(language)
+        return pattern is None or pattern.search(sentence) is not None
 
     def label(self, text: str, language: str) -> list[tuple[str, re.Match[str]]]:
         return [(label, m) for label, by_language in self.labels.items()

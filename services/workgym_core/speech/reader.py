@@ -239,8 +239,7 @@ class Reader:
             statement = base.but(kind=Kind.CLAIM, claim=claim, polarity=polarity,
                                  modality=modality, entities=tuple(own))
             if nouns[claim] and modality not in (Modality.ASKED, Modality.SAID, Modality.IF) \
-                    and not lang.has("predicate", scope) and not lang.has("future", scope) \
-                    and not lang.has("ability", scope) \
+                    and not lang.has("predicate", scope) \
                     and not self._nothing(scope, segment, claim, lang):
                 out.append(statement.but(kind=Kind.UNREADABLE, why=f"names a {claim} but "
                                          "not what happened to it"))
