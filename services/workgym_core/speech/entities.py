@@ -136,14 +136,16 @@ def _dates() -> tuple[re.Pattern[str], ...]:
     )
 
 
-def _date_value(match: re.Match[str]) -> str | None:
+def _date_value(match: re.Match[str], language: str = "en") -> str | None:
     groups = match.groupdict()
-    if groups.get("a"):  # 03/04/2025: a date only when one side cannot be a month
+    if groups.get("a"):  # 03/04/2025: day first but in English, where it is ambiguous
         a, b = int(groups["a"]), int(groups["b"])
         if a > 12 >= b:
             day, month = a, b
         elif b > 12 >= a:
             day, month = b, a
+        elif language != "en":
+            day, month = a, b
         else:
             return None
     else:
@@ -243,9 +245,11 @@ class Finder:
                     add(kind, surfaces[surface], match.start(), match.end())
         for pattern in _dates():
             for match in pattern.finditer(text):
-                value = _date_value(match)
+                value = _date_value(match, language)
                 if value is not None:
                     add("date", value, match.start(), match.end())
+        for match in self._card.finditer(text):
+            add("card", match.group("digits"), match.start(), match.end())
         for match in _money().finditer(text):
             currency = _code(match.group("c1") or match.group("c2"))
             amount = minor_units(match.group("a1") or match.group("a2"), currency)
@@ -253,8 +257,6 @@ class Finder:
                 add("money", (amount, currency), match.start(), match.end())
         for match in _PERCENT.finditer(text):
             add("percent", float(match.group("n").replace(",", ".")), match.start(), match.end())
-        for match in self._card.finditer(text):
-            add("card", match.group("digits"), match.start(), match.end())
         for code, lang in self._ordered(language):
             self._durations(text, lang, add)
             self._relative(text, lang, today, add)

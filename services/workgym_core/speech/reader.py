@@ -127,9 +127,14 @@ class Reader:
             sentence = blanked[start:end]
             lang = self.langs[guess(sentence, default=language)]
             asked = bool(re.search(r"[?？]\s*$|^¿|か[。]?$", sentence.strip()))
+            # A hedge anywhere in the sentence ("I think", "..., glaube ich") or a value
+            # said approximately makes all of it uncertain.
+            hedge = self._sentence_hedge(sentence, lang)
             for clause in self._clauses(sentence, masked[start:end], start, lang):
                 inside = [e for e in entities if clause.start <= e.start < clause.end]
-                statements += self._read(text, blanked, clause, inside, lang, asked)
+                read = self._read(text, blanked, clause, inside, lang, asked)
+                statements += [s.but(hedged=True, why=hedge) if hedge and s.checked else s
+                               for s in read]
         return Reading(text=text, statements=tuple(statements), language=language)
 
     # --- splitting ----------------------------------------------------------------------
@@ -334,6 +339,18 @@ class Reader:
         if lang.has("future", text):
             return Modality.WILL
         return Modality.DONE
+
+    @staticmethod
+    def _sentence_hedge(sentence: str, lang: Language) -> str:
+        """Why the whole sentence wavers ("" when it does not)."""
+        plain = _IDIOMS.sub(" ", sentence)
+        if lang.has("hedge", plain):
+            return "an uncertain wording"
+        if re.search(rf"(?:{lang.cues['approximate'].pattern})\s*§", plain, re.IGNORECASE):
+            return "a value said approximately"
+        if re.search(rf"§\s*(?:{lang.cues['alternative'].pattern})\s*#?\d", plain, re.IGNORECASE):
+            return "two values, one or the other"
+        return ""
 
     def _hedge(self, statement: Statement, masked: str, scope: str, lang: Language
                ) -> Statement:
