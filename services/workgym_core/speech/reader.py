@@ -56,7 +56,9 @@ _IDIOMS = re.compile(
     r"no matter|no need to worry|if you have any|if you need anything|if there is anything|"
     r"if you still|if anything|nicht zögern|zögern sie nicht|n'hésitez pas|no dude en|"
     r"if you'd like|if you would like|wenn sie fragen|si vous avez des questions|"
-    r"si tiene alguna pregunta|sin problema|kein problem|pas de problème)\b",
+    r"si tiene alguna pregunta|sin problema|kein problem|pas de problème|"
+    r"please (?:note|be aware|see|find|allow|keep in mind|rest assured|be advised|expect)|"
+    r"n'\S+ (?:\S+ )?que|ne \S+ (?:\S+ )?que)\b",
     re.IGNORECASE)
 # "sixty days, not thirty", "USD 45, not USD 50": the negation is the other value's.
 _CONTRAST = re.compile(r",\s*(?:and |but |und |mais |pero )?(?:not|nicht|pas|no)\s+"
@@ -126,7 +128,11 @@ class Reader:
         for start, end in _sentences(blanked):
             sentence = blanked[start:end]
             lang = self.langs[guess(sentence, default=language)]
-            asked = bool(re.search(r"[?？]\s*$|^¿|か[。]?$", sentence.strip()))
+            # A question, or a request that opens the sentence ("Please, ...", "Por favor,
+            # ...", "Merci de ...") or closes it ("..., bitte"): all of it is asked.
+            asked = bool(re.search(r"[?？]\s*$|^¿|か[。]?$", sentence.strip())) or \
+                _starts_with(lang, "request", _IDIOMS.sub("", sentence)) or \
+                bool(re.search(r"(?:ください|下さい|お願いします|お願いいたします)[。]?\s*$", sentence))
             # A hedge anywhere in the sentence ("I think", "..., glaube ich") or a value
             # said approximately makes all of it uncertain.
             hedge = self._sentence_hedge(sentence, lang)
