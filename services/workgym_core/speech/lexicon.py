@@ -26,6 +26,8 @@ A claim file::
     claims:
       refund:
         act: agent          # agent (the agent's own act: a promise of it counts as done),
+        overrides: [authorize]  # in a clause with this claim, those are only its parts
+                                # ("the hold on your card will be released": a release)
         episode: true       # said of no record, it means this episode's act ("we refunded
                             # it"), not one of the past (unless "already", a date ...)
                             # world (others': the shop, the bank, finance, engineers),
@@ -99,6 +101,7 @@ class ClaimType:
     possible: Mapping[str, str] = field(default_factory=dict)  # app -> SQL
     values: tuple[str, ...] = ()  # entity kinds that say what it became ("to urgent")
     episode: bool = False  # said of no record, it is this episode's act ("we refunded it")
+    overrides: tuple[str, ...] = ()  # claims its words make mere parts of it, in one clause
 
 
 @dataclass(frozen=True, eq=False)
@@ -201,7 +204,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
         if name in into["claims"]:
             raise ValueError(f"{where}: claim {name!r} is also {into['claims'][name].app}'s")
         unknown = set(spec) - {"act", "words", "denied", "context", "unless", "nouns",
-                               "inverse", "facts", "possible", "values", "episode"}
+                               "inverse", "facts", "possible", "values", "episode", "overrides"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
         into["claims"][name] = ClaimType(
@@ -214,7 +217,8 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
             inverse=_phrases(spec.get("inverse"), f"{where}.inverse"),
             facts={app: spec["facts"]} if spec.get("facts") else {},
             possible={app: spec["possible"]} if spec.get("possible") else {},
-            values=tuple(spec.get("values", ())), episode=bool(spec.get("episode")))
+            values=tuple(spec.get("values", ())), episode=bool(spec.get("episode")),
+            overrides=tuple(spec.get("overrides", ())))
     for name, spec in (raw.get("also") or {}).items():
         into["also"].append((app, name, spec))
 
@@ -232,6 +236,9 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
         if unknown:
             raise ValueError(f"{path}: unknown keys {sorted(unknown)}")
         _load(app, raw, parts)
+    for claim in parts["claims"].values():
+        if unknown := [name for name in claim.overrides if name not in parts["claims"]]:
+            raise ValueError(f"{claim.app}: claims.{claim.name}.overrides: no claim {unknown}")
     for app, name, spec in parts["also"]:
         claim = parts["claims"].get(name)
         if claim is None:

@@ -231,6 +231,10 @@ class Reader:
                 nouns[claim] = nouns.get(claim, True) and noun
         if not all(nouns.values()):  # "the authorization is released": the verb's claim
             claims = {c: v for c, v in claims.items() if not nouns[c]}
+        # A claim whose words make others mere parts of it ("the reset link expires").
+        overridden = {o for c in claims for o in self.lexicon.claims[c].overrides}
+        if set(claims) - overridden:
+            claims = {c: v for c, v in claims.items() if c not in overridden}
         positions = {claim: min(m.start() + seg.start for c, m, _ in seg.triggers if c == claim)
                      for claim, (seg, _) in claims.items()}
         for claim, (segment, denied) in claims.items():
