@@ -274,11 +274,14 @@ class Reader:
                                                 and not records):
             return base.but(kind=Kind.BENIGN)
         action = self.lexicon.actions.get(lang.code)
-        if action is not None and action.search(text):
+        if (action is not None and action.search(text)) or lang.has("vague", text):
             return base.but(kind=Kind.UNREADABLE, why="a change the reader does not know")
         verb = _IDIOMS.sub(" ", text)
         words = len(_WORD.findall(text)) if lang.code != "ja" else len(text.replace("§", "")) // 3
         about_case = lang.has("domain", text) or bool(records)
+        if about_case and not records and not values and words <= 3:
+            # "Card. Payment." or "Refund order": keywords, not statements.
+            return base.but(kind=Kind.UNREADABLE, why="keywords, not a statement")
         if (lang.has("verbs", verb) and values) or (about_case and words > 3):
             # "We will bill your account £649", "PAY-1 and PAY-2 are now linked": something
             # of the case is said, but what the reader does not know.
