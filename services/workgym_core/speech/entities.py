@@ -49,6 +49,9 @@ def _currency_words() -> tuple[tuple[str, str], ...]:
     # The last words of names that are not the currency ("des États-Unis") are dropped
     # above; "sterling" alone is the pound.
     found["sterling"] = "GBP"
+    found["ドル"] = "USD"  # Japanese writes dollars so (Babel's name is "米ドル")
+    found["ユーロ"] = "EUR"
+    found["ポンド"] = "GBP"
     return tuple(sorted(found.items(), key=lambda item: -len(item[0])))
 
 
@@ -132,6 +135,7 @@ def _dates() -> tuple[re.Pattern[str], ...]:
         re.compile(rf"(?<![^\W\d_])(?P<mn>{month})\.?\s(?P<d>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?"
                    rf"(?:,?\s(?P<y>\d{{4}}))?", re.IGNORECASE),
         re.compile(r"(?<![\d.,/])(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})(?!\d)"),
+        re.compile(r"(?<![\d.,/])(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?!\d)"),
         re.compile(r"(?<![\d.,/])(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})(?!\d)"),
     )
 
@@ -183,6 +187,8 @@ _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{5,}\d(?!\w)")
 _PERCENT = re.compile(r"(?<![\d.,])(?P<n>\d+(?:[.,]\d+)?)\s?(?:%|percent\b|per cent\b|prozent\b|"
                       r"pour cent\b|por ciento\b|パーセント)", re.IGNORECASE)
 _CARD_DIGITS = r"(?P<digits>\d{4})(?!\d)"
+_LIST_NEXT = re.compile(r"\s*(?:,|and|und|et|y|e|o|or|oder|ou|と|、)\s*(?P<p>#|n[°º.]\s?|nr\.?\s?|no\.\s?|番号)?"
+                        r"(?P<n>\d{1,7})(?![\d.,])", re.IGNORECASE)
 _ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "una",
                        "uno"})
 
@@ -250,11 +256,16 @@ class Finder:
                     add("date", value, match.start(), match.end())
         for match in self._card.finditer(text):
             add("card", match.group("digits"), match.start(), match.end())
-        for match in _money().finditer(text):
+        at = 0
+        while (match := _money().search(text, at)) is not None:
+            at = match.start() + 1  # a match over card digits gives way to the next one
+            if not free(match.start(), match.end()):
+                continue
             currency = _code(match.group("c1") or match.group("c2"))
             amount = minor_units(match.group("a1") or match.group("a2"), currency)
             if amount is not None:
                 add("money", (amount, currency), match.start(), match.end())
+                at = match.end()
         for match in _PERCENT.finditer(text):
             add("percent", float(match.group("n").replace(",", ".")), match.start(), match.end())
         for code, lang in self._ordered(language):
@@ -279,6 +290,13 @@ class Finder:
             for extent, pattern in lang.extents.items():
                 for match in pattern.finditer(text):
                     add("extent", extent, match.start(), match.end())
+        # "tickets 543 and 98939", "チケット番号803と番号77397": the list's next ids.
+        for entity in [e for e in found if e.kind == "ticket"]:
+            rest = _LIST_NEXT.match(text, entity.end)
+            while rest is not None:
+                add("ticket", rest.group("n"), rest.start("n") - (len(rest.group("p") or "")),
+                    rest.end())
+                rest = _LIST_NEXT.match(text, rest.end())
         for match in _PHONE.finditer(text):
             if len(re.sub(r"\D", "", match.group())) >= 7:
                 add("phone", re.sub(r"\D", "", match.group()), match.start(), match.end())
@@ -299,7 +317,7 @@ class Finder:
         number = rf"(?:\d+|{lang.number_words})"
         ranges = lang.cues["range"].pattern
         business = lang.cues["business"].pattern
-        for unit_pattern, days, unit in lang.units:
+        for unit_pattern, days, unit in sorted(lang.units, key=lambda u: -len(u[0].pattern)):
             left = r"(?<![\w.,])" if latin else r"(?<![\d.,])"
             sep = r"[\s-]?" if latin else r"\s?"
             rx = re.compile(
@@ -312,7 +330,8 @@ class Finder:
                     continue
                 scale = days or 1
                 kind = "bd" if (match.group("b") or re.search(
-                    r"business|working|werktag|arbeitstag|ouvr|hábil|営業", match.group("unit"),
+                    r"business|working|werktag|arbeitstag|ouvr|hábil|habil|laborable|営業",
+                    match.group("unit"),
                     re.IGNORECASE)) else unit
                 add("duration", (lo * scale, hi * scale, kind), match.start(), match.end())
 

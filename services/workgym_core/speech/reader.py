@@ -190,8 +190,8 @@ class Reader:
             # anything with words of its own ("they will correct it") is a clause.
             joins = previous is not None and not segment.triggers and any(
                 s.triggers for s in previous.segments) and not opens and len(
-                _LIST_WORDS.sub(" ", segment.text).split()) <= 2 and not lang.has(
-                "benign", segment.text)
+                [w for w in _LIST_WORDS.sub(" ", segment.text).split() if "§" not in w]) <= 2 \
+                and not lang.has("benign", segment.text)
             if joins and previous is not None:
                 previous.segments.append(segment)
                 continue
