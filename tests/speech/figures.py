@@ -64,6 +64,13 @@ def _entities_match(wanted: Sequence[dict[str, Any]], statement: Statement) -> b
     return True
 
 
+def _policy(claim: str | None, modality: str) -> str:
+    """A rule is in force now whether said as done or as will ("refunds take 5-10 days",
+    "refunds will take 5-10 days"): the reward engine judges both alike."""
+    act = lexicon().claims[claim].act if claim in lexicon().claims else ""
+    return "done" if act == "policy" and modality == "will" else modality
+
+
 def _describe(reading: Reading) -> str:
     return " | ".join(str(s) for s in reading.statements)
 
@@ -107,10 +114,10 @@ def judge(item: dict[str, Any], reading: Reading) -> Outcome:
             s.modality is Modality.ASKED for s in statements):
         # A request read as one, its claim unnamed: judged alike (nothing is asserted).
         return Outcome(item, False, True, got)
-    wanted = (label["claim"], label["polarity"], label["modality"])
+    wanted = (label["claim"], label["polarity"], _policy(label["claim"], label["modality"]))
     matching = [s for s in claims
-                if (s.claim, s.polarity.value, _MODALITY.get(s.modality, s.modality.value))
-                == wanted]
+                if (s.claim, s.polarity.value,
+                    _policy(s.claim, _MODALITY.get(s.modality, s.modality.value))) == wanted]
     ok = len({s.claim for s in claims}) == 1 and bool(matching) and any(
         _entities_match(label["entities"], s) for s in matching)
     return Outcome(item, False, ok, got)

@@ -244,6 +244,8 @@ class Reader:
             polarity = Polarity.NEGATIVE if denied or self._negated(scope, lang) \
                 else Polarity.POSITIVE
             modality = self._modality(scope, clause, lang, asked)
+            if modality is Modality.WILL and self.lexicon.claims[claim].act == "policy":
+                modality = Modality.DONE  # a rule is so now ("refunds will take 5-10 days")
             if (segment.subordinate or segment.condition) and modality is not Modality.ASKED:
                 modality = Modality.IF
             elif clause.conditional and modality not in (Modality.ASKED, Modality.IF):
