@@ -284,10 +284,18 @@ class Reader:
         if about_case and not records and not values and words <= 3:
             # "Card. Payment." or "Refund order": keywords, not statements.
             return base.but(kind=Kind.UNREADABLE, why="keywords, not a statement")
-        if (lang.has("verbs", verb) and values) or (about_case and words > 3):
-            # "We will bill your account £649", "PAY-1 and PAY-2 are now linked": something
-            # of the case is said, but what the reader does not know.
+        said = _said_words(text, lang)
+        if (lang.has("verbs", verb) and values) or (about_case and words > 3) or (
+                records and said):
+            # "We will bill your account £649", "PAY-1 and PAY-2 are now linked", "Enlacé
+            # PAY-594 con WEB-177": something of the case is said, but what the reader
+            # does not know.
             return base.but(kind=Kind.UNREADABLE, why="something of the case the reader "
+                            "does not know")
+        if values and said and not lang.has("copula", text) \
+                and not self.lexicon.label(base.text, lang.code):
+            # "Tiene 30 días para devolver": a value with a verb the reader does not know.
+            return base.but(kind=Kind.UNREADABLE, why="a value said with words the reader "
                             "does not know")
         if values:
             statement = base.but(kind=Kind.AMOUNT, modality=Modality.DONE,
@@ -438,6 +446,16 @@ def _digits_around(text: str, match: re.Match[str]) -> bool:
 def _starts_with(lang: Language, cue: str, text: str) -> bool:
     found = lang.cues[cue].search(text)
     return found is not None and not text[:found.start()].strip(" ,.;:-\"'")
+
+
+def _said_words(text: str, lang: Language) -> list[str]:
+    """The words of a clause beyond its entities and the words that only point at a record
+    ("Regarding your order", "Ticket Nr."): what it says of them."""
+    if lang.code == "ja":
+        rest = lang.cues["mention"].sub("", text.replace("§", ""))
+        return [c for c in re.findall(r"[^\W\d_]+", rest) if len(c) > 1]
+    return [w for w in _WORD.findall(text.replace("§", " "))
+            if not lang.cues["mention"].fullmatch(w) and not w.isdigit()]
 
 
 def _verb_before(text: str, at: int, lang: Language, end: int | None = None) -> bool:
