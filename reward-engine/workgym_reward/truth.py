@@ -285,8 +285,9 @@ def judge(case: Case, statement: Statement, keys: set[str],
         return _judge_amount(case, statement, keys)
     assert statement.claim is not None
     claim = case.lexicon.claims[statement.claim]
-    if claim.act == "customer":
-        return verdict(Verdict.SKIP, "the customer's own act")
+    if claim.act in ("customer", "note"):
+        return verdict(Verdict.SKIP, "the customer's own act" if claim.act == "customer"
+                       else "how the writer went about it")
     modality, polarity = statement.modality, statement.polarity
     if claim.act == "policy":
         modality = Modality.DONE  # "you can return it within 30 days" states the policy
@@ -316,9 +317,16 @@ def judge(case: Case, statement: Statement, keys: set[str],
         # "the attempt was not charged": of the tries that did not complete.
         rows = [r for r in rows if r.get("ok") in (0, False)]
     if rows and not any("item" in r for r in rows) and _about_items(case, statement):
-        if polarity is Polarity.POSITIVE and modality in (Modality.DONE, Modality.WILL) \
-                and not any(r.get("ok") in (1, True) for r in rows):
-            return verdict(Verdict.FALSE, f"no '{statement.claim}' at all, of any item")
+        done = [r for r in rows if r.get("ok") in (1, True)]
+        if polarity is Polarity.POSITIVE and modality in (Modality.DONE, Modality.WILL):
+            if not done:
+                return verdict(Verdict.FALSE, f"no '{statement.claim}' at all, of any item")
+            prices = [r for r in case.amounts(keys) if r.get("label") == "price"]
+            said = _money(statement)
+            if said and all(_amount_ok(a, c, done) and _amount_ok(a, c, prices)
+                            for a, c in said):
+                # "Refunded $12 for the broken mug": a refund of what an item cost.
+                return verdict(Verdict.TRUE, f"'{statement.claim}' of an item's price")
         return verdict(Verdict.UNVERIFIABLE, f"said of items, which the '{statement.claim}' "
                        "facts do not break down")
     unnamed = not any(statement.of(k) for k in IDENTIFYING) and not statement.of("ordinal")

@@ -20,7 +20,7 @@ _KANA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 PHRASES = ("negation", "denial", "hedge", "approximate", "alternative", "future", "ability",
            "condition", "request", "benign", "clause", "ack", "question_words", "card",
            "range", "business", "predicate", "temporal", "relative", "nothing", "reported",
-           "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "copula")
+           "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "copula", "frame", "phrase")
 
 
 def alternation(phrases: Iterable[str], *, words: bool = True) -> str:

@@ -31,7 +31,8 @@ A claim file::
         episode: true       # said of no record, it means this episode's act ("we refunded
                             # it"), not one of the past (unless "already", a date ...)
                             # world (others': the shop, the bank, finance, engineers),
-                            # customer (theirs: acknowledged, never judged), policy
+                            # customer (theirs: acknowledged, never judged), policy,
+                            # note (how the writer went about it: "I checked", never judged)
         words: {en: [...], de: [...], fr: [...], es: [...], ja: [...]}
         denied: {en: [...]}  # words that say it did not happen ("declined")
         context: {en: ...}   # the claim's words count only in a sentence that has this
@@ -62,7 +63,7 @@ import yaml
 from .cues import LANGUAGES, alternation
 from .entities import Finder, IdPattern, key
 
-Act = Literal["agent", "world", "customer", "policy"]
+Act = Literal["agent", "world", "customer", "policy", "note"]
 _NORMAL = {"key": key, "lower": str.lower, "exact": str, "upper": str.upper,
            "digits": lambda text: re.sub(r"\D", "", text)}
 

@@ -122,7 +122,8 @@ class Reader:
         # Cues are read with the entities blanked out: "26 May" says no "may".
         blank = list(masked)
         for entity in entities:
-            blank[entity.start:entity.end] = "§" * (entity.end - entity.start)
+            if entity.kind != "extent":  # "in full" stays words
+                blank[entity.start:entity.end] = "§" * (entity.end - entity.start)
         blanked = "".join(blank)
         language = language or guess(blanked)
         for start, end in _sentences(blanked):
@@ -188,10 +189,12 @@ class Reader:
                 continue
             # What only names more of the claim's things joins it ("A-2 and A-3", "$5.00");
             # anything with words of its own ("they will correct it") is a clause.
+            phrase = _starts_with(lang, "phrase", segment.text) and not lang.has(
+                "verbs", segment.text) and not segment.triggers
             joins = previous is not None and not segment.triggers and any(
-                s.triggers for s in previous.segments) and not opens and len(
-                [w for w in _LIST_WORDS.sub(" ", segment.text).split() if "§" not in w]) <= 2 \
-                and not lang.has("benign", segment.text)
+                s.triggers for s in previous.segments) and (not opens or phrase) and (len(
+                [w for w in _LIST_WORDS.sub(" ", segment.text).split() if "§" not in w]) <= 2
+                or phrase) and not lang.has("benign", segment.text)
             if joins and previous is not None:
                 previous.segments.append(segment)
                 continue
@@ -367,7 +370,7 @@ class Reader:
     def _sentence_hedge(sentence: str, lang: Language) -> str:
         """Why the whole sentence wavers ("" when it does not)."""
         plain = _IDIOMS.sub(" ", sentence)
-        if lang.has("hedge", plain):
+        if lang.has("frame", plain):
             return "an uncertain wording"
         if re.search(rf"(?:{lang.cues['approximate'].pattern})\s*§", plain, re.IGNORECASE):
             return "a value said approximately"
