@@ -410,7 +410,9 @@ def _on_own_records(rows: list[Row], statement: Statement, on: Mapping[str, Any]
             continue
         if kind == "ticket" and statement.of("ticket"):
             continue
-        rows = [r for r in rows if r.get(column) is None or _norm(r[column]) == _norm(own)]
+        exact = [r for r in rows if r.get(column) is not None and _norm(r[column]) == _norm(own)]
+        # Rows about this record, when there are any; else the ones about no record.
+        rows = exact or [r for r in rows if r.get(column) is None]
     return rows
 
 

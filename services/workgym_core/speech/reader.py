@@ -58,11 +58,12 @@ _IDIOMS = re.compile(
     r"if you'd like|if you would like|wenn sie fragen|si vous avez des questions|"
     r"si tiene alguna pregunta|sin problema|kein problem|pas de problème|"
     r"please (?:note|be aware|see|find|allow|keep in mind|rest assured|be advised|expect)|"
-    r"n'\S+ (?:\S+ )?que|ne \S+ (?:\S+ )?que)\b",
+    r"n'\S+ (?:\S+ )?que|ne \S+ (?:\S+ )?que|you can (?:now |again )?(?:sign|log) in)\b",
     re.IGNORECASE)
 # "sixty days, not thirty", "USD 45, not USD 50": the negation is the other value's.
 _CONTRAST = re.compile(r",\s*(?:and |but |und |mais |pero )?(?:not|nicht|pas|no)\s+"
-                       r"(?=§|\w+[\s.,;!?]*$)", re.IGNORECASE)
+                       r"(?=[§¤]|\w+[\s.,;!?]*$)", re.IGNORECASE)
+_BLANK = re.compile(r"[§¤]+")
 _LIST_WORDS = re.compile(r"(?:\s|^)(?:and|und|et|y|e|or|oder|ou|o|u|と|及び|および|as well as|"
                          r"sowie|ainsi que|así como)(?:\s|$)", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -123,7 +124,9 @@ class Reader:
         blank = list(masked)
         for entity in entities:
             if entity.kind != "extent":  # "in full" stays words
-                blank[entity.start:entity.end] = "§" * (entity.end - entity.start)
+                # Values blank as §, records and names as ¤ (a value may be approximate).
+                mark = "§" if entity.kind in VALUES else "¤"
+                blank[entity.start:entity.end] = mark * (entity.end - entity.start)
         blanked = "".join(blank)
         language = language or guess(blanked)
         for start, end in _sentences(blanked):
@@ -193,7 +196,7 @@ class Reader:
                 "verbs", segment.text) and not segment.triggers
             joins = previous is not None and not segment.triggers and any(
                 s.triggers for s in previous.segments) and (not opens or phrase) and (len(
-                [w for w in _LIST_WORDS.sub(" ", segment.text).split() if "§" not in w]) <= 2
+                [w for w in _LIST_WORDS.sub(" ", segment.text).split() if not _BLANK.search(w)]) <= 2
                 or phrase) and not lang.has("benign", segment.text)
             if joins and previous is not None:
                 previous.segments.append(segment)
@@ -275,6 +278,12 @@ class Reader:
             "issue", "ticket", "charge")]
         if asked or lang.has("request", text):
             return base.but(kind=Kind.BENIGN, modality=Modality.ASKED)
+        if _starts_with(lang, "relative", text) or re.match(r"\s*(?:who|which|whose|qui|quien|quienes)\b", text, re.I):
+            return base  # "..., who handle invoices": says what the thing is, claims nothing
+        heading = masked[base.end:base.end + 2].lstrip().startswith(":") and len(
+            _said_words(text, lang)) <= 5 and not lang.has("verbs", text)
+        if heading or (_starts_with(lang, "phrase", text) and not lang.has("verbs", text)):
+            return base  # "Invoice dispute on order A-1:", "For the security of the account"
         if _starts_with(lang, "ack", text) or (lang.has("benign", text) and not values
                                                 and not records):
             return base.but(kind=Kind.BENIGN)
@@ -282,7 +291,7 @@ class Reader:
         if (action is not None and action.search(text)) or lang.has("vague", text):
             return base.but(kind=Kind.UNREADABLE, why="a change the reader does not know")
         verb = _IDIOMS.sub(" ", text)
-        words = len(_WORD.findall(text)) if lang.code != "ja" else len(text.replace("§", "")) // 3
+        words = len(_WORD.findall(text)) if lang.code != "ja" else len(_BLANK.sub("", text)) // 3
         about_case = lang.has("domain", text) or bool(records)
         if about_case and not records and not values and words <= 3:
             # "Card. Payment." or "Refund order": keywords, not statements.
@@ -374,7 +383,7 @@ class Reader:
             return "an uncertain wording"
         if re.search(rf"(?:{lang.cues['approximate'].pattern})\s*§", plain, re.IGNORECASE):
             return "a value said approximately"
-        if re.search(rf"§\s*(?:{lang.cues['alternative'].pattern})\s*#?\d", plain, re.IGNORECASE):
+        if re.search(rf"[§¤]\s*(?:{lang.cues['alternative'].pattern})\s*#?\d", plain, re.IGNORECASE):
             return "two values, one or the other"
         return ""
 
@@ -455,9 +464,9 @@ def _said_words(text: str, lang: Language) -> list[str]:
     """The words of a clause beyond its entities and the words that only point at a record
     ("Regarding your order", "Ticket Nr."): what it says of them."""
     if lang.code == "ja":
-        rest = lang.cues["mention"].sub("", text.replace("§", ""))
+        rest = lang.cues["mention"].sub("", _BLANK.sub("", text))
         return [c for c in re.findall(r"[^\W\d_]+", rest) if len(c) > 1]
-    return [w for w in _WORD.findall(text.replace("§", " "))
+    return [w for w in _WORD.findall(_BLANK.sub(" ", text))
             if not lang.cues["mention"].fullmatch(w) and not w.isdigit()]
 
 
