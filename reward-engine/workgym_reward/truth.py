@@ -316,7 +316,8 @@ def judge(case: Case, statement: Statement, keys: set[str],
     if attempt and statement.claim == "charge" and polarity is Polarity.NEGATIVE:
         # "the attempt was not charged": of the tries that did not complete.
         rows = [r for r in rows if r.get("ok") in (0, False)]
-    if rows and not any("item" in r for r in rows) and _about_items(case, statement):
+    if rows and claim.act != "policy" and not any("item" in r for r in rows) \
+            and _about_items(case, statement):
         done = [r for r in rows if r.get("ok") in (1, True)]
         if polarity is Polarity.POSITIVE and modality in (Modality.DONE, Modality.WILL):
             if not done:
