@@ -312,6 +312,13 @@ def judge(case: Case, statement: Statement, keys: set[str],
     if rows is None:
         return verdict(Verdict.UNVERIFIABLE, f"nothing in the episode can confirm "
                        f"'{statement.claim}'")
+    if any("kind" in r for r in rows):
+        kind = case.lexicon.kind_of(claim.name, statement.text, statement.language)
+        rows = [r for r in rows if r.get("kind") == kind]
+    # Records named earlier in the message count only where these facts name such records.
+    statement = statement.but(entities=tuple(
+        e for e in statement.entities if e.start >= statement.start or e.start < -1
+        or any(COLUMN.get(e.kind, e.kind) in r for r in rows)))
     rows = _on_own_records(rows, statement, on or {})
     if attempt and statement.claim == "charge" and polarity is Polarity.NEGATIVE:
         # "the attempt was not charged": of the tries that did not complete.

@@ -26,6 +26,8 @@ A claim file::
     claims:
       refund:
         act: agent          # agent (the agent's own act: a promise of it counts as done),
+        kinds:              # rows of a kind (fact column `kind`) for statements with its
+          fix: {en: fix|bug}  # words; the rest judged against rows of no kind
         overrides: [authorize]  # in a clause with this claim, those are only its parts
                                 # ("the hold on your card will be released": a release)
         episode: true       # said of no record, it means this episode's act ("we refunded
@@ -103,6 +105,7 @@ class ClaimType:
     values: tuple[str, ...] = ()  # entity kinds that say what it became ("to urgent")
     episode: bool = False  # said of no record, it is this episode's act ("we refunded it")
     overrides: tuple[str, ...] = ()  # claims its words make mere parts of it, in one clause
+    kinds: Mapping[str, Mapping[str, re.Pattern[str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,6 +150,14 @@ class Lexicon:
         by_language = self.countable.get(kind, {})
         return any(re.search(rf"(?<!\w)(?:{by_language[code]})(?!\w)", text, re.IGNORECASE)
                    for code in dict.fromkeys((language, "en")) if code in by_language)
+
+    def kind_of(self, claim: str, text: str, language: str) -> str | None:
+        """The kind of record a statement of ``claim`` is about, by its words (None: any)."""
+        for kind, by_language in self.claims[claim].kinds.items():
+            if any(p.search(text) for code, p in by_language.items()
+                   if code in (language, "en")):
+                return kind
+        return None
 
     def is_noun(self, claim: str, word: str, language: str) -> bool:
         """Whether ``word`` (a claim word as found) is one of the claim's nouns."""
@@ -205,7 +216,8 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
         if name in into["claims"]:
             raise ValueError(f"{where}: claim {name!r} is also {into['claims'][name].app}'s")
         unknown = set(spec) - {"act", "words", "denied", "context", "unless", "nouns",
-                               "inverse", "facts", "possible", "values", "episode", "overrides"}
+                               "inverse", "facts", "possible", "values", "episode", "overrides",
+                               "kinds"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
         into["claims"][name] = ClaimType(
@@ -219,7 +231,9 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
             facts={app: spec["facts"]} if spec.get("facts") else {},
             possible={app: spec["possible"]} if spec.get("possible") else {},
             values=tuple(spec.get("values", ())), episode=bool(spec.get("episode")),
-            overrides=tuple(spec.get("overrides", ())))
+            overrides=tuple(spec.get("overrides", ())),
+            kinds={kind: _phrases(words, f"{where}.kinds.{kind}", words=False)
+                   for kind, words in (spec.get("kinds") or {}).items()})
     for name, spec in (raw.get("also") or {}).items():
         into["also"].append((app, name, spec))
 

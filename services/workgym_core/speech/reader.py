@@ -221,9 +221,9 @@ class Reader:
                          entities=tuple(entities), language=lang.code)
         triggered = [s for s in clause.segments if s.triggers]
         if not triggered:
-            if clause.segments[0].subordinate or clause.segments[0].reported:
-                return [base.but(modality=Modality.SAID if clause.segments[0].reported
-                                 else Modality.IF)]
+            first = clause.segments[0]
+            if first.subordinate or first.reported or first.condition:
+                return [base.but(modality=Modality.SAID if first.reported else Modality.IF)]
             return [self._plain(base, masked, lang, asked)]
         out = []
         claims: dict[str, tuple[_Segment, bool]] = {}
