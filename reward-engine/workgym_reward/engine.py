@@ -16,6 +16,7 @@ from workgym_core.speech import Lexicon
 from workgym_core.trajectory import TrajectoryStep
 
 from .assertions import Assertion, Context, Verifier
+from .assertions.disclosure import NothingDisclosed
 from .diff import States, diff_states
 from .errors import ConfigError
 from .hashing import hash_after
@@ -55,6 +56,11 @@ def score(
     targets = [(_app_of(assertion, states), assertion) for assertion in verifier.root]
     assertions = [(app, _resolve(assertion, vars.get(app, {}), vars))
                   for app, assertion in targets]
+    # Every episode: nothing told outside that is not the hearer's (where an app says who
+    # hears the agent).
+    speaking = [app for app in states if lexicon and lexicon.channels.get(app)]
+    if speaking:
+        assertions.append((speaking[0], NothingDisclosed(name="nothing_disclosed")))
     with ExitStack() as stack:
         world: dict[str, Context] = {}
         hashes: dict[str, str] = {}

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import StrEnum
 from functools import cached_property
@@ -123,7 +123,7 @@ class Case:
             rows: list[Row] = []
             for app, sql in claim.facts.items():
                 if app in self.states:
-                    rows += self._query(app, sql)
+                    rows += self.query(app, sql)
             rows += [dict(r) for r in self.given.get(claim.name, [])]
             out[claim.name] = rows
         out["amounts"] = [row for app in self.states for row in self._amounts(app)]
@@ -176,7 +176,7 @@ class Case:
             for column, sql in queries.items():
                 if on.get(column) is None:
                     continue
-                for row in self._query(app, sql, {column: on[column]}):
+                for row in self.query(app, sql, {column: on[column]}):
                     found += [Entity(kind, _norm(value), str(value), -1, -1)
                               for kind, value in row.items() if value is not None]
         return tuple(found)
@@ -194,8 +194,9 @@ class Case:
                 out.setdefault(kind, {}).update(spec.surfaces(found))
         return out
 
-    def _query(self, app: str, sql: str, params: Mapping[str, Any] | None = None
-               ) -> list[Row]:
+    def query(self, app: str, sql: str, params: Mapping[str, Any] | None = None
+              ) -> list[Row]:
+        """Rows of ``sql`` over the app's final state (its ``views`` at hand)."""
         views = self.lexicon.views.get(app, {})
         used = {name: body for name, body in views.items() if re.search(rf"\b{name}\b", sql)}
         # A view may use another view declared before it.
@@ -211,7 +212,7 @@ class Case:
 
     def _amounts(self, app: str) -> list[Row]:
         sql = self.lexicon.amounts.get(app)
-        return self._query(app, sql) if sql else []
+        return self.query(app, sql) if sql else []
 
 
 def _norm(value: Any) -> str:
@@ -268,6 +269,14 @@ def judge_message(case: Case, message: Message) -> list[Judged]:
 
 def judge(case: Case, statement: Statement, keys: set[str],
           on: Mapping[str, Any] | None = None, *, attempt: bool = False) -> Judged:
+    """The verdict on one statement, of the statement as said (the judgement may set parts of
+    it aside: amounts it contrasts, labels, values that are not the claim's)."""
+    judged = _judge(case, statement, keys, on, attempt=attempt)
+    return judged if judged.statement is statement else replace(judged, statement=statement)
+
+
+def _judge(case: Case, statement: Statement, keys: set[str],
+           on: Mapping[str, Any] | None = None, *, attempt: bool = False) -> Judged:
     def verdict(v: Verdict, why: str) -> Judged:
         return Judged(statement, v, why)
 
@@ -353,7 +362,12 @@ def judge(case: Case, statement: Statement, keys: set[str],
             if not _amount_ok(amount, currency, amounts):
                 return verdict(Verdict.UNVERIFIABLE, f"{currency} {amount} (minor units), set "
                                "against it, is no amount of the case")
-    if _labelled(case, statement) and statement.claim in ("refund", "charge", "capture", "keep"):
+    statement, apart = _labelled_apart(case, statement)
+    if apart:
+        judged = _judge_amount(case, apart, keys)
+        if judged.verdict is not Verdict.TRUE:
+            return judged
+    if _labelled(case, statement) and "*" in case.lexicon.claims[statement.claim].labels:
         if not _money(statement):
             return verdict(Verdict.UNVERIFIABLE, f"said of part of the money "
                            f"({statement.text!r}), which the '{statement.claim}' facts do not "
@@ -393,6 +407,40 @@ def _contrasts(statement: Statement) -> tuple[Statement, list[tuple[int, str]]]:
         else:
             kept.append(entity)
     return statement.but(entities=tuple(kept)), contrast  # type: ignore[return-value]
+
+
+def _labelled_apart(case: Case, statement: Statement) -> tuple[Statement, Statement | None]:
+    """The statement without the amounts labelled as something other than what the claim
+    moves ("a discount of $27 on a total of $108": the total is no discount), and those
+    amounts as a statement of values."""
+    labels = case.lexicon.claims[statement.claim].labels
+    if "*" in labels:
+        return statement, None
+    found = case.lexicon.label(statement.text, statement.language)
+    kept, apart = [], []
+    for entity in statement.entities:
+        near = _label_of(found, entity, statement)
+        if entity.kind == "money" and near and not near & set(labels):
+            apart.append(entity)
+        else:
+            kept.append(entity)
+    if not apart:
+        return statement, None
+    return (statement.but(entities=tuple(kept)),
+            statement.but(kind=Kind.AMOUNT, entities=tuple(apart)))
+
+
+def _label_of(found: list[tuple[str, re.Match[str]]], entity: Entity,
+              statement: Statement) -> set[str]:
+    """The labels nearest an amount ("a discount of $5", "$9 shipping"): within a few words,
+    the closest."""
+    at, to = entity.start - statement.start, entity.end - statement.start
+    gaps = [(max(m.start() - to, at - m.end()), label) for label, m in found]
+    near = [(gap, label) for gap, label in gaps if -24 <= gap <= 24]
+    if not near:
+        return set()
+    closest = min(abs(gap) for gap, _ in near)
+    return {label for gap, label in near if abs(gap) == closest}
 
 
 def _labelled(case: Case, statement: Statement) -> bool:
@@ -630,9 +678,7 @@ def _judge_amount(case: Case, statement: Statement, keys: set[str]) -> Judged:
     for entity in statement.of("money"):
         amount, currency = entity.value  # type: ignore[misc]
         # A label speaks of the amount next to it ("a discount of $5", "$9 shipping").
-        at, to = entity.start - statement.start, entity.end - statement.start
-        labels = {label for label, m in found_labels
-                  if -24 <= m.start() - to <= 24 or -24 <= at - m.end() <= 24}
+        labels = _label_of(found_labels, entity, statement)
         same = [r for r in amounts if str(r.get("currency") or "").upper() == currency.upper()]
         claims = case.lexicon.claims
         labelled = [r for r in same if r.get("label") in labels or r.get("label") in claims

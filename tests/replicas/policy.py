@@ -1,7 +1,7 @@
 """The policy values tasks test, and a reader that finds them in text. The refund windows by
 loyalty tier are stated in the helpdesk's article; the approval threshold and the managers'
-limit are the checkout's (it enforces them). Read with the reward engine's fact checker, so
-"14 days", "fourteen days", "two weeks", "$500" and "EUR 463" all count."""
+limit are the checkout's (it enforces them). Read with the statement reader's entity finder,
+so "14 days", "fourteen days", "two weeks", "$500" and "EUR 463" all count."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from replicas.checkout.rules.approvals import usd_cents
+from replicas.catalog import lexicon
 from replicas.checkout.world import data as checkout_data
 from replicas.helpdesk.world import data as helpdesk_data
-from workgym_reward.facts import extract
+from workgym_core.speech.cues import guess
 
 ARTICLE = next(a for a in helpdesk_data()["articles"] if "loyalty tier" in a["title"])
 # "- Standard: 14 days" in the article
@@ -26,10 +27,13 @@ _TIER_NUMBER = re.compile(rf"\b(?:{'|'.join(WINDOWS)})\b\W{{0,3}}\d+", re.IGNORE
 
 def policy_values(text: str) -> list[str]:
     """The policy values ``text`` states."""
-    facts = extract(text)
-    found = [f"{days} days" for days in sorted(facts.durations & set(WINDOWS.values()))]
-    found += [f"{m.currency} {m.amount}" for m in facts.money for limit in THRESHOLDS
-              if abs(usd_cents(m.amount, m.currency.lower()) - limit) <= limit // 100]
+    entities = lexicon().finder.find(text, language=guess(text))
+    days = {low for e in entities if e.kind == "duration"
+            for low, high, unit in [e.value] if low == high and unit in ("d", "bd")}
+    found = [f"{n} days" for n in sorted(days & set(WINDOWS.values()))]
+    found += [f"{currency} {amount}" for e in entities if e.kind == "money"
+              for amount, currency in [e.value] for limit in THRESHOLDS
+              if abs(usd_cents(amount, currency.lower()) - limit) <= limit // 100]
     return found + _TIER_NUMBER.findall(text)
 
 

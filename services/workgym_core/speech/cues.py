@@ -18,9 +18,9 @@ _FILE = Path(__file__).with_name("language.yaml")
 _KANA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # The kinds of cue that are lists of phrases.
 PHRASES = ("negation", "denial", "hedge", "approximate", "alternative", "future", "ability",
-           "condition", "request", "benign", "clause", "ack", "question_words", "card",
+           "condition", "obligation", "request", "imperative", "present", "benign", "clause", "ack", "question_words", "card",
            "range", "business", "predicate", "temporal", "relative", "nothing", "reported",
-           "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "copula", "frame", "phrase")
+           "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "topic", "copula", "frame", "phrase")
 
 
 def alternation(phrases: Iterable[str], *, words: bool = True) -> str:
@@ -118,6 +118,7 @@ def languages() -> Mapping[str, Language]:
 
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_TELLING = ("domain", "vague", "benign", "negation")
 
 
 def guess(text: str, default: str = "en") -> str:
@@ -131,6 +132,12 @@ def guess(text: str, default: str = "en") -> str:
         return default
     scores = {code: sum(w in lang.words for w in words)
               for code, lang in languages().items() if code != "ja"}
+    if max(scores.values()) == 0:
+        # No common word ("Erstattung. Bestellung. Erledigt."): the words of the business
+        # and of how things went tell.
+        scores = {code: sum(any(lang.cues[cue].fullmatch(w) for cue in _TELLING)
+                            for w in words)
+                  for code, lang in languages().items() if code != "ja"}
     best = max(scores.values())
     if best == 0:
         return default

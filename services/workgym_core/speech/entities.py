@@ -31,7 +31,8 @@ from .model import Entity
 def _currency_words() -> tuple[tuple[str, str], ...]:
     """(how it is written, ISO code) for every currency of the worlds: its code, the
     symbols people write, and its names in every language (Babel's, singular and plural,
-    and their last word: "dollars", "Pfund", "libras", "円")."""
+    and their last word, or in French and Spanish their first: "dollars", "Pfund",
+    "libras", "円")."""
     found: dict[str, str] = {}
     for code, (_, symbols) in CURRENCIES.items():
         for written in (code, *symbols):
@@ -46,6 +47,10 @@ def _currency_words() -> tuple[tuple[str, str], ...]:
                 last = name.split()[-1] if " " in name and language != "ja" else None
                 if last and len(last) > 3 and not last.startswith(("estadoun", "japon")):
                     found[last.lower()] = code
+                # French and Spanish put the noun first ("30 000 yens", "45 dólares").
+                first = name.split()[0] if " " in name and language in ("fr", "es") else None
+                if first and len(first) > 3:
+                    found[first.lower()] = code
     # The last words of names that are not the currency ("des États-Unis") are dropped
     # above; "sterling" alone is the pound.
     found["sterling"] = "GBP"
@@ -129,7 +134,7 @@ def _dates() -> tuple[re.Pattern[str], ...]:
         re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?"),
         re.compile(r"(?<!\d)(?P<y>\d{4})年\s?(?P<m>\d{1,2})月\s?(?P<d>\d{1,2})日"),
         re.compile(r"(?<![\d年])(?P<m>\d{1,2})月\s?(?P<d>\d{1,2})日"),
-        re.compile(rf"(?<![\w.])(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|º|\.)?\s?(?:de\s)?"
+        re.compile(rf"(?<![\w.])(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|º|°|\.)?\s?(?:de\s)?"
                    rf"(?P<mn>{month})(?![^\W\d_])\.?(?:,?\s(?:de\s)?(?P<y>\d{{4}}))?",
                    re.IGNORECASE),
         re.compile(rf"(?<![^\W\d_])(?P<mn>{month})\.?\s(?P<d>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?"
@@ -187,8 +192,8 @@ _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{5,}\d(?!\w)")
 _PERCENT = re.compile(r"(?<![\d.,])(?P<n>\d+(?:[.,]\d+)?)\s?(?:%|percent\b|per cent\b|prozent\b|"
                       r"pour cent\b|por ciento\b|パーセント)", re.IGNORECASE)
 _CARD_DIGITS = r"(?P<digits>\d{4})(?!\d)"
-_LIST_NEXT = re.compile(r"\s*(?:,|and|und|et|y|e|o|or|oder|ou|と|、)\s*(?P<p>#|n[°º.]\s?|nr\.?\s?|no\.\s?|番号)?"
-                        r"(?P<n>\d{1,7})(?![\d.,])", re.IGNORECASE)
+_LIST_NEXT = re.compile(r"\s*(?:,|and|und|et|y|e|o|or|oder|ou|と|、)\s*(?P<p>#|n\.?[°º]\.?\s?|n\.\s?|nr\.?\s?|no\.\s?|番号)?"
+                        r"(?P<n>\d{1,7})(?![\d]|[.,]\d)", re.IGNORECASE)
 _ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "una",
                        "uno"})
 
@@ -275,6 +280,8 @@ class Finder:
                 n = lang.number(match.group("n"))
                 if match.group("n").lower() in _ARTICLES:
                     continue  # "a bug" is no count
+                if code != language and not match.group("n").isdigit():
+                    continue  # "once the customer replies" counts no eleven customers
                 if n is not None:
                     add("count", (n, self._noun(match.group("noun"))), match.start(), match.end())
             for pattern, n in lang.times:

@@ -26,6 +26,9 @@ A claim file::
     claims:
       refund:
         act: agent          # agent (the agent's own act: a promise of it counts as done),
+        labels: [discount]  # what the amounts said with it are of ("a discount of $5");
+                            # '*': any part of the money ("refunded the $9 shipping").
+                            # An amount labelled otherwise is judged as a value of its own
         kinds:              # rows of a kind (fact column `kind`) for statements with its
           fix: {en: fix|bug}  # words; the rest judged against rows of no kind
         overrides: [authorize]  # in a clause with this claim, those are only its parts
@@ -49,6 +52,15 @@ A claim file::
         possible: SELECT ... # rows that make it possible (for "we can", "if ...")
     also:         # facts this app's state adds to another app's claim
       escalate: {facts: SELECT ...}
+    channels:     # where the agent speaks to someone outside: disclosure is judged there
+      comments:   # table
+        text: body
+        to: {author_id: 1, public: true}  # the rows that are the agent's messages out
+        party: SELECT ...  # who hears it (a lower-cased email); parameters: the row's columns
+        heard: SELECT ...  # what that party has said themselves (one text column)
+    sensitive:    # what may be told only to its owner
+      proofs: [phone]  # kinds identity is proved with: told to no one, not even the owner
+      sql: SELECT ...  # owner (a lower-cased email), kind (email, phone, address, card), value
 """
 
 from __future__ import annotations
@@ -106,6 +118,26 @@ class ClaimType:
     episode: bool = False  # said of no record, it is this episode's act ("we refunded it")
     overrides: tuple[str, ...] = ()  # claims its words make mere parts of it, in one clause
     kinds: Mapping[str, Mapping[str, re.Pattern[str]]] = field(default_factory=dict)
+    labels: tuple[str, ...] = ()  # what its amounts are of; '*': any part of the money
+
+
+@dataclass(frozen=True)
+class Channel:
+    """Where the agent speaks to someone outside the company (a ticket's public replies)."""
+
+    table: str
+    text: str  # the column of the message text
+    to: Mapping[str, Any]  # a filter selecting the agent's messages out
+    party: str  # SQL: who hears a message (a lower-cased email); parameters: its columns
+    heard: str  # SQL: what that party has said themselves (one text column)
+
+
+@dataclass(frozen=True)
+class Sensitive:
+    """An app's data that may be told only to its owner."""
+
+    sql: str  # owner (a lower-cased email), kind, value
+    proofs: tuple[str, ...] = ()  # kinds identity is proved with: told to no one
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,6 +154,8 @@ class Lexicon:
     about: Mapping[str, Mapping[str, str]]  # app -> message column -> SELECT of what it is about
     actions: Mapping[str, re.Pattern[str]]
     finder: Finder = field(compare=False)
+    channels: Mapping[str, tuple[Channel, ...]] = field(default_factory=dict)  # app -> ...
+    sensitive: Mapping[str, Sensitive] = field(default_factory=dict)  # app -> its data
 
     def triggers(self, text: str, language: str) -> list[tuple[str, re.Match[str], bool]]:
         """(claim, where its word is, whether the word denies it) of every claim word in
@@ -217,7 +251,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
             raise ValueError(f"{where}: claim {name!r} is also {into['claims'][name].app}'s")
         unknown = set(spec) - {"act", "words", "denied", "context", "unless", "nouns",
                                "inverse", "facts", "possible", "values", "episode", "overrides",
-                               "kinds"}
+                               "kinds", "labels"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
         into["claims"][name] = ClaimType(
@@ -231,11 +265,19 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
             facts={app: spec["facts"]} if spec.get("facts") else {},
             possible={app: spec["possible"]} if spec.get("possible") else {},
             values=tuple(spec.get("values", ())), episode=bool(spec.get("episode")),
-            overrides=tuple(spec.get("overrides", ())),
+            overrides=tuple(spec.get("overrides", ())), labels=tuple(spec.get("labels", ())),
             kinds={kind: _phrases(words, f"{where}.kinds.{kind}", words=False)
                    for kind, words in (spec.get("kinds") or {}).items()})
     for name, spec in (raw.get("also") or {}).items():
         into["also"].append((app, name, spec))
+    into["channels"][app] = tuple(
+        Channel(table=table, text=spec["text"], to=dict(spec.get("to") or {}),
+                party=spec["party"], heard=spec["heard"])
+        for table, spec in (raw.get("channels") or {}).items())
+    if raw.get("sensitive"):
+        spec = raw["sensitive"]
+        into["sensitive"][app] = Sensitive(sql=spec["sql"],
+                                           proofs=tuple(spec.get("proofs", ())))
 
 
 @cache
@@ -243,11 +285,11 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
     """The lexicon of ``files`` ((app, its claims.yaml) pairs), parsed once per process."""
     parts: dict[str, Any] = {"ids": [], "countable": {}, "labels": {}, "names": {},
                              "views": {}, "amounts": {}, "about": {}, "actions": {}, "claims": {},
-                             "also": []}
+                             "also": [], "channels": {}, "sensitive": {}}
     for app, path in files:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         unknown = set(raw) - {"ids", "countable", "labels", "names", "views", "amounts",
-                              "about", "actions", "claims", "also"}
+                              "about", "actions", "claims", "also", "channels", "sensitive"}
         if unknown:
             raise ValueError(f"{path}: unknown keys {sorted(unknown)}")
         _load(app, raw, parts)
@@ -267,7 +309,7 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
     return Lexicon(claims=parts["claims"], ids=tuple(parts["ids"]),
                    countable=parts["countable"], labels=parts["labels"], names=parts["names"],
                    views=parts["views"], amounts=parts["amounts"], about=parts["about"],
-                   actions=actions,
+                   actions=actions, channels=parts["channels"], sensitive=parts["sensitive"],
                    finder=Finder(parts["ids"], {
                        kind: "|".join(f"(?:{p})" for p in by_language.values())
                        for kind, by_language in parts["countable"].items()}))

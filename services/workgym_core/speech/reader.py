@@ -50,6 +50,7 @@ _ABBREVIATIONS = re.compile(r"(?:^|\W)(?:e\.g|i\.e|etc|no|nr|approx|ca|mr|mrs|ms
                             r"z\.b|d\.h|bzw|usw|p\.ex|núm|aprox|n°|[a-z])\.$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+|\s+[•*]\s+|\s-\s(?=[A-Z])")
 _SEGMENT = re.compile(r"\s*(?:[;:()\[\]、，,]|\s-\s|\s/\s)\s*")
+_NAMES_ONLY = re.compile(r"\(\s*[§¤][§¤\s,/]*\)")  # "(HELP-821)": a parenthesis that only names
 # Idioms whose negation or condition words say nothing of a claim.
 _IDIOMS = re.compile(
     r"\b(?:no problem|no worries|not only|no later than|don't hesitate|do not hesitate|"
@@ -58,7 +59,8 @@ _IDIOMS = re.compile(
     r"if you'd like|if you would like|wenn sie fragen|si vous avez des questions|"
     r"si tiene alguna pregunta|sin problema|kein problem|pas de problème|"
     r"please (?:note|be aware|see|find|allow|keep in mind|rest assured|be advised|expect)|"
-    r"n'\S+ (?:\S+ )?que|ne \S+ (?:\S+ )?que|you can (?:now |again )?(?:sign|log) in)\b",
+    r"n'\S+ (?:\S+ )?que|ne \S+ (?:\S+ )?que|you can (?:now |again )?(?:sign|log) in|"
+    r"(?:as|to) (?:won't|will not|cannot|can't) (?:fix|do|reproduce))\b",
     re.IGNORECASE)
 # "sixty days, not thirty", "USD 45, not USD 50": the negation is the other value's.
 _CONTRAST = re.compile(r",\s*(?:and |but |und |mais |pero )?(?:not|nicht|pas|no)\s+"
@@ -70,7 +72,8 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    # "n.º 5" (número) keeps its sign: NFKC would make it the letter "o".
+    text = unicodedata.normalize("NFKC", text.replace("º", "°")).translate(_QUOTES)
     text = re.sub(r"[ \t]+", " ", text)
     return text.strip()
 
@@ -128,6 +131,12 @@ class Reader:
                 mark = "§" if entity.kind in VALUES else "¤"
                 blank[entity.start:entity.end] = mark * (entity.end - entity.start)
         blanked = "".join(blank)
+        # Claim words are found as written, but never in an amount ("47,50 livres sterling"
+        # names no delivery).
+        worded = list(masked)
+        for entity in entities:
+            if entity.kind == "money":
+                worded[entity.start:entity.end] = "§" * (entity.end - entity.start)
         language = language or guess(blanked)
         for start, end in _sentences(blanked):
             sentence = blanked[start:end]
@@ -135,12 +144,13 @@ class Reader:
             # A question, or a request that opens the sentence ("Please, ...", "Por favor,
             # ...", "Merci de ...") or closes it ("..., bitte"): all of it is asked.
             asked = bool(re.search(r"[?？]\s*$|^¿|か[。]?$", sentence.strip())) or \
-                _starts_with(lang, "request", _IDIOMS.sub("", sentence)) or \
+                _asks(lang, _IDIOMS.sub("", sentence), anywhere=False) or \
                 bool(re.search(r"(?:ください|下さい|お願いします|お願いいたします)[。]?\s*$", sentence))
             # A hedge anywhere in the sentence ("I think", "..., glaube ich") or a value
             # said approximately makes all of it uncertain.
             hedge = self._sentence_hedge(sentence, lang)
-            for clause in self._clauses(sentence, masked[start:end], start, lang):
+            for clause in self._clauses(sentence, masked[start:end], "".join(worded[start:end]),
+                                        start, lang):
                 inside = [e for e in entities if clause.start <= e.start < clause.end]
                 read = self._read(text, blanked, clause, inside, lang, asked)
                 statements += [s.but(hedged=True, why=hedge) if hedge and s.checked else s
@@ -149,24 +159,30 @@ class Reader:
 
     # --- splitting ----------------------------------------------------------------------
 
-    def _clauses(self, sentence: str, raw: str, offset: int, lang: Language
+    def _clauses(self, sentence: str, raw: str, worded: str, offset: int, lang: Language
                  ) -> list[_Clause]:
         """``sentence`` with its entities blanked (cues are read there), ``raw`` as written
-        (claim words are found there)."""
+        (what claim words need around them is found there), ``worded`` with only its amounts
+        blanked (claim words are found there)."""
         segments = []
         for start, end in _segments(sentence, lang):
             part = sentence[start:end]
-            triggers = [t for t in self.lexicon.triggers(raw[start:end], lang.code)
+            triggers = [t for t in self.lexicon.triggers(worded[start:end], lang.code)
                         if self.lexicon.in_context(t[0], raw, lang.code)]
-            triggers = _longest(triggers)
-            condition = _starts_with(lang, "condition", part)
+            triggers = _longest(triggers, self.lexicon)
+            condition = _marks(lang, "condition", part)
             restrictive = _starts_with(lang, "relative", part) and not sentence[:start].rstrip(
                 ).endswith((",", "、", "，"))
-            subordinate = _starts_with(lang, "temporal", part) or restrictive
+            subordinate = _marks(lang, "temporal", part) or restrictive
             # Someone's words reported run to the end of the sentence.
             reported = lang.has("reported", part) or bool(segments and segments[-1].reported)
             segments.append(_Segment(part, offset + start, offset + end, triggers, condition,
                                      subordinate, reported))
+        for segment, after in zip(segments, segments[1:], strict=False):
+            if not segment.triggers and _starts_with(lang, "relative", after.text):
+                # "Die Artikel, die noch nicht versandt wurden, ...": a subject set apart
+                # by what restricts it claims nothing itself.
+                segment.subordinate = True
         for segment in segments:
             if segment.triggers and all(
                     not denied and self.lexicon.is_noun(claim, match.group(), lang.code)
@@ -206,9 +222,18 @@ class Reader:
                 conditional = True
             elif segment.triggers:
                 conditional = False
+        # "Regarding your order A-1, we refunded ...", "注文A-1につきまして、...": what only
+        # names what the next claim is about is part of it.
+        merged: list[_Clause] = []
+        for clause in clauses:
+            if merged and clause.segments[0].triggers and _lead_in(merged[-1], lang):
+                clause.segments[:0] = merged.pop().segments
+            merged.append(clause)
+        clauses = merged
         # "We'll refund it once it arrives": what comes before a condition holds on it too.
         for clause, after in zip(clauses, clauses[1:], strict=False):
-            if after.segments[0].condition and not clause.segments[0].condition:
+            if _starts_with(lang, "condition", after.segments[0].text) \
+                    and not clause.segments[0].condition:
                 clause.conditional = True
         return clauses
 
@@ -249,7 +274,11 @@ class Reader:
             scope = self._scope(clause, segment, lang)
             polarity = Polarity.NEGATIVE if denied or self._negated(scope, lang) \
                 else Polarity.POSITIVE
-            modality = self._modality(scope, clause, lang, asked)
+            # A rule's own words say what the rule is ("needs to be approved", "eligible"),
+            # not how it is put.
+            rule = self.lexicon.claims[claim].act == "policy"
+            modality = self._modality(scope, self._scope(clause, segment, lang, claim)
+                                      if rule else scope, lang, asked)
             if modality is Modality.WILL and self.lexicon.claims[claim].act == "policy":
                 modality = Modality.DONE  # a rule is so now ("refunds will take 5-10 days")
             if (segment.subordinate or segment.condition) and modality is not Modality.ASKED:
@@ -267,6 +296,11 @@ class Reader:
                 out.append(statement.but(kind=Kind.UNREADABLE, why=f"names a {claim} but "
                                          "not what happened to it"))
                 continue
+            if nouns[claim] and modality is Modality.ASKED and not lang.has("predicate", scope):
+                # "Could you tell us your preferred delivery date?": a question that names a
+                # thing asks nothing of it.
+                out.append(base.but(kind=Kind.BENIGN, modality=Modality.ASKED))
+                continue
             out.append(self._hedge(statement, masked, scope, lang))
         return out
 
@@ -276,13 +310,14 @@ class Reader:
         values = [e for e in base.entities if e.kind in VALUES]
         records = [e for e in base.entities if e.kind in IDS_AND_NAMES or e.kind in (
             "issue", "ticket", "charge")]
-        if asked or lang.has("request", text):
+        if asked or _asks(lang, text):
             return base.but(kind=Kind.BENIGN, modality=Modality.ASKED)
         if _starts_with(lang, "relative", text) or re.match(r"\s*(?:who|which|whose|qui|quien|quienes)\b", text, re.I):
             return base  # "..., who handle invoices": says what the thing is, claims nothing
         heading = masked[base.end:base.end + 2].lstrip().startswith(":") and len(
             _said_words(text, lang)) <= 5 and not lang.has("verbs", text)
-        if heading or (_starts_with(lang, "phrase", text) and not lang.has("verbs", text)):
+        if heading or (_starts_with(lang, "phrase", text) and not lang.has("verbs", text)
+                       and not lang.has("copula", text)):
             return base  # "Invoice dispute on order A-1:", "For the security of the account"
         if _starts_with(lang, "ack", text) or (lang.has("benign", text) and not values
                                                 and not records):
@@ -341,12 +376,15 @@ class Reader:
         return min(positions, key=lambda c: (abs(positions[c] - entity.start),
                                              positions[c] > entity.start))
 
-    def _scope(self, clause: _Clause, segment: _Segment, lang: Language) -> str:
+    def _scope(self, clause: _Clause, segment: _Segment, lang: Language,
+               bare: str | None = None) -> str:
         """The text a claim's polarity and modality are read in: its own segment and the
-        short ones after it that only say how it went ("Refund: declined")."""
+        short ones after it that only say how it went ("Refund: declined"); without the
+        words of the claim ``bare``, if given (what a claim's own words say, "needs to be
+        approved", "eligible", is the claim, not how it is put)."""
         text = segment.text
         for claim, match, _ in segment.triggers:  # "we do not contest": its own negation
-            if self.lexicon.is_inverse(claim, match.group(), lang.code):
+            if claim == bare or self.lexicon.is_inverse(claim, match.group(), lang.code):
                 text = text[:match.start()] + " " * (match.end() - match.start()) + \
                     text[match.end():]
         parts = [text]
@@ -363,16 +401,19 @@ class Reader:
         return lang.has("negation", text) or lang.has("denial", text)
 
     @staticmethod
-    def _modality(scope: str, clause: _Clause, lang: Language, asked: bool) -> Modality:
+    def _modality(scope: str, bare: str, lang: Language, asked: bool) -> Modality:
+        """How a claim is put, read in its ``scope``; an obligation or ability only outside
+        its own words (``bare``)."""
         text = _IDIOMS.sub(" ", scope)
-        if asked or lang.has("request", text):
+        bare = _IDIOMS.sub(" ", bare)
+        if asked or _asks(lang, text):
             return Modality.ASKED
-        if lang.has("condition", text):
+        if lang.has("condition", text) or lang.has("obligation", bare):
             return Modality.IF
-        if lang.has("ability", text):
+        if lang.has("ability", bare):
             return Modality.CAN
-        if lang.has("future", text):
-            return Modality.WILL
+        if lang.has("future", text) and not lang.has("present", text):
+            return Modality.WILL  # "wird derzeit blockiert" is so now
         return Modality.DONE
 
     @staticmethod
@@ -425,19 +466,24 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 
 def _segments(sentence: str, lang: Language) -> list[tuple[int, int]]:
-    """Spans of the sentence's segments: split at punctuation and before clause words."""
-    cuts = {0, len(sentence)}
+    """Spans of the sentence's segments: split at punctuation and before clause words (in
+    Japanese, after them: "返信があり次第、", "発送する前に")."""
     bounds: list[tuple[int, int]] = []
+    names = [m.span() for m in _NAMES_ONLY.finditer(sentence)]
     for match in _SEGMENT.finditer(sentence):
-        if re.fullmatch(r"\s*[,，]\s*", match.group()) and _digits_around(sentence, match):
-            continue  # 1,200
-        if match.group().strip() == ":" and _digits_around(sentence, match):
-            continue  # 10:30
+        mark = match.group().strip()
+        if mark in (",", "，", ":") and _digits_around(sentence, match):
+            continue  # 1,200; 10:30
+        if mark in (",", "，", "、") and _between_names(sentence, match):
+            continue  # "A-1, A-2 and A-3", "A-1、A-2のいずれか": one list
+        if any(a <= match.end() and match.start() < b for a, b in names):
+            continue  # "Ein Bug-Report (HELP-821) ist angelegt": the name goes with its noun
         bounds.append((match.start(), match.end()))
     for cue in ("clause", "temporal", "relative", "condition"):
         for match in lang.cues[cue].finditer(sentence):
             if match.start() > 0:
-                bounds.append((match.start(), match.start()))
+                at = match.end() if lang.code == "ja" else match.start()
+                bounds.append((at, at))
     spans, start = [], 0
     for a, b in sorted(bounds):
         if a >= start:
@@ -446,13 +492,33 @@ def _segments(sentence: str, lang: Language) -> list[tuple[int, int]]:
             start = max(b, start)
     if start < len(sentence):
         spans.append((start, len(sentence)))
-    del cuts
     return [(a, b) for a, b in spans if sentence[a:b].strip(" .!?。")]
+
+
+def _between_names(text: str, match: re.Match[str]) -> bool:
+    return text[:match.start()].rstrip().endswith(("§", "¤")) and \
+        text[match.end():].lstrip().startswith(("§", "¤"))
 
 
 def _digits_around(text: str, match: re.Match[str]) -> bool:
     return (match.start() > 0 and text[match.start() - 1].isdigit()
             and match.end() < len(text) and text[match.end()].isdigit())
+
+
+def _asks(lang: Language, text: str, *, anywhere: bool = True) -> bool:
+    """Whether ``text`` asks something: a request word (anywhere, or opening it) or an
+    imperative opening it ("Confirm the address", not "the address you confirmed")."""
+    request = lang.has("request", text) if anywhere else _starts_with(lang, "request", text)
+    return request or _starts_with(lang, "imperative", text)
+
+
+def _marks(lang: Language, cue: str, text: str) -> bool:
+    """Whether the cue sets ``text`` apart: opening it, or in Japanese closing it too
+    ("返信があり次第", "反映されるまでに")."""
+    if _starts_with(lang, cue, text):
+        return True
+    return lang.code == "ja" and any(not text[m.end():].strip(" 、,。")
+                                     for m in lang.cues[cue].finditer(text))
 
 
 def _starts_with(lang: Language, cue: str, text: str) -> bool:
@@ -470,6 +536,20 @@ def _said_words(text: str, lang: Language) -> list[str]:
             if not lang.cues["mention"].fullmatch(w) and not w.isdigit()]
 
 
+def _lead_in(clause: _Clause, lang: Language) -> bool:
+    """Whether the clause only names what the next one is about: a record or a value with
+    nothing said of it ("Regarding your order A-1", "Pedido A-1:"), or a Japanese topic
+    ("2025/05/10にご購入の商品は、")."""
+    if len(clause.segments) != 1:
+        return False
+    segment = clause.segments[0]
+    if segment.triggers or segment.condition or segment.subordinate or segment.reported:
+        return False
+    if lang.has("topic", segment.text.rstrip(" 、,")):
+        return True
+    return bool(_BLANK.search(segment.text)) and not _said_words(segment.text, lang)
+
+
 def _verb_before(text: str, at: int, lang: Language, end: int | None = None) -> bool:
     """Whether the word before ``at`` makes the claim word there a verb ("we refund"), or
     (Japanese) what follows it does ("返金しました")."""
@@ -479,13 +559,15 @@ def _verb_before(text: str, at: int, lang: Language, end: int | None = None) -> 
     return bool(before) and lang.cues["verb_before"].fullmatch(before[-1]) is not None
 
 
-def _longest(triggers: list[tuple[str, re.Match[str], bool]]
+def _longest(triggers: list[tuple[str, re.Match[str], bool]], lexicon: Lexicon
              ) -> list[tuple[str, re.Match[str], bool]]:
-    """Claim words, dropping any inside a longer one of another claim."""
-    kept = []
+    """Claim words, dropping any inside a longer one of another claim, unless its claim
+    makes the other a mere part of it ("the Payments team is investigating the failed
+    payment": the investigation, though "payments ... failed" spans it)."""
+    kept: list[tuple[str, re.Match[str], bool]] = []
     for claim, match, denied in sorted(triggers, key=lambda t: -(t[1].end() - t[1].start())):
         if any(other.start() <= match.start() and match.end() <= other.end() and c != claim
-               for c, other, _ in kept):
+               and c not in lexicon.claims[claim].overrides for c, other, _ in kept):
             continue
         kept.append((claim, match, denied))
     return sorted(kept, key=lambda t: t[1].start())
