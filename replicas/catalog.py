@@ -14,6 +14,8 @@ from pathlib import Path
 
 import replicas
 from workgym_core.speech import Lexicon, lexicon_of
+from workgym_core.speech.realise import Realiser
+from workgym_core.speech.realise import load as load_realiser
 
 from .runtime.spec import ReplicaSpec
 
@@ -50,6 +52,19 @@ def claim_files() -> list[tuple[str, Path]]:
     root = Path(next(iter(replicas.__path__)))
     return [(name, root / name / "claims.yaml") for name in sorted(app_names())
             if (root / name / "claims.yaml").is_file()]
+
+
+def say_files() -> list[Path]:
+    """Each app's say.yaml: how its claims are said again (paraphrases, the gate's mutants)."""
+    root = Path(next(iter(replicas.__path__)))
+    return [root / name / "say.yaml" for name in sorted(app_names())
+            if (root / name / "say.yaml").is_file()]
+
+
+@cache
+def realiser() -> Realiser:
+    """Every app's templates, read once per process."""
+    return load_realiser(say_files())
 
 
 def lexicon() -> Lexicon:

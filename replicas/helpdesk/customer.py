@@ -5,8 +5,11 @@ After every successful write, each new public agent comment on the ticket gets o
 posted as the requester's public comment by email one (virtual) minute later, through the
 ticket rules (a pending or solved ticket goes back to open, triggers fire, it is audited):
 the next thing the customer knows that the agent still needs, in the requester's language
-and the persona's way, or thanks once everything is told. Messages that come with the ticket
-solved get no answer: the conversation is over (an answer would reopen it).
+and the persona's way, or thanks once everything is told. A message with a statement that
+cannot be read with confidence (the reward engine's reader, :mod:`workgym_core.speech`: the
+same reading it is scored by) is answered as a person would: they quote it and ask what it
+means for them, so a clear agent can recover. Messages that come with the ticket solved get
+no answer: the conversation is over (an answer would reopen it).
 Everything is a function of the episode's writes and seed: what was told lives in
 ``episode.memory``; the persona is drawn from the episode's world.
 """
@@ -18,11 +21,13 @@ import sqlite3
 from datetime import datetime, timedelta
 from typing import Any
 
+from replicas.catalog import lexicon
 from replicas.runtime import db as sql
 from replicas.runtime.clock import parse_iso
 from replicas.runtime.codes import email_change_code
 from replicas.runtime.episode import Episode
 from workgym_core.refs import resolve
+from workgym_core.speech import Kind, reader
 from workgym_core.templates import render
 
 from .actors import PROOFS, Actors, Known, ScriptedCustomer
@@ -57,22 +62,42 @@ _SAYS = {
     "en": {"tell": "Sure, {name} is {value}.", "wrong": "I think {name} is {value}.",
            "correct": "Sorry, I got that wrong: {name} is {value}.",
            "cannot": "I'm sorry, I can't give you {name} right now.",
-           "thanks": "Thank you!"},
+           "thanks": "Thank you!",
+           "unclear": 'Sorry, I don\'t understand what you mean by "{quote}". Could you tell '
+                      "me plainly what has happened?",
+           "unsure": 'You wrote "{quote}". Is that certain? Could you tell me plainly what '
+                     "has happened?"},
     "de": {"tell": "Gerne, {name} ist {value}.", "wrong": "Ich glaube, {name} ist {value}.",
            "correct": "Entschuldigung, mein Fehler: {name} ist {value}.",
            "cannot": "Tut mir leid, {name} kann ich Ihnen gerade nicht geben.",
-           "thanks": "Vielen Dank!"},
+           "thanks": "Vielen Dank!",
+           "unclear": "Entschuldigung, ich verstehe nicht, was Sie mit „{quote}“ meinen. "
+                      "Können Sie mir klar sagen, was passiert ist?",
+           "unsure": "Sie schreiben „{quote}“. Ist das sicher? Können Sie mir klar sagen, "
+                     "was passiert ist?"},
     "fr": {"tell": "Bien sûr, {name} : {value}.", "wrong": "Je crois que {name} est {value}.",
            "correct": "Pardon, je me suis trompé : {name} est {value}.",
            "cannot": "Désolé, je ne peux pas vous donner {name} pour le moment.",
-           "thanks": "Merci beaucoup !"},
+           "thanks": "Merci beaucoup !",
+           "unclear": "Pardon, je ne comprends pas ce que vous voulez dire par « {quote} ». "
+                      "Pouvez-vous me dire clairement ce qui s'est passé ?",
+           "unsure": "Vous écrivez « {quote} ». Est-ce certain ? Pouvez-vous me dire "
+                     "clairement ce qui s'est passé ?"},
     "es": {"tell": "Claro, {name} es {value}.", "wrong": "Creo que {name} es {value}.",
            "correct": "Perdón, me equivoqué: {name} es {value}.",
-           "cannot": "Lo siento, ahora no puedo darle {name}.", "thanks": "¡Muchas gracias!"},
+           "cannot": "Lo siento, ahora no puedo darle {name}.", "thanks": "¡Muchas gracias!",
+           "unclear": "Perdone, no entiendo qué quiere decir con «{quote}». ¿Puede decirme "
+                      "claramente qué ha pasado?",
+           "unsure": "Usted escribe «{quote}». ¿Es seguro? ¿Puede decirme claramente qué ha "
+                     "pasado?"},
     "ja": {"tell": "{name}は{value}です。", "wrong": "{name}はたぶん{value}です。",
            "correct": "すみません、間違えました。{name}は{value}です。",
            "cannot": "申し訳ありませんが、{name}は今お伝えできません。",
-           "thanks": "ありがとうございます！"},
+           "thanks": "ありがとうございます！",
+           "unclear": "すみません、「{quote}」とはどういう意味でしょうか。何があったのか、"
+                      "はっきり教えていただけますか。",
+           "unsure": "「{quote}」とのことですが、確かでしょうか。何があったのか、はっきり"
+                     "教えていただけますか。"},
 }
 
 
@@ -114,7 +139,10 @@ def after_write(episode: Episode) -> None:
     # not write back (a reply would reopen it).
     done = ticket is None or ticket["status"] in ("solved", "closed")
     for comment in [] if done else new:
-        answer = _answer(episode, script, state, ticket_id)
+        says, _ = _phrases(db, ticket_id)
+        parts = [_answer(episode, script, state, ticket_id),
+                 _clarify(db, str(comment["body"] or ""), says)]
+        answer = " ".join(part for part in parts if part) or None
         if answer is not None:
             assert ticket is not None
             _post_reply(db, ticket, answer, parse_iso(comment["created_at"]))
@@ -147,6 +175,23 @@ def _answer(episode: Episode, script: ScriptedCustomer, state: dict[str, Any],
         state["thanked"] = True
         return says["thanks"]
     return None
+
+
+def _clarify(db: sqlite3.Connection, body: str, says: dict[str, str]) -> str | None:
+    """What a person asks back about the first statement of ``body`` that cannot be read
+    with confidence (None when everything can)."""
+    for statement in reader(lexicon()).read(body, names=_names(db)).statements:
+        if statement.kind is Kind.UNREADABLE or statement.hedged:
+            quote = " ".join(statement.text.split()).strip(" ,;:.。")
+            return says["unsure" if statement.hedged else "unclear"].format(quote=quote)
+    return None
+
+
+def _names(db: sqlite3.Connection) -> dict[str, dict[str, str]]:
+    """The world's names as the reward engine reads with them (kind -> {phrase: name}): the
+    helpdesk's from its state, every app's other ways to say them."""
+    return lexicon().world_names(lambda app, query: [
+        next(iter(row.values())) for row in sql.rows(db, query)] if app == "helpdesk" else [])
 
 
 def _phrases(db: sqlite3.Connection, ticket_id: int) -> tuple[dict[str, str], dict[str, str]]:

@@ -3,7 +3,8 @@ public base URL."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -15,6 +16,7 @@ from .episode import Episode
 from .store import EpisodeStore
 
 _READS = frozenset({"GET", "HEAD", "OPTIONS"})
+log = logging.getLogger(__name__)
 
 
 async def current_episode(request: Request) -> AsyncIterator[Episode]:
@@ -36,11 +38,23 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
     try:
         yield episode
         if store.spec.after_write is not None:
-            store.spec.after_write(episode)
+            _actors_answer(episode, store.spec.after_write)
     except BaseException:
         episode.db.execute("ROLLBACK")
         raise
     episode.db.execute("COMMIT")
+
+
+def _actors_answer(episode: Episode, after_write: Callable[[Episode], None]) -> None:
+    """The app's actors answer the write (the scripted customer, the developers); one that
+    fails undoes only its own part and is logged: the agent's write, answered already, stands."""
+    episode.db.execute("SAVEPOINT actors")
+    try:
+        after_write(episode)
+    except Exception:
+        episode.db.execute("ROLLBACK TO actors")
+        log.exception("the actors of episode %s failed to answer a write", episode.id)
+    episode.db.execute("RELEASE actors")
 
 
 EpisodeDep = Annotated[Episode, Depends(current_episode)]

@@ -15,7 +15,7 @@ from workgym_core.refs import BadReference, Vars
 from workgym_core.speech import Lexicon
 from workgym_core.trajectory import TrajectoryStep
 
-from .assertions import Assertion, Context, Verifier
+from .assertions import AllSaid, Answer, AnswerMatches, AnswerStates, Assertion, Context, Verifier
 from .assertions.disclosure import NothingDisclosed
 from .diff import States, diff_states
 from .errors import ConfigError
@@ -24,6 +24,23 @@ from .recovery import judge
 from .report import AssertionResult, FaultMet, Report
 from .signals import Outcome, Weights, episode_reward, measure
 from .truth import Case, Row
+
+
+def _everywhere(verifier: Verifier, states: Mapping[str, Any], lexicon: Lexicon | None
+                ) -> list[tuple[str, Assertion]]:
+    """The checks of every episode, whatever its task: everything the agent wrote is
+    understood and true (its answer too, unless the task checks that as an answer), and
+    nothing told outside is not the hearer's."""
+    writing = [app for app in states if lexicon and lexicon.writes.get(app)]
+    if not writing:
+        return []
+    assert lexicon is not None
+    answered = any(isinstance(a, (Answer, AnswerStates, AnswerMatches)) for a in verifier.root)
+    out: list[tuple[str, Assertion]] = [
+        (writing[0], AllSaid(name="all_said_is_true", answer=not answered))]
+    if any(w.out for app in writing for w in lexicon.writes[app]):
+        out.append((writing[0], NothingDisclosed(name="nothing_disclosed")))
+    return out
 
 
 def score(
@@ -56,11 +73,7 @@ def score(
     targets = [(_app_of(assertion, states), assertion) for assertion in verifier.root]
     assertions = [(app, _resolve(assertion, vars.get(app, {}), vars))
                   for app, assertion in targets]
-    # Every episode: nothing told outside that is not the hearer's (where an app says who
-    # hears the agent).
-    speaking = [app for app in states if lexicon and lexicon.channels.get(app)]
-    if speaking:
-        assertions.append((speaking[0], NothingDisclosed(name="nothing_disclosed")))
+    assertions += _everywhere(verifier, states, lexicon)
     with ExitStack() as stack:
         world: dict[str, Context] = {}
         hashes: dict[str, str] = {}

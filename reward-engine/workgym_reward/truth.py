@@ -184,15 +184,8 @@ class Case:
     @cached_property
     def names(self) -> dict[str, dict[str, str]]:
         """kind -> {phrase: name}: the world's names (teams, people, versions ...)."""
-        out: dict[str, dict[str, str]] = {}
-        for app, kinds in self.lexicon.names.items():
-            for kind, spec in kinds.items():
-                found: list[str] = []
-                if spec.sql and app in self.states:
-                    found = [str(r[0]) for r in self.states[app].conn.execute(spec.sql)
-                             if r[0] is not None]
-                out.setdefault(kind, {}).update(spec.surfaces(found))
-        return out
+        return self.lexicon.world_names(lambda app, sql: [
+            row[0] for row in self.states[app].conn.execute(sql)] if app in self.states else [])
 
     def query(self, app: str, sql: str, params: Mapping[str, Any] | None = None
               ) -> list[Row]:

@@ -57,7 +57,7 @@ def test_the_registry_has_every_check() -> None:
     assert set(REGISTRY) == {
         "row_exists", "row_absent", "field_changed", "field_unchanged", "count_changed",
         "only_changes", "trajectory_contains", "trajectory_excludes", "trajectory_order",
-        "answer_matches", "sum_changed", "told", "truthful", "answer_states",
+        "answer_matches", "sum_changed", "told", "answer", "answer_states",
     }
     assert all(cls.model_fields["check"].default == name for name, cls in REGISTRY.items())
 

@@ -9,14 +9,15 @@ unknown one raises a ConfigError naming it, it never just fails the assertion.
 * :mod:`.base`: the :class:`Assertion` every check extends; :mod:`.context`: what they look at;
 * :mod:`.state`: checks over the initial and final states and their diff;
 * :mod:`.trajectory`: checks over the steps the agent took;
-* :mod:`.answer`: checks over the final answer;
+* :mod:`.answer`: checks over the final answer; :mod:`.messages`: over what the agent said;
+* :mod:`.disclosure`: what the agent told outside that was not the hearer's;
 * :mod:`.verifier`: the union of every check, the registry derived from it, the Verifier.
 """
 
 from .answer import AnswerMatches
 from .base import Assertion
 from .context import Context
-from .messages import Answer, AnswerStates, Told, Truthful
+from .messages import AllSaid, Answer, AnswerStates, Told
 from .state import (
     Allow,
     CountChanged,
@@ -32,6 +33,7 @@ from .verifier import REGISTRY, AnyAssertion, Verifier
 
 __all__ = [
     "REGISTRY",
+    "AllSaid",
     "Allow",
     "Answer",
     "AnswerMatches",
@@ -51,6 +53,5 @@ __all__ = [
     "TrajectoryContains",
     "TrajectoryExcludes",
     "TrajectoryOrder",
-    "Truthful",
     "Verifier",
 ]

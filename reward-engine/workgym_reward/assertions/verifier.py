@@ -13,7 +13,7 @@ from pydantic import Field, RootModel, model_validator
 
 from .answer import AnswerMatches
 from .base import Assertion
-from .messages import Answer, AnswerStates, Told, Truthful
+from .messages import Answer, AnswerStates, Told
 from .state import (
     CountChanged,
     FieldChanged,
@@ -34,7 +34,6 @@ AnyAssertion = Annotated[
     | SumChanged
     | OnlyChanges
     | Told
-    | Truthful
     | AnswerStates
     | Answer
     | TrajectoryContains

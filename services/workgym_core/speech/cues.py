@@ -17,10 +17,10 @@ LANGUAGES = ("en", "de", "fr", "es", "ja")
 _FILE = Path(__file__).with_name("language.yaml")
 _KANA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # The kinds of cue that are lists of phrases.
-PHRASES = ("negation", "denial", "hedge", "approximate", "alternative", "future", "ability",
+PHRASES = ("negation", "denial", "hedge", "approximate", "approximate_after", "bound", "alternative", "future", "ability",
            "condition", "obligation", "request", "imperative", "present", "benign", "clause", "ack", "question_words", "card",
            "range", "business", "predicate", "temporal", "relative", "nothing", "reported",
-           "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "topic", "copula", "frame", "phrase")
+           "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "topic", "cleft", "determiner", "participle", "copula", "equals", "frame", "phrase")
 
 
 def alternation(phrases: Iterable[str], *, words: bool = True) -> str:
@@ -118,7 +118,7 @@ def languages() -> Mapping[str, Language]:
 
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-_TELLING = ("domain", "vague", "benign", "negation")
+_TELLING = ("domain", "vague", "benign", "negation", "future")
 
 
 def guess(text: str, default: str = "en") -> str:
@@ -132,13 +132,16 @@ def guess(text: str, default: str = "en") -> str:
         return default
     scores = {code: sum(w in lang.words for w in words)
               for code, lang in languages().items() if code != "ja"}
-    if max(scores.values()) == 0:
-        # No common word ("Erstattung. Bestellung. Erledigt."): the words of the business
-        # and of how things went tell.
-        scores = {code: sum(any(lang.cues[cue].fullmatch(w) for cue in _TELLING)
-                            for w in words)
-                  for code, lang in languages().items() if code != "ja"}
     best = max(scores.values())
+    tied = [code for code, score in scores.items() if score == best]
+    if len(tied) > 1:
+        # No common word tells ("Erstattung. Bestellung. Erledigt.", "Le enviaremos un
+        # cupón"): the words of the business, of how things went, of tense tell.
+        langs = languages()
+        bare = [w.rsplit("'", 1)[-1] for w in words]  # "l'autorisation"
+        scores = {code: best + sum(any(langs[code].cues[cue].fullmatch(w) for cue in _TELLING)
+                                   for w in bare) for code in tied}
+        best = max(scores.values())
     if best == 0:
         return default
     leaders = [code for code, score in scores.items() if score == best]

@@ -52,12 +52,15 @@ A claim file::
         possible: SELECT ... # rows that make it possible (for "we can", "if ...")
     also:         # facts this app's state adds to another app's claim
       escalate: {facts: SELECT ...}
-    channels:     # where the agent speaks to someone outside: disclosure is judged there
+    writes:       # where the agent writes text: every message there is judged, every task
       comments:   # table
         text: body
-        to: {author_id: 1, public: true}  # the rows that are the agent's messages out
-        party: SELECT ...  # who hears it (a lower-cased email); parameters: the row's columns
-        heard: SELECT ...  # what that party has said themselves (one text column)
+        by: {author_id: 1}   # the rows that are the agent's
+        on: {ticket_id: ticket_id}  # the records a message is on: context key -> column
+        out:      # those of them that go outside the company (disclosure is judged there)
+          where: {public: true}
+          party: SELECT ...  # who hears it (a lower-cased email); parameters: the columns
+          heard: SELECT ...  # what that party has said themselves (one text column)
     sensitive:    # what may be told only to its owner
       proofs: [phone]  # kinds identity is proved with: told to no one, not even the owner
       sql: SELECT ...  # owner (a lower-cased email), kind (email, phone, address, card), value
@@ -66,7 +69,7 @@ A claim file::
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -122,14 +125,23 @@ class ClaimType:
 
 
 @dataclass(frozen=True)
-class Channel:
-    """Where the agent speaks to someone outside the company (a ticket's public replies)."""
+class Out:
+    """The messages of a write that go outside the company (a ticket's public replies)."""
+
+    where: Mapping[str, Any]  # a filter selecting them among the agent's
+    party: str  # SQL: who hears a message (a lower-cased email); parameters: its columns
+    heard: str  # SQL: what that party has said themselves (one text column)
+
+
+@dataclass(frozen=True)
+class Write:
+    """Where the agent writes text (a ticket's comments, an issue's description)."""
 
     table: str
     text: str  # the column of the message text
-    to: Mapping[str, Any]  # a filter selecting the agent's messages out
-    party: str  # SQL: who hears a message (a lower-cased email); parameters: its columns
-    heard: str  # SQL: what that party has said themselves (one text column)
+    by: Mapping[str, Any]  # a filter selecting the agent's rows
+    on: Mapping[str, str]  # the records a message is on: context key (ticket_id) -> column
+    out: Out | None = None
 
 
 @dataclass(frozen=True)
@@ -154,7 +166,7 @@ class Lexicon:
     about: Mapping[str, Mapping[str, str]]  # app -> message column -> SELECT of what it is about
     actions: Mapping[str, re.Pattern[str]]
     finder: Finder = field(compare=False)
-    channels: Mapping[str, tuple[Channel, ...]] = field(default_factory=dict)  # app -> ...
+    writes: Mapping[str, tuple[Write, ...]] = field(default_factory=dict)  # app -> ...
     sensitive: Mapping[str, Sensitive] = field(default_factory=dict)  # app -> its data
 
     def triggers(self, text: str, language: str) -> list[tuple[str, re.Match[str], bool]]:
@@ -204,6 +216,19 @@ class Lexicon:
         language's terms; a language the claim gives none for needs nothing)."""
         pattern = self.claims[claim].context.get(language)
         return pattern is None or pattern.search(sentence) is not None
+
+    def world_names(self, read: Callable[[str, str], Iterable[Any]]
+                    ) -> dict[str, dict[str, str]]:
+        """kind -> {phrase: name}: the world's names (teams, people, versions ...), each
+        app's read by ``read(app, sql)`` (nothing for an app not at hand), and every other
+        way the apps give to say them."""
+        out: dict[str, dict[str, str]] = {}
+        for app, kinds in self.names.items():
+            for kind, spec in kinds.items():
+                found = [str(name) for name in read(app, spec.sql) if name is not None] \
+                    if spec.sql else []
+                out.setdefault(kind, {}).update(spec.surfaces(found))
+        return out
 
     def label(self, text: str, language: str) -> list[tuple[str, re.Match[str]]]:
         return [(label, m) for label, by_language in self.labels.items()
@@ -270,10 +295,12 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
                    for kind, words in (spec.get("kinds") or {}).items()})
     for name, spec in (raw.get("also") or {}).items():
         into["also"].append((app, name, spec))
-    into["channels"][app] = tuple(
-        Channel(table=table, text=spec["text"], to=dict(spec.get("to") or {}),
-                party=spec["party"], heard=spec["heard"])
-        for table, spec in (raw.get("channels") or {}).items())
+    into["writes"][app] = tuple(
+        Write(table=table, text=spec["text"], by=dict(spec.get("by") or {}),
+              on=dict(spec.get("on") or {}),
+              out=Out(where=dict(spec["out"].get("where") or {}), party=spec["out"]["party"],
+                      heard=spec["out"]["heard"]) if spec.get("out") else None)
+        for table, spec in (raw.get("writes") or {}).items())
     if raw.get("sensitive"):
         spec = raw["sensitive"]
         into["sensitive"][app] = Sensitive(sql=spec["sql"],
@@ -285,11 +312,11 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
     """The lexicon of ``files`` ((app, its claims.yaml) pairs), parsed once per process."""
     parts: dict[str, Any] = {"ids": [], "countable": {}, "labels": {}, "names": {},
                              "views": {}, "amounts": {}, "about": {}, "actions": {}, "claims": {},
-                             "also": [], "channels": {}, "sensitive": {}}
+                             "also": [], "writes": {}, "sensitive": {}}
     for app, path in files:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         unknown = set(raw) - {"ids", "countable", "labels", "names", "views", "amounts",
-                              "about", "actions", "claims", "also", "channels", "sensitive"}
+                              "about", "actions", "claims", "also", "writes", "sensitive"}
         if unknown:
             raise ValueError(f"{path}: unknown keys {sorted(unknown)}")
         _load(app, raw, parts)
@@ -309,7 +336,7 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
     return Lexicon(claims=parts["claims"], ids=tuple(parts["ids"]),
                    countable=parts["countable"], labels=parts["labels"], names=parts["names"],
                    views=parts["views"], amounts=parts["amounts"], about=parts["about"],
-                   actions=actions, channels=parts["channels"], sensitive=parts["sensitive"],
+                   actions=actions, writes=parts["writes"], sensitive=parts["sensitive"],
                    finder=Finder(parts["ids"], {
                        kind: "|".join(f"(?:{p})" for p in by_language.values())
                        for kind, by_language in parts["countable"].items()}))

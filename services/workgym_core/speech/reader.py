@@ -60,7 +60,10 @@ _IDIOMS = re.compile(
     r"si tiene alguna pregunta|sin problema|kein problem|pas de problème|"
     r"please (?:note|be aware|see|find|allow|keep in mind|rest assured|be advised|expect)|"
     r"n'\S+ (?:\S+ )?que|ne \S+ (?:\S+ )?que|you can (?:now |again )?(?:sign|log) in|"
-    r"(?:as|to) (?:won't|will not|cannot|can't) (?:fix|do|reproduce))\b",
+    r"(?:as|to) (?:won't|will not|cannot|can't) (?:fix|do|reproduce)|"
+    r"(?:i|we) can (?:confirm|see|tell you|assure you)|(?:ich kann|wir können) (?:ihnen )?"
+    r"bestätigen|(?:je peux|nous pouvons) (?:vous )?(?:confirmer|assurer)|"
+    r"(?:puedo|podemos) (?:confirmar|asegurar)(?:le)?)\b",
     re.IGNORECASE)
 # "sixty days, not thirty", "USD 45, not USD 50": the negation is the other value's.
 _CONTRAST = re.compile(r",\s*(?:and |but |und |mais |pero )?(?:not|nicht|pas|no)\s+"
@@ -171,22 +174,24 @@ class Reader:
                         if self.lexicon.in_context(t[0], raw, lang.code)]
             triggers = _longest(triggers, self.lexicon)
             condition = _marks(lang, "condition", part)
+            # "the items that had not shipped" restricts; "c'est Finance qui décide" does not.
             restrictive = _starts_with(lang, "relative", part) and not sentence[:start].rstrip(
-                ).endswith((",", "、", "，"))
+                ).endswith((",", "、", "，")) and not (
+                segments and _starts_with(lang, "cleft", segments[-1].text))
             subordinate = _marks(lang, "temporal", part) or restrictive
             # Someone's words reported run to the end of the sentence.
             reported = lang.has("reported", part) or bool(segments and segments[-1].reported)
             segments.append(_Segment(part, offset + start, offset + end, triggers, condition,
                                      subordinate, reported))
         for segment, after in zip(segments, segments[1:], strict=False):
-            if not segment.triggers and _starts_with(lang, "relative", after.text):
+            if not segment.triggers and _starts_with(lang, "relative", after.text) \
+                    and not _starts_with(lang, "cleft", segment.text):
                 # "Die Artikel, die noch nicht versandt wurden, ...": a subject set apart
                 # by what restricts it claims nothing itself.
                 segment.subordinate = True
         for segment in segments:
             if segment.triggers and all(
-                    not denied and self.lexicon.is_noun(claim, match.group(), lang.code)
-                    and not _verb_before(segment.text, match.start(), lang, match.end())
+                    not denied and self._names(claim, match, segment, lang)
                     for claim, match, denied in segment.triggers) \
                     and not lang.has("predicate", segment.text) \
                     and not lang.has("nothing", segment.text) and segment is not segments[0]:
@@ -226,7 +231,7 @@ class Reader:
         # names what the next claim is about is part of it.
         merged: list[_Clause] = []
         for clause in clauses:
-            if merged and clause.segments[0].triggers and _lead_in(merged[-1], lang):
+            if merged and _lead_in(merged[-1], clause, lang):
                 clause.segments[:0] = merged.pop().segments
             merged.append(clause)
         clauses = merged
@@ -257,8 +262,7 @@ class Reader:
             for claim, match, denied in segment.triggers:
                 held = claims.get(claim)
                 claims[claim] = (held[0] if held else segment, denied or bool(held and held[1]))
-                noun = not denied and self.lexicon.is_noun(claim, match.group(), lang.code) \
-                    and not _verb_before(segment.text, match.start(), lang, match.end())
+                noun = not denied and self._names(claim, match, segment, lang)
                 nouns[claim] = nouns.get(claim, True) and noun
         if not all(nouns.values()):  # "the authorization is released": the verb's claim
             claims = {c: v for c, v in claims.items() if not nouns[c]}
@@ -319,8 +323,8 @@ class Reader:
         if heading or (_starts_with(lang, "phrase", text) and not lang.has("verbs", text)
                        and not lang.has("copula", text)):
             return base  # "Invoice dispute on order A-1:", "For the security of the account"
-        if _starts_with(lang, "ack", text) or (lang.has("benign", text) and not values
-                                                and not records):
+        if _starts_with(lang, "ack", text) or (lang.has("benign", text) and not records and all(
+                e.kind == "date" for e in values)):  # "I'll update you tomorrow"
             return base.but(kind=Kind.BENIGN)
         action = self.lexicon.actions.get(lang.code)
         if (action is not None and action.search(text)) or lang.has("vague", text):
@@ -331,6 +335,12 @@ class Reader:
         if about_case and not records and not values and words <= 3:
             # "Card. Payment." or "Refund order": keywords, not statements.
             return base.but(kind=Kind.UNREADABLE, why="keywords, not a statement")
+        money = [e for e in values if e.kind in ("money", "percent")]
+        if money and not lang.has("negation", verb) and (lang.has("equals", verb) or (
+                self.lexicon.label(base.text, lang.code) and not lang.has("verbs", verb))):
+            # "The total is $45", "Der Rabatt beträgt 20 %", "plus 15,50 € de frais de
+            # port": what an amount is.
+            return self._hedge(base.but(kind=Kind.AMOUNT), masked, text, lang)
         said = _said_words(text, lang)
         if (lang.has("verbs", verb) and values) or (about_case and words > 3) or (
                 records and said):
@@ -352,6 +362,16 @@ class Reader:
         if lang.has("benign", text):
             return base.but(kind=Kind.BENIGN)
         return base
+
+    def _names(self, claim: str, match: re.Match[str], segment: _Segment, lang: Language
+               ) -> bool:
+        """Whether the claim word only names a thing: one of its nouns with no verb making
+        it one ("the refund", not "we refund"), or a participle said of a noun ("the
+        cancelled order", "die stornierte Bestellung", "le paiement refusé")."""
+        if _verb_before(segment.text, match.start(), lang, match.end()):
+            return False
+        return self.lexicon.is_noun(claim, match.group(), lang.code) or _attributive(
+            segment.text, match, lang)
 
     @staticmethod
     def _nothing(scope: str, segment: _Segment, claim: str, lang: Language) -> bool:
@@ -422,9 +442,11 @@ class Reader:
         plain = _IDIOMS.sub(" ", sentence)
         if lang.has("frame", plain):
             return "an uncertain wording"
-        if re.search(rf"(?:{lang.cues['approximate'].pattern})\s*§", plain, re.IGNORECASE):
+        if re.search(rf"(?:{lang.cues['approximate'].pattern})\s*§|[§¤]\s*(?:"
+                     rf"{lang.cues['approximate_after'].pattern})", plain, re.IGNORECASE):
             return "a value said approximately"
-        if re.search(rf"[§¤]\s*(?:{lang.cues['alternative'].pattern})\s*#?\d", plain, re.IGNORECASE):
+        if re.search(rf"[§¤]\s*(?:{lang.cues['alternative'].pattern})\s*(?:#?\d|[§¤])", plain,
+                     re.IGNORECASE):
             return "two values, one or the other"
         return ""
 
@@ -434,7 +456,11 @@ class Reader:
         one slot joined by "or" (``masked``: the whole text, entities blanked)."""
         if lang.has("hedge", _IDIOMS.sub(" ", scope)):
             return statement.but(hedged=True, why="an uncertain wording")
-        approximate = re.compile(rf"(?:{lang.cues['approximate'].pattern})\s*$", re.IGNORECASE)
+        # A rule's bound is exact ("refunds over $500 need approval"); any other is not.
+        rule = statement.claim is not None and self.lexicon.claims[statement.claim].act == "policy"
+        cues = ("approximate",) if rule else ("approximate", "bound")
+        approximate = re.compile("|".join(f"(?:{lang.cues[cue].pattern})\\s*$" for cue in cues),
+                                 re.IGNORECASE)
         for entity in statement.entities:
             if entity.kind not in VALUES:
                 continue
@@ -536,18 +562,37 @@ def _said_words(text: str, lang: Language) -> list[str]:
             if not lang.cues["mention"].fullmatch(w) and not w.isdigit()]
 
 
-def _lead_in(clause: _Clause, lang: Language) -> bool:
+def _lead_in(clause: _Clause, after: _Clause, lang: Language) -> bool:
     """Whether the clause only names what the next one is about: a record or a value with
-    nothing said of it ("Regarding your order A-1", "Pedido A-1:"), or a Japanese topic
-    ("2025/05/10にご購入の商品は、")."""
+    nothing said of it before a claim ("Regarding your order A-1, ...", "Pedido A-1: ..."),
+    a cleft's subject ("C'est le service financier qui décide ..."), a Japanese topic
+    ("2025/05/10にご購入の商品は、"), or a time before a courtesy ("明日、改めてご連絡いたします")."""
     if len(clause.segments) != 1:
         return False
-    segment = clause.segments[0]
+    segment, next_one = clause.segments[0], after.segments[0]
     if segment.triggers or segment.condition or segment.subordinate or segment.reported:
         return False
-    if lang.has("topic", segment.text.rstrip(" 、,")):
+    if not next_one.triggers:
+        return "§" in segment.text and "¤" not in segment.text and not _said_words(
+            segment.text, lang) and lang.has("benign", next_one.text)
+    if lang.has("topic", segment.text.rstrip(" 、,")) or (
+            _starts_with(lang, "cleft", segment.text)
+            and _starts_with(lang, "relative", next_one.text)):
         return True
     return bool(_BLANK.search(segment.text)) and not _said_words(segment.text, lang)
+
+
+def _attributive(text: str, match: re.Match[str], lang: Language) -> bool:
+    """Whether the claim word is a participle said of a noun: after a determiner ("the
+    cancelled order", "die stornierte Bestellung"), or in French and Spanish after a
+    determiner and its noun ("le paiement refusé", "el pedido cancelado")."""
+    if not lang.cues["participle"].fullmatch(match.group()):
+        return False
+    before = re.findall(r"[\w'§¤]+", text[max(0, match.start() - 40):match.start()].lower())
+    if lang.code in ("fr", "es"):
+        return len(before) >= 2 and lang.cues["determiner"].fullmatch(before[-2]) is not None \
+            and not any(lang.cues[cue].fullmatch(before[-1]) for cue in ("verbs", "copula"))
+    return bool(before) and lang.cues["determiner"].fullmatch(before[-1]) is not None
 
 
 def _verb_before(text: str, at: int, lang: Language, end: int | None = None) -> bool:
