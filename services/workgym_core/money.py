@@ -6,6 +6,8 @@ shared by the apps, the templates that render amounts and the reward engine's fa
 
 from __future__ import annotations
 
+from babel.numbers import get_currency_name
+
 # code -> (digits of its minor unit, symbols written for it)
 CURRENCIES: dict[str, tuple[int, tuple[str, ...]]] = {
     "USD": (2, ("$", "US$", "dollar", "dollars")),
@@ -35,3 +37,10 @@ def format_symbol(amount: int, currency: str) -> str:
     """How people write it: ``$129.00``, ``£70.00``, ``€12.50``, ``¥1,200``."""
     symbol = CURRENCIES[currency.upper()][1][0]
     return f"{symbol}{major(amount, currency):,.{digits(currency)}f}"
+
+
+def format_words(amount: int, currency: str) -> str:
+    """With the currency in words, after the number: ``129.00 US dollars``, ``1,200 Japanese
+    yen`` (Babel's English names)."""
+    places = digits(currency)
+    return f"{major(amount, currency):,.{places}f} {get_currency_name(currency.upper(), 2, 'en')}"

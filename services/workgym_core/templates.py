@@ -6,6 +6,7 @@ filter (the argument is another reference, or a literal). Filters:
 
 * ``money: <currency>``: an amount in minor units as the apps write it (``USD 129.00``);
   ``money_symbol: <currency>``: as people write it (``$129.00``, ``¥1,200``);
+  ``money_words: <currency>``: with the currency in words (``129.00 US dollars``);
 * ``date``: an ISO timestamp's day (``16 June 2025``);
 * ``upper``, ``lower``, ``first`` (the first word: a first name).
 
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from .money import format_money, format_symbol
+from .money import format_money, format_symbol, format_words
 from .refs import BadReference, Others, Vars, lookup
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}|]+?)\s*(?:\|\s*(\w+)\s*(?::\s*([^{}]+?))?\s*)?\}\}")
@@ -34,6 +35,7 @@ def _date(value: Any, _: Any) -> str:
 FILTERS: dict[str, Callable[[Any, Any], str]] = {
     "money": lambda value, currency: format_money(int(value), str(currency)),
     "money_symbol": lambda value, currency: format_symbol(int(value), str(currency)),
+    "money_words": lambda value, currency: format_words(int(value), str(currency)),
     "date": _date,
     "upper": lambda value, _: str(value).upper(),
     "lower": lambda value, _: str(value).lower(),

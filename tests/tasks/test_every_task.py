@@ -2,7 +2,8 @@
 
 * the quality gate (``workgym tasks check``) on two seeds other than the CLI's: the
   reference and every alternative score 1.0, every near miss 0 or less (below 0 when it does
-  harm), doing nothing exactly 0, and the two seeds make two instances;
+  harm), doing nothing exactly 0, and the two seeds make two instances (the mutants and
+  paraphrases of what the reference says are the CLI gate's, ``make gate``);
 * the reference plus one unrelated write in any of its apps (the app's probe) fails the
   collateral-damage check;
 * a task whose difficulty is faults is failed by the naive agent.
@@ -43,7 +44,7 @@ def _unrelated_write(local: LocalServer, env: Env, app: str) -> None:
 
 @pytest.mark.parametrize("task_id", TASKS)
 def test_the_gate(make_env: Callable[..., Env], task_id: str) -> None:
-    verdict, = check([catalogue().get(task_id)], GATE_SEEDS, make_env)
+    verdict, = check([catalogue().get(task_id)], GATE_SEEDS, make_env, restated=False)
     assert verdict.ok, report_failures([verdict])
 
 

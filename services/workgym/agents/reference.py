@@ -37,6 +37,7 @@ from workgym_core.refs import BadReference
 from workgym_core.templates import render_value
 
 from ..sdk import Env
+from ..restate import Rewrite
 from ..tasks import Call, Reference, ReferenceStep, Task
 
 _NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -82,10 +83,13 @@ class Attempt:
         return error.get("code") if isinstance(error, dict) else None
 
 
-def _send(env: Env, call: Call, saved: dict[str, Any]) -> Attempt:
+def _send(env: Env, call: Call, saved: dict[str, Any], body: Any = None) -> Attempt:
+    """One try of ``call`` (``body``: its JSON as filled once for every try, else filled
+    now)."""
     method, path = call.call.split(" ", 1)
     try:
-        response = env.call(method, _fill(path, saved), json=_fill(call.json_body, saved),
+        response = env.call(method, _fill(path, saved),
+                            json=body if body is not None else _fill(call.json_body, saved),
                             params=_fill(call.params, saved) or None, app=call.app,
                             headers=_fill(call.headers, saved) or None)
     except httpx.TransportError:
@@ -210,10 +214,15 @@ def _lost_write(step: ReferenceStep, attempt: Attempt) -> bool:
         0 < attempt.status < 400 and not attempt.readable))
 
 
-def run_step(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> None:
-    """One step, recovering from faults like a careful agent."""
+def run_step(env: Env, step: ReferenceStep, saved: dict[str, Any],
+             rewrite: Rewrite | None = None) -> None:
+    """One step, recovering from faults like a careful agent; ``rewrite`` changes what it
+    writes (the quality gate's mutants and paraphrases)."""
+    body = _fill(step.json_body, saved)
+    if rewrite is not None:
+        body = rewrite.body(body)
     for _ in range(ATTEMPTS):
-        attempt = _send(env, step, saved)
+        attempt = _send(env, step, saved, body)
         if _done(step, attempt):
             _save(step, attempt, saved)
             return
@@ -245,23 +254,28 @@ def _answer(script: Reference, saved: dict[str, Any]) -> str | None:
     return _fill(script.answer, saved) if script.answer else None
 
 
-def run_script(env: Env, script: Reference, *, strict: bool = True) -> str | None:
+def run_script(env: Env, script: Reference, *, strict: bool = True,
+               rewrite: Rewrite | None = None) -> str | None:
     """A scripted solution (the reference, an alternative, a near miss), recovering from
     faults like a careful agent; its answer. Not ``strict`` (a near miss), a step the app
-    refuses is passed over: what was done is scored, as it would be of an agent."""
+    refuses is passed over: what was done is scored, as it would be of an agent.
+    ``rewrite`` changes what it writes and answers (and is given what it saved)."""
     saved = given(script, env.observation.instruction if env.observation else "")
+    if rewrite is not None:
+        rewrite.saved = saved
     for step in script.steps:
         if not runs(step, saved):
             continue
         try:
-            run_step(env, step, saved)
+            run_step(env, step, saved, rewrite)
         except (ReferenceFailed, KeyError, BadReference):
             if strict:
                 raise
     try:
-        return _answer(script, saved)
+        answer = _answer(script, saved)
     except (KeyError, BadReference):  # the answer names what a refused step would have read
         return None
+    return rewrite.answer(answer) if rewrite is not None else answer
 
 
 def reference(env: Env, task: Task) -> str | None:

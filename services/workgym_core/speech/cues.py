@@ -17,10 +17,13 @@ LANGUAGES = ("en", "de", "fr", "es", "ja")
 _FILE = Path(__file__).with_name("language.yaml")
 _KANA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # The kinds of cue that are lists of phrases.
-PHRASES = ("negation", "denial", "hedge", "approximate", "approximate_after", "bound", "alternative", "future", "ability",
-           "condition", "obligation", "request", "imperative", "present", "benign", "clause", "ack", "question_words", "card",
+PHRASES = ("negation", "denial", "hedge", "approximate", "approximate_after", "bound",
+           "alternative", "future", "ability", "condition", "obligation", "request",
+           "imperative", "present", "benign", "clause", "ack", "question_words", "card",
            "range", "business", "predicate", "temporal", "relative", "nothing", "reported",
-           "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "topic", "cleft", "determiner", "participle", "copula", "equals", "frame", "phrase")
+           "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "topic",
+           "cleft", "determiner", "participle", "copula", "equals", "regret", "frame",
+           "phrase")
 
 
 def alternation(phrases: Iterable[str], *, words: bool = True) -> str:
@@ -118,7 +121,7 @@ def languages() -> Mapping[str, Language]:
 
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-_TELLING = ("domain", "vague", "benign", "negation", "future")
+_TELLING = ("domain", "vague", "benign", "regret", "negation", "future")
 
 
 def guess(text: str, default: str = "en") -> str:

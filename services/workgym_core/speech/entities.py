@@ -131,7 +131,8 @@ def _months() -> dict[str, int]:
 def _dates() -> tuple[re.Pattern[str], ...]:
     month = "|".join(sorted((re.escape(m) for m in _months()), key=len, reverse=True))
     return (
-        re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?"),
+        re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"
+                   r"(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?"),
         re.compile(r"(?<!\d)(?P<y>\d{4})年\s?(?P<m>\d{1,2})月\s?(?P<d>\d{1,2})日"),
         re.compile(r"(?<![\d年])(?P<m>\d{1,2})月\s?(?P<d>\d{1,2})日"),
         re.compile(rf"(?<![\w.])(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|º|°|\.)?\s?(?:de\s)?"
@@ -192,8 +193,11 @@ _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{5,}\d(?!\w)")
 _PERCENT = re.compile(r"(?<![\d.,])(?P<n>\d+(?:[.,]\d+)?)\s?(?:%|percent\b|per cent\b|prozent\b|"
                       r"pour cent\b|por ciento\b|パーセント)", re.IGNORECASE)
 _CARD_DIGITS = r"(?P<digits>\d{4})(?!\d)"
-_LIST_NEXT = re.compile(r"\s*(?:,|and|und|et|y|e|o|or|oder|ou|と|、)\s*(?P<p>#|n\.?[°º]\.?\s?|n\.\s?|nr\.?\s?|no\.\s?|番号)?"
+_LIST_NEXT = re.compile(r"\s*(?:,|and|und|et|y|e|o|or|oder|ou|と|、)\s*"
+                        r"(?P<p>#|n\.?[°º]\.?\s?|n\.\s?|nr\.?\s?|no\.\s?|番号)?"
                         r"(?P<n>\d{1,7})(?![\d]|[.,]\d)", re.IGNORECASE)
+# Words a count never reaches across ("1 but not order 2").
+_JOINERS = "but|not|and|or|nor|than|aber|und|oder|nicht|mais|et|ou|pas|pero|y|o|no"
 _ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "una",
                        "uno"})
 
@@ -211,7 +215,8 @@ class Finder:
         self._count = {}
         self._ordinal = {}
         for code, lang in self.langs.items():
-            sep = r"\s?" if code == "ja" else r"\s(?:\w+\s){0,2}?"
+            # "two duplicate payments"; never across a conjunction ("1 but not order 2")
+            sep = r"\s?" if code == "ja" else rf"\s(?:(?!(?:{_JOINERS})\s)\w+\s){{0,2}}?"
             number = rf"(?P<n>\d+|{lang.number_words})"
             self._count[code] = re.compile(rf"{number}{sep}(?P<noun>{nouns})(?![^\W\d_])"
                                            if code != "ja" else

@@ -8,11 +8,12 @@ How a message is read:
 2. its entities found once (:mod:`.entities`);
 3. split into sentences, each guessed a language (its cues are read in it; claim words in it
    and in English), and into segments at punctuation and clause words ("but", "because",
-   "which", "weil", "car", "porque", "ので");
+   "which", "weil", "car", "porque"; Japanese after them: "ので", "次第", "前に");
 4. segments grouped into clauses: a segment with a claim word starts one; a short segment
    that only says how it went ("not possible", "declined") or names more of its entities
-   ("$5.00", "A-2 and A-3") belongs to the clause before it; a condition ("if", "once",
-   "sobald", "si", "場合") makes the next clause conditional;
+   ("$5.00", "A-2 and A-3") belongs to the clause before it, one that only names what the
+   next is about ("Regarding your order A-1,", "注文A-1につきまして、") to the clause after
+   it; a condition ("if", "once", "sobald", "si", "場合") makes the next clause conditional;
 5. each clause read: a claim per claim word (polarity from negation and denial words in its
    own segment, modality from question marks and requests, conditions, ability, future),
    hedged when it wavers ("maybe", "one of", two values joined by "or", "about $45"); a
@@ -63,7 +64,8 @@ _IDIOMS = re.compile(
     r"(?:as|to) (?:won't|will not|cannot|can't) (?:fix|do|reproduce)|"
     r"(?:i|we) can (?:confirm|see|tell you|assure you)|(?:ich kann|wir können) (?:ihnen )?"
     r"bestätigen|(?:je peux|nous pouvons) (?:vous )?(?:confirmer|assurer)|"
-    r"(?:puedo|podemos) (?:confirmar|asegurar)(?:le)?)\b",
+    r"(?:puedo|podemos) (?:confirmar|asegurar)(?:le)?)\b|"
+    r"申し訳(?:ございません|ありません)|すみません|(?:かま|構)いません",
     re.IGNORECASE)
 # "sixty days, not thirty", "USD 45, not USD 50": the negation is the other value's.
 _CONTRAST = re.compile(r",\s*(?:and |but |und |mais |pero )?(?:not|nicht|pas|no)\s+"
@@ -91,6 +93,7 @@ class _Segment:
     subordinate: bool = False  # set in time or restricting a noun: not asserted
     reported: bool = False  # someone else's words
     objects: bool = False  # names only what a claim is about ("the fraud dispute on ...")
+    opens_sentence: bool = False  # the sentence's first: a condition there is no request
 
     def words(self) -> int:
         return len(_WORD.findall(self.text))
@@ -148,7 +151,8 @@ class Reader:
             # ...", "Merci de ...") or closes it ("..., bitte"): all of it is asked.
             asked = bool(re.search(r"[?？]\s*$|^¿|か[。]?$", sentence.strip())) or \
                 _asks(lang, _IDIOMS.sub("", sentence), anywhere=False) or \
-                bool(re.search(r"(?:ください|下さい|お願いします|お願いいたします)[。]?\s*$", sentence))
+                bool(re.search(r"(?:ください|下さい|お願いします|お願いいたします)[。]?\s*$",
+                               sentence))
             # A hedge anywhere in the sentence ("I think", "..., glaube ich") or a value
             # said approximately makes all of it uncertain.
             hedge = self._sentence_hedge(sentence, lang)
@@ -159,6 +163,11 @@ class Reader:
                 statements += [s.but(hedged=True, why=hedge) if hedge and s.checked else s
                                for s in read]
         return Reading(text=text, statements=tuple(statements), language=language)
+
+    def _to_come(self, entity: Entity) -> bool:
+        """Whether the entity is a day to come named as such ("tomorrow", "morgen")."""
+        return entity.kind == "date" and any(
+            lang.relative_days.get(entity.text.lower(), 0) > 0 for lang in self.langs.values())
 
     # --- splitting ----------------------------------------------------------------------
 
@@ -173,7 +182,7 @@ class Reader:
             triggers = [t for t in self.lexicon.triggers(worded[start:end], lang.code)
                         if self.lexicon.in_context(t[0], raw, lang.code)]
             triggers = _longest(triggers, self.lexicon)
-            condition = _marks(lang, "condition", part)
+            condition = _marks(lang, "condition", _IDIOMS.sub("", part))  # "If you'd like,"
             # "the items that had not shipped" restricts; "c'est Finance qui décide" does not.
             restrictive = _starts_with(lang, "relative", part) and not sentence[:start].rstrip(
                 ).endswith((",", "、", "，")) and not (
@@ -182,7 +191,7 @@ class Reader:
             # Someone's words reported run to the end of the sentence.
             reported = lang.has("reported", part) or bool(segments and segments[-1].reported)
             segments.append(_Segment(part, offset + start, offset + end, triggers, condition,
-                                     subordinate, reported))
+                                     subordinate, reported, opens_sentence=not segments))
         for segment, after in zip(segments, segments[1:], strict=False):
             if not segment.triggers and _starts_with(lang, "relative", after.text) \
                     and not _starts_with(lang, "cleft", segment.text):
@@ -215,10 +224,14 @@ class Reader:
             # anything with words of its own ("they will correct it") is a clause.
             phrase = _starts_with(lang, "phrase", segment.text) and not lang.has(
                 "verbs", segment.text) and not segment.triggers
-            joins = previous is not None and not segment.triggers and any(
-                s.triggers for s in previous.segments) and (not opens or phrase) and (len(
-                [w for w in _LIST_WORDS.sub(" ", segment.text).split() if not _BLANK.search(w)]) <= 2
-                or phrase) and not lang.has("benign", segment.text)
+            # "..., plus 15,50 € de frais de port": more of an amount said before.
+            more = phrase and "§" in segment.text and previous is not None and any(
+                "§" in s.text for s in previous.segments)
+            joins = previous is not None and not segment.triggers and (any(
+                s.triggers for s in previous.segments) or more) and (not opens or phrase) and (
+                len([w for w in _LIST_WORDS.sub(" ", segment.text).split()
+                     if not _BLANK.search(w)]) <= 2 or phrase) and not lang.has(
+                "benign", segment.text)
             if joins and previous is not None:
                 previous.segments.append(segment)
                 continue
@@ -233,6 +246,11 @@ class Reader:
         for clause in clauses:
             if merged and _lead_in(merged[-1], clause, lang):
                 clause.segments[:0] = merged.pop().segments
+            elif len(merged) > 1 and clause.conditional and not merged[-1].segments[0].triggers \
+                    and merged[-1].segments[0].condition and _lead_in(merged[-2], clause, lang):
+                # "Zu Ihrer Bestellung A-1: Wenn ..., wird Ihre Karte autorisiert"
+                condition, lead = merged.pop(), merged.pop()
+                clause.segments[:0] = lead.segments + condition.segments
             merged.append(clause)
         clauses = merged
         # "We'll refund it once it arrives": what comes before a condition holds on it too.
@@ -266,6 +284,9 @@ class Reader:
                 nouns[claim] = nouns.get(claim, True) and noun
         if not all(nouns.values()):  # "the authorization is released": the verb's claim
             claims = {c: v for c, v in claims.items() if not nouns[c]}
+        # How the writer went about it frames a claim ("I can see that the payment failed").
+        if any(self.lexicon.claims[c].act != "note" for c in claims):
+            claims = {c: v for c, v in claims.items() if self.lexicon.claims[c].act != "note"}
         # A claim whose words make others mere parts of it ("the reset link expires").
         overridden = {o for c in claims for o in self.lexicon.claims[c].overrides}
         if set(claims) - overridden:
@@ -283,9 +304,15 @@ class Reader:
             rule = self.lexicon.claims[claim].act == "policy"
             modality = self._modality(scope, self._scope(clause, segment, lang, claim)
                                       if rule else scope, lang, asked)
+            if modality is Modality.DONE and any(self._to_come(e) for e in own) \
+                    and not lang.has("present", scope):
+                modality = Modality.WILL  # "Wir erstatten Ihnen den Betrag morgen"
             if modality is Modality.WILL and self.lexicon.claims[claim].act == "policy":
                 modality = Modality.DONE  # a rule is so now ("refunds will take 5-10 days")
-            if (segment.subordinate or segment.condition) and modality is not Modality.ASKED:
+            # A condition opening a request is supposed, not asked ("届きましたら、ご連絡
+            # ください"); one after it may ask ("could you tell us if it arrived?").
+            if (segment.condition and segment.opens_sentence) or (
+                    (segment.subordinate or segment.condition) and modality is not Modality.ASKED):
                 modality = Modality.IF
             elif clause.conditional and modality not in (Modality.ASKED, Modality.IF):
                 modality = Modality.THEN
@@ -294,13 +321,14 @@ class Reader:
                 modality = Modality.SAID
             statement = base.but(kind=Kind.CLAIM, claim=claim, polarity=polarity,
                                  modality=modality, entities=tuple(own))
+            said = _IDIOMS.sub(" ", scope)  # "申し訳ございません" says nothing of a refund
             if nouns[claim] and modality not in (Modality.ASKED, Modality.SAID, Modality.IF) \
-                    and not lang.has("predicate", scope) \
-                    and not self._nothing(scope, segment, claim, lang):
+                    and not lang.has("predicate", said) \
+                    and not self._nothing(said, segment, claim, lang):
                 out.append(statement.but(kind=Kind.UNREADABLE, why=f"names a {claim} but "
                                          "not what happened to it"))
                 continue
-            if nouns[claim] and modality is Modality.ASKED and not lang.has("predicate", scope):
+            if nouns[claim] and modality is Modality.ASKED and not lang.has("predicate", said):
                 # "Could you tell us your preferred delivery date?": a question that names a
                 # thing asks nothing of it.
                 out.append(base.but(kind=Kind.BENIGN, modality=Modality.ASKED))
@@ -311,12 +339,19 @@ class Reader:
     def _plain(self, base: Statement, masked: str, lang: Language, asked: bool) -> Statement:
         """A clause with no claim word (``masked``: the whole text, entities blanked)."""
         text = masked[base.start:base.end]
+        if lang.has("regret", text):
+            # "Leider können wir Ihre Bestellung nicht ändern": the regret is a courtesy,
+            # the rest is read on its own.
+            text = lang.cues["regret"].sub(" ", text)
+            if not _WORD.search(_BLANK.sub("", text)):
+                return base.but(kind=Kind.BENIGN)
         values = [e for e in base.entities if e.kind in VALUES]
         records = [e for e in base.entities if e.kind in IDS_AND_NAMES or e.kind in (
             "issue", "ticket", "charge")]
         if asked or _asks(lang, text):
             return base.but(kind=Kind.BENIGN, modality=Modality.ASKED)
-        if _starts_with(lang, "relative", text) or re.match(r"\s*(?:who|which|whose|qui|quien|quienes)\b", text, re.I):
+        if _starts_with(lang, "relative", text) or re.match(
+                r"\s*(?:who|which|whose|qui|quien|quienes)\b", text, re.I):
             return base  # "..., who handle invoices": says what the thing is, claims nothing
         heading = masked[base.end:base.end + 2].lstrip().startswith(":") and len(
             _said_words(text, lang)) <= 5 and not lang.has("verbs", text)
@@ -566,7 +601,8 @@ def _lead_in(clause: _Clause, after: _Clause, lang: Language) -> bool:
     """Whether the clause only names what the next one is about: a record or a value with
     nothing said of it before a claim ("Regarding your order A-1, ...", "Pedido A-1: ..."),
     a cleft's subject ("C'est le service financier qui décide ..."), a Japanese topic
-    ("2025/05/10にご購入の商品は、"), or a time before a courtesy ("明日、改めてご連絡いたします")."""
+    ("2025/05/10にご購入の商品は、"), or a time before a courtesy
+    ("明日、改めてご連絡いたします")."""
     if len(clause.segments) != 1:
         return False
     segment, next_one = clause.segments[0], after.segments[0]

@@ -19,6 +19,16 @@ version, percent, team, person, ...); ``[...]`` is said only when the statement 
 entity in it. A template fits a statement when it says each of the statement's entities
 exactly once: a statement of two amounts ("$135 instead of $108") fits no single ``{money}``
 and is not realised (the caller keeps its own words).
+
+Values are said as people of the language write them (amounts, dates, durations, percents in
+its locale); ids as written (``A-13006``, a ticket by its number: the template says it is a
+ticket); the world's names as the world spells them (``Billing``, ``web-2025.6``), or, for
+the fixed words an app names things with (a ticket's status, a customer's tier), as the
+say file's ``names`` section says them in the language::
+
+    names:                        # not a claim: kind -> name -> language -> words
+      ticket_status:
+        hold: {en: on hold, de: angehalten, ja: 保留}
 """
 
 from __future__ import annotations
@@ -26,7 +36,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from functools import cache
@@ -35,7 +45,7 @@ from typing import Any
 
 import yaml
 from babel.dates import format_date, format_skeleton
-from babel.numbers import format_currency, get_currency_precision
+from babel.numbers import format_currency, format_decimal, get_currency_precision
 
 from .model import Entity, Modality, Polarity, Statement
 
@@ -49,6 +59,8 @@ SAYABLE = frozenset({"money", "order", "card", "date", "duration", "ticket", "is
                      "issue_status", "resolution", "urgency", "issue_priority", "product",
                      "tier", "count"})
 # How a statement's modality is looked up ("+done", "-can", ...).
+# Ids, said as written; any other kind without a format of its own is a world's name.
+_IDS = frozenset({"order", "issue", "charge", "payment", "refund_id", "dispute_id"})
 _MODALITY = {Modality.DONE: "done", Modality.WILL: "will", Modality.CAN: "can",
              Modality.ASKED: "asked"}
 
@@ -75,9 +87,11 @@ def phrases() -> dict[str, Phrases]:
 
 @dataclass(frozen=True)
 class Realiser:
-    """Every app's templates together: claim -> language -> "+done" -> templates."""
+    """Every app's templates together: claim -> language -> "+done" -> templates, and how
+    the apps' fixed names are said: kind -> name -> language -> words."""
 
     templates: Mapping[str, Mapping[str, Mapping[str, tuple[str, ...]]]]
+    names: Mapping[str, Mapping[str, Mapping[str, str]]] = field(default_factory=dict)
 
     def say(self, statement: Statement, language: str, variant: int = 0, *,
             polarity: Polarity | None = None) -> str | None:
@@ -94,12 +108,15 @@ class Realiser:
         sign = (polarity or statement.polarity).value
         key = f"{sign}{_MODALITY[statement.modality]}"
         options = self.templates.get(statement.claim, {}).get(language, {}).get(key, ())
-        fitting = [text for text in (fill(t, own, language) for t in options) if text]
+        fitting = [text for text in (fill(t, own, language, self.names) for t in options)
+                   if text]
         return fitting[variant % len(fitting)] if fitting else None
 
 
-def fill(template: str, entities: Sequence[Entity], language: str) -> str | None:
-    """``template`` said of ``entities``: each once, every one of them; None if it cannot."""
+def fill(template: str, entities: Sequence[Entity], language: str,
+         names: Mapping[str, Mapping[str, Mapping[str, str]]] | None = None) -> str | None:
+    """``template`` said of ``entities``: each once, every one of them; None if it cannot
+    (``names``: how fixed names are said, kind -> name -> language -> words)."""
     wanted = Counter(e.kind for e in entities)
     slots = Counter(_SLOT.findall(_GROUP.sub("", template)))
     groups = [Counter(_SLOT.findall(g)) for g in _GROUP.findall(template)]
@@ -119,11 +136,13 @@ def fill(template: str, entities: Sequence[Entity], language: str) -> str | None
     pool = {kind: [e for e in entities if e.kind == kind] for kind in wanted}
     marks = iter(kept)
     text = _GROUP.sub(lambda m: m.group(1) if next(marks) else "", template)
-    return _SLOT.sub(lambda m: render(pool[m.group(1)].pop(0), language), text)
+    return _SLOT.sub(lambda m: render(pool[m.group(1)].pop(0), language, names), text)
 
 
-def render(entity: Entity, language: str) -> str:
-    """An entity as people of ``language`` write it."""
+def render(entity: Entity, language: str,
+           names: Mapping[str, Mapping[str, Mapping[str, str]]] | None = None) -> str:
+    """An entity as people of ``language`` write it (``names``: how fixed names are said,
+    kind -> name -> language -> words)."""
     locale = LOCALES.get(language, "en_US")
     kind, value = entity.kind, entity.value
     if kind == "money":
@@ -142,13 +161,19 @@ def render(entity: Entity, language: str) -> str:
         n = str(lo) if lo == hi else f"{lo}{'〜' if language == 'ja' else '-'}{hi}"
         word = one if lo == hi == 1 else many
         return f"{n}{word}" if language == "ja" else f"{n} {word}"
-    if kind == "percent":
-        return f"{value} %" if language == "fr" else f"{value}%"
+    if kind == "percent":  # 10 (not 10.0); "10 %" where the language spaces it
+        number = format_decimal(value, locale=locale)  # type: ignore[arg-type]
+        return f"{number} %" if language in ("de", "fr", "es") else f"{number}%"
     if kind == "card":
         return str(value)
     if kind == "count":
         return str(value[0]) if isinstance(value, tuple) else str(value)
-    return _bare(entity.text)
+    if kind == "ticket":
+        return str(value)  # its number: "ticket #601" is said by the template
+    if kind in _IDS:
+        return _bare(entity.text)
+    said = (names or {}).get(kind, {}).get(str(value), {}).get(language)
+    return said or str(value)  # a world's name as the world spells it ("Billing")
 
 
 def _bare(text: str) -> str:
@@ -160,8 +185,17 @@ def _bare(text: str) -> str:
 def load(files: Iterable[Path]) -> Realiser:
     """The realiser of ``files`` (each app's say.yaml)."""
     templates: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {}
+    names: dict[str, dict[str, dict[str, str]]] = {}
     for path in files:
         raw: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        for kind, by_name in (raw.pop("names", None) or {}).items():
+            for name, by_language in by_name.items():
+                if unknown := set(by_language) - set(LOCALES):
+                    raise ValueError(f"{path}: names.{kind}.{name}: unknown {sorted(unknown)}")
+                if str(name) in names.get(kind, {}):
+                    raise ValueError(f"{path}: names.{kind}.{name} is said in another say.yaml")
+                names.setdefault(kind, {})[str(name)] = {k: str(v) for k, v in
+                                                         by_language.items()}
         for claim, by_language in raw.items():
             if claim in templates:
                 raise ValueError(f"{path}: {claim!r} is said in another app's say.yaml too")
@@ -174,4 +208,4 @@ def load(files: Iterable[Path]) -> Realiser:
                 bad = [k for k in forms if not re.fullmatch(r"[+-](?:done|will|can|asked)", k)]
                 if bad:
                     raise ValueError(f"{path}: {claim}.{code}: {bad} (give +done, -can, ...)")
-    return Realiser(templates)
+    return Realiser(templates, names)

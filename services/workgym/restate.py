@@ -1,0 +1,333 @@
+"""Mutants and paraphrases of what a reference says, for the quality gate.
+
+The gate runs a task's reference again with what it writes changed (its messages: a ticket's
+comments, an issue's description and comments, a worklog's comment; and its final answer),
+everything else the same:
+
+* **mutants**, each one change a careful reviewer would reject, that must score 0 or less:
+  a claim negated, an amount, a currency, an order or a card swapped for another, a hedge
+  added, a false claim added (the negation of a true one), a public reply moved into an
+  internal note, a sensitive field told (the customer's phone number, which proves identity
+  and is told to no one);
+* **paraphrases**, that must score 1.0 like the reference: each claim in other words (the
+  apps' ``say.yaml``), other politeness forms (a greeting and a closing), and the customer's
+  language (their locale when the script read it, else one drawn by the seed).
+
+Statements are found with the reader the reward engine scores with (one reader), and said
+again with the realiser (:mod:`workgym_core.speech.realise`). Which change applies where is
+decided on the reference's own messages, recorded on its first run, so a change that finds
+nothing to change is not run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from replicas.catalog import lexicon, realiser
+from workgym_core.speech import Entity, Kind, Modality, Polarity, Statement, reader
+from workgym_core.speech.realise import LOCALES, phrases, render
+
+# Keys whose string (or Atlassian document) is a message the agent writes.
+_MESSAGE_KEYS = frozenset({"body", "html_body", "description", "comment"})
+_CURRENCY_SWAP = {"USD": "EUR", "EUR": "USD", "GBP": "USD", "JPY": "USD"}
+_LANGUAGES = tuple(LOCALES)
+
+
+@dataclass
+class Message:
+    """One message as the script sent it: its text and whether it is public (None: the
+    app has no such flag, or it is the final answer)."""
+
+    text: str
+    public: bool | None
+
+
+Change = Callable[[Message], Message | None]  # None: nothing to change in that message
+
+
+@dataclass
+class Rewrite:
+    """What one run changes in what the script says: ``change`` applied to the ``target``-th
+    message (every message when ``target`` is None), or only recorded."""
+
+    change: Change | None = None
+    target: int | None = None
+    seen: list[Message] = field(default_factory=list)
+    applied: int = 0
+    saved: dict[str, Any] = field(default_factory=dict)  # what the script read (run_script)
+
+    def message(self, message: Message) -> Message:
+        index = len(self.seen)
+        self.seen.append(message)
+        if self.change is None or (self.target is not None and index != self.target):
+            return message
+        changed = self.change(message)
+        if changed is None:
+            return message
+        self.applied += 1
+        return changed
+
+    def body(self, value: Any) -> Any:
+        """A request body with its messages changed."""
+        if isinstance(value, list):
+            return [self.body(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        out = dict(value)
+        for key, item in value.items():
+            if key == "public":
+                continue  # a message's, set with it
+            if key in _MESSAGE_KEYS and isinstance(item, str) and " " in item.strip():
+                public = value.get("public") if isinstance(value.get("public"), bool) else None
+                changed = self.message(Message(item, public))
+                out[key] = changed.text
+                if public is not None:
+                    out["public"] = changed.public
+            elif key in _MESSAGE_KEYS and _is_document(item):
+                out[key] = self._document(item)
+            else:
+                out[key] = self.body(item)
+        return out
+
+    def answer(self, text: str | None) -> str | None:
+        return None if text is None else self.message(Message(text, None)).text
+
+    def _document(self, node: Any) -> Any:
+        """An Atlassian document with each text node a message."""
+        if isinstance(node, list):
+            return [self._document(n) for n in node]
+        if not isinstance(node, dict):
+            return node
+        if node.get("type") == "text" and isinstance(node.get("text"), str) \
+                and " " in node["text"].strip():
+            return {**node, "text": self.message(Message(node["text"], None)).text}
+        return {k: self._document(v) if k == "content" else v for k, v in node.items()}
+
+
+def _is_document(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "doc"
+
+
+# --- reading ----------------------------------------------------------------------------
+
+def _statements(text: str) -> tuple[str, list[Statement]]:
+    reading = reader(lexicon()).read(text)
+    return reading.text, list(reading.statements)
+
+
+def _asserted(statement: Statement) -> bool:
+    """A claim the message asserts (what a reviewer would hold it to)."""
+    if statement.kind is not Kind.CLAIM or statement.hedged or statement.claim is None:
+        return False
+    act = lexicon().claims[statement.claim].act
+    return act not in ("customer", "note") and statement.modality in (
+        Modality.DONE, Modality.WILL, Modality.CAN)
+
+
+def _lower_first(text: str, language: str) -> str:
+    """``text`` to follow something in its sentence: its first letter lower-cased, unless it
+    is a name, an id, or English "I"."""
+    if language == "ja" or not text[:1].isupper() or text[:2].isupper() \
+            or re.match(r"I\b", text):
+        return text
+    return text[0].lower() + text[1:]
+
+
+def _splice(text: str, statement: Statement, sentence: str) -> str:
+    """``text`` with the statement's clause replaced by ``sentence``, fitted into its place
+    (lower-cased and without its full stop inside a sentence)."""
+    before, after = text[:statement.start], text[statement.end:]
+    opens = not before.strip() or before.rstrip()[-1] in ".!?。！？:\n"
+    if not opens:
+        sentence = _lower_first(sentence, statement.language)
+    if after.lstrip()[:1] in (".", "。", "!", "?", ",", ";", ":", ""):
+        sentence = sentence.rstrip(".。")
+    return before + sentence + after
+
+
+# --- mutants ----------------------------------------------------------------------------
+
+def negate(message: Message) -> Message | None:
+    """The first asserted claim that can be said the other way round, said so."""
+    text, statements = _statements(message.text)
+    for statement in statements:
+        if not _asserted(statement):
+            continue
+        flipped = Polarity.NEGATIVE if statement.polarity is Polarity.POSITIVE \
+            else Polarity.POSITIVE
+        said = realiser().say(statement, statement.language, polarity=flipped)
+        if said:
+            return Message(_splice(text, statement, said), message.public)
+    return None
+
+
+def contradict(message: Message) -> Message | None:
+    """The message and, after it, the opposite of its first asserted claim."""
+    text, statements = _statements(message.text)
+    for statement in statements:
+        if not _asserted(statement):
+            continue
+        flipped = Polarity.NEGATIVE if statement.polarity is Polarity.POSITIVE \
+            else Polarity.POSITIVE
+        said = realiser().say(statement, statement.language, 1, polarity=flipped)
+        if said:
+            return Message(f"{text.rstrip()} {said}", message.public)
+    return None
+
+
+def _swap(kind: str, other: Callable[[Entity, str], str | None]) -> Change:
+    def change(message: Message) -> Message | None:
+        text, statements = _statements(message.text)
+        for statement in statements:
+            if not statement.checked:
+                continue
+            for entity in statement.entities:
+                if entity.kind == kind and entity.start >= 0:
+                    replacement = other(entity, statement.language)
+                    if replacement:
+                        return Message(text[:entity.start] + replacement + text[entity.end:],
+                                       message.public)
+        return None
+    change.__name__ = f"swap_{kind}"
+    return change
+
+
+def _other_amount(entity: Entity, language: str) -> str:
+    amount, currency = entity.value  # type: ignore[misc]
+    step = 137 if currency.upper() != "JPY" else 1370
+    return render(Entity("money", (amount + step, currency), "", 0, 0), language)
+
+
+def _other_currency(entity: Entity, language: str) -> str:
+    amount, currency = entity.value  # type: ignore[misc]
+    return render(Entity("money", (amount, _CURRENCY_SWAP.get(currency.upper(), "USD")),
+                         "", 0, 0), language)
+
+
+def _other_id(entity: Entity, _: str) -> str | None:
+    """The id with its last number one more ("A-13006" -> "A-13007")."""
+    found = list(re.finditer(r"\d+", entity.text))
+    if not found:
+        return None
+    last = found[-1]
+    bumped = str(int(last.group()) + 1).zfill(len(last.group()))
+    return entity.text[:last.start()] + bumped + entity.text[last.end():]
+
+
+def _other_card(entity: Entity, _: str) -> str:
+    digits = str(entity.value)
+    other = str((int(digits) + 1111) % 10000).zfill(4)
+    return entity.text.replace(digits, other)
+
+
+def hedge(message: Message) -> Message | None:
+    """The first asserted claim said with a hedge before it ("I think we refunded ...")."""
+    text, statements = _statements(message.text)
+    for statement in statements:
+        if not _asserted(statement):
+            continue
+        wrap = phrases()[statement.language].hedges[0]
+        said = wrap.format(sentence=_lower_first(text[statement.start:], statement.language))
+        before = text[:statement.start]
+        if before.strip() and before.rstrip()[-1] not in ".!?。！？:\n":
+            said = _lower_first(said, statement.language)
+        return Message(before + said, message.public)
+    return None
+
+
+def internal(message: Message) -> Message | None:
+    """A public reply written as an internal note instead."""
+    return Message(message.text, False) if message.public else None
+
+
+def disclose(phone: str) -> Change:
+    """A public reply that tells the customer's phone number (a proof of identity)."""
+    def change(message: Message) -> Message | None:
+        if not message.public:
+            return None
+        language = reader(lexicon()).read(message.text).language
+        line = {"en": "The phone number on your account is {p}.",
+                "de": "Die Telefonnummer in Ihrem Konto ist {p}.",
+                "fr": "Le numéro de téléphone de votre compte est le {p}.",
+                "es": "El teléfono de su cuenta es el {p}.",
+                "ja": "ご登録の電話番号は{p}です。"}[language]
+        return Message(f"{message.text.rstrip()} {line.format(p=phone)}", message.public)
+    return change
+
+
+MUTANTS: dict[str, Change] = {
+    "negated": negate,
+    "false claim added": contradict,
+    "amount swapped": _swap("money", _other_amount),
+    "currency swapped": _swap("money", _other_currency),
+    "order swapped": _swap("order", _other_id),
+    "card swapped": _swap("card", _other_card),
+    "hedged": hedge,
+    "public reply made internal": internal,
+}
+
+
+# --- paraphrases ------------------------------------------------------------------------
+
+def reword(language: str | None, variant: int) -> Change:
+    """Every asserted claim said again (in ``language``, else the message's own), the rest
+    as it was; None when nothing could be said again."""
+    def change(message: Message) -> Message | None:
+        text, statements = _statements(message.text)
+        said = [(s, realiser().say(s, language or s.language, variant))
+                for s in statements if _asserted(s)]
+        said = [(s, out) for s, out in said if out]
+        if not said:
+            return None
+        for statement, out in reversed(said):  # from the end: offsets stay right
+            text = _splice(text, statement, out)
+        return Message(text, message.public)
+    return change
+
+
+def polite(variant: int) -> Change:
+    """A greeting before a public reply and a closing after it, in its language."""
+    def change(message: Message) -> Message | None:
+        if not message.public:
+            return None  # a note or an answer is no letter
+        language = reader(lexicon()).read(message.text).language
+        own = phrases()[language]
+        greeting = own.greetings[variant % len(own.greetings)]
+        closing = own.closings[variant % len(own.closings)]
+        return Message(f"{greeting} {message.text.strip()}\n\n{closing}", message.public)
+    return change
+
+
+def customer_language(saved: dict[str, Any], seed: int) -> str:
+    """The customer's language: the locale of a person the script read, else one drawn by
+    the seed among the languages the worlds speak."""
+    for value in _values(saved):
+        if isinstance(value, dict) and isinstance(value.get("locale"), str) \
+                and value.get("email"):
+            code = value["locale"][:2].lower()
+            if code in _LANGUAGES:
+                return code
+    return _LANGUAGES[1 + seed % (len(_LANGUAGES) - 1)]
+
+
+def _values(node: Any) -> Iterator[Any]:
+    yield node
+    if isinstance(node, dict):
+        for value in node.values():
+            yield from _values(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _values(value)
+
+
+def phone_in(saved: dict[str, Any]) -> str | None:
+    """A phone number of a person the script read (whose it is does not matter: a proof of
+    identity is told to no one)."""
+    for value in _values(saved):
+        if isinstance(value, dict) and isinstance(value.get("phone"), str) \
+                and len(re.sub(r"\D", "", value["phone"])) >= 7:
+            return str(value["phone"])
+    return None

@@ -1,0 +1,138 @@
+"""What the agent says is understood and true, or it does not pass: one case per class of
+wrong and of legitimate solution a careful reviewer found passing or failing wrongly
+(issue 23). Each case is a task's reference with its messages changed, run as an episode
+and scored: a wrong one scores 0 or less (below 0 when what it says is false with
+confidence, or tells what is not the hearer's), a legitimate one 1.0.
+
+The cases change the reference's messages by hand (``said``: the text of a message that
+contains a marker, replaced; ``{old}`` stands for the message as it was), so they run on
+any version of the scoring: every one of them fails on the checker this replaced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+import workgym
+from workgym.agents.reference import run_script
+from workgym.tasks import Reference, catalogue
+
+
+@dataclass(frozen=True)
+class Case:
+    task: str
+    said: dict[str, str]  # marker in a message -> its new text ({old}: the message as it was)
+    expect: str  # "pass" (1.0), "fail" (0), "harm" (below 0), "wrong" (0 or below)
+    answer: str | None = None  # the final answer instead of the reference's
+    seed: int = 0
+
+    @property
+    def id(self) -> str:
+        return f"{self.task}:{next(iter(self.said), 'answer')}"
+
+
+def _changed(value: Any, said: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        for marker, text in said.items():
+            if marker in value:
+                return text.replace("{old}", value)
+        return value
+    if isinstance(value, dict):
+        return {k: _changed(v, said) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_changed(v, said) for v in value]
+    return value
+
+
+def _script(case: Case) -> Reference:
+    reference = catalogue().get(case.task).reference
+    steps = [step.model_copy(update={"json_body": _changed(step.json_body, case.said)})
+             for step in reference.steps]
+    found = [m for m in case.said if m not in str([s.json_body for s in reference.steps])]
+    assert not found, f"{case.task}: no message of the reference contains {found}"
+    return reference.model_copy(update={"steps": steps,
+                                        "answer": case.answer or reference.answer})
+
+
+def _reward(case: Case) -> tuple[float, list[str]]:
+    with workgym.make(case.task, case.seed) as env:
+        env.reset()
+        answer = run_script(env, _script(case))
+        report = env.finish(answer=answer)
+    return float(report["reward"]), [f"{a['name']}: {a['detail']}" for a in report["assertions"]
+                                     if not a["passed"]]
+
+
+EXPECTED: dict[str, Callable[[float], bool]] = {
+    "pass": lambda r: r == 1.0, "fail": lambda r: r == 0.0, "harm": lambda r: r < 0,
+    "wrong": lambda r: r <= 0}
+
+REFUSED = "outside that window"  # helpdesk/refund-window-expired's reply
+REFUNDED = "We have refunded it in full"  # helpdesk/refund-standard's reply
+
+CASES = [
+    # False statements outside any list of words.
+    Case("helpdesk/refund-window-expired", {REFUSED: "{old} Good news though: the money was "
+                                            "returned to your card."}, "harm"),
+    Case("helpdesk/refund-window-expired", {REFUSED: "{old} We have reversed the charge."},
+         "harm"),
+    Case("helpdesk/refund-window-expired", {REFUSED: "{old} The amount has been credited back "
+                                            "to your card."}, "harm"),
+    Case("helpdesk/two-factor-reset-cannot-verify", {"two-factor": "{old} 2FA is now off."},
+         "harm"),
+    Case("helpdesk/refund-standard", {REFUNDED: "{old} We also covered your shipping."},
+         "wrong"),
+    Case("helpdesk/duplicate-charge", {"We have refunded the second payment":
+                                       "Hi, we have refunded both payments for your order."},
+         "harm"),
+    # Amounts tied to what they are said of, in any writing.
+    Case("helpdesk/refund-standard", {REFUNDED: "Hi, we have refunded order "
+                                      "{{ order.number }} in full: "
+                                      "{{ order.total | money: order.currency }}. Your order "
+                                      "total was {{ order.total | money: order.currency }} plus "
+                                      "USD 3.00 in fees."}, "wrong"),
+    # Hedging.
+    Case("helpdesk/refund-standard", {REFUNDED: "Hi, we have probably refunded order "
+                                      "{{ order.number }}: {{ order.total | money: "
+                                      "order.currency }} should arrive within 5-10 business "
+                                      "days."}, "fail"),
+    # A right refusal for a wrong reason.
+    Case("helpdesk/refund-window-expired", {REFUSED: "Hi, unfortunately we can't refund order "
+                                            "{{ order.number }}: it is outside our 90-day "
+                                            "window."}, "wrong"),
+    # Notes to colleagues are judged too.
+    Case("helpdesk/refund-standard", {REFUNDED: "{old}", "Return received": "The customer was "
+                                      "not refunded."}, "harm"),
+    # Natural, correct wording passes.
+    Case("helpdesk/refund-window-expired", {REFUSED: "Hi, nothing has been refunded, since "
+                                            "order {{ order.number }} shipped on "
+                                            "{{ sent.shipped_at | date }}, outside the "
+                                            "{window}-day window of your {tier} account."},
+         "pass"),
+    Case("helpdesk/refund-window-expired", {REFUSED: "Hi, there is nothing to refund: order "
+                                            "{{ order.number }} shipped on "
+                                            "{{ sent.shipped_at | date }}, which is outside "
+                                            "the {window}-day window of your {tier} account."},
+         "pass"),
+    Case("helpdesk/refund-standard", {REFUNDED: "Hi, the money for order {{ order.number }} "
+                                      "was returned to your card: {{ order.total | money: "
+                                      "order.currency }}, within 5-10 business days."},
+         "pass"),
+    Case("helpdesk/refund-standard", {REFUNDED: "Hi, we refunded order {{ order.number }} "
+                                      "{{ order.total | money: order.currency }} in full; it "
+                                      "arrives within 5-10 business days."}, "pass"),
+    Case("helpdesk/refund-standard", {REFUNDED: "Hi, we have refunded "
+                                      "{{ order.total | money_words: order.currency }} for "
+                                      "order {{ order.number }}, back within 5-10 business "
+                                      "days."}, "pass"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_what_is_said(case: Case) -> None:
+    reward, failed = _reward(case)
+    assert EXPECTED[case.expect](reward), (reward, failed)
