@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import StrEnum
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from workgym_core.refs import Vars
@@ -92,6 +92,8 @@ class Case:
     vars: Mapping[str, Vars]
     today: date | None = None
     given: Mapping[str, Sequence[Row]] = field(default_factory=dict)
+    # The keys each fact row names, by the row's identity (rows live as long as the case).
+    _keys_of: dict[int, frozenset[str]] = field(default_factory=dict, repr=False)
 
     # --- the case's keys -----------------------------------------------------------------
 
@@ -112,8 +114,10 @@ class Case:
             return True
         if row.get("during") in (1, True) and row.get("customer") is None:
             return True  # what the agent did in the episode, where no customer says whose
-        return any(row.get(column) is not None and _norm(row[column]) in seeds
-                   for column in _KEYS)
+        named = self._keys_of.get(id(row))
+        if named is None:
+            named = self._keys_of[id(row)] = _row_keys(row)
+        return not seeds.isdisjoint(named)
 
     @cached_property
     def _all(self) -> dict[str, list[Row]]:
@@ -129,15 +133,25 @@ class Case:
         out["amounts"] = [row for app in self.states for row in self._amounts(app)]
         return out
 
+    @cached_property
+    def _linked(self) -> dict[str, set[str]]:
+        """key -> every key named with it in a fact row (an order's charges, a customer's
+        orders ...)."""
+        out: dict[str, set[str]] = {}
+        for rows in self._all.values():
+            for row in rows:
+                named = self._keys_of[id(row)] = _row_keys(row)
+                for one in named:
+                    out.setdefault(one, set()).update(named)
+        return out
+
     def keys(self, extra: Iterable[str]) -> set[str]:
         """The case's keys: the seeds and ``extra`` (the message's records), widened once
         by the facts that name any of them."""
         seeds = self.seeds | {_norm(e) for e in extra}
         widened = set(seeds)
-        for rows in self._all.values():
-            for row in rows:
-                if self.in_case(row, seeds):
-                    widened |= {_norm(row[c]) for c in _KEYS if row.get(c) is not None}
+        for one in seeds:
+            widened |= self._linked.get(one, set())
         return widened
 
     def rows(self, claim: str, keys: set[str]) -> list[Row] | None:
@@ -208,6 +222,13 @@ class Case:
         return self.query(app, sql) if sql else []
 
 
+def _row_keys(row: Row) -> frozenset[str]:
+    """The keys a fact row names (its customer, order, charge, ...), as compared."""
+    get = row.get
+    return frozenset(map(_norm, filter(None, map(get, _KEYS))))
+
+
+@lru_cache(maxsize=65536)
 def _norm(value: Any) -> str:
     text = str(value)
     if "@" in text:

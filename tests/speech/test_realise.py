@@ -239,14 +239,18 @@ def summary(failures: bool = False) -> str:
     lines.append("read back wrongly, by class: " + ", ".join(
         f"{k} {v}" for k, v in by_class.most_common()))
     if failures:
-        grouped: dict[str, list[Case]] = {}
+        # Each failing template once, with how many of its realisations failed so and one
+        # of them.
+        grouped: dict[str, dict[tuple[str, str, str, str], list[Case]]] = {}
         for case in wrong:
-            grouped.setdefault(case.problem, []).append(case)
-        for problem, group in sorted(grouped.items(), key=lambda kv: -len(kv[1])):
-            lines.append(f"\n== {problem}: {len(group)}")
-            for case in group:
-                lines.append(f"  [{case.claim} {case.language} {case.key}] {case.text}\n"
-                             f"      read: {case.got}")
+            grouped.setdefault(case.problem, {}).setdefault(
+                (case.claim, case.language, case.key, case.template), []).append(case)
+        for problem, templates in sorted(grouped.items(),
+                                         key=lambda kv: -sum(map(len, kv[1].values()))):
+            lines.append(f"\n== {problem}: {sum(map(len, templates.values()))}")
+            for (claim, language, key, _), group in templates.items():
+                lines.append(f"  [{claim} {language} {key}] x{len(group)} {group[-1].text}\n"
+                             f"      read: {group[-1].got}")
     return "\n".join(lines)
 
 
@@ -303,23 +307,65 @@ def _statement(claim: str, key: str, language: str, *kinds: str) -> Statement:
                      language=language)
 
 
-def test_the_common_combinations_are_said() -> None:
-    combos = {
-        "refund": [("money", "order"), ("order",), ("money",), ("order", "card"),
-                   ("money", "order", "card")],
-        "charge": [("money", "order"), ("order",), ("money",), ("money", "card")],
-        "cancel": [("order",)],
-        "escalate": [("team",), ("ticket", "team")],
-        "fix": [("issue",), ("issue", "version")],
-        "window": [("duration",)],
-        "refund_timing": [("duration",)],
-    }
-    for claim, wanted in combos.items():
-        for kinds in wanted:
-            for language in LANGUAGES:
-                for key in KEYS:
-                    statement = _statement(claim, key, language, *kinds)
-                    assert realiser().say(statement, language), (claim, kinds, language, key)
+# The combinations of entities each claim's statements most often carry: every language says
+# each of them, affirmed and denied, done, promised and possible (a mutant negates what the
+# reference says; a paraphrase says it in the customer's language).
+CORE = {
+    "refund": ["", "money", "order", "money order", "order card", "money order card"],
+    "charge": ["", "money", "order", "money order", "card", "money card", "money order card"],
+    "keep": ["", "money", "order", "money order"],
+    "authorize": ["", "money", "order", "card", "money order", "money card", "money order card"],
+    "release_hold": ["", "money", "card", "money card"],
+    "capture": ["", "money", "order", "money order"],
+    "cancel": ["", "order"],
+    "ship": ["", "order", "date", "order date"],
+    "deliver": ["", "order", "order date"],
+    "return_received": ["", "order"],
+    "restock": ["", "order"],
+    "dispute": ["", "order", "money order"],
+    "dispute_accept": ["", "order", "money order"],
+    "dispute_evidence": ["", "order"],
+    "approve": ["", "order", "money order"],
+    "store_credit": ["", "money"],
+    "discount_off": ["", "order"],
+    "code_valid": ["", "code"],
+    "escalate": ["", "ticket", "team", "ticket team"],
+    "assign": ["", "ticket", "person", "ticket person"],
+    "ticket_status": ["", "ticket", "ticket_status", "ticket ticket_status"],
+    "merge": ["", "ticket ticket"],
+    "priority": ["", "ticket", "urgency", "ticket urgency"],
+    "investigate": ["", "ticket", "team", "team ticket"],
+    "window": ["", "duration"],
+    "refund_timing": ["", "duration"],
+    "needs_approval": ["", "money"],
+    "eligible": ["", "order"],
+    "reset_expiry": ["", "duration"],
+    "known": ["", "issue"],
+    "fix": ["", "issue", "issue version"],
+    "release": ["", "version", "issue", "issue version"],
+    "link": ["", "issue", "ticket issue"],
+    "block": ["issue", "issue issue"],
+    "transition": ["issue", "issue issue_status"],
+    "watch": ["", "issue", "person", "person issue"],
+    "worklog": ["issue", "duration issue"],
+    "sprint": ["", "issue"],
+    "file": ["", "issue", "ticket"],
+}
+
+
+@pytest.mark.parametrize("claim", sorted(CORE))
+def test_the_common_combinations_are_said(claim: str) -> None:
+    missing = [f"{language}{key}:{combo or '-'}" for language in LANGUAGES for key in KEYS
+               for combo in CORE[claim]
+               if not realiser().say(_statement(claim, key, language, *combo.split()),
+                                     language)]
+    assert not missing, f"{claim}: nothing says {missing}"
+
+
+def test_every_claim_has_its_common_combinations() -> None:
+    assert set(CORE) == set(said_claims()) - {
+        "account_change", "two_factor_off", "email_change", "password_reset", "code_sent",
+        "contact_update", "verified"}  # said of no entity (an account, a profile)
 
 
 def test_entities_are_said_as_the_language_writes_them() -> None:

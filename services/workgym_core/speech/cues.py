@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +76,7 @@ class Language:
             return self.numbers[parts[0]] + self.numbers[parts[1]]
         return None
 
-    @property
+    @cached_property
     def number_words(self) -> str:
         words = [re.escape(w) for w in self.numbers]
         tens = "|".join(re.escape(t) for t in self.tens)

@@ -202,6 +202,27 @@ _ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer", "un"
                        "uno"})
 
 
+_DURATIONS: dict[str, list[tuple[re.Pattern[str], int, str]]] = {}
+
+
+def _duration_patterns(lang: Language) -> list[tuple[re.Pattern[str], int, str]]:
+    """(pattern, days, unit) of each unit of the language, longest unit first: compiled once."""
+    found = _DURATIONS.get(lang.code)
+    if found is None:
+        latin = lang.code != "ja"
+        number = rf"(?:\d+|{lang.number_words})"
+        ranges = lang.cues["range"].pattern
+        business = lang.cues["business"].pattern
+        left = r"(?<![\w.,])" if latin else r"(?<![\d.,])"
+        sep = r"[\s-]?" if latin else r"\s?"
+        found = _DURATIONS[lang.code] = [
+            (re.compile(rf"{left}(?P<lo>{number})(?:\s?(?:{ranges})\s?(?P<hi>{number}))?{sep}"
+                        rf"(?P<b>(?:{business})\s)?(?P<unit>{unit_pattern.pattern})",
+                        re.IGNORECASE), days, unit)
+            for unit_pattern, days, unit in sorted(lang.units, key=lambda u: -len(u[0].pattern))]
+    return found
+
+
 class Finder:
     """Finds every entity of a text; built once per lexicon."""
 
@@ -325,16 +346,7 @@ class Finder:
     @staticmethod
     def _durations(text: str, lang: Language, add: Callable[[str, object, int, int], None]
                    ) -> None:
-        latin = lang.code != "ja"
-        number = rf"(?:\d+|{lang.number_words})"
-        ranges = lang.cues["range"].pattern
-        business = lang.cues["business"].pattern
-        for unit_pattern, days, unit in sorted(lang.units, key=lambda u: -len(u[0].pattern)):
-            left = r"(?<![\w.,])" if latin else r"(?<![\d.,])"
-            sep = r"[\s-]?" if latin else r"\s?"
-            rx = re.compile(
-                rf"{left}(?P<lo>{number})(?:\s?(?:{ranges})\s?(?P<hi>{number}))?{sep}"
-                rf"(?P<b>(?:{business})\s)?(?P<unit>{unit_pattern.pattern})", re.IGNORECASE)
+        for rx, days, unit in _duration_patterns(lang):
             for match in rx.finditer(text):
                 lo = lang.number(match.group("lo"))
                 hi = lang.number(match.group("hi")) if match.group("hi") else lo
