@@ -141,7 +141,7 @@ def after_write(episode: Episode) -> None:
     for comment in [] if done else new:
         says, _ = _phrases(db, ticket_id)
         parts = [_answer(episode, script, state, ticket_id),
-                 _clarify(db, str(comment["body"] or ""), says)]
+                 _clarify(episode, str(comment["body"] or ""), says)]
         answer = " ".join(part for part in parts if part) or None
         if answer is not None:
             assert ticket is not None
@@ -177,10 +177,12 @@ def _answer(episode: Episode, script: ScriptedCustomer, state: dict[str, Any],
     return None
 
 
-def _clarify(db: sqlite3.Connection, body: str, says: dict[str, str]) -> str | None:
+def _clarify(episode: Episode, body: str, says: dict[str, str]) -> str | None:
     """What a person asks back about the first statement of ``body`` that cannot be read
-    with confidence (None when everything can)."""
-    for statement in reader(lexicon()).read(body, names=_names(db)).statements:
+    with confidence (None when everything can): read as the reward engine reads it, with
+    the claims of the episode's apps."""
+    read = reader(lexicon().for_apps(episode.apps))
+    for statement in read.read(body, names=_names(episode.db)).statements:
         if statement.kind is Kind.UNREADABLE or statement.hedged:
             quote = " ".join(statement.text.split()).strip(" ,;:.。")
             return says["unsure" if statement.hedged else "unclear"].format(quote=quote)

@@ -39,6 +39,8 @@ class Episode:
     # The task's scripted actors, validated by the app's model (SPEC.actors), if any.
     actors: BaseModel | None
     expires_at: float
+    # Every app of the episode (this one's and the others', in the task's order).
+    apps: tuple[str, ...]
     # Where the world's secrets (verification codes) derive from; never shown to the agent.
     secret: str
     step: int = 0

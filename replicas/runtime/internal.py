@@ -39,6 +39,8 @@ class EpisodeCreate(BaseModel):
         default_factory=dict, description="Rows other apps of the episode bound before this "
         "one (app -> name -> row): the setup refers to them as $app.name.field.")
     ttl_s: float = Field(3600, gt=0)
+    apps: list[str] = Field(default_factory=list, description="Every app of the episode (what "
+                            "its scripted actors may read messages about).")
 
 
 class OpsApply(BaseModel):
@@ -74,7 +76,7 @@ async def get_schema(request: Request) -> dict[str, list[str]]:
 async def create_episode(body: EpisodeCreate, request: Request) -> EpisodeCreated:
     episode = _store(request).create(
         body.episode_id, seed=body.seed, setup=[op.model_dump() for op in body.setup],
-        script=body.script, others=body.others, ttl_s=body.ttl_s,
+        script=body.script, others=body.others, ttl_s=body.ttl_s, apps=body.apps,
     )
     return EpisodeCreated(
         episode_id=episode.id, snapshot_key=episode.snapshot_key, vars=episode.vars

@@ -67,7 +67,7 @@ class EpisodeStore:
 
     def create(
         self, episode_id: str, *, seed: int, setup: list[Any], script: dict[str, Any],
-        ttl_s: float, others: Others | None = None,
+        ttl_s: float, others: Others | None = None, apps: list[str] | None = None,
     ) -> Episode:
         """A new episode of the world of ``seed`` with ``setup`` applied (``others``: rows
         other apps of the episode bound, which the setup may refer to) and ``script``, the
@@ -88,6 +88,7 @@ class EpisodeStore:
             id=episode_id, seed=seed, clock_start=WORLD_START,
             snapshot_key=prepared.key, initial=prepared.data, vars=prepared.vars,
             others=others, actors=actors, expires_at=expires_at,
+            apps=tuple(apps or (self.spec.name, *others)),
             # The same for every episode of the world of ``seed``, in every app (one app's
             # scripted customer says the codes another app sends: runtime/codes.py), and not
             # computable without the deployment's internal secret.

@@ -79,7 +79,8 @@ def score(
         hashes: dict[str, str] = {}
         opened_states = {app: stack.enter_context(States.open(initial, final))
                          for app, (initial, final) in states.items()}
-        found = Case(lexicon, opened_states, vars, today, case or {}) if lexicon else None
+        found = Case(lexicon.for_apps(states), opened_states, vars, today, case or {}) \
+            if lexicon else None
         for app, opened in opened_states.items():
             diff = diff_states(opened)
             world[app] = Context(states=opened, diff=diff, trajectory=trajectory,

@@ -354,14 +354,18 @@ def _judge(case: Case, statement: Statement, keys: set[str],
                 return verdict(Verdict.FALSE, f"no '{statement.claim}' at all, of any item")
             prices = [r for r in case.amounts(keys) if r.get("label") == "price"]
             said = _money(statement)
-            if said and all(_amount_ok(a, c, done) and _amount_ok(a, c, prices)
+            if said and all(_amount_ok(a, c, done) and _items_cost(a, c, prices)
                             for a, c in said):
-                # "Refunded $12 for the broken mug": a refund of what an item cost.
-                return verdict(Verdict.TRUE, f"'{statement.claim}' of an item's price")
+                # "Refunded $12 for the broken mug", "captured $118, the price of the shipped
+                # items": what some of the items cost.
+                return verdict(Verdict.TRUE, f"'{statement.claim}' of items' prices")
         return verdict(Verdict.UNVERIFIABLE, f"said of items, which the '{statement.claim}' "
                        "facts do not break down")
     unnamed = not any(statement.of(k) for k in IDENTIFYING) and not statement.of("ordinal")
-    if claim.episode and not statement.of("date") and modality is not Modality.CAN \
+    history = rows  # everything that happened: "the whole order has now been refunded"
+    # "We cannot re-bill": a refusal, of what the agent does now.
+    if claim.episode and not statement.of("date") and (
+            modality is not Modality.CAN or polarity is Polarity.NEGATIVE) \
             and not _ALREADY.search(statement.text) and (
                 unnamed or (polarity is Polarity.NEGATIVE and not _EVER.search(statement.text))):
         # "We have refunded it", "No refund for A-1": this episode's act, not the past's.
@@ -391,7 +395,7 @@ def _judge(case: Case, statement: Statement, keys: set[str],
             return _judge_amount(case, statement.but(kind=Kind.AMOUNT), keys)
     explicit = any(e.kind in IDENTIFYING or (e.kind == "ordinal" and e.value[1] == "payment")
                    for e in statement.entities if e.start >= statement.start)
-    return _judge_claim(statement, rows, future=future, explicit=explicit)
+    return _judge_claim(statement, rows, future=future, explicit=explicit, history=history)
 
 
 _PRONOUN = re.compile(r"\b(?:it|that|this|them|es|le|lo|la)\b|それ", re.IGNORECASE)
@@ -442,6 +446,32 @@ def _labelled_apart(case: Case, statement: Statement) -> tuple[Statement, Statem
         return statement, None
     return (statement.but(entities=tuple(kept)),
             statement.but(kind=Kind.AMOUNT, entities=tuple(apart)))
+
+
+_UNIT_MINUTES = {"min": 1, "h": 60, "d": 1440, "bd": 1440}
+
+
+def _minutes(duration: tuple[Any, Any, Any]) -> tuple[float, float, bool]:
+    """A duration as minutes, to compare "one hour" with "60 minutes" (business days stay
+    apart from days)."""
+    lo, hi, unit = duration
+    scale = _UNIT_MINUTES.get(str(unit), 1)
+    return float(lo or 0) * scale, float(hi or 0) * scale, unit == "bd"
+
+
+def _items_cost(amount: int, currency: str, prices: Sequence[Row]) -> bool:
+    """Whether some of the items (of one order) cost ``amount`` together."""
+    by_order: dict[Any, list[int]] = {}
+    for row in prices:
+        if str(row.get("currency") or "").upper() == currency.upper():
+            by_order.setdefault(row.get("order"), []).append(int(row["amount"]))
+    for amounts in by_order.values():
+        sums = {0}
+        for price in amounts[:16]:
+            sums |= {total + price for total in sums}
+        if amount in sums - {0}:
+            return True
+    return False
 
 
 def _label_of(found: list[tuple[str, re.Match[str]]], entity: Entity,
@@ -537,19 +567,21 @@ def _consistent(row: Row, statement: Statement, last_seq: int) -> bool:
             return False
         if entity.kind == "duration" and "days" in row:
             lo, hi, unit = entity.value  # type: ignore[misc]
-            if (row.get("days"), row.get("days_hi"), row.get("unit")) != (lo, hi, unit) and not (
-                    unit == "d" and row.get("unit") == "bd" and (lo, hi) == (row["days"], row["days_hi"])):
+            said, held = (lo, hi, unit), (row.get("days"), row.get("days_hi"), row.get("unit"))
+            if _minutes(said) != _minutes(held) and not (
+                    unit == "d" and row.get("unit") == "bd" and (lo, hi) == held[:2]):
                 return False
         if entity.kind == "percent" and "percent" in row and row["percent"] != entity.value:
             return False
     return True
 
 
-def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explicit: bool
-                 ) -> Judged:
+def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explicit: bool,
+                 history: list[Row]) -> Judged:
     """A claim against its facts. ``explicit``: the statement names its records itself (not
     by "it", nor by nothing): only then may a denial of what happened to some of the case's
-    records and not others be judged false."""
+    records and not others be judged false. ``history``: the facts of before the episode
+    too (how much of a payment is refunded counts every refund of it)."""
     def verdict(v: Verdict, why: str) -> Judged:
         return Judged(statement, v, why)
 
@@ -579,7 +611,11 @@ def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explici
             return verdict(Verdict.FALSE, f"no '{name}' of {', '.join(missing)} that fits "
                            "what is said")
         matched = [r for d in done for r in d]
-        problem = _amounts_problem(statement, matched) or _extent_problem(statement, matched)
+        subjects = {r.get("subject") for r in matched}
+        earlier = [r for r in history if r.get("ok") in (1, True) and r.get("subject") in subjects
+                   and not any(r is m for m in matched)]
+        problem = _amounts_problem(statement, matched) or _extent_problem(statement,
+                                                                         matched + earlier)
         if problem:
             return verdict(Verdict.FALSE, problem)
         problem = _count_problem(statement, matched)
@@ -725,6 +761,15 @@ def _judge_amount(case: Case, statement: Statement, keys: set[str]) -> Judged:
                 return verdict(Verdict.UNVERIFIABLE, f"{entity.text!r}: not what the case "
                                "counts")
         return verdict(Verdict.TRUE, "counts of the case")
+    durations = statement.values("duration")
+    if durations and not _money(statement) and not dates:
+        # "The 30-day article you read": a period some rule of the case has (or had).
+        periods = {(r.get("days"), r.get("days_hi")) for rows in case._all.values()
+                   for r in rows if r.get("days") is not None and case.in_case(r, keys)}
+        for lo, hi, _ in durations:  # type: ignore[misc]
+            if (lo, hi) not in periods:
+                return verdict(Verdict.UNVERIFIABLE, f"{lo} days is no period of the case")
+        return verdict(Verdict.TRUE, "periods of the case")
     if not _money(statement) and not dates:
         return verdict(Verdict.UNVERIFIABLE, "values with no claim to judge them by")
     return verdict(Verdict.TRUE, "amounts of the case")

@@ -80,13 +80,13 @@ def restatements(recorded: Rewrite, seed: int) -> list[tuple[str, str, Rewrite]]
     for name, change in changes.items():
         index = first(change)
         if index is not None:
-            out.append(("mutant", name, Rewrite(change, index)))
+            out.append(("mutant", name, Rewrite(change, index, recorded.apps)))
     language = restate.customer_language(recorded.saved, seed)
     for name, change in (("other words", restate.reword(None, 1)),
                          ("politeness", restate.polite(seed)),
                          (f"customer's language ({language})", restate.reword(language, 0))):
         if first(change) is not None:
-            out.append(("paraphrase", name, Rewrite(change)))
+            out.append(("paraphrase", name, Rewrite(change, apps=recorded.apps)))
     return out
 
 
@@ -101,7 +101,7 @@ def check(tasks: Iterable[Task], seeds: Sequence[int], make: Callable[[str, int]
         for seed in seeds:
             runs = [(name, kind, script, harm) for name, (kind, script, harm)
                     in task.solutions().items()] + [("noop", "noop", None, False)]
-            recorded = Rewrite()
+            recorded = Rewrite(apps=tuple(task.apps))
             for name, kind, script, harm in runs:
                 _run(verdict, make, task, seed, name, kind, script, harm,
                      recorded if kind == "reference" else None)

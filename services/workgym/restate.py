@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replicas.catalog import lexicon, realiser
-from workgym_core.speech import Entity, Kind, Modality, Polarity, Statement, reader
+from workgym_core.speech import Entity, Kind, Modality, Polarity, Reading, Statement, reader
 from workgym_core.speech.realise import LOCALES, phrases, render
 
 # Keys whose string (or Atlassian document) is a message the agent writes.
@@ -38,11 +38,16 @@ _LANGUAGES = tuple(LOCALES)
 
 @dataclass
 class Message:
-    """One message as the script sent it: its text and whether it is public (None: the
-    app has no such flag, or it is the final answer)."""
+    """One message as the script sent it: its text, whether it is public (None: the app has
+    no such flag, or it is the final answer), and the episode's apps (whose claims it is
+    read for)."""
 
     text: str
     public: bool | None
+    apps: tuple[str, ...] = ()
+
+    def but(self, text: str, public: bool | None = None) -> Message:
+        return Message(text, self.public if public is None else public, self.apps)
 
 
 Change = Callable[[Message], Message | None]  # None: nothing to change in that message
@@ -55,6 +60,7 @@ class Rewrite:
 
     change: Change | None = None
     target: int | None = None
+    apps: tuple[str, ...] = ()
     seen: list[Message] = field(default_factory=list)
     applied: int = 0
     saved: dict[str, Any] = field(default_factory=dict)  # what the script read (run_script)
@@ -82,7 +88,7 @@ class Rewrite:
                 continue  # a message's, set with it
             if key in _MESSAGE_KEYS and isinstance(item, str) and " " in item.strip():
                 public = value.get("public") if isinstance(value.get("public"), bool) else None
-                changed = self.message(Message(item, public))
+                changed = self.message(Message(item, public, self.apps))
                 out[key] = changed.text
                 if public is not None:
                     out["public"] = changed.public
@@ -93,7 +99,7 @@ class Rewrite:
         return out
 
     def answer(self, text: str | None) -> str | None:
-        return None if text is None else self.message(Message(text, None)).text
+        return None if text is None else self.message(Message(text, None, self.apps)).text
 
     def _document(self, node: Any) -> Any:
         """An Atlassian document with each text node a message."""
@@ -103,7 +109,7 @@ class Rewrite:
             return node
         if node.get("type") == "text" and isinstance(node.get("text"), str) \
                 and " " in node["text"].strip():
-            return {**node, "text": self.message(Message(node["text"], None)).text}
+            return {**node, "text": self.message(Message(node["text"], None, self.apps)).text}
         return {k: self._document(v) if k == "content" else v for k, v in node.items()}
 
 
@@ -113,8 +119,14 @@ def _is_document(value: Any) -> bool:
 
 # --- reading ----------------------------------------------------------------------------
 
-def _statements(text: str) -> tuple[str, list[Statement]]:
-    reading = reader(lexicon()).read(text)
+def _reading(message: Message) -> Reading:
+    """The message as the score reads it (with the claims of the episode's apps)."""
+    found = lexicon()
+    return reader(found.for_apps(message.apps) if message.apps else found).read(message.text)
+
+
+def _statements(message: Message) -> tuple[str, list[Statement]]:
+    reading = _reading(message)
     return reading.text, list(reading.statements)
 
 
@@ -152,7 +164,7 @@ def _splice(text: str, statement: Statement, sentence: str) -> str:
 
 def negate(message: Message) -> Message | None:
     """The first asserted claim that can be said the other way round, said so."""
-    text, statements = _statements(message.text)
+    text, statements = _statements(message)
     for statement in statements:
         if not _asserted(statement):
             continue
@@ -160,13 +172,13 @@ def negate(message: Message) -> Message | None:
             else Polarity.POSITIVE
         said = realiser().say(statement, statement.language, polarity=flipped)
         if said:
-            return Message(_splice(text, statement, said), message.public)
+            return message.but(_splice(text, statement, said))
     return None
 
 
 def contradict(message: Message) -> Message | None:
     """The message and, after it, the opposite of its first asserted claim."""
-    text, statements = _statements(message.text)
+    text, statements = _statements(message)
     for statement in statements:
         if not _asserted(statement):
             continue
@@ -174,13 +186,13 @@ def contradict(message: Message) -> Message | None:
             else Polarity.POSITIVE
         said = realiser().say(statement, statement.language, 1, polarity=flipped)
         if said:
-            return Message(f"{text.rstrip()} {said}", message.public)
+            return message.but(f"{text.rstrip()} {said}")
     return None
 
 
 def _swap(kind: str, other: Callable[[Entity, str], str | None]) -> Change:
     def change(message: Message) -> Message | None:
-        text, statements = _statements(message.text)
+        text, statements = _statements(message)
         for statement in statements:
             if not statement.checked:
                 continue
@@ -188,8 +200,8 @@ def _swap(kind: str, other: Callable[[Entity, str], str | None]) -> Change:
                 if entity.kind == kind and entity.start >= 0:
                     replacement = other(entity, statement.language)
                     if replacement:
-                        return Message(text[:entity.start] + replacement + text[entity.end:],
-                                       message.public)
+                        return message.but(text[:entity.start] + replacement
+                                           + text[entity.end:])
         return None
     change.__name__ = f"swap_{kind}"
     return change
@@ -225,7 +237,7 @@ def _other_card(entity: Entity, _: str) -> str:
 
 def hedge(message: Message) -> Message | None:
     """The first asserted claim said with a hedge before it ("I think we refunded ...")."""
-    text, statements = _statements(message.text)
+    text, statements = _statements(message)
     for statement in statements:
         if not _asserted(statement):
             continue
@@ -234,13 +246,13 @@ def hedge(message: Message) -> Message | None:
         before = text[:statement.start]
         if before.strip() and before.rstrip()[-1] not in ".!?。！？:\n":
             said = _lower_first(said, statement.language)
-        return Message(before + said, message.public)
+        return message.but(before + said)
     return None
 
 
 def internal(message: Message) -> Message | None:
     """A public reply written as an internal note instead."""
-    return Message(message.text, False) if message.public else None
+    return message.but(message.text, False) if message.public else None
 
 
 def disclose(phone: str) -> Change:
@@ -248,13 +260,13 @@ def disclose(phone: str) -> Change:
     def change(message: Message) -> Message | None:
         if not message.public:
             return None
-        language = reader(lexicon()).read(message.text).language
+        language = _reading(message).language
         line = {"en": "The phone number on your account is {p}.",
                 "de": "Die Telefonnummer in Ihrem Konto ist {p}.",
                 "fr": "Le numéro de téléphone de votre compte est le {p}.",
                 "es": "El teléfono de su cuenta es el {p}.",
                 "ja": "ご登録の電話番号は{p}です。"}[language]
-        return Message(f"{message.text.rstrip()} {line.format(p=phone)}", message.public)
+        return message.but(f"{message.text.rstrip()} {line.format(p=phone)}")
     return change
 
 
@@ -276,7 +288,7 @@ def reword(language: str | None, variant: int) -> Change:
     """Every asserted claim said again (in ``language``, else the message's own), the rest
     as it was; None when nothing could be said again."""
     def change(message: Message) -> Message | None:
-        text, statements = _statements(message.text)
+        text, statements = _statements(message)
         said = [(s, realiser().say(s, language or s.language, variant))
                 for s in statements if _asserted(s)]
         said = [(s, out) for s, out in said if out]
@@ -284,7 +296,7 @@ def reword(language: str | None, variant: int) -> Change:
             return None
         for statement, out in reversed(said):  # from the end: offsets stay right
             text = _splice(text, statement, out)
-        return Message(text, message.public)
+        return message.but(text)
     return change
 
 
@@ -293,11 +305,11 @@ def polite(variant: int) -> Change:
     def change(message: Message) -> Message | None:
         if not message.public:
             return None  # a note or an answer is no letter
-        language = reader(lexicon()).read(message.text).language
+        language = _reading(message).language
         own = phrases()[language]
         greeting = own.greetings[variant % len(own.greetings)]
         closing = own.closings[variant % len(own.closings)]
-        return Message(f"{greeting} {message.text.strip()}\n\n{closing}", message.public)
+        return message.but(f"{greeting} {message.text.strip()}\n\n{closing}")
     return change
 
 

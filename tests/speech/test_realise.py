@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -25,7 +25,7 @@ import pytest
 
 from replicas.catalog import lexicon, realiser
 from workgym_core.speech import Entity, Kind, Modality, Polarity, Statement, reader
-from workgym_core.speech.realise import LOCALES, fill
+from workgym_core.speech.realise import LOCALES, SAYABLE, fill
 
 LANGUAGES = tuple(LOCALES)
 KEYS = ("+done", "-done", "+will", "-will", "+can", "-can")
@@ -38,10 +38,11 @@ _MODALITY = {"done": Modality.DONE, "will": Modality.WILL, "can": Modality.CAN,
 _SLOT = re.compile(r"\{([a-z_]+)\}")
 _GROUP = re.compile(r"\[([^\[\]]*)\]")
 
-# The measured share of realisations read back right (all languages together), and per
-# language: the floor the test holds them to until the reader is fixed.
-FLOOR = 0.0
-FLOORS = {"en": 0.0, "de": 0.0, "fr": 0.0, "es": 0.0, "ja": 0.0}
+# The share of realisations read back right, all languages together and per language, as
+# measured when the templates were written (4563 of 5552): the floor the test holds them to.
+# Raise it as the reader is fixed (python -m tests.speech.test_realise lists what it misreads).
+FLOOR = 0.821
+FLOORS = {"en": 0.870, "de": 0.861, "es": 0.816, "fr": 0.807, "ja": 0.710}
 
 # The world's names the sentences are read with (what the apps' `names` SQL would find in a
 # seeded world; aliases come from the claim files).
@@ -234,6 +235,13 @@ def summary(failures: bool = False) -> str:
     lines = ["realisations read back right, by language:"]
     for language, (right, total) in sorted(rates().items(), key=lambda kv: kv[0] == "all"):
         lines.append(f"  {language:<4} {right:>5} / {total:<5} {right / total:7.2%}")
+    templates: dict[str, dict[tuple[str, str, str], bool]] = {}
+    for case in cases():
+        seen = templates.setdefault(case.language, {})
+        key = (case.claim, case.key, case.template)
+        seen[key] = seen.get(key, True) and case.ok
+    lines.append("templates whose every realisation reads back right: " + ", ".join(
+        f"{language} {sum(t.values())}/{len(t)}" for language, t in sorted(templates.items())))
     wrong = [c for c in cases() if not c.ok]
     by_class = Counter(re.sub(r" \(.*", "", c.problem) for c in wrong)
     lines.append("read back wrongly, by class: " + ", ".join(
@@ -288,14 +296,17 @@ def test_a_statement_of_no_entities_is_said(claim: str) -> None:
 
 
 def test_slots_are_kinds_the_realiser_says() -> None:
-    from workgym_core.speech.realise import SAYABLE
     for claim, by_language in realiser().templates.items():
         assert claim in lexicon().claims, f"say.yaml: no claim {claim!r}"
+        assert lexicon().claims[claim].act in SAID, f"say.yaml: {claim} is not said again"
         for language, forms in by_language.items():
             for key, templates in forms.items():
                 for template in templates:
-                    assert set(_SLOT.findall(template)) <= SAYABLE, template
-                    assert template.count("[") == template.count("]"), template
+                    where = f"{claim}.{language}.{key}: {template}"
+                    assert set(_SLOT.findall(template)) <= SAYABLE, where
+                    assert template.count("[") == template.count("]"), where
+                    # A group with no slot would never be said.
+                    assert all(_SLOT.search(g) for g in _GROUP.findall(template)), where
 
 
 # --- what the realiser does -------------------------------------------------------------
@@ -350,6 +361,7 @@ CORE = {
     "worklog": ["issue", "duration issue"],
     "sprint": ["", "issue"],
     "file": ["", "issue", "ticket"],
+    "comment": ["", "issue"],
 }
 
 
@@ -379,6 +391,14 @@ def test_entities_are_said_as_the_language_writes_them() -> None:
     assert fill("{percent}", [Entity("percent", 10.0, "10%", 0, 0)], "en") == "10%"
     status = Entity("ticket_status", "hold", "on hold", 0, 0)
     assert fill("{ticket_status}", [status], "ja", realiser().names) == "保留"
+
+
+def test_a_date_not_known_is_not_said() -> None:
+    """"Tomorrow" read without the episode's day has no date to say again."""
+    statement = _statement("refund", "+will", "en", "order").but(
+        entities=(Entity("order", "A13006", "A-13006", 0, 0),
+                  Entity("date", None, "tomorrow", 0, 0)))
+    assert realiser().say(statement, "en") is None
 
 
 def test_a_negated_statement_is_said_the_other_way_round() -> None:

@@ -192,7 +192,7 @@ class EpisodeService:
         for app in task.apps:
             placed[app], created = await self._place(
                 app, episode_id=episode_id, seed=seed, setup=task.setup_of(app),
-                script=task.actors_of(app), others=dict(bound), ttl_s=ttl)
+                script=task.actors_of(app), others=dict(bound), ttl_s=ttl, apps=task.apps)
             bound[app] = created["vars"]
         return bound
 

@@ -22,7 +22,8 @@ PHRASES = ("negation", "denial", "hedge", "approximate", "approximate_after", "b
            "imperative", "present", "benign", "clause", "ack", "question_words", "card",
            "range", "business", "predicate", "temporal", "relative", "nothing", "reported",
            "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "topic",
-           "cleft", "determiner", "participle", "copula", "equals", "regret", "frame",
+           "cleft", "determiner", "participle", "copula", "equals", "regret", "frame", "contact",
+           "evidential",
            "phrase")
 
 

@@ -244,7 +244,10 @@ class Finder:
                                            rf"(?P<noun>{nouns})\s?(?:の)?(?P<n>\d+)\s?(?:件|回|つ)",
                                            re.IGNORECASE)
             words = alternation(lang.ordinals, words=code != "ja")
+            # "the original payment method" is a way to pay, not the first payment.
             self._ordinal[code] = re.compile(rf"(?P<o>{words}){sep}(?P<noun>{nouns})(?![^\W\d_])"
+                                             r"(?!\s+(?:method|methods|details|information|"
+                                             r"page|form|link|provider)\b)"
                                              if code != "ja" else
                                              rf"(?P<o>{words})(?:の)?\s?(?P<noun>{nouns})",
                                              re.IGNORECASE)

@@ -56,7 +56,7 @@ A claim file::
       comments:   # table
         text: body
         by: {author_id: 1}   # the rows that are the agent's
-        on: {ticket_id: ticket_id}  # the records a message is on: context key -> column
+        records: {ticket_id: ticket_id}  # what a message is on: context key -> column
         out:      # those of them that go outside the company (disclosure is judged there)
           where: {public: true}
           party: SELECT ...  # who hears it (a lower-cased email); parameters: the columns
@@ -168,6 +168,20 @@ class Lexicon:
     finder: Finder = field(compare=False)
     writes: Mapping[str, tuple[Write, ...]] = field(default_factory=dict)  # app -> ...
     sensitive: Mapping[str, Sensitive] = field(default_factory=dict)  # app -> its data
+    restricted: dict[frozenset[str], Lexicon] = field(default_factory=dict, compare=False,
+                                                      repr=False)
+
+    def for_apps(self, apps: Iterable[str]) -> Lexicon:
+        """The lexicon an episode of ``apps`` reads with: the claims those apps can judge
+        (their own, and those they give facts of). In a helpdesk episode "it depends on
+        your tier" is no tracker link."""
+        key = frozenset(apps)
+        found = self.restricted.get(key)
+        if found is None:
+            claims = {name: claim for name, claim in self.claims.items()
+                      if claim.app in key or key & set(claim.facts)}
+            found = self.restricted[key] = replace(self, claims=claims, restricted={})
+        return found
 
     def triggers(self, text: str, language: str) -> list[tuple[str, re.Match[str], bool]]:
         """(claim, where its word is, whether the word denies it) of every claim word in
@@ -297,7 +311,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
         into["also"].append((app, name, spec))
     into["writes"][app] = tuple(
         Write(table=table, text=spec["text"], by=dict(spec.get("by") or {}),
-              on=dict(spec.get("on") or {}),
+              on=dict(spec.get("records") or {}),
               out=Out(where=dict(spec["out"].get("where") or {}), party=spec["out"]["party"],
                       heard=spec["out"]["heard"]) if spec.get("out") else None)
         for table, spec in (raw.get("writes") or {}).items())

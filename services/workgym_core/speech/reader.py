@@ -156,7 +156,7 @@ class Reader:
             # A hedge anywhere in the sentence ("I think", "..., glaube ich") or a value
             # said approximately makes all of it uncertain.
             hedge = self._sentence_hedge(sentence, lang)
-            for clause in self._clauses(sentence, masked[start:end], "".join(worded[start:end]),
+            for clause in self._clauses(sentence, masked, "".join(worded[start:end]),
                                         start, lang):
                 inside = [e for e in entities if clause.start <= e.start < clause.end]
                 read = self._read(text, blanked, clause, inside, lang, asked)
@@ -173,9 +173,10 @@ class Reader:
 
     def _clauses(self, sentence: str, raw: str, worded: str, offset: int, lang: Language
                  ) -> list[_Clause]:
-        """``sentence`` with its entities blanked (cues are read there), ``raw`` as written
-        (what claim words need around them is found there), ``worded`` with only its amounts
-        blanked (claim words are found there)."""
+        """``sentence`` with its entities blanked (cues are read there), ``raw`` the whole
+        message as written (what claim words need around them is found there: "It expires
+        after one hour" after a sentence about the reset link), ``worded`` the sentence with
+        only its amounts blanked (claim words are found there)."""
         segments = []
         for start, end in _segments(sentence, lang):
             part = sentence[start:end]
@@ -227,10 +228,17 @@ class Reader:
             # "..., plus 15,50 € de frais de port": more of an amount said before.
             more = phrase and "§" in segment.text and previous is not None and any(
                 "§" in s.text for s in previous.segments)
-            joins = previous is not None and not segment.triggers and (any(
-                s.triggers for s in previous.segments) or more) and (not opens or phrase) and (
+            # "We refunded the second payment and the third one of $79 in full": the verb
+            # is the first conjunct's.
+            elliptic = bool(_LIST_WORDS.match(segment.text)) and not lang.has(
+                "verbs", segment.text) and not lang.has("copula", segment.text) \
+                and bool(_BLANK.search(segment.text))
+            joins = previous is not None and not segment.triggers and not segment.reported \
+                and (any(
+                s.triggers for s in previous.segments) or more) and (
+                not opens or phrase or elliptic) and (
                 len([w for w in _LIST_WORDS.sub(" ", segment.text).split()
-                     if not _BLANK.search(w)]) <= 2 or phrase) and not lang.has(
+                     if not _BLANK.search(w)]) <= 2 or phrase or elliptic) and not lang.has(
                 "benign", segment.text)
             if joins and previous is not None:
                 previous.segments.append(segment)
@@ -350,6 +358,12 @@ class Reader:
             "issue", "ticket", "charge")]
         if asked or _asks(lang, text):
             return base.but(kind=Kind.BENIGN, modality=Modality.ASKED)
+        if lang.has("obligation", text):
+            # "The amount must be the order's total": how things should be, not how they are.
+            return base.but(modality=Modality.IF)
+        if lang.has("contact", text) and not lang.has("negation", text):
+            # "We'll be in touch about A-1 today": a promise of contact, of any record.
+            return base.but(kind=Kind.BENIGN)
         if _starts_with(lang, "relative", text) or re.match(
                 r"\s*(?:who|which|whose|qui|quien|quienes)\b", text, re.I):
             return base  # "..., who handle invoices": says what the thing is, claims nothing
@@ -375,6 +389,9 @@ class Reader:
                 self.lexicon.label(base.text, lang.code) and not lang.has("verbs", verb))):
             # "The total is $45", "Der Rabatt beträgt 20 %", "plus 15,50 € de frais de
             # port": what an amount is.
+            return self._hedge(base.but(kind=Kind.AMOUNT), masked, text, lang)
+        if values and lang.has("evidential", verb) and not lang.has("negation", verb):
+            # "We found three successful payments for your order": values the case has.
             return self._hedge(base.but(kind=Kind.AMOUNT), masked, text, lang)
         said = _said_words(text, lang)
         if (lang.has("verbs", verb) and values) or (about_case and words > 3) or (

@@ -58,9 +58,9 @@ SAYABLE = frozenset({"money", "order", "card", "date", "duration", "ticket", "is
                      "percent", "team", "person", "charge", "code", "ticket_status",
                      "issue_status", "resolution", "urgency", "issue_priority", "product",
                      "tier", "count"})
-# How a statement's modality is looked up ("+done", "-can", ...).
 # Ids, said as written; any other kind without a format of its own is a world's name.
 _IDS = frozenset({"order", "issue", "charge", "payment", "refund_id", "dispute_id"})
+# How a statement's modality is looked up ("+done", "-can", ...).
 _MODALITY = {Modality.DONE: "done", Modality.WILL: "will", Modality.CAN: "can",
              Modality.ASKED: "asked"}
 
@@ -105,6 +105,8 @@ class Realiser:
             return None
         if any(e.kind in ("extent", "ordinal") for e in own):
             return None  # "in full", "the second payment": part of the meaning no slot keeps
+        if any(e.value is None for e in own):
+            return None  # "tomorrow" read without the episode's day: no date to say
         sign = (polarity or statement.polarity).value
         key = f"{sign}{_MODALITY[statement.modality]}"
         options = self.templates.get(statement.claim, {}).get(language, {}).get(key, ())
