@@ -213,7 +213,8 @@ class Case:
         ordered = [(n, b) for n, b in views.items() if n in used]
         prefix = ("WITH " + ", ".join(f"{n} AS ({b})" for n, b in ordered) + " ") \
             if ordered else ""
-        cursor = self.states[app].conn.execute(prefix + sql, dict(params or {}))
+        cursor = self.states[app].conn.execute(
+            prefix + sql, {**self.lexicon.params.get(app, {}), **(params or {})})
         columns = [c[0] for c in cursor.description]
         return [dict(zip(columns, values, strict=True)) for values in cursor]
 
@@ -267,7 +268,8 @@ def judge_message(case: Case, message: Message) -> list[Judged]:
         own = tuple(e for e in statement.entities if e.kind in IDENTIFYING)
         if own:
             named = own
-        elif named and statement.kind is Kind.CLAIM and not statement.of("ordinal"):
+        elif named and statement.kind in (Kind.CLAIM, Kind.AMOUNT) \
+                and not statement.of("ordinal"):
             # "Order A-1 is cancelled. You were not charged for it.": it is A-1.
             statement = statement.but(entities=statement.entities + named)
         last = next((j for j in reversed(judged) if j.statement.kind is Kind.CLAIM), None)
@@ -380,7 +382,8 @@ def _judge(case: Case, statement: Statement, keys: set[str],
             if not _amount_ok(amount, currency, amounts):
                 return verdict(Verdict.UNVERIFIABLE, f"{currency} {amount} (minor units), set "
                                "against it, is no amount of the case")
-    statement, apart = _labelled_apart(case, statement)
+    statement, apart = _labelled_apart(case, statement, amountless=bool(history) and not any(
+        r.get("amount") is not None for r in history))
     if apart:
         judged = _judge_amount(case, apart, keys)
         if judged.verdict is not Verdict.TRUE:
@@ -427,11 +430,21 @@ def _contrasts(statement: Statement) -> tuple[Statement, list[tuple[int, str]]]:
     return statement.but(entities=tuple(kept)), contrast  # type: ignore[return-value]
 
 
-def _labelled_apart(case: Case, statement: Statement) -> tuple[Statement, Statement | None]:
+def _labelled_apart(case: Case, statement: Statement, *, amountless: bool = False
+                    ) -> tuple[Statement, Statement | None]:
     """The statement without the amounts labelled as something other than what the claim
-    moves ("a discount of $27 on a total of $108": the total is no discount), and those
-    amounts as a statement of values."""
+    moves ("a discount of $27 on a total of $108": the total is no discount), or any amount
+    when the claim's facts have none (``amountless``: "$30.95 should arrive within 5-10
+    business days" states a refund's timing and an amount of the case), and those amounts
+    as a statement of values."""
     labels = case.lexicon.claims[statement.claim].labels
+    if amountless:
+        money = tuple(e for e in statement.entities if e.kind == "money")
+        if not money:
+            return statement, None
+        return (statement.but(entities=tuple(e for e in statement.entities
+                                             if e.kind != "money")),
+                statement.but(kind=Kind.AMOUNT, entities=money))
     if "*" in labels:
         return statement, None
     found = case.lexicon.label(statement.text, statement.language)
@@ -533,9 +546,13 @@ def _seq_fits(row: Row, ordinal: tuple[int, str], last: int) -> bool:
         return True
     seq = row.get("seq")
     if seq is None:
-        return False
+        # A refused attempt has no place among the payments ("the earlier declined
+        # attempt"): any ordinal may name it.
+        return row.get("ok") in (0, False)
+    if which == -2:
+        return True  # "the other payment": whichever the message set it against
     if which == 0:
-        return int(seq) > 1
+        return int(seq) > 1  # "the extra payment": not the first
     if which == -1:
         return int(seq) == last
     return int(seq) == which
@@ -620,7 +637,10 @@ def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explici
             return verdict(Verdict.FALSE, problem)
         problem = _count_problem(statement, matched)
         if problem:
-            return verdict(Verdict.FALSE if explicit else Verdict.UNVERIFIABLE, problem)
+            # More than ever happened is false, whichever records are meant.
+            ever = [r for r in history if r.get("ok") in (1, True)]
+            return verdict(Verdict.FALSE if explicit or _count_problem(statement, ever, more=True)
+                           else Verdict.UNVERIFIABLE, problem)
         return verdict(Verdict.TRUE, f"'{name}' is so")
     if _denied(statement):
         # "Your card was declined": a refusal of it is on record.
@@ -675,14 +695,18 @@ def _amounts_problem(statement: Statement, rows: list[Row]) -> str | None:
     return None
 
 
-def _count_problem(statement: Statement, rows: list[Row]) -> str | None:
+def _count_problem(statement: Statement, rows: list[Row], *, more: bool = False
+                   ) -> str | None:
+    """What the counts said get wrong (``more``: only counts above what ``rows`` have)."""
     subjects = {r.get("subject") for r in rows}
     for entity in statement.entities:
         if entity.kind == "count":
             n, noun = entity.value  # type: ignore[misc]
-            if noun in ("payment", "order", "issue", "ticket", "refund") and n != len(subjects):
+            if noun in ("payment", "order", "issue", "ticket", "refund") and (
+                    n > len(subjects) if more else n != len(subjects)):
                 return f"{entity.text!r}: it was {len(subjects)}"
-        if entity.kind == "times" and entity.value != len(subjects):
+        if entity.kind == "times" and (entity.value > len(subjects) if more  # type: ignore[operator]
+                                       else entity.value != len(subjects)):
             return f"{entity.text!r}: it was {len(subjects)} time(s)"
     return None
 

@@ -105,8 +105,11 @@ CASES = [
                                             "{{ order.number }}: it is outside our 90-day "
                                             "window."}, "wrong"),
     # Notes to colleagues are judged too.
-    Case("helpdesk/refund-standard", {REFUNDED: "{old}", "Return received": "The customer was "
-                                      "not refunded."}, "harm"),
+    Case("helpdesk/escalate-chargeback-threat", {"Nothing refunded by Support": "{old} "
+                                                 "Refunded in full by Support already."},
+         "harm"),
+    Case("helpdesk/escalate-chargeback-threat", {"Nothing refunded by Support": "Chargeback. "
+                                                 "Refund. Billing.............."}, "fail"),
     # Natural, correct wording passes.
     Case("helpdesk/refund-window-expired", {REFUSED: "Hi, nothing has been refunded, since "
                                             "order {{ order.number }} shipped on "

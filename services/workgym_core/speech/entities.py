@@ -198,6 +198,9 @@ _LIST_NEXT = re.compile(r"\s*(?:,|and|und|et|y|e|o|or|oder|ou|と|、)\s*"
                         r"(?P<n>\d{1,7})(?![\d]|[.,]\d)", re.IGNORECASE)
 # Words a count never reaches across ("1 but not order 2").
 _JOINERS = "but|not|and|or|nor|than|aber|und|oder|nicht|mais|et|ou|pas|pero|y|o|no"
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uff00-\uffef"
+_NAME_LEFT = rf"(?<![\w-](?<![{_CJK}]))"
+_NAME_RIGHT = rf"(?!(?![{_CJK}])[\w-])"
 _ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "una",
                        "uno"})
 
@@ -274,15 +277,22 @@ class Finder:
         for ident in self.ids:
             for match in ident.pattern.finditer(text):
                 add(ident.kind, ident.normal(match.group()), match.start(), match.end())
-        for kind, surfaces in (names or {}).items():
-            for surface in sorted(surfaces, key=len, reverse=True):
+        # The world's names: the longest first, and of one surface the kind that spells it
+        # as written ("High" an issue's priority, "high" a ticket's urgency). A name is a
+        # word of its own in Latin script, not in Japanese ("Dana Kimに", "Billingチーム").
+        named = []
+        for order, (kind, surfaces) in enumerate((names or {}).items()):
+            for surface in surfaces:
                 if len(surface) < 2:
                     continue
-                left = r"(?<![\w-])" if surface[0].isascii() and surface[0].isalnum() else ""
-                right = r"(?![\w-])" if surface[-1].isascii() and surface[-1].isalnum() else ""
+                left = _NAME_LEFT if surface[0].isascii() and surface[0].isalnum() else ""
+                right = _NAME_RIGHT if surface[-1].isascii() and surface[-1].isalnum() else ""
                 for match in re.finditer(f"{left}{re.escape(surface)}{right}", text,
                                          re.IGNORECASE):
-                    add(kind, surfaces[surface], match.start(), match.end())
+                    named.append((-len(surface), match.group() != surface, order,
+                                  match.start(), kind, surfaces[surface], match.end()))
+        for _, _, _, start, kind, value, end in sorted(named):
+            add(kind, value, start, end)
         for pattern in _dates():
             for match in pattern.finditer(text):
                 value = _date_value(match, language)

@@ -61,6 +61,8 @@ A claim file::
           where: {public: true}
           party: SELECT ...  # who hears it (a lower-cased email); parameters: the columns
           heard: SELECT ...  # what that party has said themselves (one text column)
+    params:       # values of the app's world (world.yaml beside this file) its SQL may use
+      approval_above: refund_policy.approval_above  # as :approval_above
     sensitive:    # what may be told only to its owner
       proofs: [phone]  # kinds identity is proved with: told to no one, not even the owner
       sql: SELECT ...  # owner (a lower-cased email), kind (email, phone, address, card), value
@@ -168,6 +170,7 @@ class Lexicon:
     finder: Finder = field(compare=False)
     writes: Mapping[str, tuple[Write, ...]] = field(default_factory=dict)  # app -> ...
     sensitive: Mapping[str, Sensitive] = field(default_factory=dict)  # app -> its data
+    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # app -> name -> value
     restricted: dict[frozenset[str], Lexicon] = field(default_factory=dict, compare=False,
                                                       repr=False)
 
@@ -265,7 +268,18 @@ def _phrases(raw: Mapping[str, Any] | None, where: str, *, words: bool = True
     return compiled
 
 
-def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
+def _world_value(world: Mapping[str, Any], path: str, where: str) -> Any:
+    """The value at a dotted ``path`` of the app's world data."""
+    value: Any = world
+    for part in path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            raise ValueError(f"{where}: the app's world.yaml has no {path!r}")
+        value = value[part]
+    return value
+
+
+def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any],
+          world: Mapping[str, Any]) -> None:
     for kind, spec in (raw.get("ids") or {}).items():
         normal = _NORMAL[spec.get("normal", "key")]
         into["ids"].append(IdPattern(kind, re.compile(spec["pattern"]), normal))
@@ -315,6 +329,9 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any]) -> None:
               out=Out(where=dict(spec["out"].get("where") or {}), party=spec["out"]["party"],
                       heard=spec["out"]["heard"]) if spec.get("out") else None)
         for table, spec in (raw.get("writes") or {}).items())
+    if raw.get("params"):
+        into["params"][app] = {name: _world_value(world, path, f"{app}: params.{name}")
+                               for name, path in raw["params"].items()}
     if raw.get("sensitive"):
         spec = raw["sensitive"]
         into["sensitive"][app] = Sensitive(sql=spec["sql"],
@@ -326,14 +343,18 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
     """The lexicon of ``files`` ((app, its claims.yaml) pairs), parsed once per process."""
     parts: dict[str, Any] = {"ids": [], "countable": {}, "labels": {}, "names": {},
                              "views": {}, "amounts": {}, "about": {}, "actions": {}, "claims": {},
-                             "also": [], "writes": {}, "sensitive": {}}
+                             "also": [], "writes": {}, "sensitive": {}, "params": {}}
     for app, path in files:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         unknown = set(raw) - {"ids", "countable", "labels", "names", "views", "amounts",
-                              "about", "actions", "claims", "also", "writes", "sensitive"}
+                              "about", "actions", "claims", "also", "writes", "sensitive",
+                              "params"}
         if unknown:
             raise ValueError(f"{path}: unknown keys {sorted(unknown)}")
-        _load(app, raw, parts)
+        world_file = path.with_name("world.yaml")
+        world = yaml.safe_load(world_file.read_text(encoding="utf-8")) or {} \
+            if world_file.is_file() else {}
+        _load(app, raw, parts, world)
     for claim in parts["claims"].values():
         if unknown := [name for name in claim.overrides if name not in parts["claims"]]:
             raise ValueError(f"{claim.app}: claims.{claim.name}.overrides: no claim {unknown}")
@@ -351,6 +372,7 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
                    countable=parts["countable"], labels=parts["labels"], names=parts["names"],
                    views=parts["views"], amounts=parts["amounts"], about=parts["about"],
                    actions=actions, writes=parts["writes"], sensitive=parts["sensitive"],
+                   params=parts["params"],
                    finder=Finder(parts["ids"], {
                        kind: "|".join(f"(?:{p})" for p in by_language.values())
                        for kind, by_language in parts["countable"].items()}))

@@ -41,6 +41,11 @@ VALUES = frozenset({"money", "date", "duration", "percent", "count", "card", "ti
 # Entities that name a record or a person.
 IDS_AND_NAMES = frozenset({"order", "charge", "payment", "refund_id", "ticket", "issue",
                            "email", "phone"})
+# The world's names of what a record is (a status, a priority, a tier): words of their own
+# too ("open a dispute", "a hold on your card", "blocked by"), and a value only of the
+# claims that set them ("marked as solved").
+STATES = frozenset({"ticket_status", "issue_status", "resolution", "urgency", "issue_priority",
+                    "tier"})
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"',
@@ -132,7 +137,7 @@ class Reader:
         # Cues are read with the entities blanked out: "26 May" says no "may".
         blank = list(masked)
         for entity in entities:
-            if entity.kind != "extent":  # "in full" stays words
+            if entity.kind != "extent" and entity.kind not in STATES:  # "in full" stays words
                 # Values blank as §, records and names as ¤ (a value may be approximate).
                 mark = "§" if entity.kind in VALUES else "¤"
                 blank[entity.start:entity.end] = mark * (entity.end - entity.start)
@@ -302,8 +307,9 @@ class Reader:
         positions = {claim: min(m.start() + seg.start for c, m, _ in seg.triggers if c == claim)
                      for claim, (seg, _) in claims.items()}
         for claim, (segment, denied) in claims.items():
-            own = [e for e in entities if self._nearest(e, positions, lang.code) == claim
-                   or e.kind not in ("money",)]
+            own = [e for e in entities if (self._nearest(e, positions, lang.code) == claim
+                   or e.kind not in ("money",)) and (
+                e.kind not in STATES or e.kind in self.lexicon.claims[claim].values)]
             scope = self._scope(clause, segment, lang)
             polarity = Polarity.NEGATIVE if denied or self._negated(scope, lang) \
                 else Polarity.POSITIVE
