@@ -23,8 +23,9 @@ PHRASES = ("negation", "denial", "hedge", "approximate", "approximate_after", "b
            "range", "business", "predicate", "temporal", "relative", "nothing", "reported",
            "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "topic",
            "cleft", "determiner", "participle", "copula", "equals", "regret", "frame", "contact",
-           "evidential",
+           "evidential", "support", "modal",
            "phrase")
+
 
 
 def alternation(phrases: Iterable[str], *, words: bool = True) -> str:

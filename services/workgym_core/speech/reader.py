@@ -79,6 +79,8 @@ _BLANK = re.compile(r"[§¤]+")
 _LIST_WORDS = re.compile(r"(?:\s|^)(?:and|und|et|y|e|or|oder|ou|o|u|と|及び|および|as well as|"
                          r"sowie|ainsi que|así como)(?:\s|$)", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_AFTER_NOUN = re.compile(r"\s*(?:\([^()]*\)\s*)?")  # "返金（￥4,500）を": what the noun is of
+
 
 
 def normalise(text: str) -> str:
@@ -143,10 +145,13 @@ class Reader:
                 blank[entity.start:entity.end] = mark * (entity.end - entity.start)
         blanked = "".join(blank)
         # Claim words are found as written, but never in an amount ("47,50 livres sterling"
-        # names no delivery).
+        # names no delivery); an amount or a date is one word between them ("ist am 16.
+        # Juni 2025 bei uns eingegangen").
         worded = list(masked)
         for entity in entities:
-            if entity.kind == "money":
+            if entity.kind == "money" or (entity.kind == "date" and any(
+                    c.isdigit() for c in entity.text)):
+
                 worded[entity.start:entity.end] = "§" * (entity.end - entity.start)
         language = language or guess(blanked)
         for start, end in _sentences(blanked):
@@ -657,10 +662,17 @@ def _attributive(text: str, match: re.Match[str], lang: Language) -> bool:
 def _verb_before(text: str, at: int, lang: Language, end: int | None = None) -> bool:
     """Whether the word before ``at`` makes the claim word there a verb ("we refund"), or
     (Japanese) what follows it does ("返金しました")."""
-    if lang.code == "ja":
-        return end is not None and lang.cues["verb_after"].match(text, end) is not None
+    if lang.code == "ja":  # "返金しました", "返金（￥4,500）を行います"
+        return end is not None and lang.cues["verb_after"].match(
+            text, _AFTER_NOUN.match(text, end).end()) is not None
     before = re.findall(r"[\w']+", text[max(0, at - 20):at].lower())
-    return bool(before) and lang.cues["verb_before"].fullmatch(before[-1]) is not None
+    if before and lang.cues["verb_before"].fullmatch(before[-1]) is not None:
+        return True
+    # A verb that makes the noun after it an act ("issue a refund", "open a dispute",
+    # "effectuer le remboursement", "realizar el reembolso").
+    return re.search(rf"(?<![\w'])(?:{lang.cues['support'].pattern})\s+(?:[\w'§¤.,-]+\s+){{0,3}}$",
+                     text[max(0, at - 60):at], re.IGNORECASE) is not None
+
 
 
 def _longest(triggers: list[tuple[str, re.Match[str], bool]], lexicon: Lexicon
