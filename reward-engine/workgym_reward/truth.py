@@ -29,6 +29,7 @@ the number of distinct records.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -94,6 +95,10 @@ class Case:
     given: Mapping[str, Sequence[Row]] = field(default_factory=dict)
     # The keys each fact row names, by the row's identity (rows live as long as the case).
     _keys_of: dict[int, frozenset[str]] = field(default_factory=dict, repr=False)
+    # Facts and their index, of the case's people (False) or of everyone (True: ``wide``).
+    wide: bool = False
+    _facts: dict[bool, dict[str, list[Row]]] = field(default_factory=dict, repr=False)
+    _index: dict[bool, dict[str, set[str]]] = field(default_factory=dict, repr=False)
 
     # --- the case's keys -----------------------------------------------------------------
 
@@ -120,35 +125,56 @@ class Case:
         return not seeds.isdisjoint(named)
 
     @cached_property
+    def customers(self) -> list[str]:
+        """The case's people: every email the setup bound."""
+        return sorted(seed for seed in self.seeds if "@" in seed)
+
+    @property
     def _all(self) -> dict[str, list[Row]]:
-        """claim -> every fact row of the episode's apps (and the task's)."""
+        """claim -> the fact rows of the episode's apps (and the task's): those of the case's
+        people and of nobody's, or (once a message names a record of someone else) all."""
+        found = self._facts.get(self.wide)
+        if found is None:
+            found = self._facts[self.wide] = self._facts_of(None if self.wide
+                                                            else self.customers)
+        return found
+
+    def _facts_of(self, customers: list[str] | None) -> dict[str, list[Row]]:
         out: dict[str, list[Row]] = {}
         for claim in self.lexicon.claims.values():
             rows: list[Row] = []
             for app, sql in claim.facts.items():
                 if app in self.states:
-                    rows += self.query(app, sql)
+                    rows += self.query(app, sql, of=customers)
             rows += [dict(r) for r in self.given.get(claim.name, [])]
             out[claim.name] = rows
-        out["amounts"] = [row for app in self.states for row in self._amounts(app)]
+        out["amounts"] = [row for app in self.states if app in self.lexicon.amounts
+                          for row in self.query(app, self.lexicon.amounts[app], of=customers)]
         return out
 
-    @cached_property
+    @property
     def _linked(self) -> dict[str, set[str]]:
         """key -> every key named with it in a fact row (an order's charges, a customer's
         orders ...)."""
-        out: dict[str, set[str]] = {}
-        for rows in self._all.values():
-            for row in rows:
-                named = self._keys_of[id(row)] = _row_keys(row)
-                for one in named:
-                    out.setdefault(one, set()).update(named)
-        return out
+        found = self._index.get(self.wide)
+        if found is None:
+            found = self._index[self.wide] = {}
+            for rows in self._all.values():
+                for row in rows:
+                    named = self._keys_of[id(row)] = _row_keys(row)
+                    for one in named:
+                        found.setdefault(one, set()).update(named)
+        return found
 
     def keys(self, extra: Iterable[str]) -> set[str]:
         """The case's keys: the seeds and ``extra`` (the message's records), widened once
-        by the facts that name any of them."""
-        seeds = self.seeds | {_norm(e) for e in extra}
+        by the facts that name any of them. A record of someone outside the case widens the
+        facts to everyone's."""
+        named = {_norm(e) for e in extra}
+        if not self.wide and any(k not in self._linked and k not in self.seeds
+                                 for k in named if not str(k).isdigit()):
+            self.wide = True
+        seeds = self.seeds | named
         widened = set(seeds)
         for one in seeds:
             widened |= self._linked.get(one, set())
@@ -201,9 +227,10 @@ class Case:
         return self.lexicon.world_names(lambda app, sql: [
             row[0] for row in self.states[app].conn.execute(sql)] if app in self.states else [])
 
-    def query(self, app: str, sql: str, params: Mapping[str, Any] | None = None
-              ) -> list[Row]:
-        """Rows of ``sql`` over the app's final state (its ``views`` at hand)."""
+    def query(self, app: str, sql: str, params: Mapping[str, Any] | None = None, *,
+              of: list[str] | None = None) -> list[Row]:
+        """Rows of ``sql`` over the app's final state (its ``views`` at hand); ``of``: only
+        the rows of these people (its ``customer`` column) and of nobody."""
         views = self.lexicon.views.get(app, {})
         used = {name: body for name, body in views.items() if re.search(rf"\b{name}\b", sql)}
         # A view may use another view declared before it.
@@ -213,14 +240,14 @@ class Case:
         ordered = [(n, b) for n, b in views.items() if n in used]
         prefix = ("WITH " + ", ".join(f"{n} AS ({b})" for n, b in ordered) + " ") \
             if ordered else ""
-        cursor = self.states[app].conn.execute(
-            prefix + sql, {**self.lexicon.params.get(app, {}), **(params or {})})
+        values = {**self.lexicon.params.get(app, {}), **(params or {})}
+        if of is not None:
+            sql = (f"SELECT * FROM ({sql}) WHERE customer IS NULL OR customer IN "
+                   "(SELECT value FROM json_each(:wg_people))")
+            values["wg_people"] = json.dumps(of)
+        cursor = self.states[app].conn.execute(prefix + sql, values)
         columns = [c[0] for c in cursor.description]
         return [dict(zip(columns, values, strict=True)) for values in cursor]
-
-    def _amounts(self, app: str) -> list[Row]:
-        sql = self.lexicon.amounts.get(app)
-        return self.query(app, sql) if sql else []
 
 
 def _row_keys(row: Row) -> frozenset[str]:

@@ -171,8 +171,23 @@ class Lexicon:
     writes: Mapping[str, tuple[Write, ...]] = field(default_factory=dict)  # app -> ...
     sensitive: Mapping[str, Sensitive] = field(default_factory=dict)  # app -> its data
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # app -> name -> value
+    owners: Mapping[str, frozenset[str]] = field(default_factory=dict)  # kind -> its apps
     restricted: dict[frozenset[str], Lexicon] = field(default_factory=dict, compare=False,
                                                       repr=False)
+
+    def apps_named(self, kinds: Iterable[str], text: str, language: str) -> set[str]:
+        """The apps whose records a sentence names: by its entities' kinds (an issue key, a
+        ticket's status) and the things it counts ("ticket", "issue"); a word two apps share
+        names neither."""
+        found = set()
+        for kind in kinds:
+            if len(self.owners.get(kind, ())) == 1:
+                found |= self.owners[kind]
+        for kind, apps in self.owners.items():
+            if len(apps) == 1 and kind in self.countable and not apps <= found \
+                    and self.names_a(kind, text, language):
+                found |= apps
+        return found
 
     def for_apps(self, apps: Iterable[str]) -> Lexicon:
         """The lexicon an episode of ``apps`` reads with: the claims those apps can judge
@@ -283,8 +298,12 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any],
     for kind, spec in (raw.get("ids") or {}).items():
         normal = _NORMAL[spec.get("normal", "key")]
         into["ids"].append(IdPattern(kind, re.compile(spec["pattern"]), normal))
+        into["owners"].setdefault(kind, set()).add(app)
     for kind, by_language in (raw.get("countable") or {}).items():
         into["countable"][kind] = dict(by_language)
+        into["owners"].setdefault(kind, set()).add(app)
+    for kind in raw.get("names") or {}:
+        into["owners"].setdefault(kind, set()).add(app)
     for label, by_language in (raw.get("labels") or {}).items():
         into["labels"][label] = _phrases(by_language, f"{app}: labels.{label}")
     into["names"][app] = {
@@ -343,7 +362,8 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
     """The lexicon of ``files`` ((app, its claims.yaml) pairs), parsed once per process."""
     parts: dict[str, Any] = {"ids": [], "countable": {}, "labels": {}, "names": {},
                              "views": {}, "amounts": {}, "about": {}, "actions": {}, "claims": {},
-                             "also": [], "writes": {}, "sensitive": {}, "params": {}}
+                             "also": [], "writes": {}, "sensitive": {}, "params": {},
+                             "owners": {}}
     for app, path in files:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         unknown = set(raw) - {"ids", "countable", "labels", "names", "views", "amounts",
@@ -373,6 +393,8 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
                    views=parts["views"], amounts=parts["amounts"], about=parts["about"],
                    actions=actions, writes=parts["writes"], sensitive=parts["sensitive"],
                    params=parts["params"],
+                   owners={kind: frozenset(apps) for kind, apps in parts["owners"].items()},
+
                    finder=Finder(parts["ids"], {
                        kind: "|".join(f"(?:{p})" for p in by_language.values())
                        for kind, by_language in parts["countable"].items()}))

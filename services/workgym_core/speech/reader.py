@@ -166,8 +166,10 @@ class Reader:
             # A hedge anywhere in the sentence ("I think", "..., glaube ich") or a value
             # said approximately makes all of it uncertain.
             hedge = self._sentence_hedge(sentence, lang)
+            kinds = [e.kind for e in entities if start <= e.start < end]
+            named = self.lexicon.apps_named(kinds, "".join(worded[start:end]), lang.code)
             for clause in self._clauses(sentence, masked, "".join(worded[start:end]),
-                                        start, lang):
+                                        start, lang, named):
                 inside = [e for e in entities if clause.start <= e.start < clause.end]
                 read = self._read(text, blanked, clause, inside, lang, asked)
                 statements += [s.but(hedged=True, why=hedge) if hedge and s.checked else s
@@ -181,18 +183,19 @@ class Reader:
 
     # --- splitting ----------------------------------------------------------------------
 
-    def _clauses(self, sentence: str, raw: str, worded: str, offset: int, lang: Language
-                 ) -> list[_Clause]:
+    def _clauses(self, sentence: str, raw: str, worded: str, offset: int, lang: Language,
+                 named: set[str] | frozenset[str] = frozenset()) -> list[_Clause]:
         """``sentence`` with its entities blanked (cues are read there), ``raw`` the whole
         message as written (what claim words need around them is found there: "It expires
         after one hour" after a sentence about the reset link), ``worded`` the sentence with
-        only its amounts blanked (claim words are found there)."""
+        only its amounts blanked (claim words are found there), ``named`` the apps whose
+        records it names."""
         segments = []
         for start, end in _segments(sentence, lang):
             part = sentence[start:end]
             triggers = [t for t in self.lexicon.triggers(worded[start:end], lang.code)
                         if self.lexicon.in_context(t[0], raw, lang.code)]
-            triggers = _longest(triggers, self.lexicon)
+            triggers = _longest(_of_named(triggers, self.lexicon, named), self.lexicon)
             condition = _marks(lang, "condition", _IDIOMS.sub("", part))  # "If you'd like,"
             # "the items that had not shipped" restricts; "c'est Finance qui décide" does not.
             restrictive = _starts_with(lang, "relative", part) and not sentence[:start].rstrip(
@@ -491,10 +494,14 @@ class Reader:
         bare = _IDIOMS.sub(" ", bare)
         if asked or _asks(lang, text):
             return Modality.ASKED
-        if lang.has("condition", text) or lang.has("obligation", bare):
+        # A rule's own words may say when it holds ("以内であれば"): no condition of its.
+        if lang.has("condition", bare) or lang.has("obligation", bare):
             return Modality.IF
-        if lang.has("ability", bare):
+        # A modal verb says what is possible even among a rule's words ("refunds can take
+        # 5-10 days"); what the rule itself is ("eligible") does not.
+        if lang.has("ability", bare) or lang.has("modal", text):
             return Modality.CAN
+
         if lang.has("future", text) and not lang.has("present", text):
             return Modality.WILL  # "wird derzeit blockiert" is so now
         return Modality.DONE
@@ -675,7 +682,21 @@ def _verb_before(text: str, at: int, lang: Language, end: int | None = None) -> 
 
 
 
+def _of_named(triggers: list[tuple[str, re.Match[str], bool]], lexicon: Lexicon,
+              named: set[str] | frozenset[str]) -> list[tuple[str, re.Match[str], bool]]:
+    """Claim words, dropping those of an app the sentence names nothing of where they
+    overlap words of an app it names ("I changed the status of SHOP-12": an issue's
+    transition, not a ticket's status; "He pasado SHOP-12 a In Review": no escalation)."""
+    if not named:
+        return triggers
+    return [(claim, match, denied) for claim, match, denied in triggers
+            if lexicon.claims[claim].app in named or not any(
+                lexicon.claims[other].app in named and o.start() < match.end()
+                and match.start() < o.end() for other, o, _ in triggers)]
+
+
 def _longest(triggers: list[tuple[str, re.Match[str], bool]], lexicon: Lexicon
+
              ) -> list[tuple[str, re.Match[str], bool]]:
     """Claim words, dropping any inside a longer one of another claim, unless its claim
     makes the other a mere part of it ("the Payments team is investigating the failed

@@ -1,0 +1,77 @@
+"""The apps' claim files against the apps' real databases: every query a claim file gives
+(facts, possible, amounts, what a message is about, names, sensitive data, who hears a
+message) runs on an episode of all three apps and returns the columns the reward engine
+reads; and the world values they name exist."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import Any
+from unittest.mock import patch
+
+import pytest
+
+from replicas.catalog import lexicon
+from workgym.agents.reference import run_script
+from workgym.gym import service
+from workgym.local import LocalServer
+from workgym.sdk import Env
+from workgym.tasks import catalogue
+from workgym_reward import Report
+from workgym_reward.diff import States
+from workgym_reward.truth import Case
+
+TASK = "cross/bug-reproduce-through-payments"  # checkout, helpdesk and tracker
+
+
+@pytest.fixture(scope="module")
+def case(local: LocalServer) -> Iterator[Case]:
+    captured: dict[str, Any] = {}
+    original = service.score
+
+    def capture(**kwargs: Any) -> Report:
+        captured.update(kwargs)
+        return original(**kwargs)
+
+    with patch.object(service, "score", capture):
+        env = Env.inprocess(local, TASK, 0)
+        env.reset()
+        env.finish(answer=run_script(env, catalogue().get(TASK).reference))
+    with ExitStack() as stack:
+        states = {app: stack.enter_context(States.open(*pair))
+                  for app, pair in captured["states"].items()}
+        assert set(states) == {"checkout", "helpdesk", "tracker"}
+        yield Case(lexicon(), states, captured["vars"], captured["today"], {})
+
+
+def test_every_claim_s_facts_run_with_the_columns_judged(case: Case) -> None:
+    for claim in lexicon().claims.values():
+        for app, sql in [*claim.facts.items(), *claim.possible.items()]:
+            rows = case.query(app, sql)
+            columns = set(rows[0]) if rows else set()
+            assert not rows or {"customer", "subject", "ok"} <= columns, (claim.name, app,
+                                                                          columns)
+
+
+def test_every_other_query_runs(case: Case) -> None:
+    found = lexicon()
+    for app, sql in found.amounts.items():
+        case.query(app, sql)
+    for app, queries in found.about.items():
+        for column, sql in queries.items():
+            case.query(app, sql, {column: 1})
+    for app, spec in found.sensitive.items():
+        rows = case.query(app, spec.sql)
+        assert rows and {"owner", "kind", "value"} <= set(rows[0])
+    for app, writes in found.writes.items():
+        for write in writes:
+            if write.out is not None:
+                case.query(app, write.out.party, {"ticket_id": 1})
+                case.query(app, write.out.heard, {"ticket_id": 1})
+    assert case.names["team"] and case.names["version"]
+
+
+def test_world_values_are_the_apps_own() -> None:
+    params = lexicon().params["checkout"]
+    assert params["approval_above"] > 0 and set(params) >= {"usd", "eur", "gbp", "jpy"}
