@@ -9,8 +9,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from replicas.checkout.rules.approvals import usd_cents
 from replicas.catalog import lexicon
+from replicas.checkout.rules.approvals import usd_cents
 from replicas.checkout.world import data as checkout_data
 from replicas.helpdesk.world import data as helpdesk_data
 from workgym_core.speech.cues import guess

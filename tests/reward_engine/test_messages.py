@@ -161,8 +161,10 @@ def test_the_answer_is_judged_unless_a_question_types_it(episode: dict[str, Any]
 @pytest.mark.parametrize(("check", "answer", "passed"), [
     ({"type": "count", "value": 3}, "Three of them.", True),
     ({"type": "count", "value": 3}, "3, or maybe 4", False),
-    ({"type": "ids", "of": "order", "value": ["A-10001", "A-10002"]}, "A-10001 and A-10002", True),
-    ({"type": "ids", "of": "order", "value": ["A-10001", "A-10002"]}, "A-10001, A-10002 and A-10003", False),
+    ({"type": "ids", "of": "order", "value": ["A-10001", "A-10002"]}, "A-10001 and A-10002",
+     True),
+    ({"type": "ids", "of": "order", "value": ["A-10001", "A-10002"]},
+     "A-10001, A-10002 and A-10003", False),
     ({"type": "amount", "value": [4500, "USD"]}, "45.00 US dollars", True),
     ({"type": "amount", "value": [4500, "USD"]}, "one of USD 45.00, USD 50.00 or USD 55.00",
      False),

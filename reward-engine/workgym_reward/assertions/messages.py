@@ -364,8 +364,8 @@ _INSIDE = ("money", "date", "duration", "order", "issue", "ticket", "charge", "p
            "card", "phone", "email", "version")
 
 
-_OUT_OF = re.compile(r"\b(?:of|out of|from|among|von|sur|de|entre)(?: the| all| les| los| las| den| die)?\s*$",
-                     re.IGNORECASE)
+_OUT_OF = re.compile(r"\b(?:of|out of|from|among|von|sur|de|entre)"
+                     r"(?: the| all| les| los| las| den| die)?\s*$", re.IGNORECASE)
 
 
 def _counts(answer: str, statements: Sequence[Statement]) -> list[int]:

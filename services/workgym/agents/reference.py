@@ -36,8 +36,8 @@ import orjson
 from workgym_core.refs import BadReference
 from workgym_core.templates import render_value
 
-from ..sdk import Env
 from ..restate import Rewrite
+from ..sdk import Env
 from ..tasks import Call, Reference, ReferenceStep, Task
 
 _NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -12,6 +12,8 @@ import anyio
 import orjson
 from pydantic import ValidationError
 
+from replicas.catalog import lexicon
+from replicas.runtime.clock import WORLD_START
 from workgym_core import credentials, spans
 from workgym_core import observability as obs
 from workgym_core.errors import (
@@ -35,8 +37,6 @@ from workgym_core.registry import (
 from workgym_core.rowops import check_schema, parse_ops
 from workgym_core.settings import Settings
 from workgym_proxy.faults import PLUGINS, resolve_plan
-from replicas.catalog import lexicon
-from replicas.runtime.clock import WORLD_START
 from workgym_reward import score
 
 from ..placement import Placement

@@ -201,7 +201,13 @@ _JOINERS = "but|not|and|or|nor|than|aber|und|oder|nicht|mais|et|ou|pas|pero|y|o|
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uff00-\uffef"
 _NAME_LEFT = rf"(?<![\w-](?<![{_CJK}]))"
 _NAME_RIGHT = rf"(?!(?![{_CJK}])[\w-])"
-_ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "una",
+# "the other payment", "l'autre paiement": the other one of those the message names.
+_DEFINITE = re.compile(r"(?:(?<![\w'])(?:the|that|this|die|der|das|den|dem|des|diese[nmrs]?|le|la|"
+                       r"les|ce|cet|cette|el|los|las|del|al|este|esta|ese|esa)\s+|(?<!\w)l')$",
+                       re.IGNORECASE)
+_INTO = re.compile(r"(?<!\w)(?:into|in|onto|zu|en|dans)\s+$", re.IGNORECASE)
+_ARTICLES = frozenset({
+"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "una",
                        "uno"})
 
 
@@ -321,6 +327,8 @@ class Finder:
                     continue  # "a bug" is no count
                 if code != language and not match.group("n").isdigit():
                     continue  # "once the customer replies" counts no eleven customers
+                if n == 1 and _INTO.search(text, 0, match.start()):
+                    continue  # "merged into one ticket" counts nothing
                 if n is not None:
                     add("count", (n, self._noun(match.group("noun"))), match.start(), match.end())
             for pattern, n in lang.times:
@@ -330,6 +338,8 @@ class Finder:
                         add("times", times, match.start(), match.end())
             for match in self._ordinal[code].finditer(text):
                 which = lang.ordinals.get(match.group("o").lower())
+                if which == -2 and code != "ja" and not _DEFINITE.search(text, 0, match.start()):
+                    continue  # "another task", "otra tarea": any other, not the other one
                 if which is not None:
                     add("ordinal", (which, self._noun(match.group("noun"))), match.start(),
                         match.end())

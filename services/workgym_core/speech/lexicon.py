@@ -175,18 +175,29 @@ class Lexicon:
     restricted: dict[frozenset[str], Lexicon] = field(default_factory=dict, compare=False,
                                                       repr=False)
 
-    def apps_named(self, kinds: Iterable[str], text: str, language: str) -> set[str]:
-        """The apps whose records a sentence names: by its entities' kinds (an issue key, a
-        ticket's status) and the things it counts ("ticket", "issue"); a word two apps share
-        names neither."""
+    def apps_named(self, kinds: Iterable[str], text: str, language: str,
+                   among: Iterable[str]) -> set[str]:
+        """The apps whose records a sentence names, of the kinds ``among``: by its entities
+        (an issue key, a ticket's status) and the things it counts ("ticket", "issue"); a
+        word two apps share names neither."""
+        among = set(among)
         found = set()
         for kind in kinds:
-            if len(self.owners.get(kind, ())) == 1:
+            if kind in among and len(self.owners.get(kind, ())) == 1:
                 found |= self.owners[kind]
-        for kind, apps in self.owners.items():
-            if len(apps) == 1 and kind in self.countable and not apps <= found \
-                    and self.names_a(kind, text, language):
+        nouns: dict[tuple[int, int], set[str]] = {}  # "ticket": a helpdesk's, and in French
+        for kind, apps in self.owners.items():      # a tracker's too
+            if kind in among and len(apps) == 1 and kind in self.countable:
+                for code in dict.fromkeys((language, "en")):
+                    pattern = self.countable[kind].get(code)
+                    for m in re.finditer(rf"(?<!\w)(?:{pattern})(?!\w)", text,
+                                         re.IGNORECASE) if pattern else ():
+                        nouns.setdefault(m.span(), set()).update(apps)
+        for apps in nouns.values():
+            if len(apps) == 1:
                 found |= apps
+
+
         return found
 
     def for_apps(self, apps: Iterable[str]) -> Lexicon:

@@ -46,6 +46,9 @@ IDS_AND_NAMES = frozenset({"order", "charge", "payment", "refund_id", "ticket", 
 # claims that set them ("marked as solved").
 STATES = frozenset({"ticket_status", "issue_status", "resolution", "urgency", "issue_priority",
                     "tier"})
+# Records two apps' claims are alike about (a ticket's status, an issue's): the one named
+# says which app's claim it is.
+RECORDS = frozenset({"ticket", "issue"})
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"',
@@ -65,7 +68,7 @@ _IDIOMS = re.compile(
     r"if you'd like|if you would like|wenn sie fragen|si vous avez des questions|"
     r"si tiene alguna pregunta|sin problema|kein problem|pas de problème|"
     r"please (?:note|be aware|see|find|allow|keep in mind|rest assured|be advised|expect)|"
-    r"n'\S+ (?:\S+ )?que|ne \S+ (?:\S+ )?que|you can (?:now |again )?(?:sign|log) in|"
+    r"n'\S+ (?:\S+ ){0,2}que|ne \S+ (?:\S+ ){0,2}que|you can (?:now |again )?(?:sign|log) in|"
     r"(?:as|to) (?:won't|will not|cannot|can't) (?:fix|do|reproduce)|"
     r"(?:i|we) can (?:confirm|see|tell you|assure you)|(?:ich kann|wir können) (?:ihnen )?"
     r"bestätigen|(?:je peux|nous pouvons) (?:vous )?(?:confirmer|assurer)|"
@@ -100,6 +103,7 @@ class _Segment:
     subordinate: bool = False  # set in time or restricting a noun: not asserted
     reported: bool = False  # someone else's words
     objects: bool = False  # names only what a claim is about ("the fraud dispute on ...")
+    naming: bool = False  # its claim words only name things ("チャージバックについて、")
     opens_sentence: bool = False  # the sentence's first: a condition there is no request
 
     def words(self) -> int:
@@ -151,12 +155,18 @@ class Reader:
         for entity in entities:
             if entity.kind == "money" or (entity.kind == "date" and any(
                     c.isdigit() for c in entity.text)):
-
                 worded[entity.start:entity.end] = "§" * (entity.end - entity.start)
-        language = language or guess(blanked)
+        # The language is guessed without the world's names ("In Review", "Won't Do").
+        unnamed = list(blanked)
+        for entity in entities:
+            if entity.kind in STATES:
+                unnamed[entity.start:entity.end] = "¤" * (entity.end - entity.start)
+        guessed = "".join(unnamed)
+        language = language or guess(guessed)
         for start, end in _sentences(blanked):
             sentence = blanked[start:end]
-            lang = self.langs[guess(sentence, default=language)]
+            lang = self.langs[guess(guessed[start:end], default=language)]
+
             # A question, or a request that opens the sentence ("Please, ...", "Por favor,
             # ...", "Merci de ...") or closes it ("..., bitte"): all of it is asked.
             asked = bool(re.search(r"[?？]\s*$|^¿|か[。]?$", sentence.strip())) or \
@@ -167,7 +177,8 @@ class Reader:
             # said approximately makes all of it uncertain.
             hedge = self._sentence_hedge(sentence, lang)
             kinds = [e.kind for e in entities if start <= e.start < end]
-            named = self.lexicon.apps_named(kinds, "".join(worded[start:end]), lang.code)
+            named = self.lexicon.apps_named(kinds, "".join(worded[start:end]), lang.code,
+                                            RECORDS | STATES)
             for clause in self._clauses(sentence, masked, "".join(worded[start:end]),
                                         start, lang, named):
                 inside = [e for e in entities if clause.start <= e.start < clause.end]
@@ -196,7 +207,14 @@ class Reader:
             triggers = [t for t in self.lexicon.triggers(worded[start:end], lang.code)
                         if self.lexicon.in_context(t[0], raw, lang.code)]
             triggers = _longest(_of_named(triggers, self.lexicon, named), self.lexicon)
-            condition = _marks(lang, "condition", _IDIOMS.sub("", part))  # "If you'd like,"
+            # "If you'd like," is no condition, nor a rule's own words ("14日以内であれば").
+            plain = part
+            for claim, match, _ in triggers:
+                if self.lexicon.claims[claim].act == "policy":
+                    plain = plain[:match.start()] + " " * (match.end() - match.start()) + \
+                        plain[match.end():]
+            condition = _marks(lang, "condition", _IDIOMS.sub("", plain))
+
             # "the items that had not shipped" restricts; "c'est Finance qui décide" does not.
             restrictive = _starts_with(lang, "relative", part) and not sentence[:start].rstrip(
                 ).endswith((",", "、", "，")) and not (
@@ -213,11 +231,12 @@ class Reader:
                 # by what restricts it claims nothing itself.
                 segment.subordinate = True
         for segment in segments:
-            if segment.triggers and all(
-                    not denied and self._names(claim, match, segment, lang)
-                    for claim, match, denied in segment.triggers) \
-                    and not lang.has("predicate", segment.text) \
-                    and not lang.has("nothing", segment.text) and segment is not segments[0]:
+            segment.naming = bool(segment.triggers) and all(
+                not denied and self._names(claim, match, segment, lang)
+                for claim, match, denied in segment.triggers) \
+                and not lang.has("predicate", segment.text) \
+                and not lang.has("nothing", segment.text)
+            if segment.naming and segment is not segments[0]:
                 segment.objects = True
         clauses: list[_Clause] = []
         conditional = False
@@ -267,6 +286,13 @@ class Reader:
         for clause in clauses:
             if merged and _lead_in(merged[-1], clause, lang):
                 clause.segments[:0] = merged.pop().segments
+                while merged and _lead_in(merged[-1], clause, lang):
+                    clause.segments[:0] = merged.pop().segments
+            elif merged and self._same_rule(merged[-1], clause):
+
+                # "返金が明細に反映されるまで、5〜10営業日かかります": a rule said across a
+                # time clause is one statement of it.
+                clause.segments[:0] = merged.pop().segments
             elif len(merged) > 1 and clause.conditional and not merged[-1].segments[0].triggers \
                     and merged[-1].segments[0].condition and _lead_in(merged[-2], clause, lang):
                 # "Zu Ihrer Bestellung A-1: Wenn ..., wird Ihre Karte autorisiert"
@@ -280,6 +306,15 @@ class Reader:
                     and not clause.segments[0].condition:
                 clause.conditional = True
         return clauses
+
+    def _same_rule(self, clause: _Clause, after: _Clause) -> bool:
+        """Whether ``clause`` is a time clause of the rule ``after`` states ("返金が明細に反映
+        されるまで、5〜10営業日かかります")."""
+        if len(clause.segments) != 1 or not clause.segments[0].subordinate:
+            return False
+        mine = {c for c, _, _ in clause.segments[0].triggers
+                if self.lexicon.claims[c].act == "policy"}
+        return bool(mine & {c for s in after.segments for c, _, _ in s.triggers})
 
     # --- reading one clause -------------------------------------------------------------
 
@@ -300,11 +335,21 @@ class Reader:
         for segment in triggered:
             for claim, match, denied in segment.triggers:
                 held = claims.get(claim)
-                claims[claim] = (held[0] if held else segment, denied or bool(held and held[1]))
+                # Read where it is asserted, not in a time clause said with it.
+                first = held[0] if held and not (held[0].subordinate and not segment.subordinate) \
+                    else segment
+                claims[claim] = (first, denied or bool(held and held[1]))
                 noun = not denied and self._names(claim, match, segment, lang)
                 nouns[claim] = nouns.get(claim, True) and noun
         if not all(nouns.values()):  # "the authorization is released": the verb's claim
             claims = {c: v for c, v in claims.items() if not nouns[c]}
+        elif lang.code == "ja" and len(claims) > 1:
+            # "返金（￥4,500）のご承認", "返金は承認が可能です": the last noun is what is said
+            # of; those before it what it is of.
+            last = max(claims, key=lambda c: max(
+                m.start() + s.start for s in triggered for n, m, _ in s.triggers if n == c))
+            claims = {last: claims[last]}
+
         # How the writer went about it frames a claim ("I can see that the payment failed").
         if any(self.lexicon.claims[c].act != "note" for c in claims):
             claims = {c: v for c, v in claims.items() if self.lexicon.claims[c].act != "note"}
@@ -324,8 +369,10 @@ class Reader:
             # A rule's own words say what the rule is ("needs to be approved", "eligible"),
             # not how it is put.
             rule = self.lexicon.claims[claim].act == "policy"
-            modality = self._modality(scope, self._scope(clause, segment, lang, claim)
-                                      if rule else scope, lang, asked)
+            how = self._scope(clause, segment, lang, inverse=False)
+            modality = self._modality(how, self._scope(clause, segment, lang, claim)
+                                      if rule else how, lang, asked)
+
             if modality is Modality.DONE and any(self._to_come(e) for e in own) \
                     and not lang.has("present", scope):
                 modality = Modality.WILL  # "Wir erstatten Ihnen den Betrag morgen"
@@ -463,16 +510,23 @@ class Reader:
                                              positions[c] > entity.start))
 
     def _scope(self, clause: _Clause, segment: _Segment, lang: Language,
-               bare: str | None = None) -> str:
+               bare: str | None = None, *, inverse: bool = True) -> str:
+
         """The text a claim's polarity and modality are read in: its own segment and the
         short ones after it that only say how it went ("Refund: declined"); without the
         words of the claim ``bare``, if given (what a claim's own words say, "needs to be
         approved", "eligible", is the claim, not how it is put)."""
         text = segment.text
-        for claim, match, _ in segment.triggers:  # "we do not contest": its own negation
-            if claim == bare or self.lexicon.is_inverse(claim, match.group(), lang.code):
+        for claim, match, _ in segment.triggers:
+            if claim == bare:
                 text = text[:match.start()] + " " * (match.end() - match.start()) + \
                     text[match.end():]
+            elif inverse and self.lexicon.is_inverse(claim, match.group(), lang.code):
+                # "we do not contest": its own negation (how it is put is read with it:
+                # "we will not contest").
+                text = text[:match.start()] + " " * (match.end() - match.start()) + \
+                    text[match.end():]
+
         parts = [text]
         after = clause.segments[clause.segments.index(segment) + 1:]
         for other in after:
@@ -577,7 +631,10 @@ def _segments(sentence: str, lang: Language) -> list[tuple[int, int]]:
         bounds.append((match.start(), match.end()))
     for cue in ("clause", "temporal", "relative", "condition"):
         for match in lang.cues[cue].finditer(sentence):
+            if cue == "temporal" and sentence[:match.start()].rstrip().endswith("§"):
+                continue  # "14 jours après la livraison": a time, not a clause
             if match.start() > 0:
+
                 at = match.end() if lang.code == "ja" else match.start()
                 bounds.append((at, at))
     spans, start = [], 0
@@ -640,8 +697,14 @@ def _lead_in(clause: _Clause, after: _Clause, lang: Language) -> bool:
     ("明日、改めてご連絡いたします")."""
     if len(clause.segments) != 1:
         return False
-    segment, next_one = clause.segments[0], after.segments[0]
-    if segment.triggers or segment.condition or segment.subordinate or segment.reported:
+    # The next clause's claim, past lead-ins of its own ("Billingチームは、チケット601に
+    # ついて、調査しております").
+    segment = clause.segments[0]
+    next_one = next((s for s in after.segments if s.triggers), after.segments[0])
+    # A Japanese topic that only names things may name a claim's ("チャージバックについて、").
+    topic = segment.naming and lang.code == "ja" and lang.has("topic", segment.text.rstrip(" 、,"))
+    if (segment.triggers and not topic) or segment.condition or segment.subordinate \
+            or segment.reported:
         return False
     if not next_one.triggers:
         return "§" in segment.text and "¤" not in segment.text and not _said_words(
@@ -690,9 +753,11 @@ def _of_named(triggers: list[tuple[str, re.Match[str], bool]], lexicon: Lexicon,
     if not named:
         return triggers
     return [(claim, match, denied) for claim, match, denied in triggers
-            if lexicon.claims[claim].app in named or not any(
-                lexicon.claims[other].app in named and o.start() < match.end()
-                and match.start() < o.end() for other, o, _ in triggers)]
+            if lexicon.claims[claim].app in named or lexicon.claims[claim].act == "policy"
+            or not any(lexicon.claims[other].app in named and o.start() < match.end()
+                       and match.start() < o.end() and other not in lexicon.claims[claim].overrides
+                       for other, o, _ in triggers)]
+
 
 
 def _longest(triggers: list[tuple[str, re.Match[str], bool]], lexicon: Lexicon
