@@ -381,10 +381,15 @@ def _judge(case: Case, statement: Statement, keys: set[str],
         if polarity is Polarity.POSITIVE and modality in (Modality.DONE, Modality.WILL):
             if not done:
                 return verdict(Verdict.FALSE, f"no '{statement.claim}' at all, of any item")
+            if not any(r.get("amount") is not None for r in rows):
+                # "The French Press arrived broken": what befell the whole order befell
+                # each of its items.
+                return verdict(Verdict.TRUE, f"'{statement.claim}' of the whole order")
             prices = [r for r in case.amounts(keys) if r.get("label") == "price"]
             said = _money(statement)
-            if said and all(_amount_ok(a, c, done) and _items_cost(a, c, prices)
-                            for a, c in said):
+            if said and all(_items_cost(a, c, prices) and (_amount_ok(a, c, done) or any(
+                    str(r.get("currency") or "").upper() == c.upper()
+                    and int(r.get("amount") or 0) >= a for r in done)) for a, c in said):
                 # "Refunded $12 for the broken mug", "captured $118, the price of the shipped
                 # items": what some of the items cost.
                 return verdict(Verdict.TRUE, f"'{statement.claim}' of items' prices")
@@ -393,8 +398,9 @@ def _judge(case: Case, statement: Statement, keys: set[str],
     unnamed = not any(statement.of(k) for k in IDENTIFYING) and not statement.of("ordinal")
     history = rows  # everything that happened: "the whole order has now been refunded"
     # "We cannot re-bill": a refusal, of what the agent does now.
-    if claim.episode and not statement.of("date") and (
-            modality is not Modality.CAN or polarity is Polarity.NEGATIVE) \
+    refusal = modality is Modality.CAN and polarity is Polarity.NEGATIVE
+    if (claim.episode or refusal) and not statement.of("date") and (
+            modality is not Modality.CAN or refusal) \
             and not _ALREADY.search(statement.text) and (
                 unnamed or (polarity is Polarity.NEGATIVE and not _EVER.search(statement.text))):
         # "We have refunded it", "No refund for A-1": this episode's act, not the past's.
@@ -535,7 +541,13 @@ def _labelled(case: Case, statement: Statement) -> bool:
 
 def _about_items(case: Case, statement: Statement) -> bool:
     """Whether the statement is about some of an order's items ("the item was not charged")."""
-    return bool(statement.of("product")) or _says(case, "item", statement)
+    return bool(statement.of("product")) or _says(case, "item", statement) or bool(
+        _FOR_IT.search(statement.text))
+
+
+# "USD 39.00 (what you paid for it)": the price of the item the message is about.
+_FOR_IT = re.compile(r"\b(?:paid|pay|charged|cost) (?:\S+ ){0,2}for (?:it|them|that one|"
+                     r"this one|each)\b", re.IGNORECASE)
 
 
 def _on_own_records(rows: list[Row], statement: Statement, on: Mapping[str, Any]

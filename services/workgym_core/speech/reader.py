@@ -271,7 +271,10 @@ class Reader:
                 not opens or phrase or elliptic) and (
                 len([w for w in _LIST_WORDS.sub(" ", segment.text).split()
                      if not _BLANK.search(w)]) <= 2 or phrase or elliptic) and not lang.has(
-                "benign", segment.text)
+                "benign", segment.text) and not (
+                # "GBP 2,205.00 charged, order total GBP 1,543.50": what another amount is.
+                "§" in segment.text and not phrase and not lang.has("verbs", segment.text)
+                and self.lexicon.label(segment.text, lang.code))
             if joins and previous is not None:
                 previous.segments.append(segment)
                 continue
@@ -373,6 +376,15 @@ class Reader:
             modality = self._modality(how, self._scope(clause, segment, lang, claim)
                                       if rule else how, lang, asked)
 
+            if self._requested(claim, segment, lang):
+                # "a request to move the login", "返金の申請": what is asked for, not said
+                # to be so; what is said of the request is another claim's, or unknown.
+                if len(claims) == 1 and (lang.has("verbs", scope) or lang.has("predicate", scope)):
+                    out.append(base.but(kind=Kind.UNREADABLE, why=f"says something of a "
+                                        f"{claim} asked for that the reader does not know"))
+                else:
+                    out.append(base.but(kind=Kind.BENIGN, modality=Modality.ASKED))
+                continue
             if modality is Modality.DONE and any(self._to_come(e) for e in own) \
                     and not lang.has("present", scope):
                 modality = Modality.WILL  # "Wir erstatten Ihnen den Betrag morgen"
@@ -534,6 +546,18 @@ class Reader:
                 break
             parts.append(other.text)
         return " , ".join(parts)
+
+    @staticmethod
+    def _requested(claim: str, segment: _Segment, lang: Language) -> bool:
+        """Whether the claim's word is what someone asks for ("a request to cancel", "the
+        refund request"), not what is said to be so."""
+        match = next(m for c, m, _ in segment.triggers if c == claim)
+        before, after = segment.text[:match.start()], segment.text[match.end():]
+        return bool(re.search(rf"(?:{lang.cues['requested_after'].pattern})$", match.group(),
+                              re.IGNORECASE) or re.search(rf"(?:{lang.cues['requested'].pattern})\s*(?:\S+\s+)?$", before,
+                              re.IGNORECASE)
+                    or re.match(rf"\s*(?:{lang.cues['requested_after'].pattern})", after,
+                                re.IGNORECASE))
 
     @staticmethod
     def _negated(text: str, lang: Language) -> bool:
