@@ -360,7 +360,7 @@ def _judge(case: Case, statement: Statement, keys: set[str],
     # urgent"); elsewhere "open" or "High" is just a word.
     statement = statement.but(entities=tuple(
         e for e in statement.entities if e.kind not in _VALUE_KINDS or e.kind in claim.values))
-    rows = case.rows(statement.claim, keys)
+    rows = case.rows(claim.name, keys)
     if rows is None:
         return verdict(Verdict.UNVERIFIABLE, f"nothing in the episode can confirm "
                        f"'{statement.claim}'")
@@ -421,7 +421,7 @@ def _judge(case: Case, statement: Statement, keys: set[str],
         judged = _judge_amount(case, apart, keys)
         if judged.verdict is not Verdict.TRUE:
             return judged
-    if _labelled(case, statement) and "*" in case.lexicon.claims[statement.claim].labels:
+    if _labelled(case, statement) and "*" in claim.labels:
         if not _money(statement):
             return verdict(Verdict.UNVERIFIABLE, f"said of part of the money "
                            f"({statement.text!r}), which the '{statement.claim}' facts do not "
@@ -431,7 +431,8 @@ def _judge(case: Case, statement: Statement, keys: set[str],
             return _judge_amount(case, statement.but(kind=Kind.AMOUNT), keys)
     explicit = any(e.kind in IDENTIFYING or (e.kind == "ordinal" and e.value[1] == "payment")
                    for e in statement.entities if e.start >= statement.start)
-    return _judge_claim(statement, rows, future=future, explicit=explicit, history=history)
+    return _judge_claim(statement, rows, future=future, explicit=explicit, history=history,
+                        joins=claim.joins)
 
 
 _PRONOUN = re.compile(r"\b(?:it|that|this|them|es|le|lo|la)\b|それ", re.IGNORECASE)
@@ -470,7 +471,7 @@ def _labelled_apart(case: Case, statement: Statement, *, amountless: bool = Fals
     when the claim's facts have none (``amountless``: "$30.95 should arrive within 5-10
     business days" states a refund's timing and an amount of the case), and those amounts
     as a statement of values."""
-    labels = case.lexicon.claims[statement.claim].labels
+    labels = case.lexicon.claims[str(statement.claim)].labels
     if amountless:
         money = tuple(e for e in statement.entities if e.kind == "money")
         if not money:
@@ -633,7 +634,7 @@ def _consistent(row: Row, statement: Statement, last_seq: int) -> bool:
 
 
 def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explicit: bool,
-                 history: list[Row]) -> Judged:
+                 history: list[Row], joins: bool = False) -> Judged:
     """A claim against its facts. ``explicit``: the statement names its records itself (not
     by "it", nor by nothing): only then may a denial of what happened to some of the case's
     records and not others be judged false. ``history``: the facts of before the episode
@@ -674,12 +675,12 @@ def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explici
                                                                          matched + earlier)
         if problem:
             return verdict(Verdict.FALSE, problem)
-        problem = _count_problem(statement, matched)
+        problem = _count_problem(statement, matched, joins=joins)
         if problem:
             # More than ever happened is false, whichever records are meant.
             ever = [r for r in history if r.get("ok") in (1, True)]
-            return verdict(Verdict.FALSE if explicit or _count_problem(statement, ever, more=True)
-                           else Verdict.UNVERIFIABLE, problem)
+            return verdict(Verdict.FALSE if explicit or _count_problem(
+                statement, ever, more=True, joins=joins) else Verdict.UNVERIFIABLE, problem)
         return verdict(Verdict.TRUE, f"'{name}' is so")
     if _denied(statement):
         # "Your card was declined": a refusal of it is on record.
@@ -734,15 +735,18 @@ def _amounts_problem(statement: Statement, rows: list[Row]) -> str | None:
     return None
 
 
-def _count_problem(statement: Statement, rows: list[Row], *, more: bool = False
-                   ) -> str | None:
-    """What the counts said get wrong (``more``: only counts above what ``rows`` have)."""
+def _count_problem(statement: Statement, rows: list[Row], *, more: bool = False,
+                   joins: bool = False) -> str | None:
+    """What the counts said get wrong (``more``: only counts above what ``rows`` have;
+    ``joins``: the records were made one, so "merged the two", "all three" and "into one"
+    count them all, or what they became)."""
     subjects = {r.get("subject") for r in rows}
+    true = {len(subjects), len(subjects) + 1, 1} if joins and subjects else {len(subjects)}
     for entity in statement.entities:
         if entity.kind == "count":
             n, noun = entity.value  # type: ignore[misc]
             if noun in ("payment", "order", "issue", "ticket", "refund") and (
-                    n > len(subjects) if more else n != len(subjects)):
+                    n > max(true) if more else n not in true):
                 return f"{entity.text!r}: it was {len(subjects)}"
         if entity.kind == "times" and (entity.value > len(subjects) if more  # type: ignore[operator]
                                        else entity.value != len(subjects)):
@@ -829,7 +833,7 @@ def _judge_amount(case: Case, statement: Statement, keys: set[str]) -> Judged:
         # "The 30-day article you read": a period some rule of the case has (or had).
         periods = {(r.get("days"), r.get("days_hi")) for rows in case._all.values()
                    for r in rows if r.get("days") is not None and case.in_case(r, keys)}
-        for lo, hi, _ in durations:  # type: ignore[misc]
+        for lo, hi, _ in durations:
             if (lo, hi) not in periods:
                 return verdict(Verdict.UNVERIFIABLE, f"{lo} days is no period of the case")
         return verdict(Verdict.TRUE, "periods of the case")

@@ -289,9 +289,8 @@ def reword(language: str | None, variant: int) -> Change:
     as it was; None when nothing could be said again."""
     def change(message: Message) -> Message | None:
         text, statements = _statements(message)
-        said = [(s, realiser().say(s, language or s.language, variant))
-                for s in statements if _asserted(s)]
-        said = [(s, out) for s, out in said if out]
+        said = [(s, out) for s in statements if _asserted(s)
+                for out in [realiser().say(s, language or s.language, variant)] if out]
         if not said:
             return None
         for statement, out in reversed(said):  # from the end: offsets stay right

@@ -238,7 +238,7 @@ class AllSaid(Assertion):
         messages = [message(row, write.text, write.on)
                     for app, writes in case.lexicon.writes.items() if app in ctx.world
                     for write in writes
-                    for row in ctx.world[app].added_rows(write.table, write.by)
+                    for row in ctx.world[app].added_rows(write.table, dict(write.by))
                     if row.get(write.text)]
         if self.answer and ctx.answer:
             messages.append(Message(ctx.answer))

@@ -301,13 +301,14 @@ class Finder:
             add(kind, value, start, end)
         for pattern in _dates():
             for match in pattern.finditer(text):
-                value = _date_value(match, language)
-                if value is not None:
-                    add("date", value, match.start(), match.end())
+                day = _date_value(match, language)
+                if day is not None:
+                    add("date", day, match.start(), match.end())
         for match in self._card.finditer(text):
             add("card", match.group("digits"), match.start(), match.end())
         at = 0
-        while (match := _money().search(text, at)) is not None:
+        while (hit := _money().search(text, at)) is not None:
+            match = hit
             at = match.start() + 1  # a match over card digits gives way to the next one
             if not free(match.start(), match.end()):
                 continue

@@ -83,8 +83,9 @@ from .cues import LANGUAGES, alternation
 from .entities import Finder, IdPattern, key
 
 Act = Literal["agent", "world", "customer", "policy", "note"]
-_NORMAL = {"key": key, "lower": str.lower, "exact": str, "upper": str.upper,
-           "digits": lambda text: re.sub(r"\D", "", text)}
+_NORMAL: dict[str, Callable[[str], str]] = {
+    "key": key, "lower": str.lower, "exact": str, "upper": str.upper,
+    "digits": lambda text: re.sub(r"\D", "", text)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,6 +125,7 @@ class ClaimType:
     overrides: tuple[str, ...] = ()  # claims its words make mere parts of it, in one clause
     kinds: Mapping[str, Mapping[str, re.Pattern[str]]] = field(default_factory=dict)
     labels: tuple[str, ...] = ()  # what its amounts are of; '*': any part of the money
+    joins: bool = False  # records made one: counted as those joined in, all, or the one
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,7 @@ class Lexicon:
         (an issue key, a ticket's status) and the things it counts ("ticket", "issue"); a
         word two apps share names neither."""
         among = set(among)
-        found = set()
+        found: set[str] = set()
         for kind in kinds:
             if kind in among and len(self.owners.get(kind, ())) == 1:
                 found |= self.owners[kind]
@@ -193,11 +195,9 @@ class Lexicon:
                     for m in re.finditer(rf"(?<!\w)(?:{pattern})(?!\w)", text,
                                          re.IGNORECASE) if pattern else ():
                         nouns.setdefault(m.span(), set()).update(apps)
-        for apps in nouns.values():
-            if len(apps) == 1:
-                found |= apps
-
-
+        for spans_apps in nouns.values():
+            if len(spans_apps) == 1:
+                found |= spans_apps
         return found
 
     def for_apps(self, apps: Iterable[str]) -> Lexicon:
@@ -334,7 +334,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any],
             raise ValueError(f"{where}: claim {name!r} is also {into['claims'][name].app}'s")
         unknown = set(spec) - {"act", "words", "denied", "context", "unless", "nouns",
                                "inverse", "facts", "possible", "values", "episode", "overrides",
-                               "kinds", "labels"}
+                               "kinds", "labels", "joins"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
         into["claims"][name] = ClaimType(
@@ -349,6 +349,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any],
             possible={app: spec["possible"]} if spec.get("possible") else {},
             values=tuple(spec.get("values", ())), episode=bool(spec.get("episode")),
             overrides=tuple(spec.get("overrides", ())), labels=tuple(spec.get("labels", ())),
+            joins=bool(spec.get("joins")),
             kinds={kind: _phrases(words, f"{where}.kinds.{kind}", words=False)
                    for kind, words in (spec.get("kinds") or {}).items()})
     for name, spec in (raw.get("also") or {}).items():
@@ -387,8 +388,8 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
             if world_file.is_file() else {}
         _load(app, raw, parts, world)
     for claim in parts["claims"].values():
-        if unknown := [name for name in claim.overrides if name not in parts["claims"]]:
-            raise ValueError(f"{claim.app}: claims.{claim.name}.overrides: no claim {unknown}")
+        if missing := [name for name in claim.overrides if name not in parts["claims"]]:
+            raise ValueError(f"{claim.app}: claims.{claim.name}.overrides: no claim {missing}")
     for app, name, spec in parts["also"]:
         claim = parts["claims"].get(name)
         if claim is None:

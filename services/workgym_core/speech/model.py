@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 
 class Polarity(StrEnum):
@@ -52,7 +53,7 @@ class Entity:
     world's names (``team``, ``person``, ``version``, ``status``, ...)."""
 
     kind: str
-    value: object
+    value: Any  # by kind, as above
     text: str
     start: int
     end: int
@@ -80,7 +81,7 @@ class Statement:
     def of(self, kind: str) -> tuple[Entity, ...]:
         return tuple(entity for entity in self.entities if entity.kind == kind)
 
-    def values(self, kind: str) -> list[object]:
+    def values(self, kind: str) -> list[Any]:
         return [entity.value for entity in self.entities if entity.kind == kind]
 
     @property

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -131,7 +131,7 @@ class Reader:
         self.lexicon = lexicon
         self.langs = languages()
 
-    def read(self, text: str, *, names: Mapping[str, Iterable[str]] | None = None,
+    def read(self, text: str, *, names: Mapping[str, Mapping[str, str]] | None = None,
              today: date | None = None, language: str | None = None) -> Reading:
         """``text`` read: names are the world's (kind -> names: teams, people, ...), today
         the episode's date (for "today", "tomorrow"), language the reader's guess to start
@@ -201,7 +201,7 @@ class Reader:
         after one hour" after a sentence about the reset link), ``worded`` the sentence with
         only its amounts blanked (claim words are found there), ``named`` the apps whose
         records it names."""
-        segments = []
+        segments: list[_Segment] = []
         for start, end in _segments(sentence, lang):
             part = sentence[start:end]
             triggers = [t for t in self.lexicon.triggers(worded[start:end], lang.code)
@@ -299,13 +299,13 @@ class Reader:
             elif len(merged) > 1 and clause.conditional and not merged[-1].segments[0].triggers \
                     and merged[-1].segments[0].condition and _lead_in(merged[-2], clause, lang):
                 # "Zu Ihrer Bestellung A-1: Wenn ..., wird Ihre Karte autorisiert"
-                condition, lead = merged.pop(), merged.pop()
-                clause.segments[:0] = lead.segments + condition.segments
+                held, lead = merged.pop(), merged.pop()
+                clause.segments[:0] = lead.segments + held.segments
             merged.append(clause)
         clauses = merged
         # "We'll refund it once it arrives": what comes before a condition holds on it too.
-        for clause, after in zip(clauses, clauses[1:], strict=False):
-            if _starts_with(lang, "condition", after.segments[0].text) \
+        for clause, following in zip(clauses, clauses[1:], strict=False):
+            if _starts_with(lang, "condition", following.segments[0].text) \
                     and not clause.segments[0].condition:
                 clause.conditional = True
         return clauses
@@ -553,11 +553,10 @@ class Reader:
         refund request"), not what is said to be so."""
         match = next(m for c, m, _ in segment.triggers if c == claim)
         before, after = segment.text[:match.start()], segment.text[match.end():]
-        return bool(re.search(rf"(?:{lang.cues['requested_after'].pattern})$", match.group(),
-                              re.IGNORECASE) or re.search(rf"(?:{lang.cues['requested'].pattern})\s*(?:\S+\s+)?$", before,
-                              re.IGNORECASE)
-                    or re.match(rf"\s*(?:{lang.cues['requested_after'].pattern})", after,
-                                re.IGNORECASE))
+        asked, asked_after = lang.cues["requested"].pattern, lang.cues["requested_after"].pattern
+        return bool(re.search(rf"(?:{asked_after})$", match.group(), re.IGNORECASE)
+                    or re.search(rf"(?:{asked})\s*(?:\S+\s+)?$", before, re.IGNORECASE)
+                    or re.match(rf"\s*(?:{asked_after})", after, re.IGNORECASE))
 
     @staticmethod
     def _negated(text: str, lang: Language) -> bool:
@@ -757,8 +756,8 @@ def _verb_before(text: str, at: int, lang: Language, end: int | None = None) -> 
     """Whether the word before ``at`` makes the claim word there a verb ("we refund"), or
     (Japanese) what follows it does ("返金しました")."""
     if lang.code == "ja":  # "返金しました", "返金（￥4,500）を行います"
-        return end is not None and lang.cues["verb_after"].match(
-            text, _AFTER_NOUN.match(text, end).end()) is not None
+        after = _AFTER_NOUN.match(text, end) if end is not None else None
+        return after is not None and lang.cues["verb_after"].match(text, after.end()) is not None
     before = re.findall(r"[\w']+", text[max(0, at - 20):at].lower())
     if before and lang.cues["verb_before"].fullmatch(before[-1]) is not None:
         return True
