@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache, cached_property
 
 from workgym_core.speech import Entity, Lexicon
 
@@ -35,35 +36,50 @@ class Datum:
         return f"the {self.kind} {self.value!r}"
 
 
-@dataclass(frozen=True)
 class Text:
-    """A text as disclosure reads it: its entities found once."""
+    """A text as disclosure reads it: what it is made of found once, when first needed."""
 
-    text: str
-    entities: tuple[Entity, ...]
+    def __init__(self, text: str, lexicon: Lexicon) -> None:
+        self.text, self.lexicon = text, lexicon
 
-    @property
+    @cached_property
     def lower(self) -> str:
         return self.text.lower()
 
-    @classmethod
-    def of(cls, text: str, lexicon: Lexicon) -> Text:
-        return cls(text, tuple(lexicon.finder.find(text)))
+    @cached_property
+    def entities(self) -> tuple[Entity, ...]:
+        return tuple(self.lexicon.finder.find(self.text))
+
+    @cached_property
+    def digit_runs(self) -> tuple[str, ...]:
+        """Its runs of digits, whatever the spacing ("+44 7700 900 555": one)."""
+        return tuple(re.sub(r"\D", "", m.group()) for m in _DIGIT_RUN.finditer(self.text))
+
+    @cached_property
+    def fours(self) -> frozenset[str]:
+        """Its four-digit numbers that are no other thing's (a date, an amount, an id)."""
+        if not _FOUR.search(self.text):
+            return frozenset()
+        others = [(e.start, e.end) for e in self.entities if e.kind in _NOT_LAST_FOUR]
+        return frozenset(m.group() for m in _FOUR.finditer(self.text)
+                         if not any(a <= m.start() < b for a, b in others))
+
+
+@cache
+def _digits(value: str) -> str:
+    return re.sub(r"\D", "", value)
 
 
 def told(said: Text, datum: Datum) -> bool:
     """Whether ``said`` tells ``datum``."""
-    text, value = said.text, datum.value.strip()
+    value = datum.value.strip()
     if datum.kind == "phone":
-        digits = re.sub(r"\D", "", value)
+        digits = _digits(value)
         if len(digits) < 7:
             return False
-        # The number without its country code, as a run of the text's digits.
-        if any(digits[-10:] in re.sub(r"\D", "", m.group()) for m in _DIGIT_RUN.finditer(text)):
-            return True
-        others = [(e.start, e.end) for e in said.entities if e.kind in _NOT_LAST_FOUR]
-        return any(m.group() == digits[-4:] and not any(a <= m.start() < b for a, b in others)
-                   for m in _FOUR.finditer(text))
+        # The number without its country code, as a run of the text's digits, or its last
+        # four alone.
+        return any(digits[-10:] in run for run in said.digit_runs) or digits[-4:] in said.fours
     if datum.kind == "card":
         return any(e.kind == "card" and e.value == value for e in said.entities)
     if len(value) < 3:
@@ -86,8 +102,8 @@ def disclosed(text: str, data: Iterable[Datum], party: str | None, heard: Sequen
     """The data ``text`` tells ``party`` (a lower-cased email) that are not theirs to hear:
     another's, or a proof of identity, that the party did not say first (``heard``)."""
     proofs = set(proofs)
-    said = Text.of(text, lexicon)
-    before = [Text.of(h, lexicon) for h in heard]
+    said = Text(text, lexicon)
+    before = [Text(h, lexicon) for h in heard]
     out = []
     for datum in data:
         if datum.owner == party and datum.kind not in proofs:

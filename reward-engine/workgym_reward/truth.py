@@ -99,6 +99,9 @@ class Case:
     wide: bool = False
     _facts: dict[bool, dict[str, list[Row]]] = field(default_factory=dict, repr=False)
     _index: dict[bool, dict[str, set[str]]] = field(default_factory=dict, repr=False)
+    # Each message judged once, whichever checks ask (what was said, and to whom).
+    _judged: dict[tuple[str, tuple[tuple[str, str], ...]], list[Judged]] = field(
+        default_factory=dict, repr=False)
 
     # --- the case's keys -----------------------------------------------------------------
 
@@ -282,6 +285,13 @@ def read(case: Case, message: Message, language: str | None = None) -> Reading:
 
 
 def judge_message(case: Case, message: Message) -> list[Judged]:
+    key = (message.text, tuple(sorted((k, str(v)) for k, v in message.on.items())))
+    if key not in case._judged:
+        case._judged[key] = _judge_message(case, message)
+    return list(case._judged[key])
+
+
+def _judge_message(case: Case, message: Message) -> list[Judged]:
     reading = read(case, message)
     extra = [str(v) for v in message.on.values() if v is not None]
     keys = case.keys(extra)

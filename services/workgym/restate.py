@@ -155,8 +155,9 @@ def _splice(text: str, statement: Statement, sentence: str) -> str:
     opens = not before.strip() or before.rstrip()[-1] in ".!?。！？:\n"
     if not opens:
         sentence = _lower_first(sentence, statement.language)
-    if after.lstrip()[:1] in (".", "。", "!", "?", ",", ";", ":", ""):
-        sentence = sentence.rstrip(".。")
+    following = after.lstrip()[:1]
+    if following in (".", "。", "!", "?", ",", ";", ":", "") or following.islower():
+        sentence = sentence.rstrip(".。")  # the sentence goes on ("…, so that …")
     return before + sentence + after
 
 

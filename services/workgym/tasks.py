@@ -10,7 +10,7 @@ only: never the setup, verifier, scripted actors or reference solution.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -18,14 +18,15 @@ from typing import Any, Literal, Self
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from replicas.catalog import app_names
+from replicas.catalog import app_names, lexicon
+from replicas.runtime.clock import WORLD_START
 from replicas.runtime.spec import actors_model, read_allowances, read_brief
 from workgym_core.errors import NotFound
 from workgym_core.refs import resolve
 from workgym_core.rowops import parse_ops
 from workgym_core.templates import render
 from workgym_proxy.faults import parse_plan
-from workgym_reward import Verifier
+from workgym_reward import Report, Verifier, score
 from workgym_reward.assertions import Allow, OnlyChanges
 
 TASKS_DIR = Path(__file__).resolve().parents[2] / "tasks"
@@ -265,6 +266,14 @@ class Task(BaseModel):
         resolved = resolve(self.case, vars.get(self.apps[0], {}), vars)
         return {claim: [{k: _scalar(v) for k, v in row.items()} for row in rows]
                 for claim, rows in resolved.items()}
+
+    def score(self, states: Mapping[str, tuple[bytes, bytes]], trajectory: list[Any],
+              answer: str | None, vars: dict[str, Any]) -> Report:
+        """One episode of the task scored: its apps' initial and final states, the
+        trajectory, the ``finish`` answer and the rows its setup bound."""
+        return score(verifier=self.verifier, states=states, trajectory=trajectory,
+                     answer=answer, vars=vars, reference_steps=self.reference_steps,
+                     lexicon=lexicon(), today=WORLD_START.date(), case=self.case_for(vars))
 
     def instruction_for(self, vars: dict[str, Any]) -> str:
         """The instruction of one instance: rendered from the rows its setup bound (``vars``:

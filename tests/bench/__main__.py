@@ -21,7 +21,6 @@ from workgym.processes import serving
 from workgym.sdk import Env, connect
 from workgym.tasks import Task, catalogue
 from workgym_core.settings import Settings
-from workgym_reward import score
 
 from .boot import bench_boot
 from .memory import bench_live_episodes, reads
@@ -105,9 +104,7 @@ def bench_scoring(local: LocalServer, task_id: str) -> None:
     final = episode.state()
 
     def run() -> None:
-        score(verifier=task.verifier, states={app: (episode.initial, final)},
-              trajectory=trajectory, answer=None, vars=record.vars,
-              reference_steps=task.reference_steps)
+        task.score({app: (episode.initial, final)}, trajectory, None, record.vars)
 
     print(line(f"{app}: scoring one episode (diff, assertions, hash)", sample(run, 300),
                "target p50 <= 10 ms"))

@@ -13,8 +13,8 @@ from unittest.mock import patch
 
 import pytest
 
+from workgym import tasks as service
 from workgym.agents.reference import run_script
-from workgym.gym import service
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue

@@ -117,7 +117,7 @@ def test_finish_waits_for_a_write_in_flight_and_records_it(
 def test_a_finish_that_fails_on_our_side_can_be_retried(
     local: LocalServer, make_env: MakeEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workgym.gym import service
+    from workgym import tasks as service
 
     env = make_env(TASK, 2, "none")
     obs = env.reset()

@@ -12,8 +12,6 @@ import anyio
 import orjson
 from pydantic import ValidationError
 
-from replicas.catalog import lexicon
-from replicas.runtime.clock import WORLD_START
 from workgym_core import credentials, spans
 from workgym_core import observability as obs
 from workgym_core.errors import (
@@ -37,7 +35,6 @@ from workgym_core.registry import (
 from workgym_core.rowops import check_schema, parse_ops
 from workgym_core.settings import Settings
 from workgym_proxy.faults import PLUGINS, resolve_plan
-from workgym_reward import score
 
 from ..placement import Placement
 from ..tasks import Catalogue, Task
@@ -272,11 +269,8 @@ class EpisodeService:
         except WorkGymError as error:
             raise await self._lost(record, error) from error
         with obs.span(spans.REWARD_SCORE, {spans.EPISODE_ID: record.id}):
-            report = await anyio.to_thread.run_sync(lambda: score(
-                verifier=task.verifier, states=states, trajectory=trajectory, answer=answer,
-                vars=record.vars, reference_steps=task.reference_steps, lexicon=lexicon(),
-                today=WORLD_START.date(), case=task.case_for(record.vars),
-            ))
+            report = await anyio.to_thread.run_sync(
+                lambda: task.score(states, trajectory, answer, record.vars))
         result: dict[str, Any] = {"episode_id": record.id, "task": record.task,
                                   "seed": record.seed,
                                   "instruction": task.instruction_for(record.vars),

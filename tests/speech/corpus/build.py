@@ -44,7 +44,7 @@ ALL_TAGS = list(TAG_WEIGHTS)
 SLOT = re.compile(r"\{([A-Za-z0-9_]+)\}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def data(name: str) -> Any:
     return yaml.safe_load((HERE / f"{name}.yaml").read_text(encoding="utf-8"))
 
@@ -96,7 +96,8 @@ def tidy(lang: str, text: str) -> str:
     else:
         text = re.sub(r" +([.,?!:;])", r"\1", text)
     if lang == "es":
-        text = re.sub(r"\b([Aa]|[Dd]e) el\b", lambda m: m.group(1)[0] + ("l" if m.group(1) in "Aa" else "el"), text)
+        text = re.sub(r"\b([Aa]|[Dd]e) el\b",
+                      lambda m: m.group(1)[0] + ("l" if m.group(1) in "Aa" else "el"), text)
     i = 1 if text[:1] in "¿«" else 0
     return text[:i] + text[i:i + 1].upper() + text[i + 1:]
 
@@ -149,7 +150,8 @@ class Slots:
         base = name.rstrip("0123456789")
         if base in ("money", "money_r"):
             weights = num["currency_weights"][lang]
-            cur = self._style("cur", lambda: rng.choices(list(weights), weights=list(weights.values()))[0])
+            cur = self._style(
+                "cur", lambda: rng.choices(list(weights), weights=list(weights.values()))[0])
             fmt = self._style("money", lambda: rng.choice(num["money"][lang][cur]))
             approx = base == "money_r" or self.hedge == "approx"
             pool = num["amounts_round" if approx else "amounts"][cur if cur == "JPY" else "minor"]
@@ -173,20 +175,24 @@ class Slots:
             return texts[0] if n == 1 else self._join(texts)
         if base == "card":
             n = 2 if self._hedge_now("alt") else 1
-            cards = [self._pick("card", lambda: rng.choice(num["entities"]["cards"])) for _ in range(n)]
+            cards = [self._pick("card", lambda: rng.choice(num["entities"]["cards"]))
+                     for _ in range(n)]
             self.entities += [{"kind": "card", "value": c} for c in cards]
             return cards[0] if n == 1 else self._join(cards)
         if base == "ticket":
             n = 2 if self._hedge_now("alt") else 1
-            fmt = self._style("ticket", lambda: rng.choice(num["entities"]["ticket_formats"][lang]))
-            nums = [self._pick("ticket", lambda: str(rng.choice([rng.randint(100, 999), rng.randint(1000, 99999)])))
+            fmt = self._style(
+                "ticket", lambda: rng.choice(num["entities"]["ticket_formats"][lang]))
+            nums = [self._pick("ticket", lambda: str(rng.choice([rng.randint(100, 999),
+                                                                 rng.randint(1000, 99999)])))
                     for _ in range(n)]
             self.entities += [{"kind": "ticket", "value": t} for t in nums]
             texts = [fmt.format(n=t) for t in nums]
             return texts[0] if n == 1 else self._join(texts)
         if base == "issue":
             n = 2 if self._hedge_now("alt") else 1
-            keys = [self._pick("issue", lambda: f"{rng.choice(num['entities']['projects'])}-{rng.randint(1, 999)}")
+            keys = [self._pick("issue", lambda: f"{rng.choice(num['entities']['projects'])}"
+                                                f"-{rng.randint(1, 999)}")
                     for _ in range(n)]
             self.entities += [{"kind": "issue", "value": k} for k in keys]
             return keys[0] if n == 1 else self._join(keys)
@@ -198,7 +204,8 @@ class Slots:
             return rng.choice(num["percent"][lang]).format(p=p)
         if base.startswith("dur_"):
             key, case = base[4:], ""
-            if key not in num["durations"][lang]:  # dur_window_dat: the set "window", its form "dat"
+            # dur_window_dat: the set "window", its form "dat"
+            if key not in num["durations"][lang]:
                 key, _, case = key.partition("_")
             d = rng.choice(num["durations"][lang][key])
             self.entities.append({"kind": "duration", "value": list(d["v"])})
@@ -219,7 +226,8 @@ class Slots:
         fmt = rng.choice(spec["formats"])
         text = fmt.format(y=y, m=m, d=d, mm=f"{m:02d}", dd=f"{d:02d}", month=spec["months"][m - 1],
                           Month=spec["months"][m - 1])
-        self.entities.append({"kind": "date", "value": (f"{y}" if "{y}" in fmt else "-") + f"-{m:02d}-{d:02d}"})
+        self.entities.append({"kind": "date",
+                              "value": (f"{y}" if "{y}" in fmt else "-") + f"-{m:02d}-{d:02d}"})
         return text
 
 
@@ -244,7 +252,7 @@ def verb_forms(lang: str, v: Any, person: str, gn: str) -> dict:
     g = data("grammar")[lang]
     v = [v] if isinstance(v, str) else list(v)
     if lang == "en":
-        return dict(zip(("base", "past", "pp", "ing"), v))
+        return dict(zip(("base", "past", "pp", "ing"), v, strict=False))
     if lang == "de":
         inf, pp, fin, part = (v + [None, None])[:4]
         return {"inf": inf, "pp": pp, "fin": fin or inf, "part": part or ""}
@@ -260,7 +268,7 @@ def verb_forms(lang: str, v: Any, person: str, gn: str) -> dict:
     fut = fut_stem.replace("*", end) if "*" in fut_stem else fut_stem + end
     forms = {"inf": inf, "pp": pp.replace("*", ""), "ppa": agree(lang, pp, gn), "fut": fut}
     if lang == "es":
-        forms["pret"] = dict(zip(("1s", "1p", "3s", "3p"), v[2:6])).get(person, "")
+        forms["pret"] = dict(zip(("1s", "1p", "3s", "3p"), v[2:6], strict=True)).get(person, "")
         forms["imp"] = v[6]
     return forms
 
@@ -324,7 +332,8 @@ def compose_verb(lang: str, spec: dict, route: Route, rng: random.Random, hedge:
     frame = frame.lstrip("~^")
     negative = ftag.endswith("-")
     pool = e["ask"] if kind == "ask" else e["obj"] if kind == "act" else e["pas"]
-    cands = [o for o in pool if not (perfect and "{date}" in o) and not (negative and o.startswith("!"))
+    cands = [o for o in pool if not (perfect and "{date}" in o)
+             and not (negative and o.startswith("!"))
              and not (bare and _parts(o, 2)[1])]
     if not cands:
         return None
@@ -377,7 +386,8 @@ def wrap(lang: str, text: str, rng: random.Random) -> str | None:
 
 def place_context(lang: str, ctx: str, text: str, rng: random.Random) -> tuple[str, str] | None:
     spec = data("entity_order")[lang][ctx]
-    options = [("prefix", p) for p in spec.get("prefix", [])] + [("suffix", s) for s in spec.get("suffix", [])]
+    options = ([("prefix", p) for p in spec.get("prefix", [])]
+               + [("suffix", s) for s in spec.get("suffix", [])])
     rng.shuffle(options)
     for where, pat in options:
         if where == "suffix":
@@ -389,7 +399,8 @@ def place_context(lang: str, ctx: str, text: str, rng: random.Random) -> tuple[s
                 continue
             return pat.replace("{s}", low), f"{ctx}-prefix"
         i = 1 if text[:1] in "¿«" else 0
-        return pat.replace("{S}", text[:i] + text[i:i + 1].upper() + text[i + 1:]), f"{ctx}-prefix"
+        capitalised = text[:i] + text[i:i + 1].upper() + text[i + 1:]
+        return pat.replace("{S}", capitalised), f"{ctx}-prefix"
     return None
 
 
@@ -400,13 +411,15 @@ def item(lang: str, text: str, source: str, kind: str, claim: str | None, pol: s
                       "hedged": hedged, "entities": entities}}
 
 
-def render_claim(lang: str, claim: str, spec: dict, route: Route, rng: random.Random) -> dict | None:
+def render_claim(lang: str, claim: str, spec: dict, route: Route,
+                 rng: random.Random) -> dict | None:
     mod, pol = route.tag[:-1], route.tag[-1]
     hedge = None
     if route.ftag.endswith("h"):
         hedge = "inherent"
     elif mod in ("done", "will", "can") and rng.random() < HEDGE_RATE:
-        options = ["wrap", "approx", "alt"] + (["frame", "frame"] if route.kind in ("act", "pas") else [])
+        options = ["wrap", "approx", "alt"] + (
+            ["frame", "frame"] if route.kind in ("act", "pas") else [])
         hedge = rng.choice(options)
     if route.kind == "fixed":
         text, how = route.entry, "fixed"
@@ -480,8 +493,8 @@ def other_items(lang: str, seen: set) -> list[dict]:
         if text in local or (hedge and not slots.hedged):
             continue
         local.add(text)
-        out.append(item(lang, text, f"amounts:{i}" + ("|hedge:approx" if hedge else ""), "amount", None,
-                        "+", "done", bool(hedge), slots.entities))
+        out.append(item(lang, text, f"amounts:{i}" + ("|hedge:approx" if hedge else ""), "amount",
+                        None, "+", "done", bool(hedge), slots.entities))
         made += 1
     return out
 
@@ -506,25 +519,30 @@ def corpus() -> list[dict]:
 def report(items: list[dict]) -> str:
     lines = []
     by_lang = Counter(it["language"] for it in items)
-    lines.append(f"items: {len(items)}  " + "  ".join(f"{l}={by_lang[l]}" for l in LANGS))
+    lines.append(f"items: {len(items)}  "
+                 + "  ".join(f"{lang}={by_lang[lang]}" for lang in LANGS))
     lines.append("")
-    lines.append("kind          " + "".join(f"{l:>6}" for l in LANGS) + "   all")
+    lines.append("kind          " + "".join(f"{lang:>6}" for lang in LANGS) + "   all")
     for kind in ("claim", "benign", "amount", "unreadable"):
         c = Counter(it["language"] for it in items if it["label"]["kind"] == kind)
-        lines.append(f"{kind:<14}" + "".join(f"{c[l]:>6}" for l in LANGS) + f"{sum(c.values()):>6}")
+        lines.append(f"{kind:<14}" + "".join(f"{c[lang]:>6}" for lang in LANGS)
+                     + f"{sum(c.values()):>6}")
     c = Counter(it["language"] for it in items if it["label"]["hedged"])
-    lines.append(f"{'hedged':<14}" + "".join(f"{c[l]:>6}" for l in LANGS) + f"{sum(c.values()):>6}")
+    lines.append(f"{'hedged':<14}" + "".join(f"{c[lang]:>6}" for lang in LANGS)
+                 + f"{sum(c.values()):>6}")
     lines.append("")
-    lines.append("claim         " + "".join(f"{l:>6}" for l in LANGS) + "   all")
+    lines.append("claim         " + "".join(f"{lang:>6}" for lang in LANGS) + "   all")
     for claim in claims():
         c = Counter(it["language"] for it in items if it["label"]["claim"] == claim)
-        lines.append(f"{claim:<16}"[:16] + "".join(f"{c[l]:>6}" for l in LANGS)[2:] + f"{sum(c.values()):>6}")
+        lines.append(f"{claim:<16}"[:16] + "".join(f"{c[lang]:>6}" for lang in LANGS)[2:]
+                     + f"{sum(c.values()):>6}")
     lines.append("")
-    lines.append("modality/pol  " + "".join(f"{l:>6}" for l in LANGS) + "   all")
+    lines.append("modality/pol  " + "".join(f"{lang:>6}" for lang in LANGS) + "   all")
     for tag in ALL_TAGS:
         c = Counter(it["language"] for it in items if it["label"]["kind"] == "claim"
                     and it["label"]["modality"] + it["label"]["polarity"] == tag)
-        lines.append(f"{tag:<14}" + "".join(f"{c[l]:>6}" for l in LANGS) + f"{sum(c.values()):>6}")
+        lines.append(f"{tag:<14}" + "".join(f"{c[lang]:>6}" for lang in LANGS)
+                     + f"{sum(c.values()):>6}")
     ents = Counter(e["kind"] for it in items for e in it["label"]["entities"])
     lines.append("")
     lines.append("entities: " + "  ".join(f"{k}={v}" for k, v in sorted(ents.items())))
@@ -539,17 +557,20 @@ def check(items: list[dict]) -> list[str]:
     problems, seen = [], set()
     kinds = {"claim", "benign", "amount", "unreadable"}
     for it in items:
-        l, t = it["label"], it["text"]
+        label, t = it["label"], it["text"]
         if t in seen:
             problems.append(f"duplicate: {t}")
         seen.add(t)
         if re.search(r"[{}~|]|  ", t):
             problems.append(f"{it['id']}: unfilled or untidy: {t}")
-        if l["kind"] not in kinds or (l["kind"] == "claim") != (l["claim"] in claims()):
-            problems.append(f"{it['id']}: kind/claim {l['kind']}/{l['claim']}")
-        if l["modality"] not in ("done", "will", "can", "if", "asked") or l["polarity"] not in "+-":
-            problems.append(f"{it['id']}: modality/polarity {l['modality']}{l['polarity']}")
-        for e in l["entities"]:
+        if (label["kind"] not in kinds
+                or (label["kind"] == "claim") != (label["claim"] in claims())):
+            problems.append(f"{it['id']}: kind/claim {label['kind']}/{label['claim']}")
+        if (label["modality"] not in ("done", "will", "can", "if", "asked")
+                or label["polarity"] not in "+-"):
+            problems.append(
+                f"{it['id']}: modality/polarity {label['modality']}{label['polarity']}")
+        for e in label["entities"]:
             if e["kind"] not in ENTITY_KINDS:
                 problems.append(f"{it['id']}: entity {e}")
     return problems
