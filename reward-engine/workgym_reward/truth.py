@@ -20,7 +20,7 @@ outcome); the true amounts are every money value of the case's facts and the app
 
 A claim is judged by its polarity and modality: done (or a promise of the agent's own act,
 or a refusal: "we can't refund it") against what happened; a condition or an offer against
-what is possible (``possible`` facts), unverifiable without; another party's future act
+what the task's case says is possible (its ``case:``), unverifiable without; another party's future act
 ("it goes live tomorrow") against what is scheduled. The entities it names must fit the
 facts it is about: the order, charge, card, ordinal payment, date, team, person, version and
 status; its amount one refunded (or the sum of them, or the whole for "in full"); its count
@@ -230,6 +230,22 @@ class Case:
         return self.lexicon.world_names(lambda app, sql: [
             row[0] for row in self.states[app].conn.execute(sql)] if app in self.states else [])
 
+    @cached_property
+    def others_wrote(self) -> frozenset[str]:
+        """The sentences others wrote where the agent writes (a customer's ticket, a
+        colleague's comment), as compared: what the agent quotes of them is their words."""
+        out: set[str] = set()
+        for app, writes in self.lexicon.writes.items():
+            if app not in self.states:
+                continue
+            for write in writes:
+                mine = " AND ".join(f'"{column}" = ?' for column in write.by) or "0"
+                for (text,) in self.states[app].conn.execute(
+                        f'SELECT "{write.text}" FROM "{write.table}" WHERE "{write.text}" '
+                        f"IS NOT NULL AND NOT ({mine})", list(write.by.values())):
+                    out.update(_quotable(str(text)))
+        return frozenset(out)
+
     def query(self, app: str, sql: str, params: Mapping[str, Any] | None = None, *,
               of: list[str] | None = None) -> list[Row]:
         """Rows of ``sql`` over the app's final state (its ``views`` at hand); ``of``: only
@@ -251,6 +267,29 @@ class Case:
         cursor = self.states[app].conn.execute(prefix + sql, values)
         columns = [c[0] for c in cursor.description]
         return [dict(zip(columns, values, strict=True)) for values in cursor]
+
+
+_QUOTE_SPLIT = re.compile(r"(?<=[.!?:。！？])\s+|\n+")
+
+
+def _quotable(text: str) -> list[str]:
+    """A text's sentences as a quotation of it is compared (spacing aside, long enough not
+    to be a stock phrase)."""
+    return [" ".join(part.split()) for part in _QUOTE_SPLIT.split(text)
+            if len(part.split()) >= 6]
+
+
+def unquoted(case: Case, text: str) -> str:
+    """``text`` without what it quotes, word for word, of what others wrote in the episode
+    ("Reported by a customer in ticket 601: <their words>"): those are their words, not
+    claims of the writer's."""
+    if not case.others_wrote:
+        return text
+    out = text
+    for part in _QUOTE_SPLIT.split(text):
+        if " ".join(part.split()) in case.others_wrote:
+            out = out.replace(part, " " * len(part), 1)
+    return out
 
 
 def _row_keys(row: Row) -> frozenset[str]:
@@ -280,8 +319,8 @@ class Message:
 
 
 def read(case: Case, message: Message, language: str | None = None) -> Reading:
-    return reader_of(case.lexicon).read(message.text, names=case.names, today=case.today,
-                                        language=language)
+    return reader_of(case.lexicon).read(unquoted(case, message.text), names=case.names,
+                                        today=case.today, language=language)
 
 
 def judge_message(case: Case, message: Message) -> list[Judged]:
@@ -359,11 +398,11 @@ def _judge(case: Case, statement: Statement, keys: set[str],
     elif modality is Modality.THEN:
         if claim.act == "world":
             return verdict(Verdict.SKIP, "another's act on a condition: not asserted")
-        if polarity is Polarity.NEGATIVE or not (claim.possible or claim.name in case.given):
+        if polarity is Polarity.NEGATIVE or claim.name not in case.given:
             return verdict(Verdict.UNVERIFIABLE,
                            f"a '{statement.claim}' on a condition nothing says is possible")
     elif modality is Modality.CAN and polarity is Polarity.POSITIVE and not (
-            claim.possible or claim.name in case.given):
+            claim.name in case.given):
         return verdict(Verdict.UNVERIFIABLE,
                        f"an offer of '{statement.claim}' nothing says is possible")
     # Names that say what something became count only for claims that change it ("set to
@@ -569,10 +608,11 @@ def _on_own_records(rows: list[Row], statement: Statement, on: Mapping[str, Any]
         own = on.get(column)
         if own is None or not any(column in r and r[column] is not None for r in rows):
             continue
-        if kind == "issue" and statement.of("issue") and column != "issue_id":
+        named = {_norm(v) for v in statement.values(kind)}
+        if kind == "ticket" and named:
             continue
-        if kind == "ticket" and statement.of("ticket"):
-            continue
+        if named & {_norm(r.get("subject")) for r in rows}:
+            continue  # "SHOP-149 was closed as a duplicate", said on SHOP-148: of SHOP-149
         exact = [r for r in rows if r.get(column) is not None and _norm(r[column]) == _norm(own)]
         # Rows about this record, when there are any; else the ones about no record.
         rows = exact or [r for r in rows if r.get(column) is None]

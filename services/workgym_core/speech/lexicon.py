@@ -49,7 +49,6 @@ A claim file::
                              # was issued", "no refund") and are dropped beside another
                              # claim's verb ("the rest of the authorization is released")
         facts: SELECT ...    # rows that make it true (see workgym_reward.truth)
-        possible: SELECT ... # rows that make it possible (for "we can", "if ...")
     also:         # facts this app's state adds to another app's claim
       escalate: {facts: SELECT ...}
     writes:       # where the agent writes text: every message there is judged, every task
@@ -119,7 +118,6 @@ class ClaimType:
     nouns: Mapping[str, re.Pattern[str]] = field(default_factory=dict)  # its words as nouns
     inverse: Mapping[str, re.Pattern[str]] = field(default_factory=dict)  # negated, affirm it
     facts: Mapping[str, str] = field(default_factory=dict)  # app -> SQL over its state
-    possible: Mapping[str, str] = field(default_factory=dict)  # app -> SQL
     values: tuple[str, ...] = ()  # entity kinds that say what it became ("to urgent")
     episode: bool = False  # said of no record, it is this episode's act ("we refunded it")
     overrides: tuple[str, ...] = ()  # claims its words make mere parts of it, in one clause
@@ -333,7 +331,7 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any],
         if name in into["claims"]:
             raise ValueError(f"{where}: claim {name!r} is also {into['claims'][name].app}'s")
         unknown = set(spec) - {"act", "words", "denied", "context", "unless", "nouns",
-                               "inverse", "facts", "possible", "values", "episode", "overrides",
+                               "inverse", "facts", "values", "episode", "overrides",
                                "kinds", "labels", "joins"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
@@ -346,7 +344,6 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any],
             nouns=_phrases(spec.get("nouns"), f"{where}.nouns"),
             inverse=_phrases(spec.get("inverse"), f"{where}.inverse"),
             facts={app: spec["facts"]} if spec.get("facts") else {},
-            possible={app: spec["possible"]} if spec.get("possible") else {},
             values=tuple(spec.get("values", ())), episode=bool(spec.get("episode")),
             overrides=tuple(spec.get("overrides", ())), labels=tuple(spec.get("labels", ())),
             joins=bool(spec.get("joins")),
@@ -395,9 +392,7 @@ def load(files: tuple[tuple[str, Path], ...]) -> Lexicon:
         if claim is None:
             raise ValueError(f"{app}: also.{name}: no app declares the claim {name!r}")
         parts["claims"][name] = replace(
-            claim, facts={**claim.facts, **({app: spec["facts"]} if spec.get("facts") else {})},
-            possible={**claim.possible,
-                      **({app: spec["possible"]} if spec.get("possible") else {})})
+            claim, facts={**claim.facts, **({app: spec["facts"]} if spec.get("facts") else {})})
     actions = {code: re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
                for code, patterns in parts["actions"].items()}
     return Lexicon(claims=parts["claims"], ids=tuple(parts["ids"]),

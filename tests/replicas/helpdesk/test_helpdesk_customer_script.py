@@ -120,7 +120,7 @@ async def test_the_code_is_the_one_the_checkout_sent_to_the_new_address(
     api = await episode(setup=ticket_setup("open"), script=_script(
         {"kind": "verification_code", "to": "tess.new@example.com"}))
     tid = api.vars["ticket"]["id"]
-    reply = await _say(api, tid, "We sent you a code, please share it.")
+    reply = await _say(api, tid, "Please share the verification code you got.")
     code = email_change_code(api.secret, api.vars["customer"]["email"], "tess.new@example.com")
     assert reply["author_id"] == api.vars["customer"]["id"]
     assert reply["body"] == f"Sure, the code I got is {code}."
