@@ -608,15 +608,30 @@ def _on_own_records(rows: list[Row], statement: Statement, on: Mapping[str, Any]
         own = on.get(column)
         if own is None or not any(column in r and r[column] is not None for r in rows):
             continue
-        named = {_norm(v) for v in statement.values(kind)}
-        if kind == "ticket" and named:
+        if kind == "ticket" and statement.of("ticket"):
             continue
-        if named & {_norm(r.get("subject")) for r in rows}:
+        if _subjects(statement, kind) & {_norm(r.get("subject")) for r in rows}:
             continue  # "SHOP-149 was closed as a duplicate", said on SHOP-148: of SHOP-149
         exact = [r for r in rows if r.get(column) is not None and _norm(r[column]) == _norm(own)]
         # Rows about this record, when there are any; else the ones about no record.
         rows = exact or [r for r in rows if r.get(column) is None]
     return rows
+
+
+_ATTACHED = re.compile(r"\b(?:by|of|to|for|from|with|on|in|von|durch|mit|de|par|por|con|"
+                       r"sur|en)\b|[のにがで]", re.IGNORECASE)
+
+
+def _subjects(statement: Statement, kind: str) -> set[str]:
+    """The records of a kind a statement opens with, as its subject ("SHOP-149 was
+    closed"), not those a word attaches to it ("blocked by SHOP-5")."""
+    out = set()
+    for entity in statement.entities:
+        before = statement.text[:max(0, entity.start - statement.start)]
+        if entity.kind == kind and entity.start >= statement.start \
+                and len(before.split()) <= 2 and not _ATTACHED.search(before):
+            out.add(_norm(entity.value))
+    return out
 
 
 def _fits(row: Row, entity_kind: str, value: Any) -> bool:
@@ -699,7 +714,12 @@ def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explici
     groups = [named[i:i + 1] for i in range(len(named))] or [[]]
     others = statement.but(entities=tuple(e for e in statement.entities
                                           if e.kind not in IDENTIFYING))
-    fitting = [[r for r in rows if all(_fits(r, k, v) for k, v in group)
+    # A record the statement opens with may be what the facts are of ("SHOP-112 is blocked
+    # by SHOP-113": the blocked work is the row's subject, its blocker the row's issue).
+    openers = _subjects(statement, "issue")
+    fitting = [[r for r in rows if all(_fits(r, k, v) or (
+                    _norm(v) in openers and _norm(r.get("subject")) == _norm(v))
+                    for k, v in group)
                 and _consistent(r, others, last)] for group in groups]
     done = [[r for r in fit if r.get("ok") in (1, True)] for fit in fitting]
     refused = [[r for r in fit if r.get("ok") in (0, False)] for fit in fitting]

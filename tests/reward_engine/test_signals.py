@@ -34,7 +34,8 @@ def _outcome(
     verdicts: Sequence[tuple[Assertion, bool]] = (),
     reference_steps: int = 2,
 ) -> Outcome:
-    return Outcome(steps=steps, verdicts=verdicts, reference_steps=reference_steps)
+    return Outcome(steps=steps, verdicts=[(a, passed, False) for a, passed in verdicts],
+                   reference_steps=reference_steps)
 
 
 def test_task_completion_needs_every_assertion(make_step: MakeStep) -> None:

@@ -98,7 +98,7 @@ def test_finish_waits_for_a_write_in_flight_and_records_it(
     answers: list[int] = []
     writer = threading.Thread(target=lambda: answers.append(env.call(
         "PUT", f"/api/v2/tickets/{ticket}", json={"ticket": {"comment": {
-            "body": "Your new phone number is on your account.", "public": True}}}).status_code))
+            "body": "Thank you for your message.", "public": True}}}).status_code))
     writer.start()
     time.sleep(0.1)  # the write is admitted and held by its latency
     report = env.finish()

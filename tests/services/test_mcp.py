@@ -32,7 +32,7 @@ from ..serving import serving_app
 
 TASK = "tracker/start-work-on-bug"
 SEED = 3
-ANSWER = "Started progress and took the bug."
+ANSWER = "I started work on the bug and assigned it to myself."
 
 # (tool, arguments, what the model is told): calls refused before they reach an app, and
 # one an app refuses (a step: it costs the reward its efficiency share).

@@ -356,6 +356,7 @@ CORE = {
     "fix_verified": ["", "issue"],
     "duplicate": ["", "issue"],
     "still_happens": ["", "issue"],
+    "reports": ["", "issue"],
     "fix": ["", "issue", "issue version"],
     "release": ["", "version", "issue", "issue version"],
     "link": ["", "issue", "ticket issue"],

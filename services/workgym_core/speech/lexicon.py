@@ -200,13 +200,14 @@ class Lexicon:
 
     def for_apps(self, apps: Iterable[str]) -> Lexicon:
         """The lexicon an episode of ``apps`` reads with: the claims those apps can judge
-        (their own, and those they give facts of). In a helpdesk episode "it depends on
-        your tier" is no tracker link."""
+        (their own, and those they give facts of), and how any writer goes about their work
+        ("the call timed out", "I checked"). In a helpdesk episode "it depends on your tier"
+        is no tracker link."""
         key = frozenset(apps)
         found = self.restricted.get(key)
         if found is None:
             claims = {name: claim for name, claim in self.claims.items()
-                      if claim.app in key or key & set(claim.facts)}
+                      if claim.app in key or key & set(claim.facts) or claim.act == "note"}
             found = self.restricted[key] = replace(self, claims=claims, restricted={})
         return found
 
@@ -335,6 +336,9 @@ def _load(app: str, raw: Mapping[str, Any], into: dict[str, Any],
                                "kinds", "labels", "joins"}
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+        if spec.get("words") and (missing := set(LANGUAGES) - set(spec["words"])):
+            # A key written between a list's languages takes the ones after it.
+            raise ValueError(f"{where}.words: no words in {sorted(missing)}")
         into["claims"][name] = ClaimType(
             name=name, app=app, act=spec.get("act", "agent"),
             words=_phrases(spec.get("words"), where),
