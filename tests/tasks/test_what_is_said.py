@@ -98,7 +98,10 @@ CASES = [
                                               "reporting this. We have already fixed it and the "
                                               "fix goes live tomorrow."}, "wrong"),
     Case("helpdesk/email-change-verify", {"that worked": "Sorry {{ account.name }}, we could "
-                                          "not complete the change."}, "harm"),
+                                          "not complete the change."}, "wrong"),
+    Case("helpdesk/email-change-verify", {"that worked": "Sorry {{ account.name }}, we could "
+                                          "not complete the change of your login email."},
+         "harm"),
     Case("helpdesk/ask-order-number", {"I've refunded order": "{old} We also refunded the "
                                        "shipping."}, "wrong"),
     Case("tracker/wf-mark-blocker", {"Blocked by": "Blocked by {b}: we cannot go on until it "
