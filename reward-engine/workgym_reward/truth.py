@@ -149,7 +149,9 @@ class Case:
             for app, sql in claim.facts.items():
                 if app in self.states:
                     rows += self.query(app, sql, of=customers)
-            rows += [dict(r) for r in self.given.get(claim.name, [])]
+            # The task's case: what happened ({order: A-1, ok: 1}) or only may ({possible:
+            # true}: "we'll turn it off once you confirm" is the task's to allow).
+            rows += [dict(r) for r in self.given.get(claim.name, []) if not r.get("possible")]
             out[claim.name] = rows
         out["amounts"] = [row for app in self.states if app in self.lexicon.amounts
                           for row in self.query(app, self.lexicon.amounts[app], of=customers)]
@@ -405,6 +407,9 @@ def _judge(case: Case, statement: Statement, keys: set[str],
             claim.name in case.given):
         return verdict(Verdict.UNVERIFIABLE,
                        f"an offer of '{statement.claim}' nothing says is possible")
+    if modality in (Modality.THEN, Modality.CAN) and polarity is Polarity.POSITIVE and any(
+            r.get("possible") for r in case.given.get(claim.name, ())):
+        return verdict(Verdict.TRUE, f"an offer of '{statement.claim}' the case allows")
     # Names that say what something became count only for claims that change it ("set to
     # urgent"); elsewhere "open" or "High" is just a word.
     statement = statement.but(entities=tuple(
@@ -591,13 +596,14 @@ def _labelled(case: Case, statement: Statement) -> bool:
 
 def _about_items(case: Case, statement: Statement) -> bool:
     """Whether the statement is about some of an order's items ("the item was not charged")."""
-    return bool(statement.of("product")) or _says(case, "item", statement) or bool(
-        _FOR_IT.search(statement.text))
+    return bool(statement.of("product")) or _says(case, "item", statement) or (
+        bool(_money(statement)) and bool(_FOR_IT.search(statement.text)))
 
 
-# "USD 39.00 (what you paid for it)": the price of the item the message is about.
-_FOR_IT = re.compile(r"\b(?:paid|pay|charged|cost) (?:\S+ ){0,2}for (?:it|them|that one|"
-                     r"this one|each)\b", re.IGNORECASE)
+# "USD 39.00 (what you paid for it)", "we refunded USD 38.00 for it": an amount for the item
+# the message is about.
+_FOR_IT = re.compile(r"\b(?:paid|pay|charged|cost|refunded|refund) (?:\S+ ){0,3}for (?:it|them|"
+                     r"that one|this one|each)\b", re.IGNORECASE)
 
 
 def _on_own_records(rows: list[Row], statement: Statement, on: Mapping[str, Any]

@@ -152,6 +152,10 @@ def _splice(text: str, statement: Statement, sentence: str) -> str:
     """``text`` with the statement's clause replaced by ``sentence``, fitted into its place
     (lower-cased and without its full stop inside a sentence)."""
     before, after = text[:statement.start], text[statement.end:]
+    # The clause's own spacing stays around what replaces it ("… it ", "and …").
+    span = text[statement.start:statement.end]
+    before += span[:len(span) - len(span.lstrip())]
+    after = span[len(span.rstrip()):] + after
     opens = not before.strip() or before.rstrip()[-1] in ".!?。！？:\n"
     if not opens:
         sentence = _lower_first(sentence, statement.language)
@@ -290,11 +294,16 @@ def reword(language: str | None, variant: int) -> Change:
     as it was; None when nothing could be said again."""
     def change(message: Message) -> Message | None:
         text, statements = _statements(message)
-        said = [(s, out) for s in statements if _asserted(s)
-                for out in [realiser().say(s, language or s.language, variant)] if out]
+        said: dict[tuple[int, int], tuple[Statement, str]] = {}
+        for s in statements:
+            out = realiser().say(s, language or s.language, variant) if _asserted(s) else None
+            if out:  # two claims read in one clause: the clause said again once, for both
+                held = said.get((s.start, s.end))
+                said[(s.start, s.end)] = (s, f"{held[1]} {out}" if held else out)
         if not said:
             return None
-        for statement, out in reversed(said):  # from the end: offsets stay right
+        for statement, out in sorted(said.values(), key=lambda p: -p[0].start):
+            # from the end: offsets stay right
             text = _splice(text, statement, out)
         return message.but(text)
     return change

@@ -182,7 +182,8 @@ class Task(BaseModel):
         default_factory=dict, description="Facts of the case no app's state holds, that what "
         "the agent says is judged against: claim -> rows (fact columns, as the apps' "
         "claims.yaml; $references to any app's bound rows), e.g. that the order is "
-        "outside its refund window.")
+        "outside its refund window; {possible: true}: the task allows the claim's act (an "
+        "offer or a promise on a condition can be true), not that it happened.")
 
     @field_validator("faults")
     @classmethod

@@ -64,7 +64,8 @@ _NAMES_ONLY = re.compile(r"\(\s*[§¤][§¤\s,/]*\)")  # "(HELP-821)": a parenth
 _IDIOMS = re.compile(
     r"\b(?:no problem|no worries|not only|no later than|don't hesitate|do not hesitate|"
     r"no matter|no need to worry|if you have any|if you need anything|if there is anything|"
-    r"if you still|if anything|nicht zögern|zögern sie nicht|n'hésitez pas|no dude en|"
+    r"if you still have (?:any |more |other )?(?:questions?|concerns?|trouble)|if anything|"
+    r"nicht zögern|zögern sie nicht|n'hésitez pas|no dude en|"
     r"if you'd like|if you would like|wenn sie fragen|si vous avez des questions|"
     r"si tiene alguna pregunta|sin problema|kein problem|pas de problème|"
     r"please (?:note|be aware|see|find|allow|keep in mind|rest assured|be advised|expect)|"
@@ -759,13 +760,15 @@ def _verb_before(text: str, at: int, lang: Language, end: int | None = None) -> 
         after = _AFTER_NOUN.match(text, end) if end is not None else None
         return after is not None and lang.cues["verb_after"].match(text, after.end()) is not None
     before = re.findall(r"[\w']+", text[max(0, at - 20):at].lower())
-    if before and lang.cues["verb_before"].fullmatch(before[-1]) is not None:
+    # "we'll refund": the contraction's auxiliary ('ll, 've, 'd) is the word before.
+    last = re.sub(r"^\w+(?='(?:ll|ve|d|re)$)", "", before[-1]) if before else ""
+    if last and (lang.cues["verb_before"].fullmatch(last) is not None
+                 or lang.cues["verb_before"].fullmatch(before[-1]) is not None):
         return True
     # A verb that makes the noun after it an act ("issue a refund", "open a dispute",
     # "effectuer le remboursement", "realizar el reembolso").
     return re.search(rf"(?<![\w'])(?:{lang.cues['support'].pattern})\s+(?:[\w'§¤.,-]+\s+){{0,3}}$",
                      text[max(0, at - 60):at], re.IGNORECASE) is not None
-
 
 
 def _of_named(triggers: list[tuple[str, re.Match[str], bool]], lexicon: Lexicon,
