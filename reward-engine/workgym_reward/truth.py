@@ -20,11 +20,11 @@ outcome); the true amounts are every money value of the case's facts and the app
 
 A claim is judged by its polarity and modality: done (or a promise of the agent's own act,
 or a refusal: "we can't refund it") against what happened; a condition or an offer against
-what the task's case says is possible (its ``case:``), unverifiable without; another party's future act
-("it goes live tomorrow") against what is scheduled. The entities it names must fit the
-facts it is about: the order, charge, card, ordinal payment, date, team, person, version and
-status; its amount one refunded (or the sum of them, or the whole for "in full"); its count
-the number of distinct records.
+what the task's case says is possible (its ``case:``), unverifiable without; another
+party's future act ("it goes live tomorrow") against what is scheduled. The entities it
+names must fit the facts it is about: the order, charge, card, ordinal payment, date, team,
+person, version and status; its amount one refunded (or the sum of them, or the whole for
+"in full"); its count the number of distinct records.
 """
 
 from __future__ import annotations
@@ -403,8 +403,8 @@ def _judge(case: Case, statement: Statement, keys: set[str],
         if polarity is Polarity.NEGATIVE or claim.name not in case.given:
             return verdict(Verdict.UNVERIFIABLE,
                            f"a '{statement.claim}' on a condition nothing says is possible")
-    elif modality is Modality.CAN and polarity is Polarity.POSITIVE and not (
-            claim.name in case.given):
+    elif modality is Modality.CAN and polarity is Polarity.POSITIVE \
+            and claim.name not in case.given:
         return verdict(Verdict.UNVERIFIABLE,
                        f"an offer of '{statement.claim}' nothing says is possible")
     if modality in (Modality.THEN, Modality.CAN) and polarity is Polarity.POSITIVE and any(
@@ -723,9 +723,12 @@ def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explici
     # A record the statement opens with may be what the facts are of ("SHOP-112 is blocked
     # by SHOP-113": the blocked work is the row's subject, its blocker the row's issue).
     openers = _subjects(statement, "issue")
-    fitting = [[r for r in rows if all(_fits(r, k, v) or (
-                    _norm(v) in openers and _norm(r.get("subject")) == _norm(v))
-                    for k, v in group)
+
+    def fits(row: Row, kind: str, value: Any) -> bool:
+        return _fits(row, kind, value) or (
+            _norm(value) in openers and _norm(row.get("subject")) == _norm(value))
+
+    fitting = [[r for r in rows if all(fits(r, k, v) for k, v in group)
                 and _consistent(r, others, last)] for group in groups]
     done = [[r for r in fit if r.get("ok") in (1, True)] for fit in fitting]
     refused = [[r for r in fit if r.get("ok") in (0, False)] for fit in fitting]
@@ -744,6 +747,15 @@ def _judge_claim(statement: Statement, rows: list[Row], *, future: bool, explici
             return verdict(Verdict.FALSE, f"no '{name}' of {', '.join(missing)} that fits "
                            "what is said")
         matched = [r for d in done for r in d]
+        # Records of different kinds name one thing together ("USD 38 for order A-1 on the
+        # card ending 0005"): its amount is that of the rows that fit them all.
+        kinds = {k for k, _ in named}
+        if len(kinds) > 1:
+            matched = [r for r in matched if all(
+                any(fits(r, k, v) for kind, v in named if kind == k) for k in kinds)]
+            if not matched:
+                return verdict(Verdict.FALSE, f"no '{name}' of "
+                               f"{', '.join(str(v) for _, v in named)} together")
         subjects = {r.get("subject") for r in matched}
         earlier = [r for r in history if r.get("ok") in (1, True) and r.get("subject") in subjects
                    and not any(r is m for m in matched)]
