@@ -279,7 +279,8 @@ def _outcome(steps: Sequence[TrajectoryStep], success: bool = True,
              reference_steps: int = 2) -> Outcome:
     assertion: Assertion = TypeAdapter[Any](AnyAssertion).validate_python(
         {"name": "done", "check": "row_absent", "table": "t"})
-    return Outcome(steps=steps, verdicts=[(assertion, success, False)], reference_steps=reference_steps)
+    return Outcome(steps=steps, verdicts=[(assertion, success, False)],
+                   reference_steps=reference_steps)
 
 
 def test_error_recovery_is_the_share_recovered() -> None:
