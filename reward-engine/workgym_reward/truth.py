@@ -41,6 +41,7 @@ from typing import Any
 from workgym_core.refs import Vars
 from workgym_core.speech import Entity, Kind, Lexicon, Modality, Polarity, Reading, Statement
 from workgym_core.speech import reader as reader_of
+from workgym_core.speech.cues import languages
 from workgym_core.speech.entities import key
 
 from .diff import States
@@ -456,7 +457,9 @@ def _judge(case: Case, statement: Statement, keys: set[str],
     if (claim.episode or refusal) and not statement.of("date") and (
             modality is not Modality.CAN or refusal) \
             and not _ALREADY.search(statement.text) and (
-                unnamed or (polarity is Polarity.NEGATIVE and not _EVER.search(statement.text))):
+                unnamed or (polarity is Polarity.NEGATIVE and not _EVER.search(statement.text)
+                            and languages()[statement.language].has("first_person",
+                                                                    statement.text))):
         # "We have refunded it", "No refund for A-1": this episode's act, not the past's.
         # "We have refunded it": this episode's act, not one of the past.
         during = [r for r in rows if "during" not in r or r["during"] in (1, True, None)]

@@ -28,6 +28,7 @@ from typing import Any
 
 from replicas.catalog import lexicon, realiser
 from workgym_core.speech import Entity, Kind, Modality, Polarity, Reading, Statement, reader
+from workgym_core.speech.cues import languages
 from workgym_core.speech.realise import LOCALES, phrases, render
 
 # Keys whose string (or Atlassian document) is a message the agent writes.
@@ -175,7 +176,13 @@ def negate(message: Message) -> Message | None:
             continue
         flipped = Polarity.NEGATIVE if statement.polarity is Polarity.POSITIVE \
             else Polarity.POSITIVE
-        said = realiser().say(statement, statement.language, polarity=flipped)
+        # Said of the record, not of the writer's own acts ("Your order A-1 has not been
+        # cancelled", not "We have not cancelled it": the customer may have).
+        options = [said for variant in range(3) if (said := realiser().say(
+            statement, statement.language, variant, polarity=flipped))]
+        lang = languages()[statement.language]
+        said = next((o for o in options if not lang.has("first_person", o)),
+                    options[0] if options else None)
         if said:
             return message.but(_splice(text, statement, said))
     return None

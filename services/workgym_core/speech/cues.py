@@ -23,7 +23,7 @@ PHRASES = ("negation", "denial", "hedge", "approximate", "approximate_after", "b
            "range", "business", "predicate", "temporal", "relative", "nothing", "reported",
            "verb_before", "verb_after", "domain", "verbs", "vague", "mention", "topic",
            "cleft", "determiner", "participle", "copula", "equals", "regret", "frame", "contact",
-           "evidential", "support", "modal", "requested", "requested_after",
+           "evidential", "support", "modal", "requested", "requested_after", "first_person",
            "phrase")
 
 
