@@ -432,7 +432,10 @@ def _judge(case: Case, statement: Statement, keys: set[str],
         rows = [r for r in rows if r.get("ok") in (0, False)]
     if rows and claim.act != "policy" and not any("item" in r for r in rows) \
             and _about_items(case, statement):
-        done = [r for r in rows if r.get("ok") in (1, True)]
+        # Of the orders it names, if it names any ("the filters from order A-1").
+        orders = {_norm(v) for v in statement.values("order")}
+        done = [r for r in rows if r.get("ok") in (1, True)
+                and (not orders or any(_fits(r, "order", o) for o in orders))]
         if polarity is Polarity.POSITIVE and modality in (Modality.DONE, Modality.WILL):
             if not done:
                 return verdict(Verdict.FALSE, f"no '{statement.claim}' at all, of any item")
@@ -440,7 +443,8 @@ def _judge(case: Case, statement: Statement, keys: set[str],
                 # "The French Press arrived broken": what befell the whole order befell
                 # each of its items.
                 return verdict(Verdict.TRUE, f"'{statement.claim}' of the whole order")
-            prices = [r for r in case.amounts(keys) if r.get("label") == "price"]
+            prices = [r for r in case.amounts(keys) if r.get("label") == "price"
+                      and (not orders or _norm(r.get("order")) in orders)]
             said = _money(statement)
             if said and all(_items_cost(a, c, prices) and (_amount_ok(a, c, done) or any(
                     str(r.get("currency") or "").upper() == c.upper()

@@ -29,6 +29,7 @@ from typing import Any
 from replicas.catalog import lexicon, realiser
 from workgym_core.speech import Entity, Kind, Modality, Polarity, Reading, Statement, reader
 from workgym_core.speech.cues import languages
+from workgym_core.speech.reader import sentences
 from workgym_core.speech.realise import LOCALES, phrases, render
 
 # Keys whose string (or Atlassian document) is a message the agent writes.
@@ -149,19 +150,28 @@ def _lower_first(text: str, language: str) -> str:
     return text[0].lower() + text[1:]
 
 
+_JOINING = re.compile(r"\s*(?:and|but|so|since|because|as|while|then|und|aber|da|weil|denn|"
+                      r"et|mais|car|puisque|y|pero|porque|ya que|pues)\s+", re.IGNORECASE)
+
+
 def _splice(text: str, statement: Statement, sentence: str) -> str:
     """``text`` with the statement's clause replaced by ``sentence``, fitted into its place
     (lower-cased and without its full stop inside a sentence)."""
     before, after = text[:statement.start], text[statement.end:]
     # The clause's own spacing stays around what replaces it ("… it ", "and …").
     span = text[statement.start:statement.end]
-    before += span[:len(span) - len(span.lstrip())]
+    # Its spacing, and the word that joins it to the clause before ("…, and we refunded"),
+    # stay around what replaces it.
+    joined = _JOINING.match(span)
+    before += joined.group() if joined else span[:len(span) - len(span.lstrip())]
     after = span[len(span.rstrip()):] + after
     opens = not before.strip() or before.rstrip()[-1] in ".!?。！？:\n"
     if not opens:
         sentence = _lower_first(sentence, statement.language)
     following = after.lstrip()[:1]
-    if following in (".", "。", "!", "?", ",", ";", ":", "") or following.islower():
+    ends = span.rstrip()[-1:] in (".", "。", "!", "?", "！", "？")  # its own full stop
+    if following in (".", "。", "!", "?", ",", ";", ":") or following.islower() or (
+            not following and not ends):
         sentence = sentence.rstrip(".。")  # the sentence goes on ("…, so that …")
     return before + sentence + after
 
@@ -206,10 +216,13 @@ def _swap(kind: str, other: Callable[[Entity, str], str | None]) -> Change:
     def change(message: Message) -> Message | None:
         text, statements = _statements(message)
         for statement in statements:
-            if not statement.checked:
+            # In what the message asserts (not in a customer's words it reports, a question
+            # or a condition): what the check holds it to.
+            if not statement.checked or statement.modality in (
+                    Modality.SAID, Modality.ASKED, Modality.IF):
                 continue
             for entity in statement.entities:
-                if entity.kind == kind and entity.start >= 0:
+                if entity.kind == kind and entity.start >= statement.start:
                     replacement = other(entity, statement.language)
                     if replacement:
                         return message.but(text[:entity.start] + replacement
@@ -304,9 +317,14 @@ def reword(language: str | None, variant: int) -> Change:
         said: dict[tuple[int, int], tuple[Statement, str]] = {}
         for s in statements:
             out = realiser().say(s, language or s.language, variant) if _asserted(s) else None
-            if out:  # two claims read in one clause: the clause said again once, for both
-                held = said.get((s.start, s.end))
-                said[(s.start, s.end)] = (s, f"{held[1]} {out}" if held else out)
+            if not out or (language is None and not _keeps_names(s.text, out)):
+                continue  # what the realiser cannot say of it stays as written
+            # In another language the whole sentence is said again: one sentence is read
+            # in one language.
+            span = _sentence_of(text, s) if language else (s.start, s.end)
+            held = said.get(span)  # two claims read in one place: said once, for both
+            said[span] = (s.but(start=span[0], end=span[1]),
+                          _together(held[1], out) if held else out)
         if not said:
             return None
         for statement, out in sorted(said.values(), key=lambda p: -p[0].start):
@@ -314,6 +332,31 @@ def reword(language: str | None, variant: int) -> Change:
             text = _splice(text, statement, out)
         return message.but(text)
     return change
+
+
+def _together(first: str, second: str) -> str:
+    """Two sentences said in one place, each a sentence of its own."""
+    first = first.rstrip()
+    if first[-1:] not in (".", "!", "?", "。", "！", "？"):
+        first += "。" if re.search(r"[\u3040-\u30ff]", first) else "."
+    return f"{first} {second[:1].upper()}{second[1:]}"
+
+
+# Names and ids a clause carries ("web-2025.6.3", "Billing", "SHOP-12"): a rewording that
+# loses one says less than the message did.
+_NAMED = re.compile(r"[\w.-]*\d[\w.-]*|(?<=\s)[A-Z][\w-]+")
+
+
+def _keeps_names(original: str, said: str) -> bool:
+    lower = said.lower()
+    return all(name.strip(".-").lower() in lower for name in _NAMED.findall(original.strip())
+               if name.strip(".-"))
+
+
+def _sentence_of(text: str, statement: Statement) -> tuple[int, int]:
+    """The sentence of ``text`` the statement is in (start, end)."""
+    return next(((a, b) for a, b in sentences(text) if a <= statement.start < b),
+                (statement.start, statement.end))
 
 
 def polite(variant: int) -> Change:

@@ -164,7 +164,7 @@ class Reader:
                 unnamed[entity.start:entity.end] = "¤" * (entity.end - entity.start)
         guessed = "".join(unnamed)
         language = language or guess(guessed)
-        for start, end in _sentences(blanked):
+        for start, end in sentences(blanked):
             sentence = blanked[start:end]
             lang = self.langs[guess(guessed[start:end], default=language)]
 
@@ -626,7 +626,8 @@ class Reader:
         return statement
 
 
-def _sentences(text: str) -> list[tuple[int, int]]:
+def sentences(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each sentence of ``text``."""
     spans, start = [], 0
     for match in _SENTENCE_END.finditer(text):
         if _ABBREVIATIONS.search(text[max(start, match.start() - 8):match.start()]):
