@@ -317,7 +317,7 @@ def reword(language: str | None, variant: int) -> Change:
         said: dict[tuple[int, int], tuple[Statement, str]] = {}
         for s in statements:
             out = realiser().say(s, language or s.language, variant) if _asserted(s) else None
-            if not out or (language is None and not _keeps_names(s.text, out)):
+            if not out or not _keeps_ids(s, out) or not _keeps_names(s, out, language is None):
                 continue  # what the realiser cannot say of it stays as written
             # In another language the whole sentence is said again: one sentence is read
             # in one language.
@@ -347,10 +347,29 @@ def _together(first: str, second: str) -> str:
 _NAMED = re.compile(r"[\w.-]*\d[\w.-]*|(?<=\s)[A-Z][\w-]+")
 
 
-def _keeps_names(original: str, said: str) -> bool:
+# Values said again in the language's own way (amounts, dates, periods, counts).
+_RENDERED = frozenset({"money", "date", "duration", "count", "times", "ordinal", "percent", "card",
+                       "extent", "time"})
+
+
+def _keeps_ids(statement: Statement, said: str) -> bool:
+    """Whether ``said`` names every id and name the statement named (a code, an order)."""
     lower = said.lower()
-    return all(name.strip(".-").lower() in lower for name in _NAMED.findall(original.strip())
-               if name.strip(".-"))
+    return all(e.text.strip().lower() in lower for e in statement.entities
+               if e.kind not in _RENDERED and e.start >= statement.start and e.text.strip())
+
+
+def _keeps_names(statement: Statement, said: str, capitals: bool) -> bool:
+    """Whether ``said`` keeps the codes and versions the statement carries (and, said in its
+    own language, its capitalised names), but for the values said again in their own way."""
+    text = list(statement.text)
+    for e in statement.entities:
+        if e.kind in _RENDERED and e.start >= statement.start:
+            at = e.start - statement.start
+            text[at:at + len(e.text)] = " " * len(e.text)
+    lower = said.lower()
+    return all(name.strip(".-").lower() in lower for name in _NAMED.findall("".join(text))
+               if name.strip(".-") and (capitals or any(c.isdigit() for c in name)))
 
 
 def _sentence_of(text: str, statement: Statement) -> tuple[int, int]:
