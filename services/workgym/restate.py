@@ -225,8 +225,13 @@ def _swap(kind: str, other: Callable[[Entity, str], str | None]) -> Change:
                 if entity.kind == kind and entity.start >= statement.start:
                     replacement = other(entity, statement.language)
                     if replacement:
-                        return message.but(text[:entity.start] + replacement
-                                           + text[entity.end:])
+                        # Wherever the message names it: one record taken for another.
+                        same = sorted((e for st in statements for e in st.entities
+                                       if e.kind == kind and e.value == entity.value
+                                       and e.start >= st.start), key=lambda e: -e.start)
+                        for e in dict.fromkeys(same):
+                            text = text[:e.start] + replacement + text[e.end:]
+                        return message.but(text)
         return None
     change.__name__ = f"swap_{kind}"
     return change
@@ -315,21 +320,27 @@ def reword(language: str | None, variant: int) -> Change:
     def change(message: Message) -> Message | None:
         text, statements = _statements(message)
         said: dict[tuple[int, int], tuple[Statement, str]] = {}
+        kept: set[tuple[int, int]] = set()  # sentences that cannot all be said again
         for s in statements:
             out = realiser().say(s, language or s.language, variant) if _asserted(s) else None
-            if not out or not _keeps_ids(s, out) or not _keeps_names(s, out, language is None):
-                continue  # what the realiser cannot say of it stays as written
-            # In another language the whole sentence is said again: one sentence is read
-            # in one language.
+            # In another language the whole sentence is said again (one sentence is read
+            # in one language), so each of its claims must be.
             span = _sentence_of(text, s) if language else (s.start, s.end)
+            if not out or not _keeps_ids(s, out) or not _keeps_names(s, out, language is None) \
+                    or not _keeps_things(s, out, language or s.language):
+                if language and s.checked:
+                    kept.add(span)
+                continue  # what the realiser cannot say of it stays as written
             held = said.get(span)  # two claims read in one place: said once, for both
             said[span] = (s.but(start=span[0], end=span[1]),
                           _together(held[1], out) if held else out)
+        said = {span: found for span, found in said.items() if span not in kept}
         if not said:
             return None
         for statement, out in sorted(said.values(), key=lambda p: -p[0].start):
-            # from the end: offsets stay right
-            text = _splice(text, statement, out)
+            # from the end: offsets stay right; a whole sentence is replaced as it is said
+            text = _splice(text, statement, out) if language is None else \
+                text[:statement.start] + _together(out, "").rstrip() + text[statement.end:]
         return message.but(text)
     return change
 
@@ -348,7 +359,7 @@ _NAMED = re.compile(r"[\w.-]*\d[\w.-]*|(?<=\s)[A-Z][\w-]+")
 
 
 # Values said again in the language's own way (amounts, dates, periods, counts).
-_RENDERED = frozenset({"money", "date", "duration", "count", "times", "ordinal", "percent", "card",
+_RENDERED = frozenset({"money", "date", "duration", "count", "times", "percent", "card",
                        "extent", "time"})
 
 
@@ -357,6 +368,14 @@ def _keeps_ids(statement: Statement, said: str) -> bool:
     lower = said.lower()
     return all(e.text.strip().lower() in lower for e in statement.entities
                if e.kind not in _RENDERED and e.start >= statement.start and e.text.strip())
+
+
+def _keeps_things(statement: Statement, said: str, language: str) -> bool:
+    """Whether ``said`` names the things the statement did ("the payment attempt", "the
+    item"): a claim said of an order instead says something else."""
+    found = lexicon()
+    return all(found.names_a(kind, said, language) for kind in found.countable
+               if found.names_a(kind, statement.text, statement.language))
 
 
 def _keeps_names(statement: Statement, said: str, capitals: bool) -> bool:
