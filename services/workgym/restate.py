@@ -182,17 +182,7 @@ def negate(message: Message) -> Message | None:
     """The first asserted claim that can be said the other way round, said so."""
     text, statements = _statements(message)
     for statement in statements:
-        if not _asserted(statement):
-            continue
-        flipped = Polarity.NEGATIVE if statement.polarity is Polarity.POSITIVE \
-            else Polarity.POSITIVE
-        # Said of the record, not of the writer's own acts ("Your order A-1 has not been
-        # cancelled", not "We have not cancelled it": the customer may have).
-        options = [said for variant in range(3) if (said := realiser().say(
-            statement, statement.language, variant, polarity=flipped))]
-        lang = languages()[statement.language]
-        said = next((o for o in options if not lang.has("first_person", o)),
-                    options[0] if options else None)
+        said = _opposite(statement, 0)
         if said:
             return message.but(_splice(text, statement, said))
     return None
@@ -202,14 +192,25 @@ def contradict(message: Message) -> Message | None:
     """The message and, after it, the opposite of its first asserted claim."""
     text, statements = _statements(message)
     for statement in statements:
-        if not _asserted(statement):
-            continue
-        flipped = Polarity.NEGATIVE if statement.polarity is Polarity.POSITIVE \
-            else Polarity.POSITIVE
-        said = realiser().say(statement, statement.language, 1, polarity=flipped)
+        said = _opposite(statement, 1)
         if said:
             return message.but(f"{text.rstrip()} {said}")
     return None
+
+
+def _opposite(statement: Statement, first: int) -> str | None:
+    """An asserted claim said the other way round (from the ``first`` variant on), of the
+    record rather than of the writer's own acts: "Your order A-1 has not been cancelled",
+    not "We have not cancelled it" (the customer may have)."""
+    if not _asserted(statement):
+        return None
+    flipped = Polarity.NEGATIVE if statement.polarity is Polarity.POSITIVE \
+        else Polarity.POSITIVE
+    options = [said for variant in range(first, first + 3) if (said := realiser().say(
+        statement, statement.language, variant, polarity=flipped))]
+    lang = languages()[statement.language]
+    return next((o for o in options if not lang.has("first_person", o)),
+                options[0] if options else None)
 
 
 def _swap(kind: str, other: Callable[[Entity, str], str | None]) -> Change:
