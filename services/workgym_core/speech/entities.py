@@ -248,7 +248,9 @@ class Finder:
             # "two duplicate payments"; never across a conjunction ("1 but not order 2")
             sep = r"\s?" if code == "ja" else rf"\s(?:(?!(?:{_JOINERS})\s)\w+\s){{0,2}}?"
             number = rf"(?P<n>\d+|{lang.number_words})"
+            # "three customer tickets": the last of the nouns is what is counted.
             self._count[code] = re.compile(rf"{number}{sep}(?P<noun>{nouns})(?![^\W\d_])"
+                                           rf"(?!\s(?:{nouns})(?![^\W\d_]))"
                                            if code != "ja" else
                                            rf"(?P<noun>{nouns})\s?(?:の)?(?P<n>\d+)\s?(?:件|回|つ)",
                                            re.IGNORECASE)
