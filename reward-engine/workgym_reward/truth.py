@@ -172,6 +172,10 @@ class Case:
                         found.setdefault(one, set()).update(named)
         return found
 
+    def ours(self, key: str) -> bool:
+        """Whether a record is of the case's people (not only of everyone's facts)."""
+        return key in self.seeds or key in self._index.get(False, {})
+
     def keys(self, extra: Iterable[str]) -> set[str]:
         """The case's keys: the seeds and ``extra`` (the message's records), widened once
         by the facts that name any of them. A record of someone outside the case widens the
@@ -490,6 +494,13 @@ def _judge(case: Case, statement: Statement, keys: set[str],
         if statement.claim in ("charge", "keep"):
             # "You paid $9 for express shipping": the order's shipping, as the case has it.
             return _judge_amount(case, statement.but(kind=Kind.AMOUNT), keys)
+    if polarity is Polarity.NEGATIVE and not _denied(statement):
+        # "No refund for order A-13007": of a record outside the case, nothing to hold it to.
+        records = [e for e in statement.entities if e.start >= statement.start
+                   and e.kind in ("order", "charge", "issue", "ticket")]
+        if records and not any(case.ours(_norm(e.value)) for e in records):
+            return verdict(Verdict.UNVERIFIABLE, f"what did not happen to "
+                           f"{', '.join(e.text for e in records)}, of no one in the case")
     explicit = any(e.kind in IDENTIFYING or (e.kind == "ordinal" and e.value[1] == "payment")
                    for e in statement.entities if e.start >= statement.start)
     return _judge_claim(statement, rows, future=future, explicit=explicit, history=history,
