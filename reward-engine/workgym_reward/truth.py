@@ -302,7 +302,7 @@ def unquoted(case: Case, text: str) -> str:
 def _row_keys(row: Row) -> frozenset[str]:
     """The keys a fact row names (its customer, order, charge, ...), as compared."""
     get = row.get
-    return frozenset(map(_norm, filter(None, map(get, _KEYS))))
+    return frozenset(_norm(v) for v in map(get, _KEYS) if v and v != "*")
 
 
 @lru_cache(maxsize=65536)
@@ -660,8 +660,8 @@ def _subjects(statement: Statement, kind: str) -> set[str]:
 
 def _fits(row: Row, entity_kind: str, value: Any) -> bool:
     column = COLUMN.get(entity_kind)
-    if column is None or column not in row:
-        return True  # the fact says nothing of it
+    if column is None or column not in row or row[column] == "*":
+        return True  # the fact says nothing of it (a ticket about no order in particular)
     if row[column] is None:
         return False
     if entity_kind == "card":
