@@ -178,10 +178,18 @@ def _splice(text: str, statement: Statement, sentence: str) -> str:
 
 # --- mutants ----------------------------------------------------------------------------
 
+def _pinned(statements: list[Statement]) -> list[Statement]:
+    """Statements, those that name their records or amounts first: their opposite is false
+    of them ("not charged" said the other way round may be true of another payment)."""
+    return sorted(statements, key=lambda s: not any(
+        e.kind in ("money", "order", "charge", "issue", "ticket", "card")
+        and e.start >= s.start for e in s.entities))
+
+
 def negate(message: Message) -> Message | None:
     """The first asserted claim that can be said the other way round, said so."""
     text, statements = _statements(message)
-    for statement in statements:
+    for statement in _pinned(statements):
         said = _opposite(statement, 0)
         if said:
             return message.but(_splice(text, statement, said))
@@ -191,7 +199,7 @@ def negate(message: Message) -> Message | None:
 def contradict(message: Message) -> Message | None:
     """The message and, after it, the opposite of its first asserted claim."""
     text, statements = _statements(message)
-    for statement in statements:
+    for statement in _pinned(statements):
         said = _opposite(statement, 1)
         if said:
             return message.but(f"{text.rstrip()} {said}")
@@ -202,13 +210,13 @@ def _opposite(statement: Statement, first: int) -> str | None:
     """An asserted claim said the other way round (from the ``first`` variant on), of the
     record rather than of the writer's own acts: "Your order A-1 has not been cancelled",
     not "We have not cancelled it" (the customer may have)."""
-    if not _asserted(statement):
-        return None
+    lang = languages()[statement.language]
+    if not _asserted(statement) or lang.has("denial", statement.text):
+        return None  # "the attempt was declined": its opposite may be true of another
     flipped = Polarity.NEGATIVE if statement.polarity is Polarity.POSITIVE \
         else Polarity.POSITIVE
     options = [said for variant in range(first, first + 3) if (said := realiser().say(
-        statement, statement.language, variant, polarity=flipped))]
-    lang = languages()[statement.language]
+        statement, statement.language, variant, polarity=flipped, extent=False))]
     return next((o for o in options if not lang.has("first_person", o)),
                 options[0] if options else None)
 

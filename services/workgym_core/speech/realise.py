@@ -94,13 +94,15 @@ class Realiser:
     names: Mapping[str, Mapping[str, Mapping[str, str]]] = field(default_factory=dict)
 
     def say(self, statement: Statement, language: str, variant: int = 0, *,
-            polarity: Polarity | None = None) -> str | None:
+            polarity: Polarity | None = None, extent: bool = True) -> str | None:
         """The statement as a sentence of ``language`` (its ``variant``-th fitting template,
         counting round), with ``polarity`` instead of its own if given; None when no
-        template says all of it."""
+        template says all of it (``extent=False``: all of it but how much, "in full" —
+        what a claim said the other way round can leave out)."""
         if statement.claim is None or statement.modality not in _MODALITY:
             return None
-        own = [e for e in statement.entities if e.start >= statement.start]
+        own = [e for e in statement.entities if e.start >= statement.start
+               and (extent or e.kind != "extent")]
         if any(e.kind not in SAYABLE for e in own if e.kind not in ("extent", "ordinal")):
             return None
         if any(e.kind in ("extent", "ordinal") for e in own):
