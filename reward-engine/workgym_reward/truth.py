@@ -343,11 +343,19 @@ def _judge_message(case: Case, message: Message) -> list[Judged]:
     keys = case.keys(extra)
     judged: list[Judged] = []
     named: tuple[Entity, ...] = case.about(message.on)
+    thing: tuple[Entity, ...] = ()
     attempt = False
     for statement in reading.statements:
         # "The payment attempt ... Nothing was charged for it": "it" is the attempt.
         attempt = _says(case, "attempt", statement) or (attempt and bool(
             _PRONOUN.search(statement.text)) and not _says(case, "payment", statement))
+        products = tuple(e for e in statement.entities if e.kind == "product")
+        if products:
+            thing = products
+        elif thing and _money(statement) and _FOR_IT.search(statement.text):
+            # "Sorry the French Press arrived broken. We refunded USD 39.00 for it.": it is
+            # the French Press.
+            statement = statement.but(entities=statement.entities + thing)
         own = tuple(e for e in statement.entities if e.kind in IDENTIFYING)
         if own:
             named = own
@@ -429,6 +437,7 @@ def _judge(case: Case, statement: Statement, keys: set[str],
     # Records named earlier in the message count only where these facts name such records.
     statement = statement.but(entities=tuple(
         e for e in statement.entities if e.start >= statement.start or e.start < -1
+        or e.kind == "product"  # what an amount "for it" is for
         or any(COLUMN.get(e.kind, e.kind) in r for r in rows)))
     rows = _on_own_records(rows, statement, on or {})
     if attempt and statement.claim == "charge" and polarity is Polarity.NEGATIVE:
@@ -447,12 +456,25 @@ def _judge(case: Case, statement: Statement, keys: set[str],
                 # "The French Press arrived broken": what befell the whole order befell
                 # each of its items.
                 return verdict(Verdict.TRUE, f"'{statement.claim}' of the whole order")
+            items = {str(v).lower() for v in statement.values("product")}
             prices = [r for r in case.amounts(keys) if r.get("label") == "price"
-                      and (not orders or _norm(r.get("order")) in orders)]
+                      and (not orders or _norm(r.get("order")) in orders)
+                      and (not items or str(r.get("item") or "").lower() in items)]
             said = _money(statement)
-            if said and all(_items_cost(a, c, prices) and (_amount_ok(a, c, done) or any(
-                    str(r.get("currency") or "").upper() == c.upper()
-                    and int(r.get("amount") or 0) >= a for r in done)) for a, c in said):
+
+            def covered(amount: int, currency: str) -> bool:
+                return _amount_ok(amount, currency, done) or any(
+                    str(r.get("currency") or "").upper() == currency.upper()
+                    and int(r.get("amount") or 0) >= amount for r in done)
+
+            if said and not all(covered(a, c) for a, c in said):
+                # "Refunded $658 for them" where $329 went back: more than ever moved.
+                return verdict(Verdict.FALSE, f"more than any '{statement.claim}' came to")
+            if said and items and prices and not all(_items_cost(a, c, prices)
+                                                     for a, c in said):
+                # "We refunded USD 38 for the French Press" (USD 39): not what it cost.
+                return verdict(Verdict.FALSE, f"not what {', '.join(sorted(items))} cost")
+            if said and all(_items_cost(a, c, prices) for a, c in said):
                 # "Refunded $12 for the broken mug", "captured $118, the price of the shipped
                 # items": what some of the items cost.
                 return verdict(Verdict.TRUE, f"'{statement.claim}' of items' prices")
