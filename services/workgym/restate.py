@@ -170,8 +170,8 @@ def _splice(text: str, statement: Statement, sentence: str) -> str:
         sentence = _lower_first(sentence, statement.language)
     following = after.lstrip()[:1]
     ends = span.rstrip()[-1:] in (".", "。", "!", "?", "！", "？")  # its own full stop
-    if following in (".", "。", "!", "?", ",", ";", ":") or following.islower() or (
-            not following and not ends):
+    if following in (".", "。", "!", "?", ",", ";", ":") or (
+            not ends and (following.islower() or not following)):
         sentence = sentence.rstrip(".。")  # the sentence goes on ("…, so that …")
     return before + sentence + after
 
