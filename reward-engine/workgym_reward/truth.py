@@ -155,7 +155,8 @@ class Case:
             rows += [dict(r) for r in self.given.get(claim.name, []) if not r.get("possible")]
             out[claim.name] = rows
         out["amounts"] = [row for app in self.states if app in self.lexicon.amounts
-                          for row in self.query(app, self.lexicon.amounts[app], of=customers)]
+                          for row in self.query(app, self.lexicon.amounts[app], of=customers)
+                          ] + [dict(r) for r in self.given.get("amounts", [])]
         return out
 
     @property
@@ -487,11 +488,11 @@ def _judge(case: Case, statement: Statement, keys: set[str],
     if (claim.episode or refusal) and not statement.of("date") and (
             modality is not Modality.CAN or refusal) \
             and not _ALREADY.search(statement.text) and (
-                unnamed or (polarity is Polarity.NEGATIVE and not _EVER.search(statement.text)
-                            and languages()[statement.language].has("first_person",
-                                                                    statement.text))):
-        # "We have refunded it", "No refund for A-1": this episode's act, not the past's.
-        # "We have refunded it": this episode's act, not one of the past.
+                unnamed or refusal or (
+                    polarity is Polarity.NEGATIVE and not _EVER.search(statement.text)
+                    and languages()[statement.language].has("first_person", statement.text))):
+        # "We have refunded it", "We have not refunded A-1", "Support cannot re-bill": this
+        # episode's act, not the past's ("A-1 has not been refunded" is of all time).
         during = [r for r in rows if "during" not in r or r["during"] in (1, True, None)]
         rows = during
     future = modality is Modality.WILL and claim.act == "world"
@@ -573,9 +574,12 @@ def _labelled_apart(case: Case, statement: Statement, *, amountless: bool = Fals
         return (statement.but(entities=tuple(e for e in statement.entities
                                              if e.kind != "money")),
                 statement.but(kind=Kind.AMOUNT, entities=money))
-    if "*" in labels:
-        return statement, None
     found = case.lexicon.label(statement.text, statement.language)
+    if "*" in labels:
+        # Any part of the money is the claim's, but for what the task's case names ("the
+        # unused part: USD 178.52"): judged against the case's amount of it.
+        labels = tuple({label for label, _ in found} - {
+            str(r.get("label")) for r in case.given.get("amounts", [])})
     kept, apart = [], []
     for entity in statement.entities:
         near = _label_of(found, entity, statement)
@@ -926,8 +930,11 @@ def _judge_amount(case: Case, statement: Statement, keys: set[str]) -> Judged:
         labels = _label_of(found_labels, entity, statement)
         same = [r for r in amounts if str(r.get("currency") or "").upper() == currency.upper()]
         claims = case.lexicon.claims
-        labelled = [r for r in same if r.get("label") in labels or r.get("label") in claims
-                    ] if labels else same
+        own = {str(r.get("label")) for r in case.given.get("amounts", ())}
+        # What the task's case names is that amount alone ("the unused part"); any other
+        # label may be said of what a claim moved ("the refund of $5").
+        labelled = [r for r in same if r.get("label") in labels or (
+            r.get("label") in claims and not labels & own)] if labels else same
         if any(int(r["amount"]) == amount for r in labelled):
             continue
         if labels and same:
