@@ -176,6 +176,16 @@ def table() -> str:
             lines.append(f"{name:<18} {f.items:>6} {f.abstained:>8} {f.precision:>10.2%} "
                          f"{f.recall:>8.2%}")
         lines.append("")
+    # Each claim type in each language: precision / recall.
+    codes = sorted({o.language for o in outcomes()})
+    lines.append(f"{'group x language':<18} " + " ".join(f"{c:>15}" for c in codes)
+                 + "   (precision/recall)")
+    for name in sorted({o.group for o in outcomes()}):
+        cells = [figures("language", [o for o in outcomes() if o.group == name]).get(c)
+                 for c in codes]
+        lines.append(f"{name:<18} " + " ".join(
+            f"{f.precision:>7.1%}/{f.recall:<7.1%}" if f else f"{'-':>15}" for f in cells))
+    lines.append("")
     wrong = Counter(o.group for o in outcomes() if not o.abstained and not o.correct)
     lines.append("read wrongly, by claim: " + (", ".join(f"{k} {v}" for k, v in
                                                       wrong.most_common()) or "none"))
