@@ -103,6 +103,7 @@ class Case:
     # Each message judged once, whichever checks ask (what was said, and to whom).
     _judged: dict[tuple[str, tuple[tuple[str, str], ...]], list[Judged]] = field(
         default_factory=dict, repr=False)
+    _quoted: dict[str, bool] = field(default_factory=dict, repr=False)
 
     # --- the case's keys -----------------------------------------------------------------
 
@@ -238,21 +239,19 @@ class Case:
         return self.lexicon.world_names(lambda app, sql: [
             row[0] for row in self.states[app].conn.execute(sql)] if app in self.states else [])
 
-    @cached_property
-    def others_wrote(self) -> frozenset[str]:
-        """The sentences others wrote where the agent writes (a customer's ticket, a
-        colleague's comment), as compared: what the agent quotes of them is their words."""
-        out: set[str] = set()
-        for app, writes in self.lexicon.writes.items():
-            if app not in self.states:
-                continue
-            for write in writes:
-                mine = " AND ".join(f'"{column}" = ?' for column in write.by) or "0"
-                for (text,) in self.states[app].conn.execute(
-                        f'SELECT "{write.text}" FROM "{write.table}" WHERE "{write.text}" '
-                        f"IS NOT NULL AND NOT ({mine})", list(write.by.values())):
-                    out.update(_quotable(str(text)))
-        return frozenset(out)
+    def others_wrote(self, sentence: str) -> bool:
+        """Whether someone other than the agent wrote ``sentence`` where the agent writes (a
+        customer's ticket, a colleague's comment): what the agent quotes of it is theirs."""
+        found = self._quoted.get(sentence)
+        if found is None:
+            found = self._quoted[sentence] = any(
+                self.states[app].conn.execute(
+                    f'SELECT 1 FROM "{write.table}" WHERE instr("{write.text}", ?) > 0 AND NOT '
+                    f"({' AND '.join(f'{chr(34)}{c}{chr(34)} = ?' for c in write.by) or '0'}) "
+                    "LIMIT 1", [sentence, *write.by.values()]).fetchone()
+                for app, writes in self.lexicon.writes.items() if app in self.states
+                for write in writes)
+        return found
 
     def query(self, app: str, sql: str, params: Mapping[str, Any] | None = None, *,
               of: list[str] | None = None) -> list[Row]:
@@ -280,22 +279,14 @@ class Case:
 _QUOTE_SPLIT = re.compile(r"(?<=[.!?:。！？])\s+|\n+")
 
 
-def _quotable(text: str) -> list[str]:
-    """A text's sentences as a quotation of it is compared (spacing aside, long enough not
-    to be a stock phrase)."""
-    return [" ".join(part.split()) for part in _QUOTE_SPLIT.split(text)
-            if len(part.split()) >= 6]
-
-
 def unquoted(case: Case, text: str) -> str:
     """``text`` without what it quotes, word for word, of what others wrote in the episode
     ("Reported by a customer in ticket 601: <their words>"): those are their words, not
-    claims of the writer's."""
-    if not case.others_wrote:
-        return text
+    claims of the writer's (sentences long enough not to be a stock phrase)."""
     out = text
     for part in _QUOTE_SPLIT.split(text):
-        if " ".join(part.split()) in case.others_wrote:
+        quote = part.strip().strip('"“”„«»')
+        if len(quote.split()) >= 6 and case.others_wrote(quote):
             out = out.replace(part, " " * len(part), 1)
     return out
 
