@@ -43,6 +43,7 @@ from workgym_core.speech import Entity, Kind, Lexicon, Modality, Polarity, Readi
 from workgym_core.speech import reader as reader_of
 from workgym_core.speech.cues import languages
 from workgym_core.speech.entities import key
+from workgym_core.speech.lexicon import Write
 
 from .diff import States
 
@@ -240,18 +241,25 @@ class Case:
             row[0] for row in self.states[app].conn.execute(sql)] if app in self.states else [])
 
     def others_wrote(self, sentence: str) -> bool:
-        """Whether someone other than the agent wrote ``sentence`` where the agent writes (a
-        customer's ticket, a colleague's comment): what the agent quotes of it is theirs."""
+        """Whether someone other than the agent wrote ``sentence`` on a record of the case
+        (the customer's ticket, a colleague's comment on the case's issue): what the agent
+        quotes of it is theirs."""
         found = self._quoted.get(sentence)
         if found is None:
             found = self._quoted[sentence] = any(
-                self.states[app].conn.execute(
-                    f'SELECT 1 FROM "{write.table}" WHERE instr("{write.text}", ?) > 0 AND NOT '
-                    f"({' AND '.join(f'{chr(34)}{c}{chr(34)} = ?' for c in write.by) or '0'}) "
-                    "LIMIT 1", [sentence, *write.by.values()]).fetchone()
+                self._said_on_case(app, write, sentence)
                 for app, writes in self.lexicon.writes.items() if app in self.states
                 for write in writes)
         return found
+
+    def _said_on_case(self, app: str, write: Write, sentence: str) -> bool:
+        columns = list(dict.fromkeys(write.on.values())) or ["rowid"]
+        mine = " AND ".join(f'"{c}" = ?' for c in write.by) or "0"
+        rows = self.states[app].conn.execute(
+            f"SELECT {', '.join(chr(34) + c + chr(34) for c in columns)} FROM "
+            f'"{write.table}" WHERE instr("{write.text}", ?) > 0 AND NOT ({mine})',
+            [sentence, *write.by.values()])
+        return any(_norm(v) in self.seeds for row in rows for v in row if v is not None)
 
     def query(self, app: str, sql: str, params: Mapping[str, Any] | None = None, *,
               of: list[str] | None = None) -> list[Row]:
@@ -282,11 +290,11 @@ _QUOTE_SPLIT = re.compile(r"(?<=[.!?:。！？])\s+|\n+")
 def unquoted(case: Case, text: str) -> str:
     """``text`` without what it quotes, word for word, of what others wrote in the episode
     ("Reported by a customer in ticket 601: <their words>"): those are their words, not
-    claims of the writer's (sentences long enough not to be a stock phrase)."""
+    claims of the writer's."""
     out = text
     for part in _QUOTE_SPLIT.split(text):
         quote = part.strip().strip('"“”„«»')
-        if len(quote.split()) >= 6 and case.others_wrote(quote):
+        if len(quote.split()) >= 3 and case.others_wrote(quote):
             out = out.replace(part, " " * len(part), 1)
     return out
 
@@ -481,9 +489,10 @@ def _judge(case: Case, statement: Statement, keys: set[str],
             and not _ALREADY.search(statement.text) and (
                 unnamed or refusal or (
                     polarity is Polarity.NEGATIVE and not _EVER.search(statement.text)
-                    and languages()[statement.language].has("first_person", statement.text))):
-        # "We have refunded it", "We have not refunded A-1", "Support cannot re-bill": this
-        # episode's act, not the past's ("A-1 has not been refunded" is of all time).
+                    and _own_act(statement))):
+        # "We have refunded it", "We have not refunded A-1", "No refund made for A-1",
+        # "Support cannot re-bill": this episode's act, not the past's ("A-1 has not been
+        # refunded" is of all time).
         during = [r for r in rows if "during" not in r or r["during"] in (1, True, None)]
         rows = during
     future = modality is Modality.WILL and claim.act == "world"
@@ -519,6 +528,13 @@ def _judge(case: Case, statement: Statement, keys: set[str],
                    for e in statement.entities if e.start >= statement.start)
     return _judge_claim(statement, rows, future=future, explicit=explicit, history=history,
                         joins=claim.joins)
+
+
+def _own_act(statement: Statement) -> bool:
+    """Whether a denial is of the writer's own act: said as "we" or "I", or as no act at
+    all ("No refund made for A-1")."""
+    lang = languages()[statement.language]
+    return lang.has("first_person", statement.text) or lang.has("nothing", statement.text)
 
 
 _PRONOUN = re.compile(r"\b(?:it|that|this|them|es|le|lo|la)\b|それ", re.IGNORECASE)
