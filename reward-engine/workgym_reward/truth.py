@@ -444,7 +444,7 @@ def _judge(case: Case, statement: Statement, keys: set[str],
         # "the attempt was not charged": of the tries that did not complete.
         rows = [r for r in rows if r.get("ok") in (0, False)]
     if rows and claim.act != "policy" and not any("item" in r for r in rows) \
-            and _about_items(case, statement):
+            and _about_items(case, statement, rows):
         # Of the orders it names, if it names any ("the filters from order A-1").
         orders = {_norm(v) for v in statement.values("order")}
         done = [r for r in rows if r.get("ok") in (1, True)
@@ -584,9 +584,11 @@ def _labelled_apart(case: Case, statement: Statement, *, amountless: bool = Fals
     found = case.lexicon.label(statement.text, statement.language)
     if "*" in labels:
         # Any part of the money is the claim's, but for what the task's case names ("the
-        # unused part: USD 178.52"): judged against the case's amount of it.
-        labels = tuple({label for label, _ in found} - {
-            str(r.get("label")) for r in case.given.get("amounts", [])})
+        # unused part of the year, USD 178.52"): judged against the case's amount of it.
+        own = {str(r.get("label")) for r in case.given.get("amounts", [])}
+        labels = tuple({label for label, _ in found} - own) or ("*",)
+        if not own & {label for label, _ in found}:
+            return statement, None
     kept, apart = [], []
     for entity in statement.entities:
         near = _label_of(found, entity, statement)
@@ -645,10 +647,14 @@ def _labelled(case: Case, statement: Statement) -> bool:
     return bool(labels & {"shipping", "discount", "subtotal"})
 
 
-def _about_items(case: Case, statement: Statement) -> bool:
-    """Whether the statement is about some of an order's items ("the item was not charged")."""
-    return bool(statement.of("product")) or _says(case, "item", statement) or (
-        bool(_money(statement)) and bool(_FOR_IT.search(statement.text)))
+def _about_items(case: Case, statement: Statement, rows: list[Row]) -> bool:
+    """Whether the statement is about some of an order's items ("the item was not charged",
+    "USD 39 for it" of an item, not the whole of what moved)."""
+    if statement.of("product") or _says(case, "item", statement):
+        return True
+    money = _money(statement)
+    return bool(money) and bool(_FOR_IT.search(statement.text)) and not all(
+        _amount_ok(a, c, rows) for a, c in money)
 
 
 # "USD 39.00 (what you paid for it)", "we refunded USD 38.00 for it": an amount for the item
