@@ -259,7 +259,14 @@ class Case:
             f"SELECT {', '.join(chr(34) + c + chr(34) for c in columns)} FROM "
             f'"{write.table}" WHERE instr("{write.text}", ?) > 0 AND NOT ({mine})',
             [sentence, *write.by.values()])
-        return any(_norm(v) in self.seeds for row in rows for v in row if v is not None)
+        return any(str(v) in self._bound for row in rows for v in row if v is not None)
+
+    @cached_property
+    def _bound(self) -> frozenset[str]:
+        """Every value the setup bound, as text (ids too: a ticket's 601)."""
+        return frozenset(str(value) for rows in self.vars.values() for row in rows.values()
+                         for value in (row.values() if isinstance(row, Mapping) else [row])
+                         if isinstance(value, (str, int)))
 
     def query(self, app: str, sql: str, params: Mapping[str, Any] | None = None, *,
               of: list[str] | None = None) -> list[Row]:

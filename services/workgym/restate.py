@@ -217,8 +217,8 @@ def _opposite(statement: Statement, first: int) -> str | None:
         else Polarity.POSITIVE
     options = [said for variant in range(first, first + 3) if (said := realiser().say(
         statement, statement.language, variant, polarity=flipped, extent=False))]
-    return next((o for o in options if not lang.has("first_person", o)),
-                options[0] if options else None)
+    mine = lang.has("first_person", statement.text)  # "we refunded": "we did not"
+    return next((o for o in options if mine or not lang.has("first_person", o)), None)
 
 
 def _swap(kind: str, other: Callable[[Entity, str], str | None]) -> Change:
