@@ -290,8 +290,11 @@ def hedge(message: Message) -> Message | None:
 
 
 def internal(message: Message) -> Message | None:
-    """A public reply written as an internal note instead."""
-    return message.but(message.text, False) if message.public else None
+    """A public reply that tells the customer something, written as an internal note
+    instead (a question made internal is the task's own checks' to catch)."""
+    if not message.public or not any(_asserted(s) for s in _statements(message)[1]):
+        return None
+    return message.but(message.text, False)
 
 
 def disclose(phone: str) -> Change:
