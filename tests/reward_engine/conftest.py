@@ -88,3 +88,26 @@ def make_step() -> Callable[..., TrajectoryStep]:
         return step
 
     return make
+
+
+def scored_reference(local: Any, task_id: str, seed: int = 0) -> dict[str, Any]:
+    """What scoring saw of the task's reference run as an episode (its keyword arguments),
+    captured from the one scoring call (``workgym.tasks.score``)."""
+    from unittest.mock import patch
+
+    from workgym import tasks
+    from workgym.agents.reference import run_script
+    from workgym.sdk import Env
+
+    captured: dict[str, Any] = {}
+    original = tasks.score
+
+    def capture(**kwargs: Any) -> Any:
+        captured.update(kwargs)
+        return original(**kwargs)
+
+    with patch.object(tasks, "score", capture):
+        env = Env.inprocess(local, task_id, seed)
+        env.reset()
+        env.finish(answer=run_script(env, tasks.catalogue().get(task_id).reference))
+    return captured

@@ -7,37 +7,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import ExitStack
-from typing import Any
-from unittest.mock import patch
 
 import pytest
 
 from replicas.catalog import lexicon
-from workgym import tasks as service
-from workgym.agents.reference import run_script
 from workgym.local import LocalServer
-from workgym.sdk import Env
-from workgym.tasks import catalogue
-from workgym_reward import Report
 from workgym_reward.diff import States
 from workgym_reward.truth import Case
+
+from .conftest import scored_reference
 
 TASK = "cross/bug-reproduce-through-payments"  # checkout, helpdesk and tracker
 
 
 @pytest.fixture(scope="module")
 def case(local: LocalServer) -> Iterator[Case]:
-    captured: dict[str, Any] = {}
-    original = service.score
-
-    def capture(**kwargs: Any) -> Report:
-        captured.update(kwargs)
-        return original(**kwargs)
-
-    with patch.object(service, "score", capture):
-        env = Env.inprocess(local, TASK, 0)
-        env.reset()
-        env.finish(answer=run_script(env, catalogue().get(TASK).reference))
+    captured = scored_reference(local, TASK)
     with ExitStack() as stack:
         states = {app: stack.enter_context(States.open(*pair))
                   for app, pair in captured["states"].items()}

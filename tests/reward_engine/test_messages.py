@@ -9,17 +9,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from typing import Any
-from unittest.mock import patch
 
 import pytest
 
-from workgym import tasks as service
-from workgym.agents.reference import run_script
 from workgym.local import LocalServer
-from workgym.sdk import Env
-from workgym.tasks import catalogue
 from workgym_reward import Report, score
 from workgym_reward.assertions import Verifier
+
+from .conftest import scored_reference
 
 TASK = "helpdesk/refund-standard"
 AGENT = 1
@@ -28,17 +25,7 @@ AGENT = 1
 @pytest.fixture(scope="module")
 def episode(local: LocalServer) -> Iterator[dict[str, Any]]:
     """What scoring saw of the reference's episode (its keyword arguments)."""
-    captured: dict[str, Any] = {}
-    original = service.score
-
-    def capture(**kwargs: Any) -> Report:
-        captured.update(kwargs)
-        return original(**kwargs)
-
-    with patch.object(service, "score", capture):
-        env = Env.inprocess(local, TASK, 0)
-        env.reset()
-        env.finish(answer=run_script(env, catalogue().get(TASK).reference))
+    captured = scored_reference(local, TASK)
     yield captured
 
 
