@@ -22,7 +22,7 @@ the app (its routes). ``customer.py`` plays them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field, model_validator
 
@@ -31,6 +31,7 @@ from replicas.runtime.actors import ActorModel, RowId
 Kind = Literal["order_number", "verification_code", "card_last4", "phone_last4",
                "account_email", "detail"]
 Persona = Literal["cooperative", "wrong_first", "cannot_verify"]
+PERSONAS = frozenset(get_args(Persona))
 # What proves who someone is: a customer who cannot verify never gives these.
 PROOFS = frozenset({"verification_code", "card_last4", "phone_last4"})
 
@@ -60,8 +61,10 @@ class ScriptedCustomer(ActorModel):
 
     ticket: RowId = Field(description="The ticket whose public messages the customer answers.")
     knows: list[Known] = Field(default_factory=list, description="What they can tell, in order.")
-    persona: Persona | list[Persona] = Field(
-        "cooperative", description="Their persona, or personas to draw one from by the seed.")
+    persona: Persona | list[Persona] | Annotated[
+        str, Field(pattern=r"^\$[A-Za-z_]\w*(\.[A-Za-z_]\w*){1,2}$")] = Field(
+        "cooperative", description="Their persona, or personas to draw one from by the seed, "
+        "or a reference to one the setup drew ($verdict.persona: a decision's outcome).")
     thanks: bool = Field(True, description="Once they told everything, answer the next "
                          "message once with thanks.")
 

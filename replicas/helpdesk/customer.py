@@ -30,7 +30,7 @@ from workgym_core.refs import resolve
 from workgym_core.speech import Kind, reader
 from workgym_core.templates import render
 
-from .actors import PROOFS, Actors, Known, ScriptedCustomer
+from .actors import PERSONAS, PROOFS, Actors, Known, ScriptedCustomer
 from .rules import tickets
 
 _MEMORY = "helpdesk.customer"
@@ -114,6 +114,12 @@ def _initial_last_comment_id(episode: Episode) -> int:
 
 def persona(episode: Episode, script: ScriptedCustomer) -> str:
     """The customer's persona: the one given, or drawn from the episode's world."""
+    if isinstance(script.persona, str) and script.persona.startswith("$"):
+        drawn = resolve(script.persona, episode.vars, episode.others)
+        if drawn not in PERSONAS:
+            raise ValueError(f"persona {script.persona} is {drawn!r}, not one of "
+                             f"{sorted(PERSONAS)}")
+        return str(drawn)
     if isinstance(script.persona, str):
         return script.persona
     return random.Random(f"persona:{episode.snapshot_key}").choice(script.persona)

@@ -27,6 +27,7 @@ from workgym_core.refs import Others, resolve
 from workgym_core.rowops import (
     Between,
     Choice,
+    Cycle,
     DrawRow,
     FactoryRow,
     InsertRow,
@@ -81,6 +82,14 @@ class _Run:
             return {k: self.expand(v) for k, v in value.items()}
         return value
 
+    def holds(self, condition: str, where: str) -> bool:
+        """Whether an op's ``when`` holds over the rows bound so far."""
+        try:
+            return bool(evaluate(condition, self.bound, self.others))
+        except (ValueError, ArithmeticError, TypeError) as exc:
+            raise InvalidRequest(f"{where}: when {condition!r}: {exc}", code="setup_failed",
+                                 field="when", rule="condition") from exc
+
     def rng(self, kind: str, index: int) -> random.Random:
         """The op's own random stream: (kind, seed, the ops' digest, its index)."""
         return random.Random(f"{kind}:{self.seed}:{self.digest}:{index}")
@@ -93,6 +102,9 @@ class _Run:
             elif isinstance(how, Between):
                 low, high = how.between
                 drawn[field] = low + how.step * rng.randint(0, (high - low) // how.step)
+            elif isinstance(how, Cycle):  # in turn by seed, from a start the task draws
+                start = int(digest([self.digest, index, field])[:8], 16)
+                drawn[field] = self.expand(how.cycle[(self.seed + start) % len(how.cycle)])
             else:  # expressions see the fields drawn before them, as $<bind>.<field>
                 try:
                     drawn[field] = evaluate(how.expr, {**self.bound, op.bind: drawn},
@@ -165,7 +177,8 @@ class _Run:
     @cached_property
     def digest(self) -> str:
         """What factories' random streams are seeded from (with the seed and op index)."""
-        return digest([op.model_dump() for op in self.ops])
+        # An op without a condition digests as before conditions existed: instances stay.
+        return digest([op.model_dump(exclude=None if op.when else {"when"}) for op in self.ops])
 
 
 def _row(db: sqlite3.Connection, table: str, row_id: int) -> dict[str, Any]:
@@ -207,6 +220,8 @@ def apply_ops(db: sqlite3.Connection, ops: Sequence[Op], now: datetime, *, seed:
         for i, op in enumerate(ops):
             where = f"{field}[{i}] ({op.op} {table_of(op, factories)})"
             try:
+                if op.when is not None and not run.holds(op.when, where):
+                    continue
                 row = run.apply(i, op)
             except sqlite3.IntegrityError as exc:  # names the constraint, never the SQL
                 raise InvalidRequest(f"{where}: {exc}", code="setup_failed",

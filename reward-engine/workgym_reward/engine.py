@@ -70,7 +70,9 @@ def score(
         raise ConfigError(f"reference_steps must be at least 1, not {reference_steps}")
     if not states:
         raise ConfigError("an episode has at least one app")
-    targets = [(_app_of(assertion, states), assertion) for assertion in verifier.root]
+    targets = [(app, assertion) for app, assertion in (
+        (_app_of(assertion, states), assertion) for assertion in verifier.root)
+        if _applies(assertion, vars.get(app, {}), vars)]
     assertions = [(app, _resolve(assertion, vars.get(app, {}), vars))
                   for app, assertion in targets]
     assertions += _everywhere(verifier, states, lexicon)
@@ -137,6 +139,14 @@ def _app_of(assertion: Assertion, states: Mapping[str, Any]) -> str:
         raise ConfigError(f"assertion {assertion.name!r}: no app {assertion.app!r} in the "
                           f"episode ({', '.join(states)})")
     return assertion.app
+
+
+def _applies(assertion: Assertion, vars: Vars, others: Mapping[str, Vars]) -> bool:
+    try:
+        return assertion.applies(vars, others)
+    except (ValueError, ArithmeticError, TypeError) as exc:
+        raise ConfigError(f"assertion {assertion.name!r}: when {assertion.when!r}: {exc}") \
+            from exc
 
 
 def _resolve(assertion: Assertion, vars: Vars, others: Mapping[str, Vars]) -> Assertion:

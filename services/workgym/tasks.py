@@ -185,6 +185,14 @@ class Task(BaseModel):
         "outside its refund window; {possible: true}: the task allows the claim's act (an "
         "offer or a promise on a condition can be true), not that it happened.")
 
+    decision: str | None = Field(
+        None, pattern=r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*){1,2}$", description="Where the task's "
+        "skill is a judgement (refund or not, verified or not): the value its setup draws "
+        "as the outcome, '<bind>.<field>' (the first app's) or '<app>.<bind>.<field>'. The "
+        "seed draws it (a `cycle` draw gives every outcome its share of any run of seeds); "
+        "the verifier's `when` conditions judge each outcome, and the gate checks that "
+        "every outcome occurs.")
+
     @field_validator("faults")
     @classmethod
     def _valid_plan(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -230,12 +238,26 @@ class Task(BaseModel):
             if len(self.apps) > 1 and assertion.app is None and assertion.check != "answer_matches":
                 raise ValueError(f"assertion {assertion.name!r}: name its app (the task has "
                                  f"several: {self.apps})")
+        if self.decision is not None:
+            self._check_decision()
         for app, actors in self.actors.items():
             model = actors_model(app)
             if model is None:
                 raise ValueError(f"app {app!r} has no scripted actors")
             model.model_validate(actors)
         return self
+
+    def _check_decision(self) -> None:
+        """The decision names a value the setup draws, and some assertion judges by it."""
+        parts = self.decision.split(".") if self.decision else []
+        app, bind = (parts[0], parts[1]) if len(parts) == 3 else (self.apps[0], parts[0])
+        binds = {op.get("bind") for op in self.setup_of(app) if isinstance(op, dict)}
+        if bind not in binds:
+            raise ValueError(f"decision {self.decision!r}: the setup of {app} binds no "
+                             f"{bind!r}")
+        if not any(a.when and f"${self.decision}" in a.when for a in self.verifier.root):
+            raise ValueError(f"decision {self.decision!r}: no assertion judges by it (a "
+                             f"`when` naming ${self.decision})")
 
     @model_validator(mode="after")
     def _benign_allowed(self) -> Self:
@@ -275,6 +297,12 @@ class Task(BaseModel):
         return score(verifier=self.verifier, states=states, trajectory=trajectory,
                      answer=answer, vars=vars, reference_steps=self.reference_steps,
                      lexicon=lexicon(), today=WORLD_START.date(), case=self.case_for(vars))
+
+    def outcome(self, vars: dict[str, Any]) -> Any:
+        """The decision's outcome in one instance (None: the task is no decision)."""
+        if self.decision is None:
+            return None
+        return resolve("$" + self.decision, vars.get(self.apps[0], {}), vars)
 
     def instruction_for(self, vars: dict[str, Any]) -> str:
         """The instruction of one instance: rendered from the rows its setup bound (``vars``:

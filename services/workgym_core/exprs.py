@@ -1,9 +1,11 @@
 """Arithmetic over bound rows, for task templates: ``$order.total * $deal.pct // 100``.
 
 A tiny, safe evaluator: numbers, references (:mod:`.refs`), ``+ - * / // %``, unary minus,
-parentheses and ``round``, ``min``, ``max``, ``abs``, ``int``. Nothing else parses: no
-names, attributes, calls of other functions or comprehensions (a ``ValueError`` naming
-what was refused), so a task file can compute amounts but never run code.
+parentheses and ``round``, ``min``, ``max``, ``abs``, ``int``; and, for conditions (a setup
+op's or an assertion's ``when``), comparisons (``== != < <= > >=``, strings quoted) and
+``and``, ``or``, ``not``. Nothing else parses: no names, attributes, calls of other
+functions or comprehensions (a ``ValueError`` naming what was refused), so a task file can
+compute amounts and conditions but never run code.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
 }
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "round": round, "min": min, "max": max, "abs": abs, "int": int,
+}
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge,
 }
 MAX_LENGTH = 300
 
@@ -46,7 +52,7 @@ def evaluate(text: str, vars: Vars, others: Others | None = None) -> Any:
 
 
 def _eval(node: ast.AST, refs: dict[str, Any], text: str) -> Any:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str):
         return node.value
     if isinstance(node, ast.Name) and node.id in refs:
         return refs[node.id]
@@ -54,8 +60,20 @@ def _eval(node: ast.AST, refs: dict[str, Any], text: str) -> Any:
         return _BINARY[type(node.op)](_eval(node.left, refs, text), _eval(node.right, refs, text))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_eval(node.operand, refs, text)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _eval(node.operand, refs, text)
+    if isinstance(node, ast.BoolOp):
+        values = (_eval(value, refs, text) for value in node.values)
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
+        left, holds = _eval(node.left, refs, text), True
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = _eval(right_node, refs, text)
+            holds = holds and _COMPARE[type(op)](left, right)
+            left = right
+        return holds
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id in _FUNCTIONS and not node.keywords):
         return _FUNCTIONS[node.func.id](*(_eval(arg, refs, text) for arg in node.args))
-    raise ValueError(f"{text!r}: only numbers, references, + - * / // %, and "
-                     f"{', '.join(_FUNCTIONS)} are allowed")
+    raise ValueError(f"{text!r}: only numbers, strings, references, + - * / // %, "
+                     f"comparisons, and, or, not, and {', '.join(_FUNCTIONS)} are allowed")

@@ -42,14 +42,20 @@ class _Op(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class InsertRow(_Op):
+class _RowOp(_Op):
+    when: str | None = Field(None, max_length=300, description="A condition over rows bound "
+                             "earlier (workgym_core.exprs: '$verdict.eligible == 1'): the op "
+                             "runs only when it holds; otherwise it binds nothing.")
+
+
+class InsertRow(_RowOp):
     op: Literal["insert"] = "insert"
     insert: Identifier = Field(description="Table to insert into.")
     values: Values = Field(min_length=1, description="Column -> value.")
     bind: Identifier | None = Field(None, description="Name to refer to the new row by.")
 
 
-class UpdateRow(_Op):
+class UpdateRow(_RowOp):
     op: Literal["update"] = "update"
     update: Identifier = Field(description="Table of the row.")
     id: Annotated[int, Field(ge=1, le=2**53)] | Annotated[
@@ -59,7 +65,7 @@ class UpdateRow(_Op):
     bind: Identifier | None = None
 
 
-class SelectRow(_Op):
+class SelectRow(_RowOp):
     op: Literal["select"] = "select"
     select: Identifier = Field(description="Table to find the row in.")
     where: Values = Field(default_factory=dict, description="Column -> required value.")
@@ -71,7 +77,7 @@ class SelectRow(_Op):
     bind: Identifier = Field(description="Name to refer to the row by.")
 
 
-class FactoryRow(_Op):
+class FactoryRow(_RowOp):
     """``{factory: customer, bind: c, tier: gold}``: a row from the app's ``customer``
     factory, with ``tier`` overridden. The flat keys are collected into ``values``."""
 
@@ -111,15 +117,22 @@ class Between(_Op):
         return self
 
 
+class Cycle(_Op):
+    cycle: list[Scalar] = Field(min_length=2, description="One of these per seed, in turn "
+                                "(from a start drawn per task): any len(cycle) consecutive "
+                                "seeds draw each once. A decision's outcomes, each on its "
+                                "share of the seeds whatever seeds a run takes.")
+
+
 class Expr(_Op):
     expr: str = Field(max_length=300, description="Arithmetic over bound rows: "
                       "'$order.total * $deal.pct // 100' (workgym_core.exprs).")
 
 
-Draw = Choice | Between | Expr
+Draw = Choice | Between | Cycle | Expr
 
 
-class DrawRow(_Op):
+class DrawRow(_RowOp):
     """``{bind: deal, draw: {pct: {between: [30, 70]}, reason: {choice: [a, b]}}}``: a row
     of values drawn from the seed (and computed: ``{expr: ...}``), for what follows and for
     the instruction. It is no row of the database."""
@@ -129,7 +142,7 @@ class DrawRow(_Op):
     bind: Identifier = Field(description="Name to refer to the drawn values by.")
 
 
-class PickRow(_Op):
+class PickRow(_RowOp):
     """``{bind: broken, pick: $order.items}``: one element of a list (or of a JSON list in a
     column), drawn from the seed; an object element's keys are the bound row's fields."""
 

@@ -169,3 +169,26 @@ def test_an_unknown_table_names_the_assertion(run: Score, reference: list[Trajec
 def test_reference_steps_must_be_positive(run: Score, reference: list[TrajectoryStep]) -> None:
     with pytest.raises(ConfigError, match="reference_steps must be at least 1, not 0"):
         run([REFUND, SOLVE], reference, reference_steps=0)
+
+
+def test_an_assertion_judges_only_the_outcome_its_when_names(
+    run: Score, reference: list[TrajectoryStep]
+) -> None:
+    """A decision task judges each outcome the seed drew by its own assertions: the refund
+    is required where the verdict is to refund, and absent where it is not."""
+    by_outcome = [
+        {**VERIFIER[0], "when": "$verdict.refund == 1"},
+        {"check": "row_absent", "name": "not_refunded", "table": "refunds",
+         "where": {"charge_id": "$charge.id"}, "harm": True, "when": "not $verdict.refund"},
+        VERIFIER[1], VERIFIER[2],
+    ]
+    for refund in (1, 0):
+        verdicts = {}
+        for sql in ([REFUND, SOLVE], [SOLVE]):
+            report = run(sql, reference[len(reference) - len(sql):], verifier=by_outcome,
+                         vars={**VARS, "verdict": {"refund": refund}})
+            verdicts[len(sql)] = (report.success, [a.name for a in report.assertions])
+        judged = ["refunded" if refund else "not_refunded", "solved", "no_collateral"]
+        assert verdicts == {2: (bool(refund), judged), 1: (not refund, judged)}
+    with pytest.raises(ConfigError, match="assertion 'refunded': when"):
+        run([REFUND, SOLVE], reference, verifier=by_outcome)  # no verdict bound

@@ -64,6 +64,14 @@ def test_a_task_may_refuse_them_and_a_task_without_a_case_gets_none(tmp_path: Pa
                           instruction="Help {{ someone.name }} with their account.")) == unbound
 
 
+def test_a_decision_is_the_seeds_and_judged_by_outcome(tmp_path: Path) -> None:
+    verdict = {"bind": "verdict", "draw": {"solve": {"cycle": [1, 0]}}}
+    judged = [{**BASE["verifier"][0], "when": "$verdict.solve == 1"}, *BASE["verifier"][1:]]
+    task = _load(tmp_path, setup=[*SETUP, verdict], verifier=judged, decision="verdict.solve")
+    assert task.outcome({"helpdesk": {"verdict": {"solve": 0}}}) == 0
+    assert _load(tmp_path).outcome({}) is None  # no decision
+
+
 def test_the_step_count_is_the_shortest_path(tmp_path: Path) -> None:
     assert _load(tmp_path).reference_steps == 1  # the step with a `when` is not counted
 
@@ -82,6 +90,10 @@ def test_agents_see_no_solution_nor_its_size(tmp_path: Path) -> None:
     ({"reference": {"given": {"email": "(unclosed"}, "steps": [{"call": "GET /a"}]}},
      "given.email"),
     ({"setup": [{"bind": "t", "draw": {"x": {"between": [5, 1]}}}]}, "5 is above 1"),
+    ({"decision": "verdict.refund"}, "the setup of helpdesk binds no 'verdict'"),
+    ({"decision": "verdict.refund",
+      "setup": [*SETUP, {"bind": "verdict", "draw": {"refund": {"cycle": [1, 0]}}}]},
+     "no assertion judges by it"),
 ])
 def test_bad_task_files_are_named(tmp_path: Path, changes: dict[str, Any], message: str) -> None:
     with pytest.raises(TaskFileError, match=message):

@@ -18,6 +18,14 @@ def test_arithmetic_stays_in_whole_minor_units() -> None:
         _search("div(`1`, `0`)", {}, {})
 
 
+def test_days_between_two_moments_in_either_of_the_apps_formats() -> None:
+    shipped, asked = "2025-05-01T10:00:00Z", "2025-06-16T09:00:00Z"
+    assert _search("days(a, b)", {"a": shipped, "b": asked}, {}) == 45  # not a whole 46
+    assert _search("days(a, b)", {"a": 1746093600, "b": asked}, {}) == 45  # Unix seconds
+    with pytest.raises(ReferenceFailed, match="no timestamp"):
+        _search("days(a, b)", {"a": "last week", "b": asked}, {})
+
+
 def test_match_takes_the_first_group() -> None:
     assert _search("match(body, 'code is (\\d{6})')", {"body": "my code is 123456"}, {}) == (
         "123456")

@@ -60,6 +60,9 @@ def test_unknown_references_and_filters_are_named(text: str, message: str) -> No
     ("round($charge.amount / 3)", 41152),
     ("max(1, min(5, 9)) + abs(-2) - 10 % 4", 5),
     ("-($charge.id + 1)", -42),
+    ("$charge.amount > 100 and not $charge.id == 3", True),
+    ("$charge.currency == 'usd' or 1 < 0", False),
+    ("0 < $charge.id <= 41", True),
 ])
 def test_expressions(expr: str, value: int) -> None:
     assert evaluate(expr, ROWS) == value

@@ -12,6 +12,7 @@ from typing import Annotated, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from workgym_core.exprs import evaluate
 from workgym_core.refs import Vars, resolve
 
 from .context import Context
@@ -34,6 +35,14 @@ class Assertion(BaseModel):
                        "wrongly, a false claim, a forbidden action): the reward is below "
                        "doing nothing.")
     description: str | None = None
+    when: str | None = Field(
+        None, max_length=300, description="A condition over the rows the setup bound "
+        "(workgym_core.exprs: '$verdict.refund == 1'): the assertion judges only the "
+        "instances where it holds (a decision's outcome, drawn by the seed).")
+
+    def applies(self, vars: Vars, others: Mapping[str, Vars] | None = None) -> bool:
+        """Whether this instance is one the assertion judges (its ``when`` holds)."""
+        return self.when is None or bool(evaluate(self.when, vars, others))
 
     @abstractmethod
     def evaluate(self, ctx: Context) -> tuple[bool, str] | tuple[bool, str, bool]:
@@ -43,6 +52,6 @@ class Assertion(BaseModel):
     def resolved(self, vars: Vars, others: Mapping[str, Vars] | None = None) -> Self:
         """This assertion with its variable references replaced by their values: ``$name.f``
         from its app's bound rows (``vars``), ``$app.name.f`` from another app's."""
-        config = self.model_dump(by_alias=True, exclude_unset=True)
+        config = self.model_dump(by_alias=True, exclude_unset=True, exclude={"when"})
         values = resolve(config, vars, others)
-        return self if values == config else self.model_validate(values)
+        return self if values == config else self.model_validate({**values, "when": self.when})

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -102,12 +103,26 @@ def _send(env: Env, call: Call, saved: dict[str, Any], body: Any = None) -> Atte
         return Attempt(response, readable=False)
 
 
+def _moment(value: str | int) -> int:
+    """Unix seconds of a timestamp as the apps write it (ISO 8601, or Unix seconds)."""
+    if isinstance(value, int | float):
+        return int(value)
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise ReferenceFailed(f"days(): {value!r} is no timestamp") from exc
+    return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
+
+
 class _Saved(jmespath.functions.Functions):
     """A script's JMESPath functions: ``saved('name')``, a value it saved earlier;
     ``match(text, 'regex')``, the regular expression's first group in ``text`` (else the
     whole match; null when it does not match): a code out of a customer's message; and the
     arithmetic an agent does on amounts: ``add(a, b)``, ``sub(a, b)``, ``mul(a, b)`` and
-    ``div(a, b)`` (floor division: money stays in whole minor units)."""
+    ``div(a, b)`` (floor division: money stays in whole minor units); and on dates:
+    ``days(a, b)``, the whole days from moment ``a`` to moment ``b`` (ISO 8601 timestamps or
+    Unix seconds, as the apps write them): how long ago an order shipped, against the time
+    of a record the script read."""
 
     def __init__(self, saved: dict[str, Any]) -> None:
         super().__init__()
@@ -126,6 +141,11 @@ class _Saved(jmespath.functions.Functions):
             return None
         return found.group(1) if found.groups() else found.group(0)
 
+
+    @jmespath.functions.signature({"types": ["string", "number"]},
+                                  {"types": ["string", "number"]})
+    def _func_days(self, a: str | int, b: str | int) -> int:
+        return (_moment(b) - _moment(a)) // 86400
 
     @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
     def _func_add(self, a: int, b: int) -> int:

@@ -130,7 +130,7 @@ def test_sql_cannot_be_expressed(op: dict[str, object]) -> None:
 def test_a_factory_op_parses_flat_and_round_trips() -> None:
     [op] = parse_ops([{"bind": "c", "factory": "person", "boss": True, "seen_at": "@now"}])
     assert op.model_dump() == {"op": "factory", "factory": "person", "bind": "c",
-                               "values": {"boss": True, "seen_at": "@now"}}
+                               "values": {"boss": True, "seen_at": "@now"}, "when": None}
     assert parse_ops([op.model_dump()]) == [op]
 
 
@@ -148,6 +148,31 @@ def test_draws_are_the_seeds() -> None:
     assert drawn[3] == apply([DRAW], seed=3)["d"]  # the same seed, the same draw
     assert len({d["who"] for d in drawn}) == 3 and len({d["days"] for d in drawn}) > 3
     assert all(d["days"] in range(10, 41, 5) and d["half"] == d["days"] * 5 for d in drawn)
+
+
+def test_a_cycle_gives_every_outcome_its_share_of_any_run_of_seeds() -> None:
+    """A decision's outcome: any n consecutive seeds draw each of n values once, from a
+    start each task (each setup) draws for itself."""
+    op = {"bind": "verdict", "draw": {"refund": {"cycle": [1, 0]}}}
+    outcomes = [apply([op], seed=seed)["verdict"]["refund"] for seed in range(40, 50)]
+    assert all({outcomes[i], outcomes[i + 1]} == {0, 1} for i in range(9))
+    # Each setup starts its cycle where it draws: on one seed, tasks differ.
+    starts = {apply([{**op, "bind": f"v{i}"}], seed=0)[f"v{i}"]["refund"] for i in range(8)}
+    assert starts == {0, 1}
+    with pytest.raises(ValidationError):
+        parse_ops([{"bind": "v", "draw": {"x": {"cycle": [1]}}}])  # one value is no cycle
+
+
+def test_an_op_runs_only_when_its_condition_holds() -> None:
+    ops = [{"bind": "verdict", "draw": {"refund": {"cycle": [1, 0]}}},
+           {"bind": "paid", "insert": "people", "when": "$verdict.refund == 1",
+            "values": {"name": "paid", "seen_at": "@now-3d"}}]
+    for seed in (1, 2):
+        bound = apply(ops, seed=seed)
+        assert ("paid" in bound) == (bound["verdict"]["refund"] == 1)
+    with pytest.raises(InvalidRequest, match="when") as caught:
+        apply([{**ops[1], "when": "$nothing.bound == 1"}])
+    assert caught.value.rule == "condition"
 
 
 @pytest.mark.parametrize("expr", ["__import__('os').getcwd()", "$d.who.upper()", "2 ** 999",
