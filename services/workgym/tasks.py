@@ -248,16 +248,17 @@ class Task(BaseModel):
         return self
 
     def _check_decision(self) -> None:
-        """The decision names a value the setup draws, and some assertion judges by it."""
+        """The decision names a value the setup draws, and the verifier judges by it (a
+        `when`, or a value it compares with)."""
         parts = self.decision.split(".") if self.decision else []
         app, bind = (parts[0], parts[1]) if len(parts) == 3 else (self.apps[0], parts[0])
         binds = {op.get("bind") for op in self.setup_of(app) if isinstance(op, dict)}
         if bind not in binds:
             raise ValueError(f"decision {self.decision!r}: the setup of {app} binds no "
                              f"{bind!r}")
-        if not any(a.when and f"${self.decision}" in a.when for a in self.verifier.root):
+        if not re.search(rf"\${re.escape(self.decision)}\b", self.verifier.model_dump_json()):
             raise ValueError(f"decision {self.decision!r}: no assertion judges by it (a "
-                             f"`when` naming ${self.decision})")
+                             f"`when` or a value naming ${self.decision})")
 
     @model_validator(mode="after")
     def _benign_allowed(self) -> Self:
