@@ -8,7 +8,12 @@ import asyncio
 import pytest
 from openenv.core.env_server.mcp_types import CallToolAction
 
-from workgym.adapters.openenv import WorkGymEnvClient, WorkGymObservation, create_workgym_app
+from workgym.adapters.openenv import (
+    WorkGymEnvClient,
+    WorkGymMCPEnv,
+    WorkGymObservation,
+    create_workgym_app,
+)
 
 from ..serving import serving_app
 from .scripted import TASK
@@ -38,3 +43,17 @@ def test_concurrent_sessions_each_hold_their_episode() -> None:
     assert len({r[0] for r in results}) == 3  # three episodes
     assert len({r[1] for r in results}) > 1  # of different seeds
     assert all(r[2:] == (True, 0.0) for r in results)  # finished, nothing done: 0
+
+
+def test_the_observation_tells_the_agent_no_task_or_seed() -> None:
+    """What reset answers is what the model is given: the instruction and the tools, never
+    which task or seed the episode is (the harness reads those from ``state``)."""
+    env = WorkGymMCPEnv()
+    try:
+        obs = env.reset(task=TASK, seed=5, faults="none")
+        assert obs.instruction and obs.tools
+        shown = obs.model_dump()
+        assert "task" not in shown and "seed" not in shown and TASK not in str(shown)
+        assert (env.state.task, env.state.seed) == (TASK, 5)
+    finally:
+        env.close()

@@ -41,6 +41,15 @@ def test_nothing_but_health_answers_without_a_credential(local: LocalServer,
     assert env.state()["status"] == "active"  # nothing above touched the episode
 
 
+def _operator_only(response) -> None:  # type: ignore[no-untyped-def]
+    """An operator call refused to an episode's token: a 403 naming the rule."""
+    assert response.status_code == 403, response.text
+    assert response.json()["error"] == {
+        "code": "operator_only", "field": "authorization", "rule": "episode_token_scope",
+        "message": response.json()["error"]["message"]}
+    assert "operator" in response.json()["error"]["message"]
+
+
 def test_an_agent_token_cannot_create_episodes_or_control_faults(
     local: LocalServer, make_env: MakeEnv
 ) -> None:
@@ -48,15 +57,61 @@ def test_an_agent_token_cannot_create_episodes_or_control_faults(
     obs = env.reset()
     for token in (obs.token, obs.refresh_token):
         headers = {"authorization": f"Bearer {token}"}
-        probe = local.request("POST", "/v1/episodes", json={"task": TASK, "seed": 1},
-                              headers=headers)
-        assert probe.status_code == 401 and probe.json()["error"]["code"] == "invalid_api_key"
-        control = local.request("POST", f"/v1/control/episodes/{obs.episode_id}/faults",
-                                json={"kind": "latency"}, headers=headers)
-        assert control.status_code == 401
-        delete = local.request("DELETE", f"/v1/episodes/{obs.episode_id}", headers=headers)
-        assert delete.status_code == 401
+        _operator_only(local.request("POST", "/v1/episodes", json={"task": TASK, "seed": 1},
+                                     headers=headers))
+        _operator_only(local.request("POST", f"/v1/control/episodes/{obs.episode_id}/faults",
+                                     json={"kind": "latency"}, headers=headers))
+        _operator_only(local.request("DELETE", f"/v1/episodes/{obs.episode_id}",
+                                     headers=headers))
     assert env.state()["status"] == "active"
+
+
+def test_an_agent_token_never_reaches_the_catalogue(local: LocalServer,
+                                                     make_env: MakeEnv) -> None:
+    """The catalogue names the agent's task and says what it is about (its title and tags);
+    the fault kinds and presets are fault plans: the operator's alone."""
+    env = make_env(TASK, 1)
+    obs = env.reset()
+    for path in ("/v1/tasks", f"/v1/tasks/{TASK}", "/v1/faults"):
+        for token in (obs.token, obs.refresh_token):
+            _operator_only(local.request("GET", path,
+                                         headers={"authorization": f"Bearer {token}"}))
+        assert local.request("GET", path, headers=operator(local)).status_code == 200
+    # The agent's own calls still work: its app, its status, its OpenAPI documents.
+    assert env.call("GET", "/api/v2/groups").status_code == 200
+    for path in (f"/v1/episodes/{obs.episode_id}", "/v1/apps/helpdesk/openapi.json"):
+        assert local.request("GET", path, headers=agent(env)).status_code == 200
+
+
+# What an episode's agent reads of it, and what its operator reads besides.
+AGENT_VIEW = {"id", "status", "steps", "max_steps", "apps", "expires_at", "lost_reason"}
+OPERATOR_VIEW = AGENT_VIEW | {"task", "seed", "created_at", "report"}
+
+
+def test_the_agent_sees_its_episodes_status_never_its_task_or_seed(
+    local: LocalServer, make_env: MakeEnv
+) -> None:
+    env = make_env(TASK, 4)
+    obs = env.reset()
+    task = catalogue().get(TASK)
+    path = f"/v1/episodes/{obs.episode_id}"
+    assert env.call("GET", "/api/v2/groups").status_code == 200
+    mine = local.request("GET", path, headers=agent(env))
+    assert set(mine.json()) == AGENT_VIEW
+    assert mine.json()["status"] == "active"
+    assert (mine.json()["steps"], mine.json()["max_steps"]) == (1, obs.max_steps)
+    for secret in (TASK, task.title, *task.tags, '"seed"', '"task"'):
+        assert secret not in mine.text
+    ack = local.request("POST", f"{path}/finish", json={}, headers=agent(env))
+    assert ack.json() == {"episode_id": obs.episode_id, "status": "finished", "steps": 1}
+    after = local.request("GET", path, headers=agent(env)).json()
+    assert set(after) == AGENT_VIEW and after["status"] == "finished"
+    # The operator's view is whole: the task, the seed and the report.
+    full = local.request("GET", path, headers=operator(local)).json()
+    assert set(full) == OPERATOR_VIEW
+    assert (full["task"], full["seed"], full["steps"]) == (TASK, 4, 1)
+    assert full["report"]["task"] == TASK and full["report"]["signature"]
+    assert {k: full[k] for k in AGENT_VIEW} == after
 
 
 def test_the_agent_may_finish_but_learns_nothing_of_the_verifier(
@@ -66,7 +121,7 @@ def test_the_agent_may_finish_but_learns_nothing_of_the_verifier(
     obs = env.reset()
     assert env.call("GET", "/api/v2/groups").status_code == 200
     mine = local.request("GET", f"/v1/episodes/{obs.episode_id}", headers=agent(env)).json()
-    assert mine["status"] == "active" and mine["report"] is None
+    assert mine["status"] == "active" and "report" not in mine
     ack = local.request("POST", f"/v1/episodes/{obs.episode_id}/finish",
                         json={"answer": "done"}, headers=agent(env))
     assert ack.status_code == 200
@@ -75,7 +130,7 @@ def test_the_agent_may_finish_but_learns_nothing_of_the_verifier(
     for secret in ("assertions", "reward", "signals", "success", *checks):
         assert secret not in ack.text
     after = local.request("GET", f"/v1/episodes/{obs.episode_id}", headers=agent(env)).json()
-    assert after["status"] == "finished" and after["report"] is None
+    assert after["status"] == "finished" and "report" not in after
     # The operator reads the whole report, the agent's answer in it, signed by the gym.
     report = local.request("GET", f"/v1/episodes/{obs.episode_id}",
                            headers=operator(local)).json()["report"]

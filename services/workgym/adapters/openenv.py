@@ -3,9 +3,10 @@
 Each instance holds one episode at a time (``SUPPORTS_CONCURRENT_SESSIONS``: OpenEnv's
 server gives every WebSocket session its own instance). ``reset(task=..., seed=...,
 faults=...)`` starts an episode and returns a :class:`WorkGymObservation` (``instruction``,
-``brief``, ``tools``); its in-process FastMCP server then lists the episode's tools, each
-forwarding to the session with its JSON schema as is; a call answers ``{"text", "error",
-"finished"}`` (MCP ``isError`` stays false: an app's refusal is text the model reads).
+``brief``, ``tools``: what the agent is told, never the task or seed, which ``state``
+keeps); its in-process FastMCP server then lists the episode's tools, each forwarding to
+the session with its JSON schema as is; a call answers ``{"text", "error", "finished"}``
+(MCP ``isError`` stays false: an app's refusal is text the model reads).
 Calling ``finish`` scores the episode: the observation is ``done`` with the report's
 ``reward``, and the tool's answer carries ``reward`` and ``final_state_hash``.
 
@@ -43,11 +44,10 @@ from .common import open_session
 
 
 class WorkGymObservation(Observation):
-    """What ``reset`` answers: the episode and what the agent is told."""
+    """What ``reset`` answers: the episode and what the agent is told; never which task or
+    seed it is (those stay in the environment's ``state``, the harness's)."""
 
     episode_id: str = ""
-    task: str = ""
-    seed: int = 0
     brief: str = ""
     instruction: str = ""
     tools: list[dict[str, Any]] = []
@@ -98,8 +98,8 @@ class WorkGymMCPEnv(MCPEnvironment):  # type: ignore[misc]
         self._state = State(episode_id=started["episode_id"], step_count=0, task=task,
                             seed=int(seed or 0))
         return WorkGymObservation(
-            episode_id=started["episode_id"], task=task, seed=int(seed or 0),
-            brief=started["brief"], instruction=started["instruction"],
+            episode_id=started["episode_id"], brief=started["brief"],
+            instruction=started["instruction"],
             tools=started["tools"])
 
     def _forward(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

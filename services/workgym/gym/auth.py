@@ -2,8 +2,10 @@
 
 * the **operator**, ``Authorization: Bearer <API key>``: creates episodes, reads full
   reports, controls faults;
-* the **agent**, ``Authorization: Bearer <episode token>``: sees its own episode, may
-  declare it finished, and gets back no verifier detail.
+* the **agent**, ``Authorization: Bearer <episode token>``: sees its own episode's status
+  (never its task, seed or report), may declare it finished, and gets back no verifier
+  detail. Every operator call (creating and deleting episodes, the task catalogue, fault
+  plans and kinds) answers its token 403 ``operator_only``: what an agent would not see.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 
 from workgym_core import credentials
-from workgym_core.errors import Unauthorized
+from workgym_core.errors import Forbidden, Unauthorized
 from workgym_core.registry import EpisodeRecord
 
 from .service import EpisodeService
@@ -59,8 +61,23 @@ def _credential(authorization: str | None) -> str:
     return found
 
 
+# The rule an episode's token breaks on an operator call (the error's ``rule``).
+AGENT_SCOPE = "episode_token_scope"
+
+
+def operator_only() -> Forbidden:
+    """The refusal of an operator call made with an episode's token."""
+    return Forbidden("this call is the operator's (its API key): an episode token reaches its "
+                     "episode's apps (/apps/...), its status (GET /v1/episodes/{id}) and "
+                     "finish (POST /v1/episodes/{id}/finish), never its task, seed or the task "
+                     "catalogue", code="operator_only", field="authorization", rule=AGENT_SCOPE)
+
+
 async def _operator(service: ServiceDep, authorization: AuthHeader = None) -> Operator:
-    if not credentials.matches(_credential(authorization), service.settings.api_key):
+    presented = _credential(authorization)
+    if not credentials.matches(presented, service.settings.api_key):
+        if service.registry.tokens.parse(presented) is not None:
+            raise operator_only()
         raise Unauthorized("this call needs the operator's API key (WORKGYM_API_KEY)",
                            code="invalid_api_key", headers={"www-authenticate": "Bearer"})
     return Operator(owner_of(service.settings.api_key))

@@ -7,10 +7,15 @@ from typing import Any
 from workgym_core.error_docs import RETRY_AFTER as _RETRY_AFTER
 from workgym_core.error_docs import ErrorBody
 
+from .auth import AGENT_SCOPE
+
 _STATUSES: dict[int, tuple[str, dict[str, Any]]] = {
     400: ("The request body could not be decoded (not UTF-8).", {}),
     401: ("No credential, or not one this call accepts (the operator's API key, or the "
           "episode's token where allowed).", {}),
+    403: ("An operator call made with an episode's token (error.code 'operator_only', "
+          f"error.rule '{AGENT_SCOPE}'): the token reaches its episode's apps, status and "
+          "finish only.", {}),
     404: ("No such episode for this credential (unknown and other episodes' ids alike), "
           "task, app or fault.", {}),
     409: ("The episode is being finished, or accepts no more requests.", {}),

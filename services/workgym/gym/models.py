@@ -45,20 +45,30 @@ class EpisodeCreated(BaseModel):
     expires_at: str = Field(description="When an unfinished episode is reclaimed (UTC).")
 
 
-class EpisodeView(BaseModel):
+class EpisodeStatus(BaseModel):
+    """An episode as its own agent sees it (``GET /v1/episodes/{id}`` with its token): whether
+    it is running, the steps it took of its budget (``max_steps - steps`` are left), where its
+    apps are and until when; never which task or seed it is an instance of, nor its report."""
+
     id: str
-    task: str
-    seed: int
     status: str = Field(description="active, finishing, finished or lost (its replica "
                         "instance died).")
     steps: int = Field(description="Requests made so far.")
-    max_steps: int
+    max_steps: int = Field(description="Requests the episode may make in all.")
     apps: dict[str, str]
-    created_at: str
     expires_at: str
     lost_reason: str | None = Field(None, description="Why a lost episode was lost.")
+
+
+class EpisodeView(EpisodeStatus):
+    """An episode as its operator sees it: its status, the task and seed it is an instance
+    of, and its report."""
+
+    task: str
+    seed: int
+    created_at: str
     report: dict[str, Any] | None = Field(
-        None, description="The reward report once finished (the operator's view only).")
+        None, description="The reward report once finished.")
 
 
 class FinishAck(BaseModel):

@@ -1,8 +1,9 @@
 """HTTP routes of the gym API.
 
 Each route names the principal it serves (:mod:`.auth`): the operator's API key creates
-episodes, reads full reports and controls faults; an episode's token reaches that episode
-only, and gets no verifier detail back.
+episodes, reads full reports, the task catalogue and the fault kinds, and controls faults;
+an episode's token reaches that episode's status and ``finish`` only (403 ``operator_only``
+elsewhere), and gets no task, seed or verifier detail back.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .docs import responses
 from .models import (
     EpisodeCreate,
     EpisodeCreated,
+    EpisodeStatus,
     EpisodeView,
     FinishAck,
     FinishRequest,
@@ -34,17 +36,18 @@ router = APIRouter(prefix="/v1")
 
 @router.post("/episodes", status_code=201, operation_id="create_episode",
              summary="Create an isolated, seeded episode of a task (operator).",
-             responses=responses(401, 404, 422, 429, 502, 503))
+             responses=responses(401, 403, 404, 422, 429, 502, 503))
 async def create_episode(body: EpisodeCreate, service: ServiceDep,
                          operator: OperatorDep) -> EpisodeCreated:
     return await service.create(body, operator.owner)
 
 
 @router.get("/episodes/{episode_id}", operation_id="get_episode",
-            summary="An episode's status and step count; its report for the operator.",
+            summary="An episode's status and steps for its agent; also its task, seed and "
+            "report for the operator.",
             responses=responses(401, 404, 410, 502, 503))
 async def get_episode(episode_id: EpisodeId, access: AccessDep,
-                      service: ServiceDep) -> EpisodeView:
+                      service: ServiceDep) -> EpisodeView | EpisodeStatus:
     return service.view(access.record, access.operator)
 
 
@@ -63,7 +66,7 @@ async def finish_episode(episode_id: EpisodeId, access: AccessDep, service: Serv
 
 @router.delete("/episodes/{episode_id}", status_code=204, operation_id="delete_episode",
                summary="Drop an episode and reclaim its state (operator).",
-               responses=responses(401, 404, 410, 502, 503))
+               responses=responses(401, 403, 404, 410, 502, 503))
 async def delete_episode(episode_id: EpisodeId, access: AccessDep, service: ServiceDep,
                          operator: OperatorDep) -> Response:
     await service.delete(access.record)
@@ -79,7 +82,7 @@ async def refresh_token(episode_id: EpisodeId, body: TokenRefresh,
 
 
 control = APIRouter(prefix="/v1/control")
-_CONTROL = responses(401, 404, 410, 422, 503)
+_CONTROL = responses(401, 403, 404, 410, 422, 503)
 
 
 @control.get("/episodes/{episode_id}/faults", operation_id="list_faults",
@@ -117,24 +120,24 @@ async def remove_fault(episode_id: EpisodeId,
     return plan
 
 
-@router.get("/faults", operation_id="list_fault_kinds", dependencies=[Anyone],
-            summary="Every fault plugin with its config schema, and the presets.",
-            responses=responses(401))
-async def list_fault_kinds() -> dict[str, Any]:
+@router.get("/faults", operation_id="list_fault_kinds",
+            summary="Every fault plugin with its config schema, and the presets (operator).",
+            responses=responses(401, 403))
+async def list_fault_kinds(operator: OperatorDep) -> dict[str, Any]:
     return {"plugins": {kind: cls.model_json_schema() for kind, cls in PLUGINS.items()},
             "presets": PRESETS}
 
 
-@router.get("/tasks", operation_id="list_tasks", dependencies=[Anyone],
-            summary="The task catalogue.", responses=responses(401))
-async def list_tasks(service: ServiceDep) -> list[TaskSummary]:
+@router.get("/tasks", operation_id="list_tasks",
+            summary="The task catalogue (operator).", responses=responses(401, 403))
+async def list_tasks(service: ServiceDep, operator: OperatorDep) -> list[TaskSummary]:
     return [task.summary() for task in service.catalogue]
 
 
-@router.get("/tasks/{task_id:path}", operation_id="get_task", dependencies=[Anyone],
-            summary="One task: what an agent is told, never how it is checked.",
-            responses=responses(401, 404))
-async def get_task(task_id: str, service: ServiceDep) -> TaskDetail:
+@router.get("/tasks/{task_id:path}", operation_id="get_task",
+            summary="One task: what an agent is told, never how it is checked (operator).",
+            responses=responses(401, 403, 404))
+async def get_task(task_id: str, service: ServiceDep, operator: OperatorDep) -> TaskDetail:
     return service.catalogue.get(task_id).detail()
 
 

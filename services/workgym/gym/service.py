@@ -39,7 +39,7 @@ from workgym_proxy.faults import PLUGINS, resolve_plan
 from ..placement import Placement
 from ..tasks import Catalogue, Task
 from ..tools import REFRESH_TOOL, ToolCatalogue
-from .models import EpisodeCreate, EpisodeCreated, EpisodeView
+from .models import EpisodeCreate, EpisodeCreated, EpisodeStatus, EpisodeView
 from .replica_client import ReplicaClient
 
 log = logging.getLogger("workgym.gym")
@@ -215,14 +215,17 @@ class EpisodeService:
                                              retry_after_s=2) from error
         raise AssertionError("unreachable")
 
-    def view(self, record: EpisodeRecord, operator: bool) -> EpisodeView:
-        """The episode as its caller may see it: the report is the operator's alone."""
-        return EpisodeView(
-            id=record.id, task=record.task, seed=record.seed, status=record.status,
-            steps=record.steps, max_steps=record.max_steps, apps=self.public_apps(record.apps),
-            created_at=_iso(record.created_at), expires_at=_iso(record.expires_at),
-            lost_reason=record.lost_reason or None, report=record.report if operator else None,
-        )
+    def view(self, record: EpisodeRecord, operator: bool) -> EpisodeView | EpisodeStatus:
+        """The episode as its caller may see it: its agent, its status alone; its operator,
+        also its task, seed and report."""
+        status = EpisodeStatus(
+            id=record.id, status=record.status, steps=record.steps, max_steps=record.max_steps,
+            apps=self.public_apps(record.apps), expires_at=_iso(record.expires_at),
+            lost_reason=record.lost_reason or None)
+        if not operator:
+            return status
+        return EpisodeView(**status.model_dump(), task=record.task, seed=record.seed,
+                           created_at=_iso(record.created_at), report=record.report)
 
     async def finish(self, record: EpisodeRecord, answer: str | None) -> dict[str, Any]:
         with obs.span(spans.EPISODE_FINISH, {spans.EPISODE_ID: record.id,
