@@ -18,6 +18,7 @@ DECISION_TASKS = [
     "checkout/promo-code-forgotten",
     "checkout/cancel-unshipped-order",
     "checkout/refund-requested-order",
+    "tracker/perm-assign-requested",
 ]
 TASKS = sorted({*DECISION_TASKS, *(task.id for task in catalogue() if task.decision)})
 SEEDS = range(21, 25)  # 4 consecutive seeds, none of the gate's
