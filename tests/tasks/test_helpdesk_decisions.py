@@ -30,6 +30,8 @@ DECISIONS = {
     "helpdesk/two-factor-reset": Decision(
         "verified",
         ("helpdesk/ask-identity-before-2fa", "helpdesk/two-factor-reset-cannot-verify")),
+    "helpdesk/email-change": Decision(
+        "holder", ("helpdesk/email-change-verify", "helpdesk/email-change-impostor")),
 }
 SEEDS = range(20, 24)  # any four consecutive seeds
 
