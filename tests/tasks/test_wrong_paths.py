@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from workgym.agents.reference import given, run_step
+from workgym.agents.reference import given, run_step, runs
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 
 
 def test_resetting_2fa_before_asking_fails_the_policy(make_env: Callable[..., Env]) -> None:
-    task = catalogue().get("helpdesk/ask-identity-before-2fa")
-    env = make_env(task.id, 3)
+    task = catalogue().get("helpdesk/two-factor-reset")
+    env = make_env(task.id, 3)  # a requester who gives the digits on file
     obs = env.reset()
     steps = task.reference.steps
     saved = given(task.reference, obs.instruction)  # what it knows from the instruction
@@ -22,7 +22,8 @@ def test_resetting_2fa_before_asking_fails_the_policy(make_env: Callable[..., En
     reset = next(i for i, step in enumerate(steps) if step.call.endswith("/2fa-reset"))
     assert ask < reset
     for step in [*steps[:ask], steps[reset], *steps[ask:reset], *steps[reset + 1:]]:
-        run_step(env, step, saved)
+        if step is steps[reset] or runs(step, saved):  # the branch the answer takes
+            run_step(env, step, saved)
     report = env.finish()
     failed = {a["name"] for a in report["assertions"] if not a["passed"]}
     assert failed == {"asked_before_resetting"}
