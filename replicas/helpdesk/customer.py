@@ -25,7 +25,6 @@ from typing import Any
 from replicas.catalog import lexicon
 from replicas.runtime import db as sql
 from replicas.runtime.clock import parse_iso
-from replicas.runtime.codes import email_change_code
 from replicas.runtime.episode import Episode
 from workgym_core.refs import resolve
 from workgym_core.speech import Kind as Said
@@ -257,7 +256,7 @@ def _tell(episode: Episode, script: ScriptedCustomer, state: dict[str, Any], tic
     if found is None or (persona(episode, script) == "cannot_verify" and kind in PROOFS):
         return says["cannot"].format(name=name)
     index, known = found
-    value = _value(episode, known, ticket_id)
+    value = _value(episode, known)
     if value is None:
         return says["nothing_yet"]
     if persona(episode, script) == "wrong_first" and index not in state["wrong_given"]:
@@ -302,9 +301,9 @@ def _phrases(db: sqlite3.Connection, ticket_id: int) -> tuple[dict[str, str], di
     return _SAYS.get(language, _SAYS["en"]), _NAMES.get(language, _NAMES["en"])
 
 
-def _value(episode: Episode, known: Known, ticket_id: int) -> str | None:
+def _value(episode: Episode, known: Known) -> str | None:
     if known.to is not None:
-        return _sent_code(episode, ticket_id, render(known.to, episode.vars, episode.others))
+        return _sent_code(episode, render(known.to, episode.vars, episode.others))
     if known.value is None:
         return None
     return render(known.value, episode.vars, episode.others)
@@ -327,11 +326,12 @@ def _wrong(episode: Episode, known: Known, value: str) -> str:
     return "".join(chars)
 
 
-def _sent_code(episode: Episode, ticket_id: int, new_email: str) -> str | None:
-    """The code sent to ``new_email`` to move the requester's account there."""
-    found = sql.one(episode.db, "SELECT u.email FROM users u JOIN tickets t ON "
-                    "t.requester_id = u.id WHERE t.id = ?", (ticket_id,))
-    return email_change_code(episode.secret, found["email"], new_email) if found else None
+def _sent_code(episode: Episode, address: str) -> str | None:
+    """The code the world last sent to ``address`` (mail another app delivered: an email
+    change the checkout started); None before any was sent."""
+    codes = [str(m["code"]) for m in episode.memory.get("mail", [])
+             if str(m.get("to", "")).lower() == address.lower() and m.get("code")]
+    return codes[-1] if codes else None
 
 
 def _post_reply(db: sqlite3.Connection, ticket: dict[str, Any], body: str,
