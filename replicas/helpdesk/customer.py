@@ -1,11 +1,16 @@
-"""The scripted customer (``actors.customer``, see actors.py): answers the agent's public
-messages on one ticket, whatever their wording.
+"""The scripted customer (``actors.customer``, see actors.py): answers what the agent's
+public messages on one ticket ask them, in any wording.
 
-After every successful write, each new public agent comment on the ticket gets one answer,
+After every successful write, each new public agent comment on the ticket may get one answer,
 posted as the requester's public comment by email one (virtual) minute later, through the
-ticket rules (a pending or solved ticket goes back to open, triggers fire, it is audited):
-the next thing the customer knows that the agent still needs, in the requester's language
-and the persona's way, or thanks once everything is told. A message with a statement that
+ticket rules (a pending or solved ticket goes back to open, triggers fire, it is audited).
+The message is read with the reward engine's reader: the things its questions and requests
+name (:func:`asked_for`; their words are ``_ASKED_WORDS``) get what the customer knows of
+each, in the requester's language and the persona's way; a message that asks nothing gets
+nothing (thanks, once, after everything was told); one in a language they do not read (the
+reader's guess, neither their locale's nor their ticket's) gets a request for theirs and no
+data. A code exists only once another app mailed it (``episode.memory["mail"]``, delivered
+by the proxy: replicas/runtime/internal.py). A message with a statement that
 cannot be read with confidence (the reward engine's reader, :mod:`workgym_core.speech`: the
 same reading it is scored by) is answered as a person would: they quote it and ask what it
 means for them, so a clear agent can recover. Messages that come with the ticket solved get
