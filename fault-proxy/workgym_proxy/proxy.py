@@ -53,6 +53,7 @@ from workgym_core.internal import (
     ERROR_CODE_HEADER,
     INTERNAL_HEADER,
     INTERNAL_PREFIX,
+    MAIL_HEADER,
     ROUTE_HEADER,
     STEP_HEADER,
 )
@@ -82,6 +83,7 @@ PREFIX = APPS_PREFIX
 _CHANGES = CHANGES_HEADER.encode()
 _ROUTE = ROUTE_HEADER.encode()
 _ERROR_CODE = ERROR_CODE_HEADER.encode()
+_MAIL = MAIL_HEADER.encode()
 # The agent's trace context is continued by the proxy's span, not forwarded as is.
 _TRACE_CONTEXT = frozenset({b"traceparent", b"tracestate"})
 # Never forwarded in either direction: hop-by-hop, routing and credentials (a browser's
@@ -375,6 +377,8 @@ class Proxy:
         for k, v in received:
             if k == _CHANGES:
                 ctx.changes = orjson.loads(v)
+            elif k == _MAIL:
+                await self._deliver(grant, ctx.app, v)
             elif k == _ERROR_CODE:
                 ctx.error_code = v.decode("latin-1")
             elif k == _ROUTE:
@@ -384,6 +388,24 @@ class Proxy:
             elif k not in _DROP_RESPONSE and not k.startswith(b"x-workgym-"):
                 out.append((k, v))
         return Reply(status, out, content)
+
+    async def _deliver(self, grant: StepGrant, sender: str, mail: bytes) -> None:
+        """What a write sent the world's people (the replica's MAIL_HEADER), delivered to the
+        episode's other apps before the agent gets its answer: their actors (a customer
+        reading the code an email change sent them) know it from the next request on."""
+        for app, base in grant.apps.items():
+            if app == sender:
+                continue
+            status, _, body = await self.upstream.request(
+                "POST", f"{base}{INTERNAL_PREFIX}/episodes/{grant.episode_id}/mail", [
+                    (INTERNAL_HEADER.encode(), self.settings.internal_secret.encode()),
+                    (b"content-type", b"application/json"),
+                ], b'{"mail":' + mail + b"}")
+            if status >= 400:
+                log.error("mail of %s to %s refused: %s %r", grant.episode_id, app, status,
+                          body[:300])
+                raise UpstreamError("mail to another app could not be delivered",
+                                    code="mail_failed")
 
     def _step(self, ctx: StepContext, grant: StepGrant, parsed: Any, reply: Reply,
               started: float) -> TrajectoryStep:

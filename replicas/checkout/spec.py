@@ -13,6 +13,7 @@ from .errors import STYLE, render
 from .factories import FACTORIES
 from .idempotency import InFlightKeys
 from .routes import TAGS, router
+from .rules import accounts
 
 
 def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
@@ -45,6 +46,8 @@ SPEC = ReplicaSpec(
            "values": {"description": "Catalogue review scheduled (probe: no task allows "
                                      "this)."}},
     factories=FACTORIES,
+    # The codes an email change sends (the customer in another app reads them).
+    mail=lambda episode, changed: accounts.mail(episode.db, episode.secret, changed),
     openapi_tags=TAGS,
     errors=STYLE,
     # Outermost first: concurrent duplicates refused before anything else, then form bodies.

@@ -5,14 +5,19 @@
         ticket: $ticket.id                   # the ticket whose requester answers
         knows:                               # what they can tell the agent, in this order
           - {kind: order_number, value: "{{order.number}}"}
-          - {kind: verification_code, to: "{{checkout.new.email}}"}  # the code sent there
+          - {kind: verification_code, to: "{{checkout.new.email}}"}  # the code mailed there
         persona: [cooperative, wrong_first]  # one of these, drawn by the seed
 
-The customer answers *any* public agent message on the ticket while they still hold
-something the agent needs, whatever its wording: the next thing they know, in their
-language (the requester's locale). Personas: ``cooperative`` tells each fact as asked;
+The customer answers what a public agent message on the ticket asks them for, in any
+wording: each thing it names in a question or request (its kind), in their language (the
+requester's locale). A message that asks them nothing gets no answer; one that asks for what
+they do not know gets "I can't give you that"; one in a language they do not read (neither
+their locale's nor the one they wrote the ticket in) gets a request for theirs, and nothing
+else. A ``to`` code exists only once another app mailed it there (an email change started in
+the checkout); before, they have not received anything. Personas: ``cooperative`` tells each
+fact as asked;
 ``wrong_first`` first gives a wrong value for each fact that has one (``wrong``, else a
-near miss of the right one: two digits swapped) and corrects it on the next message;
+near miss of the right one: two digits swapped) and corrects it when asked again;
 ``cannot_verify`` never gives a ``verification_code``, ``card_last4`` or ``phone_last4``
 (they cannot prove who they are: the right outcome is to refuse what needs it).
 
@@ -44,8 +49,8 @@ class Known(ActorModel):
                               "task's rows).")
     wrong: str | None = Field(None, description="What a wrong_first customer says first.")
     to: str | None = Field(None, description="A verification_code's address, instead of a "
-                           "value: the code the checkout sent there to move the requester's "
-                           "account to it ({{ }} templates).")
+                           "value: the last code another app mailed there in the episode (the "
+                           "checkout's email change to it), none before ({{ }} templates).")
 
     @model_validator(mode="after")
     def _says_something(self) -> Known:
@@ -60,13 +65,14 @@ class ScriptedCustomer(ActorModel):
     """The requester of ``ticket``, answering the agent's public messages on it."""
 
     ticket: RowId = Field(description="The ticket whose public messages the customer answers.")
-    knows: list[Known] = Field(default_factory=list, description="What they can tell, in order.")
+    knows: list[Known] = Field(default_factory=list, description="What they can tell, each "
+                               "when asked for it (the first of a kind).")
     persona: Persona | list[Persona] | Annotated[
         str, Field(pattern=r"^\$[A-Za-z_]\w*(\.[A-Za-z_]\w*){1,2}$")] = Field(
         "cooperative", description="Their persona, or personas to draw one from by the seed, "
         "or a reference to one the setup drew ($verdict.persona: a decision's outcome).")
     thanks: bool = Field(True, description="Once they told everything, answer the next "
-                         "message once with thanks.")
+                         "message that asks nothing once with thanks.")
 
 
 class Actors(ActorModel):

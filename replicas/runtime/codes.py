@@ -1,8 +1,9 @@
 """The codes a world sends its people (the 6 digits an email change sends to the new
 address). A code derives from the episode's secret, which is the same for every app of the
-world of a seed (``EpisodeStore.create``), and from the addresses, which the apps share (the
-seed's identity): so one app's scripted customer can say the code another app sent, the
-same world gives the same code (determinism), and no agent can compute it."""
+world of a seed (``EpisodeStore.create``), and from the addresses: the same world gives the
+same code (determinism) and no agent can compute it. It reaches its person by mail (the
+app's ``ReplicaSpec.mail``, delivered by the proxy to the episode's other apps), so a
+scripted customer has a code only once one was sent."""
 
 from __future__ import annotations
 

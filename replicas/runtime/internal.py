@@ -50,6 +50,13 @@ class OpsApply(BaseModel):
                              description="Row operations of another actor.")
 
 
+class Mail(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    mail: list[dict[str, Any]] = Field(min_length=1, max_length=100, description="What "
+                                       "another app of the episode sent the world's people.")
+
+
 class EpisodeCreated(BaseModel):
     episode_id: str
     snapshot_key: str
@@ -110,6 +117,14 @@ async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Applie
         found, episode.memory["changes_seq"] = changes.since(
             episode.db, episode.memory.get("changes_seq", 0))
     return Applied(tables=sorted({change["table"] for change in found}))
+
+
+@router.post("/episodes/{episode_id}/mail", status_code=204)
+async def deliver_mail(episode_id: str, body: Mail, request: Request) -> Response:
+    """Mail another app of the episode sent (its write's ``MAIL_HEADER``), delivered: the
+    app's actors read it in ``episode.memory["mail"]``, in the order it was sent."""
+    _store(request).get(episode_id).memory.setdefault("mail", []).extend(body.mail)
+    return Response(status_code=204)
 
 
 @router.delete("/episodes/{episode_id}", status_code=204)

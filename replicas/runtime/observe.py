@@ -15,7 +15,13 @@ from opentelemetry.trace import SpanKind
 import workgym_core.observability as obs
 from workgym_core import spans
 from workgym_core.asgi import ASGIApp, Message, Receive, Scope, Send
-from workgym_core.internal import CHANGES_HEADER, EPISODE_HEADER, ROUTE_HEADER, STEP_HEADER
+from workgym_core.internal import (
+    CHANGES_HEADER,
+    EPISODE_HEADER,
+    MAIL_HEADER,
+    ROUTE_HEADER,
+    STEP_HEADER,
+)
 
 from . import changes
 from .episode import Episode
@@ -106,6 +112,10 @@ class ObserveRequests:
                             encoded = orjson.dumps(found)
                             message["headers"] = [*message.get("headers", []),
                                                   (CHANGES_HEADER.encode(), encoded)]
+                            sent = self.store.spec.mail and self.store.spec.mail(episode, found)
+                            if sent:
+                                message["headers"].append((MAIL_HEADER.encode(),
+                                                           orjson.dumps(sent)))
                             if recording:
                                 span.set_attribute(spans.CHANGES, encoded.decode())
                 await send(message)

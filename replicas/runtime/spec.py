@@ -83,6 +83,10 @@ class ReplicaSpec:
     # Called after every successful write request; lets an app react as the
     # world would (e.g. the scripted customer answering a public reply).
     after_write: Callable[[Episode], None] | None = None
+    # What a write sent the world's people (emails), from the rows it changed ({table, op,
+    # id}): each a JSON object (``to``, ``about``, what it says). The proxy delivers it to the
+    # episode's other apps, whose actors read it in ``episode.memory["mail"]``.
+    mail: Callable[[Episode, list[dict[str, Any]]], list[dict[str, Any]]] | None = None
     openapi_tags: list[dict[str, str]] = field(default_factory=list)
     # How its errors look (None: WorkGym's body); a product with an error object of its own
     # renders that (replicas/runtime/errors.py).

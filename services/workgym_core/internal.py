@@ -16,6 +16,10 @@ STEP_HEADER = "x-workgym-step"
 BASE_HEADER = "x-workgym-base"
 # Replica -> proxy: the rows a write changed (JSON); never reaches the agent.
 CHANGES_HEADER = "x-workgym-changes"
+# Replica -> proxy: what a write sent the world's people (JSON list of messages, e.g. the
+# code an email change sends to the new address); the proxy delivers it to the episode's
+# other apps (POST /_env/episodes/{id}/mail), whose actors read it: never reaches the agent.
+MAIL_HEADER = "x-workgym-mail"
 # Replica -> proxy: the route a request matched, {"route": template, "params": {...}}.
 ROUTE_HEADER = "x-workgym-route"
 # Replica -> proxy: the rule an error answer stands for, where the product's error body has

@@ -8,6 +8,7 @@ here."""
 from __future__ import annotations
 
 import hmac
+import sqlite3
 from typing import Any
 
 from replicas.runtime import db as sql
@@ -72,6 +73,22 @@ def request_email_change(w: World, account: Row, *, new_email: str) -> Row:
                                                  "updated_at": w.stamp})
     return _action(w, account, "email_change", "pending", verified_by="code_to_new_email",
                    new_email=new_email)
+
+
+def mail(db: sqlite3.Connection, secret: str, changed: list[dict[str, Any]]) -> list[Row]:
+    """What the store emailed in a write, from the rows it changed: an email change it
+    started sends its code to the new address (the one :func:`verify` takes)."""
+    sent = []
+    for change in changed:
+        if (change["table"], change["op"]) != ("account_actions", "insert"):
+            continue
+        action = sql.get_row(db, "account_actions", change["id"])
+        if action["kind"] == "email_change" and action["status"] == "pending":
+            account = sql.get_row(db, "accounts", action["account_id"])
+            sent.append({"to": action["new_email"], "about": "email_change",
+                         "code": email_change_code(secret, account["email"],
+                                                   action["new_email"])})
+    return sent
 
 
 def verify(w: World, action: Row, *, code: str) -> Row:

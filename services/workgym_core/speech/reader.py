@@ -331,8 +331,11 @@ class Reader:
         triggered = [s for s in clause.segments if s.triggers]
         if not triggered:
             first = clause.segments[0]
-            if first.subordinate or first.reported or first.condition:
-                return [base.but(modality=Modality.SAID if first.reported else Modality.IF)]
+            if first.reported:
+                return [base.but(modality=Modality.SAID)]
+            # A question's clause is asked, whatever opens it ("Welche Bestellung?").
+            if (first.subordinate or first.condition) and not asked:
+                return [base.but(modality=Modality.IF)]
             return [self._plain(base, masked, lang, asked)]
         out = []
         claims: dict[str, tuple[_Segment, bool]] = {}

@@ -1,6 +1,8 @@
-"""The scripted customer answers the agent's public messages on its ticket, whatever their
-wording: what it knows, in its persona's way and its language, by email, through the ticket
-rules (a pending ticket reopens, the answer is audited)."""
+"""The scripted customer answers what the agent's public messages on its ticket ask them
+for, in any wording: what it knows of that, in its persona's way and its language, by
+email, through the ticket rules (a pending ticket reopens, the answer is audited). A message
+that asks nothing gets no data; one in a language they do not read gets a request for
+theirs."""
 
 from __future__ import annotations
 
@@ -9,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from replicas.runtime.codes import email_change_code
-from tests.replicas.helpdesk.conftest import Api
+from tests.replicas.helpdesk.conftest import SECRET, Api
 from tests.replicas.helpdesk.helpdesk_support import MakeEpisode, ticket_setup
+from workgym_core.internal import INTERNAL_HEADER
 
 pytestmark = pytest.mark.anyio
 
@@ -33,7 +35,7 @@ async def _say(api: Api, tid: int, body: str, public: bool = True,
     return last
 
 
-async def test_any_public_message_gets_the_next_fact_then_thanks_once(
+async def test_a_question_gets_what_it_asks_for_then_thanks_once(
     episode: MakeEpisode,
 ) -> None:
     api = await episode(setup=ticket_setup("open"), script=_script(ORDER))
@@ -41,13 +43,13 @@ async def test_any_public_message_gets_the_next_fact_then_thanks_once(
     # An internal note is not a message to the customer: no answer.
     note = await _say(api, tid, "Internal: ask for the order", public=False)
     assert (note["author_id"], note["public"]) == (1, False)
-    # No trigger word needed: any public message gets what they know; a reply and a status
-    # change in one update, and the customer's answer reopens the pending ticket.
-    asked = await _say(api, tid, "Hi! Which one was it?", status="pending")
+    # A question in any wording; a reply and a status change in one update, and the
+    # customer's answer reopens the pending ticket.
+    asked = await _say(api, tid, "Hi! Which order was it?", status="pending")
     assert (asked["author_id"], asked["public"]) == (customer, True)
     assert asked["body"] == "Sure, my order number is A-10423."
     thread = (await api.ok("GET", f"/api/v2/tickets/{tid}/comments"))["comments"]
-    assert thread[-2]["body"] == "Hi! Which one was it?"
+    assert thread[-2]["body"] == "Hi! Which order was it?"
     assert asked["created_at"] > thread[-2]["created_at"]
     assert (await api.ok("GET", f"/api/v2/tickets/{tid}"))["ticket"]["status"] == "open"
     # The answer came by email, as the requester: audited, the status change in it.
@@ -59,6 +61,70 @@ async def test_any_public_message_gets_the_next_fact_then_thanks_once(
     assert (await _say(api, tid, "Refunding it now."))["body"] == "Thank you!"
     last = await _say(api, tid, "Anything else?")  # all said: silence
     assert (last["author_id"], last["body"]) == (1, "Anything else?")
+
+
+@pytest.mark.parametrize("message", [
+    "I'm looking into your refund.",  # says something, asks nothing
+    "Thanks for your patience, we'll update you soon.",
+    "Is there anything else I can help you with?",  # asks, but nothing they know
+    "Could you check it again?",  # asks, naming nothing
+])
+async def test_a_message_that_asks_nothing_they_know_gets_no_data(
+        episode: MakeEpisode, message: str) -> None:
+    api = await episode(setup=ticket_setup("open"), script=_script(ORDER))
+    tid, customer = api.vars["ticket"]["id"], api.vars["customer"]["id"]
+    assert (await _say(api, tid, message))["author_id"] == 1  # no answer: nothing asked
+    asked = await _say(api, tid, "What's your order number, please?")
+    assert (asked["author_id"], asked["body"]) == (customer, "Sure, my order number is A-10423.")
+
+
+async def test_a_question_about_one_thing_gets_that_thing(episode: MakeEpisode) -> None:
+    phone = {"kind": "phone_last4", "value": "4821"}
+    api = await episode(setup=ticket_setup("open"), script=_script(ORDER, phone))
+    tid = api.vars["ticket"]["id"]
+    assert (await _say(api, tid, "To confirm it's you: what are the last four digits of the "
+                       "phone number on your account?"))["body"] == \
+        "Sure, the last four digits of my phone number is 4821."
+    assert (await _say(api, tid, "Thanks. And which order is it about?"))["body"] == \
+        "Sure, my order number is A-10423."
+    # Both at once: both, in the order asked; asked again, said again.
+    assert (await _say(api, tid, "Could you repeat your phone digits and the order number?")
+            )["body"] == ("Sure, the last four digits of my phone number is 4821. "
+                          "Sure, my order number is A-10423.")
+
+
+async def test_what_they_do_not_know_they_cannot_give(episode: MakeEpisode) -> None:
+    api = await episode(setup=ticket_setup("open"), script=_script(ORDER))
+    tid = api.vars["ticket"]["id"]
+    reply = await _say(api, tid, "What are the last four digits of your card?")
+    assert reply["body"] == "I'm sorry, I can't give you the last four digits of my card " \
+        "right now."
+
+
+async def test_addressed_in_another_language_they_ask_for_theirs(episode: MakeEpisode) -> None:
+    """An English-speaking customer (their locale, their ticket) does not read German: they
+    say so in English and give nothing until asked in English."""
+    api = await episode(setup=ticket_setup("open"), script=_script(ORDER))
+    tid, customer = api.vars["ticket"]["id"], api.vars["customer"]["id"]
+    reply = await _say(api, tid, "Hallo! Welche Bestellnummer hat Ihre Bestellung?")
+    assert (reply["author_id"], reply["body"]) == (
+        customer, "Sorry, I don't understand. Could you write to me in English, please?")
+    assert (await _say(api, tid, "Which order number is it?"))["body"] == \
+        "Sure, my order number is A-10423."
+
+
+async def test_they_read_their_language_and_the_one_they_wrote_in(
+        episode: MakeEpisode) -> None:
+    """A German customer who wrote their ticket in English reads both, answers in German,
+    and does not read French."""
+    setup = ticket_setup("open")
+    setup[0]["values"]["locale"] = "de-DE"
+    api = await episode(setup=setup, script=_script(ORDER))
+    tid = api.vars["ticket"]["id"]
+    assert (await _say(api, tid, "Quel est votre numéro de commande ?"))["body"] == \
+        "Entschuldigung, das verstehe ich nicht. Können Sie mir bitte auf Deutsch schreiben?"
+    assert (await _say(api, tid, "Which order number is it?"))["body"] == \
+        "Gerne, meine Bestellnummer ist A-10423."
 
 
 async def test_no_script_no_reply(episode: MakeEpisode) -> None:
@@ -78,15 +144,18 @@ async def test_a_wrong_first_customer_corrects_themselves(episode: MakeEpisode) 
     api = await episode(setup=ticket_setup("open"), script=_script(ORDER, persona="wrong_first"))
     tid = api.vars["ticket"]["id"]
     assert (await _say(api, tid, "Which order?"))["body"] == "I think my order number is A-10432."
-    assert (await _say(api, tid, "That order isn't yours, could you check?"))["body"] == \
-        "Sorry, I got that wrong: my order number is A-10423."
+    # A message that asks nothing does not make them correct it; being asked again does.
+    assert (await _say(api, tid, "Let me look that up."))["author_id"] == 1
+    assert (await _say(api, tid, "That order number isn't yours, could you check it?")
+            )["body"] == "Sorry, I got that wrong: my order number is A-10423."
 
 
 async def test_a_customer_who_cannot_verify_never_gives_proof(episode: MakeEpisode) -> None:
     script = _script({"kind": "card_last4", "value": "0173"}, persona="cannot_verify")
     api = await episode(setup=ticket_setup("open"), script=script)
     tid, customer = api.vars["ticket"]["id"], api.vars["customer"]["id"]
-    for ask in ("What are the last four digits of your card?", "I need them to go on."):
+    for ask in ("What are the last four digits of your card?",
+                "I need your card's digits to go on. Could you check them?"):
         reply = await _say(api, tid, ask)
         assert reply["author_id"] == customer and "0173" not in reply["body"]
         assert "can't give you" in reply["body"]
@@ -97,7 +166,7 @@ async def test_the_customer_speaks_their_language(episode: MakeEpisode) -> None:
     setup[0]["values"]["locale"] = "de-DE"
     api = await episode(setup=setup, script=_script(ORDER))
     tid = api.vars["ticket"]["id"]
-    assert (await _say(api, tid, "Welche Bestellung?"))["body"] == \
+    assert (await _say(api, tid, "Welche Bestellung war es?"))["body"] == \
         "Gerne, meine Bestellnummer ist A-10423."
 
 
@@ -112,18 +181,35 @@ async def test_a_closed_ticket_gets_no_reply(episode: MakeEpisode) -> None:
     assert (await api.ok("GET", f"/api/v2/tickets/{tid}"))["ticket"]["status"] == "closed"
 
 
-async def test_the_code_is_the_one_the_checkout_sent_to_the_new_address(
+async def test_the_code_is_the_one_mailed_to_the_new_address_once_it_was(
         episode: MakeEpisode) -> None:
-    """The customer gives the code the checkout emails to move their account to ``to``:
-    the same code the checkout's verification takes (one world secret per seed, the
-    addresses the apps share)."""
+    """The customer gives the code another app mailed to ``to`` (delivered to this app as
+    the proxy does, /_env/episodes/{id}/mail); before any was sent they have none."""
     api = await episode(setup=ticket_setup("open"), script=_script(
         {"kind": "verification_code", "to": "tess.new@example.com"}))
-    tid = api.vars["ticket"]["id"]
-    reply = await _say(api, tid, "Please share the verification code you got.")
-    code = email_change_code(api.secret, api.vars["customer"]["email"], "tess.new@example.com")
-    assert reply["author_id"] == api.vars["customer"]["id"]
-    assert reply["body"] == f"Sure, the code I got is {code}."
+    tid, customer = api.vars["ticket"]["id"], api.vars["customer"]["id"]
+    ask = "Please share the verification code you got."
+    reply = await _say(api, tid, ask)
+    assert (reply["author_id"], reply["body"]) == (customer, "I haven't received anything yet.")
+
+    async def mail(*sent: dict[str, str]) -> None:
+        response = await api.client.post(f"/_env/episodes/{api.episode_id}/mail",
+                                         json={"mail": list(sent)},
+                                         headers={INTERNAL_HEADER: SECRET})
+        assert response.status_code == 204, response.text
+
+    await mail({"to": "someone.else@example.com", "about": "email_change", "code": "111111"})
+    assert (await _say(api, tid, ask))["body"] == "I haven't received anything yet."
+    await mail({"to": "Tess.New@example.com", "about": "email_change", "code": "204518"},
+               {"to": "tess.new@example.com", "about": "email_change", "code": "730091"})
+    assert (await _say(api, tid, ask))["body"] == "Sure, the code I got is 730091."  # the last
+
+
+async def test_mail_the_internal_route_refuses_is_named(episode: MakeEpisode) -> None:
+    api = await episode(setup=ticket_setup("open"))
+    response = await api.client.post(f"/_env/episodes/{api.episode_id}/mail",
+                                     json={"mail": []}, headers={INTERNAL_HEADER: SECRET})
+    assert response.status_code == 422 and "mail" in response.text
 
 
 @pytest.mark.parametrize(("script", "field"), [
