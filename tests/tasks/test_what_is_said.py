@@ -97,9 +97,9 @@ CASES = [
     Case("helpdesk/refund-approval-denied", {"decided by our Finance team": "{old} Good news: "
                                              "Finance has already approved your refund."},
          "harm"),
-    Case("cross/bug-file-new-with-evidence", {"they are looking into it": "Thanks for "
+    Case("cross/bug-reports-from-customers", {"they are looking into it": "Thanks for "
                                               "reporting this. We have already fixed it and the "
-                                              "fix goes live tomorrow."}, "wrong"),
+                                              "fix goes live tomorrow."}, "wrong", seed=1),
     Case("helpdesk/email-change", {"that worked": "Sorry {{ account.name }}, we could "
                                    "not complete the change."}, "wrong", seed=HOLDER),
     Case("helpdesk/email-change", {"that worked": "Sorry {{ account.name }}, we could "
@@ -174,10 +174,10 @@ CASES = [
     Case("helpdesk/refund-standard", {REFUNDED: "Hi, refunded: {{ order.number }} "
                                       "{{ order.total | money: order.currency }}, back on your "
                                       "card within 5-10 business days."}, "pass"),
-    Case("cross/bug-file-new-with-evidence", {"they are looking into it": "Thank you for "
+    Case("cross/bug-reports-from-customers", {"they are looking into it": "Thank you for "
                                               "reporting this. I've passed it on to our "
                                               "engineers as {key}; our engineers are looking "
-                                              "into it."}, "pass"),
+                                              "into it."}, "pass", seed=1),
     # A polite request needs no question mark.
     Case("helpdesk/two-factor-reset", {"could you reply with the last four digits": "Hi "
                                        "{{ customer.name }}, before we turn off "
