@@ -344,10 +344,13 @@ class Proxy:
         ahead = any(plan[i].acts_before and plan[i].fires(ctx, i, so_far[i] + 1)
                     for i in matching)
         first = await self._forward(ctx, grant, headers, validate=ahead)
-        if not accepted(first.status):  # refused: it takes no fault's turn
+        # Refused, it takes no fault's turn; a target's tables read are known by now.
+        counted = [i for i in matching if plan[i].target.read_by(ctx.reads)] \
+            if accepted(first.status) else []
+        if not counted:
             return await self._forward(ctx, grant, headers) if ahead else first
-        counts = await self.registry.count_matches(grant.episode_id, matching)
-        active = [(i, plan[i]) for i in matching if plan[i].fires(ctx, i, counts[i])
+        counts = await self.registry.count_matches(grant.episode_id, counted)
+        active = [(i, plan[i]) for i in counted if plan[i].fires(ctx, i, counts[i])
                   and (ahead or not plan[i].acts_before)]  # too late to act before it
         for n, (position, fault) in enumerate(active):
             try:

@@ -101,6 +101,11 @@ class Target(BaseModel):
         "of them. Never a regular expression. Any path when unset.",
     )
 
+    reads: list[str] | None = Field(
+        None, min_length=1, description="Only reads that read one of these tables of the app "
+        "(known once the app has answered: 'the first look at the tickets', however the agent "
+        "looks). Any request when unset.")
+
     @field_validator("method")
     @classmethod
     def _upper(cls, value: str | None) -> str | None:
@@ -110,6 +115,10 @@ class Target(BaseModel):
         return ((self.app is None or self.app == app)
                 and (self.method is None or self.method == method)
                 and (self.path is None or paths.any_matches(self.path, path)))
+
+    def read_by(self, tables: list[str]) -> bool:
+        """Whether a request that read ``tables`` (none for a write) is one it targets."""
+        return self.reads is None or not set(self.reads).isdisjoint(tables)
 
 
 class Window(BaseModel):
