@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from workgym.agents.reference import run_script
+from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 
@@ -34,3 +35,20 @@ def test_every_successful_solution_meets_the_tasks_faults(
         met = {fault["kind"] for fault in report["faults"]}
         assert report["reward"] == 1.0, (seed, report["reward"])
         assert planned <= met, f"seed {seed}: {solution} never met {sorted(planned - met)}"
+
+
+def test_a_throw_away_invalid_refund_does_not_absorb_the_lost_answer(
+    make_env: Callable[..., Env], local: LocalServer
+) -> None:
+    """"The first refund's answer is lost": a refund the app refuses, sent first to take the
+    fault, gets the app's own refusal; the real refund still meets the fault."""
+    env = make_env("checkout/refund-under-timeouts", 0)
+    obs = env.reset()
+    assert local.server.registry is not None
+    order = local.run(local.server.registry.get(obs.episode_id)).vars["checkout"]["order"]
+    refused = env.call("POST", "/v1/refunds", json={"payment_intent": "pi_nothing_here"})
+    assert 400 <= refused.status_code < 500, refused.text
+    real = env.call("POST", "/v1/refunds",
+                    json={"payment_intent": order["payment_intent"], "amount": 400})
+    assert real.status_code == 504
+    assert [(f["step"], f["kind"]) for f in env.finish()["faults"]] == [(1, "timeout_after")]
