@@ -426,6 +426,23 @@ def test_an_agent_cannot_ask_for_a_validate_only_pass(
     assert "kept" in _comments(env, ticket)
 
 
+def test_a_target_of_tables_read_counts_only_reads_of_them(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    """``reads: [tickets]``: the first look at tickets, whatever the path; reads of other
+    tables do not count, even when the fault answers in the app's place."""
+    env = make_env(TASK, 1, [{"kind": "server_error", "statuses": [500],
+                              "target": {"method": "GET", "reads": ["tickets"]},
+                              "window": {"start": 1, "end": 1}}])
+    env.reset()
+    ticket = task_ticket(local, env)
+    statuses = [env.call("GET", path).status_code for path in (
+        "/api/v2/groups", "/api/v2/groups", f"/api/v2/tickets/{ticket}",
+        f"/api/v2/tickets/{ticket}", "/api/v2/groups")]
+    assert statuses == [200, 200, 500, 200, 200]
+    assert _faults(local, env) == [None, None, "server_error", None, None]
+
+
 def test_token_expiry_counts_only_accepted_requests(make_env: MakeEnv, local: LocalServer) -> None:
     """"The token expires on the 2nd accepted call": requests the app refuses (a ticket
     that does not exist) do not bring it closer."""
