@@ -56,6 +56,7 @@ from workgym_core.internal import (
     MAIL_HEADER,
     ROUTE_HEADER,
     STEP_HEADER,
+    VALIDATE_HEADER,
 )
 from workgym_core.redis_store import busy, unavailable
 from workgym_core.registry import (
@@ -72,6 +73,7 @@ from workgym_core.trajectory import TrajectoryStep
 
 from . import browser
 from .faults import Fault, Reply, StepContext
+from .faults.base import accepted
 from .faults.plan import cached_plan
 from .faults.plugins import limited, token_expired
 from .recorder import Recorder
@@ -305,7 +307,7 @@ class Proxy:
                 log.error("state_drift on %s refused: %s %r", episode_id, status, body[:300])
                 raise UpstreamError("another actor's change could not be applied",
                                     code="fault_failed")
-            ctx.affected = orjson.loads(body)["tables"]
+            ctx.affected = orjson.loads(body)["changes"]
 
         async def limit(requests: int, retry_after_s: int) -> None:
             await self.registry.limit(episode_id, requests, retry_after_s)
@@ -322,7 +324,12 @@ class Proxy:
 
     async def _exchange(self, ctx: StepContext, grant: StepGrant,
                         headers: list[tuple[bytes, bytes]]) -> Reply:
-        """The reply the agent gets, after the faults that fire on this step."""
+        """The reply the agent gets, after the faults that fire on this step.
+
+        A fault's window counts only the requests of its target the app accepts
+        (faults/base.py): a fault that answers in the app's place fires only once a
+        validate-only pass has shown that the app would accept the request; one that acts on
+        the app's answer, on that answer's status."""
         fired = ctx.fired
         if grant.token_expired:
             fired.append("token_expiry")
@@ -332,8 +339,21 @@ class Proxy:
             return limited(grant.limited_s)
         plan: tuple[Fault, ...] = cached_plan(grant.faults)
         matching = [i for i, fault in enumerate(plan) if fault.matches(ctx)]
-        counts = await self.registry.count_matches(grant.episode_id, matching) if matching else {}
-        active = [(i, plan[i]) for i in matching if plan[i].fires(ctx, i, counts[i])]
+        if not matching:
+            return await self._forward(ctx, grant, headers)
+        # Would a fault that answers in the app's place fire if the app accepts this one?
+        so_far = await self.registry.matches_so_far(grant.episode_id, matching)
+        ahead = any(plan[i].acts_before and plan[i].fires(ctx, i, so_far[i] + 1)
+                    for i in matching)
+        first = await self._forward(ctx, grant, headers, validate=ahead)
+        # Refused, it takes no fault's turn; a target's tables read are known by now.
+        counted = [i for i in matching if plan[i].target.read_by(ctx.reads)] \
+            if accepted(first.status) else []
+        if not counted:
+            return await self._forward(ctx, grant, headers) if ahead else first
+        counts = await self.registry.count_matches(grant.episode_id, counted)
+        active = [(i, plan[i]) for i in counted if plan[i].fires(ctx, i, counts[i])
+                  and (ahead or not plan[i].acts_before)]  # too late to act before it
         for n, (position, fault) in enumerate(active):
             try:
                 early = await fault.before(ctx, position)
@@ -344,16 +364,18 @@ class Proxy:
                 fired.extend(f.name for _, f in active[: n + 1] if f.acts_before)
                 return early
         fired.extend(f.name for _, f in active)
+        reply = await self._forward(ctx, grant, headers) if ahead else first
         deliveries = max((f.deliveries() for _, f in active), default=1)
-        reply = await self._forward(ctx, grant, headers)
         for _ in range(deliveries - 1):  # a retrying middlebox: the agent sees the first answer
             await self._forward(ctx, grant, headers)
-        for _, fault in active:
-            reply = await fault.after(ctx, reply)
+        for position, fault in active:
+            reply = await fault.after(ctx, reply, position)
         return reply
 
     async def _forward(self, ctx: StepContext, grant: StepGrant,
-                       headers: list[tuple[bytes, bytes]]) -> Reply:
+                       headers: list[tuple[bytes, bytes]], *, validate: bool = False) -> Reply:
+        """The replica's answer to the request (``validate``: a validate-only pass, undone
+        by the replica, whose changes are none)."""
         forwarded = [
             (k, v) for k, v in headers
             if k not in _DROP_REQUEST and not k.startswith(b"x-workgym-")
@@ -366,6 +388,7 @@ class Proxy:
             (BASE_HEADER.encode(),
              f"{self.settings.public_url.rstrip('/')}{APPS_PREFIX}{ctx.app}".encode()),
             *((k.encode(), v.encode()) for k, v in obs.inject().items()),
+            *([(VALIDATE_HEADER.encode(), b"1")] if validate else []),
         ]
         url = grant.apps[ctx.app] + ctx.sent_path + ("?" + ctx.query if ctx.query else "")
         status, received, content = await self.upstream.request(

@@ -52,4 +52,5 @@ SPEC = ReplicaSpec(
     errors=STYLE,
     # Outermost first: concurrent duplicates refused before anything else, then form bodies.
     middleware=(InFlightKeys, partial(FormBodies, render=render)),
+    public_id="stripe_id",
 )

@@ -10,7 +10,13 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from workgym_core.errors import InvalidRequest
-from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, STEP_HEADER, require_internal
+from workgym_core.internal import (
+    BASE_HEADER,
+    EPISODE_HEADER,
+    STEP_HEADER,
+    VALIDATE_HEADER,
+    require_internal,
+)
 
 from .episode import Episode
 from .store import EpisodeStore
@@ -21,7 +27,9 @@ log = logging.getLogger(__name__)
 
 async def current_episode(request: Request) -> AsyncIterator[Episode]:
     """The episode the proxy named, opened for this request by ObserveRequests (which holds
-    its lock); writes run in one transaction, rolled back on error."""
+    its lock); writes run in one transaction, rolled back on error, and always on a
+    validate-only pass (``VALIDATE_HEADER``: the proxy asks whether the app would accept the
+    request; the world's actors do not answer it)."""
     store: EpisodeStore = request.app.state.store
     require_internal(request.headers, request.app.state.settings.internal_secret)
     episode_id = request.headers.get(EPISODE_HEADER)
@@ -37,6 +45,9 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
     episode.db.execute("BEGIN IMMEDIATE")
     try:
         yield episode
+        if request.headers.get(VALIDATE_HEADER) == "1":
+            episode.db.execute("ROLLBACK")
+            return
         if store.spec.after_write is not None:
             _actors_answer(episode, store.spec.after_write)
     except BaseException:

@@ -101,13 +101,14 @@ async def get_state(
 
 
 class Applied(BaseModel):
-    tables: list[str] = Field(description="The tables the operations changed.")
+    changes: list[dict[str, Any]] = Field(description="The rows the operations changed: "
+                                          "{table, op, id, ref} (runtime/changes.py).")
 
 
 @router.post("/episodes/{episode_id}/apply")
 async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Applied:
     """Another actor changes the world (the state_drift fault): row ops at the clock's now.
-    Answers the tables they changed (what an agent must read again)."""
+    Answers the rows they changed (what an agent must read again)."""
     store = _store(request)
     async with store.opened(store.get(episode_id), write=True) as episode:
         apply_row_ops(episode.db, body.ops, episode.now(), seed=episode.seed,
@@ -115,8 +116,8 @@ async def apply_ops(episode_id: str, body: OpsApply, request: Request) -> Applie
                       factories=store.spec.factories)
         # Another actor's changes are not the agent's: skip them in the change log.
         found, episode.memory["changes_seq"] = changes.since(
-            episode.db, episode.memory.get("changes_seq", 0))
-    return Applied(tables=sorted({change["table"] for change in found}))
+            episode.db, episode.memory.get("changes_seq", 0), store.spec.public_id)
+    return Applied(changes=found)
 
 
 @router.post("/episodes/{episode_id}/mail", status_code=204)

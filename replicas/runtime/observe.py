@@ -21,6 +21,7 @@ from workgym_core.internal import (
     MAIL_HEADER,
     ROUTE_HEADER,
     STEP_HEADER,
+    VALIDATE_HEADER,
 )
 
 from . import changes
@@ -86,7 +87,9 @@ class ObserveRequests:
     async def _observe(self, scope: Scope, receive: Receive, send: Send,
                        headers: dict[str, str], episode: Episode | None) -> None:
         write = scope["method"] not in _READS and episode is not None
-        start = episode.memory.get("changes_seq", 0) if write and episode else 0
+        # A validate-only pass (deps.current_episode) changes nothing: no change is logged.
+        logs = write and headers.get(VALIDATE_HEADER) != "1"
+        start = episode.memory.get("changes_seq", 0) if logs and episode else 0
         attributes = {spans.EPISODE_ID: episode.id if episode else None,
                       spans.STEP: int(step) if (step := headers.get(STEP_HEADER, "")
                                                     ).isdigit() else None,
@@ -106,8 +109,9 @@ class ObserveRequests:
                         message["headers"] = [*message.get("headers", []), (_ROUTE, route)]
                     if recording:
                         span.set_attribute(spans.HTTP_STATUS, message["status"])
-                    if write and episode is not None:
-                        found, episode.memory["changes_seq"] = changes.since(episode.db, start)
+                    if logs and episode is not None:
+                        found, episode.memory["changes_seq"] = changes.since(
+                            episode.db, start, self.store.spec.public_id)
                         if found:
                             encoded = orjson.dumps(found)
                             message["headers"] = [*message.get("headers", []),

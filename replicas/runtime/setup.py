@@ -5,8 +5,9 @@ The operations are :mod:`workgym_core.rowops` (declarative, never SQL): checked 
 the database's own tables and columns (and the app's factories) first, then applied in one
 transaction. Values may refer to rows bound earlier in the ops, by the task's setup or, with
 three parts, by another app's setup earlier in the episode (``others``); see
-:mod:`workgym_core.refs`. Bound rows are returned to the gym API for verifiers; agents never
-see them.
+:mod:`workgym_core.refs`. An update's values may name the row it updates as it is then,
+``$this.field`` / ``{{ this.field }}``. Bound rows are returned to the gym API for
+verifiers; agents never see them.
 """
 
 from __future__ import annotations
@@ -71,15 +72,17 @@ class _Run:
         self.db, self.ops, self.now, self.seed = db, ops, now, seed
         self.bound, self.others, self.factories = bound, others, factories
 
-    def expand(self, value: Any) -> Any:
-        """References resolved, ``{{ ... }}`` texts rendered, ``@now-3d`` times on the clock."""
-        value = resolve(value, self.bound, self.others)
+    def expand(self, value: Any, this: dict[str, Any] | None = None) -> Any:
+        """References resolved, ``{{ ... }}`` texts rendered, ``@now-3d`` times on the clock
+        (``this``: the row an update changes, as it is now, named ``this``)."""
+        bound = self.bound if this is None else {**self.bound, "this": this}
+        value = resolve(value, bound, self.others)
         if isinstance(value, str):
-            value = render(value, self.bound, self.others)
+            value = render(value, bound, self.others)
             moment = parse_time_expr(value, self.now)
             return value if moment is None else moment
         if isinstance(value, dict):
-            return {k: self.expand(v) for k, v in value.items()}
+            return {k: self.expand(v, this) for k, v in value.items()}
         return value
 
     def holds(self, condition: str, where: str) -> bool:
@@ -140,8 +143,10 @@ class _Run:
             if not isinstance(row_id, int) or isinstance(row_id, bool):
                 raise InvalidRequest(f"update {op.update}: id {op.id!r} is not an integer",
                                      code="setup_failed", field="id", rule="integer")
-            _row(self.db, op.update, row_id)
-            sql.update(self.db, op.update, row_id, self.expand(op.values))
+            # Values see the row as it is when the update applies ($this.field): another
+            # actor's change (state_drift) keeps what the agent changed before it.
+            sql.update(self.db, op.update, row_id,
+                       self.expand(op.values, this=_row(self.db, op.update, row_id)))
             return _row(self.db, op.update, row_id)
         if isinstance(op, FactoryRow):
             return self.make(index, op)

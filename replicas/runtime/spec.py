@@ -94,6 +94,9 @@ class ReplicaSpec:
     # Pure-ASGI middleware of the app's own around the API (the first outermost), outside the
     # runtime's: the product's wire conventions (form-encoded bodies, ...).
     middleware: tuple[Callable[[ASGIApp], ASGIApp], ...] = ()
+    # The column whose value the API shows as a row's id, where a table has it (Stripe's
+    # ``stripe_id``); the row's ``id`` elsewhere (runtime/changes.py).
+    public_id: str = "id"
 
     @property
     def brief(self) -> str:

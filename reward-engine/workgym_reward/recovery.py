@@ -10,16 +10,23 @@ Judged from the trajectory alone (fault kinds are recorded on the steps):
   status change), since one path takes different writes (Zendesk's PUT /tickets/{id} takes
   a reply, a status change or both).
 * ``timeout_after`` and ``truncated_body`` on a write: the write *was* applied;
-  recovered when the agent read what it changed (a read of one of the tables the write
-  changed) before sending it again, or sent it again with the same Idempotency-Key (the
-  app replays the first answer); a blind retry is not recovering, and a read of something
-  else does not count.
+  recovered when the agent read what it changed before sending it again (a read that showed
+  one of the rows the write changed: the object it targeted, or a list that includes it),
+  or sent it again with the same Idempotency-Key (the app replays the first answer); a
+  blind retry is not recovering, and a read of other rows, even of the same table, does not
+  count.
 * ``rate_limit``: recovered when the same method and path later succeed (the agent kept
   trying through the burst of refusals rather than giving up). Refusals are counted in
   requests, never timed, so waiting cannot be observed and is not asked for.
 * ``token_expiry``: recovered when a later request succeeds (after a refresh).
-* ``state_drift``: recovered when the agent read what the other actor changed (a read of
-  one of its tables) after the drift and before its next write.
+* ``state_drift``: recovered when the agent read the rows the other actor changed (a read
+  that showed one of them) after the drift and before its next write to them (an agent
+  that never writes them again has nothing to lose).
+
+A read *showed* a row when its answer (a successful GET, as kept on the trajectory) holds an
+object whose ``id`` is the row's ``ref`` (the id the app's API shows for it) and the read
+read the row's table. A body too large to keep on the trajectory is judged by the tables it
+read alone.
 
 ``latency``, ``schema_drift`` and ``duplicate_delivery`` ask nothing of the agent
 here (a task's assertions judge their consequences) and are not counted.
@@ -67,16 +74,38 @@ def _retried_ok(steps: Steps, i: int) -> bool:
                for s in steps[i + 1:])
 
 
-def _reads(step: TrajectoryStep, tables: set[str]) -> bool:
-    """A successful read that read one of ``tables`` (any read, when none is known)."""
-    return step.method == "GET" and _ok(step) and (not tables or bool(tables & set(step.reads)))
+def _ids(body: object) -> set[str]:
+    """The ``id`` of every object in a JSON body, as text."""
+    if isinstance(body, dict):
+        found = {str(body["id"])} if "id" in body and not isinstance(body["id"], dict | list) \
+            else set()
+        return found.union(*(_ids(v) for v in body.values()))
+    if isinstance(body, list):
+        return set().union(*(_ids(v) for v in body))
+    return set()
+
+
+def _shows(step: TrajectoryStep, rows: Sequence[dict[str, object]]) -> bool:
+    """A successful read that showed one of ``rows`` ({table, id, ref}) to the agent."""
+    if step.method != "GET" or not _ok(step):
+        return False
+    read = {row["table"] for row in rows} & set(step.reads)
+    if step.response_body is None:  # too large to keep: the tables it read
+        return bool(read) and not step.fault
+    ids = _ids(step.response_body)
+    return any(row["table"] in read and str(row.get("ref", row["id"])) in ids for row in rows)
+
+
+def _touches(step: TrajectoryStep, rows: Sequence[dict[str, object]]) -> bool:
+    """A write that changed one of ``rows``."""
+    keys = {(row["table"], row["id"]) for row in rows}
+    return any((change["table"], change["id"]) in keys for change in step.changes)
 
 
 def _no_blind_retry(steps: Steps, i: int) -> bool:
     fault = steps[i]
-    changed = {change["table"] for change in fault.changes}
     for step in steps[i + 1:]:
-        if _reads(step, changed):
+        if _shows(step, fault.changes):
             return True
         if (step.method, step.path, step.request_body) == (
                 fault.method, fault.path, fault.request_body):
@@ -90,13 +119,13 @@ def _later_success(steps: Steps, i: int) -> bool:
 
 
 def _read_before_write(steps: Steps, i: int) -> bool:
-    drifted = set(steps[i].affected)
-    for step in steps[i:]:
-        if _reads(step, drifted):
+    drifted = steps[i].affected  # changed right after step i, before the next one
+    for step in steps[i + 1:]:
+        if _shows(step, drifted):
             return True
-        if step.is_write:
+        if step.is_write and _touches(step, drifted):
             return False
-    return False
+    return True
 
 
 def _lost_answer(steps: Steps, i: int) -> bool:

@@ -25,6 +25,10 @@ ROUTE_HEADER = "x-workgym-route"
 # Replica -> proxy: the rule an error answer stands for, where the product's error body has
 # no machine code (Jira's {"errorMessages", "errors"}): the trajectory's error_code.
 ERROR_CODE_HEADER = "x-workgym-error-code"
+# Proxy -> replica: answer the request as it would be answered, then undo it (a write's
+# transaction rolled back, the world's actors not run): whether the app would accept a request
+# that a fault is about to answer in its place (fault-proxy, faults/base.py).
+VALIDATE_HEADER = "x-workgym-validate"
 INTERNAL_PREFIX = "/_env"
 # Where the proxy serves agents: /apps/<app>/<path inside the app>.
 APPS_PREFIX = "/apps/"

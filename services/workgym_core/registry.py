@@ -438,9 +438,15 @@ class Registry:
         if requests > 0:
             await self.redis.hset(_ep(episode_id), "limited", f"{requests}:{retry_after_s}")
 
+    async def matches_so_far(self, episode_id: str, positions: list[int]) -> dict[int, int]:
+        """For each fault (by plan position), how many requests it has counted so far."""
+        counts = await self.redis.hmget(_ep(episode_id), [f"match:{p}" for p in positions])  # type: ignore[misc]
+        return {position: int(n or 0) for position, n in zip(positions, counts, strict=True)}
+
     async def count_matches(self, episode_id: str, positions: list[int]) -> dict[int, int]:
-        """Count this request for each fault (by plan position) whose target it matches;
-        each one's matching-request count so far, this one included."""
+        """Count this request for each fault (by plan position) whose window it counts in
+        (its target matched and the app accepted it); each one's count so far, this one
+        included."""
         counts = await self._count_matches(keys=[_ep(episode_id)], args=positions)
         return {position: int(n) for position, n in zip(positions, counts, strict=True)}
 

@@ -34,12 +34,13 @@ class TrajectoryStep(BaseModel):
     fault: str | None = Field(
         None, description="Fault kinds injected on this step, comma-separated, if any.")
     changes: list[dict[str, Any]] = Field(
-        default_factory=list, description="Rows the step changed: {table, op, id}.")
+        default_factory=list, description="Rows the step changed: {table, op, id, ref} (ref: "
+        "the id the app's API shows for the row).")
     reads: list[str] = Field(
         default_factory=list, description="Tables a read read (what it could have seen).")
-    affected: list[str] = Field(
-        default_factory=list, description="Tables a fault on this step changed behind the "
-        "agent's back (another actor's changes: state_drift).")
+    affected: list[dict[str, Any]] = Field(
+        default_factory=list, description="Rows a fault on this step changed behind the "
+        "agent's back, {table, op, id, ref} (another actor's changes: state_drift).")
 
     @property
     def is_write(self) -> bool:

@@ -67,7 +67,7 @@ def test_list_returns_the_plan_with_its_defaults(
     assert response.status_code == 200
     latency, server_error = response.json()
     assert latency == {"kind": "latency", "delay_ms": 1, "jitter_ms": 0, "toxicity": 1.0,
-                       "target": {"app": None, "method": None, "path": None},
+                       "target": {"app": None, "method": None, "path": None, "reads": None},
                        "window": {"start": 1, "end": None, "once": False}}
     assert server_error["kind"] == "server_error"
     assert server_error["statuses"] == [502]

@@ -197,19 +197,32 @@ def test_an_agent_of_tools_alone_refreshes_its_token_with_a_tool(make_env: MakeE
     assert env.call_tool("helpdesk_list_groups", {})["status"] == 200
 
 
-def test_state_drift_changes_the_record_before_the_request(
+def test_state_drift_lands_after_its_request_on_the_row_as_it_is_then(
     make_env: MakeEnv, local: LocalServer
 ) -> None:
+    """Another actor changes the ticket right after the agent's first accepted update: the
+    agent's own change to the row survives (the drift's values name the row as it is then,
+    ``this``), and the rows it changed are on the trajectory for the recovery rule."""
     env = make_env(TASK, 1, [{
-        "kind": "state_drift", "window": {"start": 2, "end": 2},
-        "ops": [{"update": "tickets", "id": "$ticket.id", "values": {"priority": "urgent"}}],
+        "kind": "state_drift", "target": {"method": "PUT"}, "window": {"start": 1, "end": 1},
+        "ops": [{"update": "tickets", "id": "$ticket.id",
+                 "values": {"subject": "{{ this.subject }} [Billing]", "priority": "urgent"}}],
     }])
     env.reset()
     ticket = task_ticket(local, env)
-    priorities = [env.call("GET", f"/api/v2/tickets/{ticket}").json()["ticket"]["priority"]
-                  for _ in range(3)]
-    assert priorities == ["low", "urgent", "urgent"]  # the setup's, drifted, and it persists
+    before = env.call("GET", f"/api/v2/tickets/{ticket}").json()["ticket"]
+    assert before["priority"] == "low"
+    renamed = env.call("PUT", f"/api/v2/tickets/{ticket}",
+                       json={"ticket": {"subject": "Renamed by the agent", "tags": ["vip"]}})
+    assert renamed.status_code == 200
+    assert renamed.json()["ticket"]["priority"] == "low"  # the answer is from before it
+    after = env.call("GET", f"/api/v2/tickets/{ticket}").json()["ticket"]
+    assert after["subject"] == "Renamed by the agent [Billing]"
+    assert after["priority"] == "urgent" and "vip" in after["tags"]
     assert _faults(local, env) == [None, "state_drift", None]
+    steps = local.run(local.server.registry.trajectory(env.observation.episode_id))
+    assert steps[1].affected == [{"table": "tickets", "op": "update", "id": ticket,
+                                  "ref": ticket}]
     assert _reported(env) == [(1, "state_drift", 200)]
 
 
@@ -319,10 +332,11 @@ def test_toxicity_zero_never_fires(make_env: MakeEnv, local: LocalServer) -> Non
 
 def test_faults_on_one_step_are_all_recorded(make_env: MakeEnv, local: LocalServer) -> None:
     env = make_env(TASK, 1, [
-        {"kind": "latency", "delay_ms": 20, "window": {"start": 1, "end": 1}},
         {"kind": "server_error", "statuses": [500], "window": {"start": 1, "end": 1}},
-        # Comes after a terminal fault that answered: it never acted, so it is not recorded.
+        # Acts on the app's answer, which a fault answering in the app's place replaced: it
+        # never acted, so it is not recorded.
         {"kind": "latency", "delay_ms": 2_000, "window": {"start": 1, "end": 1}},
+        {"kind": "latency", "delay_ms": 20, "window": {"start": 2, "end": 2}},
         {"kind": "truncated_body", "window": {"start": 2, "end": 2}},
         {"kind": "schema_drift", "rename": {"name": "label"}, "window": {"start": 2, "end": 2}},
     ])
@@ -331,9 +345,114 @@ def test_faults_on_one_step_are_all_recorded(make_env: MakeEnv, local: LocalServ
     assert env.call("GET", "/api/v2/groups").status_code == 500
     assert time.perf_counter() - started < 1.5
     assert env.call("GET", "/api/v2/groups").status_code == 200
-    assert _faults(local, env) == ["latency,server_error", "truncated_body,schema_drift"]
-    assert _reported(env) == [(0, "latency", 500), (0, "server_error", 500),
+    assert time.perf_counter() - started >= 0.02
+    assert _faults(local, env) == ["server_error", "latency,truncated_body,schema_drift"]
+    assert _reported(env) == [(0, "server_error", 500), (1, "latency", 200),
                               (1, "truncated_body", 200), (1, "schema_drift", 200)]
+
+
+# --- a window counts the requests the app accepts -------------------------------------------
+
+
+def _invalid_user(env: Env) -> httpx.Response:
+    """A write the app refuses (422: a user needs a name)."""
+    return env.call("POST", "/api/v2/users", json={"user": {"email": "no-name@example.com"}})
+
+
+def _users_named(env: Env, name: str) -> int:
+    found = env.call("GET", "/api/v2/users/search", params={"query": name})
+    assert found.status_code == 200, found.text
+    return sum(user["name"] == name for user in found.json()["users"])
+
+
+@pytest.mark.parametrize("kind", ["timeout_before", "server_error", "connection_reset",
+                                  "rate_limit", "timeout_after", "truncated_body"])
+def test_a_refused_write_never_takes_a_faults_turn(
+    make_env: MakeEnv, local: LocalServer, kind: str
+) -> None:
+    """"The first user created fails": a throw-away invalid write sent first gets the app's
+    own refusal and leaves the fault waiting for the first write the app accepts."""
+    env = make_env(TASK, 1, [{"kind": kind, "target": {"method": "POST", "path": "/api/v2/users"},
+                              "window": {"start": 1, "end": 1}}])
+    env.reset()
+    for _ in range(2):
+        refused = _invalid_user(env)
+        assert refused.status_code == 422, refused.text
+    if kind == "connection_reset":
+        with pytest.raises(httpx.TransportError):
+            env.call("POST", "/api/v2/users", json={"user": {"name": "Ada Ops"}})
+    else:
+        faulted = env.call("POST", "/api/v2/users", json={"user": {"name": "Ada Ops"}})
+        if kind == "truncated_body":
+            with pytest.raises(ValueError):
+                faulted.json()
+        else:
+            assert faulted.status_code in (429, 500, 502, 503, 504)
+    again = env.call("POST", "/api/v2/users", json={"user": {"name": "Ada Ops"}})
+    applied = kind in ("timeout_after", "truncated_body")  # the first attempt went through
+    assert again.status_code == 201, again.text
+    assert _users_named(env, "Ada Ops") == (2 if applied else 1)
+    faults = _faults(local, env)
+    assert faults[:2] == [None, None]  # the refused writes
+    assert faults[2] == kind
+
+
+def test_a_validate_only_pass_changes_nothing(make_env: MakeEnv, local: LocalServer) -> None:
+    """Deciding that the app would accept the write a fault answers in its place leaves no
+    trace: no row, no change on the trajectory, and the app's own answer to the retry."""
+    env = make_env(TASK, 1, [{"kind": "server_error", "statuses": [503],
+                              "target": {"method": "PUT"}, "window": {"start": 1, "end": 1}}])
+    obs = env.reset()
+    ticket = task_ticket(local, env)
+    before = _comments(env, ticket)
+    assert _reply(env, ticket, "once").status_code == 503
+    assert _comments(env, ticket) == before
+    assert _reply(env, ticket, "once").status_code == 200
+    assert _comments(env, ticket) == [*before, "once"]
+    steps = local.run(local.server.registry.trajectory(obs.episode_id))
+    assert steps[1].changes == [] and steps[3].changes
+
+
+def test_an_agent_cannot_ask_for_a_validate_only_pass(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    """The header is the proxy's: one an agent sends is dropped, its write applied."""
+    env = make_env(TASK, 1, "none")
+    env.reset()
+    ticket = task_ticket(local, env)
+    response = env.call("PUT", f"/api/v2/tickets/{ticket}", headers={"x-workgym-validate": "1"},
+                        json={"ticket": {"comment": {"body": "kept", "public": False}}})
+    assert response.status_code == 200
+    assert "kept" in _comments(env, ticket)
+
+
+def test_a_target_of_tables_read_counts_only_reads_of_them(
+    make_env: MakeEnv, local: LocalServer
+) -> None:
+    """``reads: [tickets]``: the first look at tickets, whatever the path; reads of other
+    tables do not count, even when the fault answers in the app's place."""
+    env = make_env(TASK, 1, [{"kind": "server_error", "statuses": [500],
+                              "target": {"method": "GET", "reads": ["tickets"]},
+                              "window": {"start": 1, "end": 1}}])
+    env.reset()
+    ticket = task_ticket(local, env)
+    statuses = [env.call("GET", path).status_code for path in (
+        "/api/v2/groups", "/api/v2/groups", f"/api/v2/tickets/{ticket}",
+        f"/api/v2/tickets/{ticket}", "/api/v2/groups")]
+    assert statuses == [200, 200, 500, 200, 200]
+    assert _faults(local, env) == [None, None, "server_error", None, None]
+
+
+def test_token_expiry_counts_only_accepted_requests(make_env: MakeEnv, local: LocalServer) -> None:
+    """"The token expires on the 2nd accepted call": requests the app refuses (a ticket
+    that does not exist) do not bring it closer."""
+    env = make_env(TASK, 1, [{"kind": "token_expiry", "window": {"start": 2, "end": 2}}])
+    env.reset()
+    statuses = [env.call("GET", path).status_code for path in (
+        "/api/v2/groups", "/api/v2/tickets/999999999", "/api/v2/tickets/999999998",
+        "/api/v2/groups")]
+    assert statuses == [200, 404, 404, 401]
+    assert _faults(local, env) == [None, None, None, "token_expiry"]
 
 
 # --- determinism ------------------------------------------------------------------------------

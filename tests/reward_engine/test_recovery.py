@@ -45,6 +45,24 @@ def _first(*rows: Row) -> bool:
     return _verdicts(_steps(*rows))[0][2]
 
 
+# What a lost reply changed (ticket 1, its comment 9), and reads that show it or not.
+REPLIED = [{"table": "tickets", "op": "update", "id": 1, "ref": 1},
+           {"table": "comments", "op": "insert", "id": 9, "ref": 9}]
+
+
+def _read(step: TrajectoryStep, tables: list[str], body: Any) -> TrajectoryStep:
+    return step.model_copy(update={"reads": tables, "response_body": body})
+
+
+def _lost_reply(read_tables: list[str], body: Any) -> bool:
+    """A lost reply, one read, the reply again: is the read a check?"""
+    fault, read, again = _steps(("PUT", TICKET, 504, "timeout_after", COMMENT),
+                                ("GET", COMMENTS, 200, None),
+                                ("PUT", TICKET, 200, None, COMMENT))
+    return _verdicts([fault.model_copy(update={"changes": REPLIED}),
+                      _read(read, read_tables, body), again])[0][2]
+
+
 def test_every_counted_kind_has_a_rule() -> None:
     assert set(RULES) == {"server_error", "timeout_before", "connection_reset", "timeout_after",
                           "truncated_body", "rate_limit", "token_expiry", "state_drift"}
@@ -118,9 +136,40 @@ def test_a_dropped_write_whose_retry_was_applied_but_lost_is_recovered() -> None
 
 
 def test_timeout_after_checked_before_retrying_is_recovered() -> None:
-    assert _first(("PUT", TICKET, 504, "timeout_after", COMMENT),
-                  ("GET", COMMENTS, 200, None),
-                  ("PUT", TICKET, 200, None, COMMENT))
+    assert _lost_reply(["comments", "users"], {"comments": [{"id": 8}, {"id": 9}]})
+    assert _lost_reply(["tickets"], {"ticket": {"id": 1, "status": "open"}})
+
+
+def test_timeout_after_a_read_of_other_rows_of_the_same_table_is_no_check() -> None:
+    """Checking is reading the rows the lost write changed (the object it targeted, or a
+    list that includes it), not any read of the same tables."""
+    assert not _lost_reply(["comments", "users"], {"comments": [{"id": 4}, {"id": 5}]})
+    assert not _lost_reply(["tickets"], {"ticket": {"id": 2, "status": "open"}})
+    # The id shown, but by a read of another table (a user that has comment 9's number).
+    assert not _lost_reply(["users"], {"user": {"id": 9}})
+
+
+def test_a_read_too_large_to_keep_is_judged_by_its_tables() -> None:
+    assert _lost_reply(["comments"], None)
+    assert not _lost_reply(["users"], None)
+
+
+def test_a_lost_refund_is_checked_by_reading_its_payment_refunds_by_their_stripe_ids() -> None:
+    """The checkout's rows are shown by their Stripe ids (ref), not their row ids."""
+    fault, read, again = _steps(("POST", "/v1/refunds", 504, "timeout_after", REFUND),
+                                ("GET", "/v1/refunds", 200, None),
+                                ("POST", "/v1/refunds", 200, None, REFUND))
+    fault = fault.model_copy(update={"changes": [
+        {"table": "refunds", "op": "insert", "id": 7, "ref": "re_1"},
+        {"table": "charges", "op": "update", "id": 3, "ref": "ch_1"}]})
+
+    def after(tables: list[str], body: Any) -> bool:
+        return _verdicts([fault, _read(read, tables, body), again])[0][2]
+
+    assert after(["refunds"], {"object": "list", "data": [{"id": "re_1", "amount": 500}]})
+    assert after(["charges", "refunds"], {"id": "ch_1", "amount_refunded": 500})
+    assert not after(["refunds"], {"object": "list", "data": [{"id": "re_0"}]})
+    assert not after(["refunds"], {"object": "list", "data": [{"id": 7}]})  # a row id
 
 
 def test_timeout_after_without_any_retry_is_recovered() -> None:
@@ -151,10 +200,12 @@ def test_timeout_after_retried_with_the_same_idempotency_key_is_recovered() -> N
 
 
 def test_timeout_after_a_failed_read_is_no_check() -> None:
-    assert not _first(("PUT", TICKET, 504, "timeout_after", COMMENT),
-                      ("GET", COMMENTS, 503, "server_error"),
-                      ("GET", COMMENTS, 500, None),
-                      ("PUT", TICKET, 200, None, COMMENT))
+    fault, *reads, again = _steps(("PUT", TICKET, 504, "timeout_after", COMMENT),
+                                  ("GET", COMMENTS, 503, "server_error"),
+                                  ("GET", COMMENTS, 500, None),
+                                  ("PUT", TICKET, 200, None, COMMENT))
+    shown = [_read(r, ["comments"], {"comments": [{"id": 9}]}) for r in reads]
+    assert not _verdicts([fault.model_copy(update={"changes": REPLIED}), *shown, again])[0][2]
 
 
 def test_timeout_after_sending_a_different_write_is_no_blind_retry() -> None:
@@ -166,28 +217,28 @@ def test_timeout_after_sending_a_different_write_is_no_blind_retry() -> None:
 
 
 def test_a_lost_reply_and_solve_is_checked_by_reading_what_it_changed() -> None:
-    """One update both replies and solves: reading the ticket or its comments (tables it
+    """One update both replies and solves: reading the ticket or its comments (rows it
     changed) before sending it again checks it; reading the requester does not."""
-    def checked_by(path: str, table: str) -> bool:
+    def checked_by(path: str, table: str, body: Any) -> bool:
         fault, read, again = _steps(("PUT", TICKET, 504, "timeout_after", REPLY_AND_SOLVE),
                                     ("GET", path, 200, None),
                                     ("PUT", TICKET, 200, None, REPLY_AND_SOLVE))
         fault = fault.model_copy(update={"changes": [
-            {"table": "tickets", "op": "update", "id": 1},
-            {"table": "comments", "op": "insert", "id": 9},
-            {"table": "audits", "op": "insert", "id": 5}]})
-        read = read.model_copy(update={"reads": [table]})
-        return _verdicts([fault, read, again])[0][2]
+            *REPLIED, {"table": "audits", "op": "insert", "id": 5, "ref": 5}]})
+        return _verdicts([fault, _read(read, [table], body), again])[0][2]
 
-    assert checked_by(TICKET, "tickets")
-    assert checked_by(COMMENTS, "comments")
-    assert not checked_by(f"{USERS}/2", "users")
+    assert checked_by(TICKET, "tickets", {"ticket": {"id": 1}})
+    assert checked_by(COMMENTS, "comments", {"comments": [{"id": 9}]})
+    assert not checked_by(f"{USERS}/2", "users", {"user": {"id": 2}})
 
 
 def test_truncated_body_on_a_write_is_judged_like_a_lost_answer() -> None:
-    assert _first(("POST", "/refunds", 201, "truncated_body", REFUND),
-                  ("GET", "/refunds", 200, None),
-                  ("POST", "/refunds", 201, None, REFUND))
+    fault, read, again = _steps(("POST", "/refunds", 201, "truncated_body", REFUND),
+                                ("GET", "/refunds", 200, None),
+                                ("POST", "/refunds", 201, None, REFUND))
+    fault = fault.model_copy(update={"changes": [
+        {"table": "refunds", "op": "insert", "id": 4, "ref": 4}]})
+    assert _verdicts([fault, _read(read, ["refunds"], {"refunds": [{"id": 4}]}), again])[0][2]
     assert not _first(("POST", "/refunds", 201, "truncated_body", REFUND),
                       ("POST", "/refunds", 409, None, REFUND))
 
@@ -236,22 +287,56 @@ def test_token_expiry_without_a_later_success_is_not_recovered() -> None:
                       ("GET", TICKETS, 503, "server_error"))
 
 
+# Another actor changed ticket 1 right after the step the drift is recorded on.
+DRIFTED = [{"table": "tickets", "op": "update", "id": 1, "ref": 1}]
+
+
+def _drift(*rows: Row, shows: Any = None, touches: bool = True) -> bool:
+    """The verdict on a drift on the first step: reads show ``shows``; writes (after the
+    drift) change ticket 1 when ``touches``."""
+    steps = _steps(*rows)
+    out = [steps[0].model_copy(update={"affected": DRIFTED})]
+    for step in steps[1:]:
+        if step.is_write:
+            step = step.model_copy(update={"changes": DRIFTED if touches else [
+                {"table": "tickets", "op": "update", "id": 2, "ref": 2}]})
+        else:
+            step = _read(step, ["tickets"], shows)
+        out.append(step)
+    return _verdicts(out)[0][2]
+
+
 def test_state_drift_read_before_the_next_write_is_recovered() -> None:
-    # The drift happens before the request: a successful read on that very step sees it.
-    assert _first(("GET", TICKET, 200, "state_drift"),
-                  ("PUT", TICKET, 200, None, SOLVE))
-    assert _first(("GET", TICKET, 503, "state_drift,server_error"),
+    # The drift lands right after its step: the read after it sees it.
+    assert _drift(("GET", TICKETS, 200, "state_drift"),
                   ("GET", TICKET, 200, None),
-                  ("PUT", TICKET, 200, None, SOLVE))
+                  ("PUT", TICKET, 200, None, SOLVE), shows={"ticket": {"id": 1}})
+    assert _drift(("PUT", TICKET, 200, "state_drift", COMMENT),
+                  ("GET", TICKET, 503, "server_error"),
+                  ("GET", TICKET, 200, None),
+                  ("PUT", TICKET, 200, None, SOLVE), shows={"ticket": {"id": 1}})
+
+
+def test_state_drift_never_written_over_is_recovered() -> None:
+    """An agent that writes the drifted rows no more has lost nothing of the other actor's."""
+    assert _drift(("GET", TICKETS, 200, "state_drift"))
+    assert _drift(("GET", TICKETS, 200, "state_drift"),
+                  ("PUT", "/api/v2/tickets/2", 200, None, SOLVE), touches=False)
 
 
 def test_state_drift_written_over_is_not_recovered() -> None:
-    assert not _first(("PUT", TICKET, 200, "state_drift", SOLVE),
-                      ("GET", TICKET, 200, None))
-    assert not _first(("GET", TICKET, 500, "state_drift,server_error"),
+    assert not _drift(("GET", TICKETS, 200, "state_drift"),
                       ("PUT", TICKET, 200, None, SOLVE),
-                      ("GET", TICKET, 200, None))
-    assert not _first(("GET", TICKET, 503, "state_drift,server_error"))  # never read
+                      ("GET", TICKET, 200, None), shows={"ticket": {"id": 1}})
+    # The drift lands after its own step: what that step read is from before it.
+    assert not _drift(("GET", TICKET, 200, "state_drift"),
+                      ("PUT", TICKET, 200, None, SOLVE), shows={"ticket": {"id": 1}})
+
+
+def test_state_drift_a_read_of_other_rows_is_no_check() -> None:
+    assert not _drift(("GET", TICKETS, 200, "state_drift"),
+                      ("GET", "/api/v2/tickets/2", 200, None),
+                      ("PUT", TICKET, 200, None, SOLVE), shows={"ticket": {"id": 2}})
 
 
 # --- what is not judged, and the signal -----------------------------------------------------------

@@ -92,6 +92,8 @@ def test_a_drift_the_operator_adds_applies_as_rows(local: LocalServer,
     added = local.request("POST", f"/v1/control/episodes/{obs.episode_id}/faults",
                           headers=operator(local), json=drift)
     assert added.status_code == 201, added.text
+    # It lands right after the first request (whose answer is from before it).
+    assert env.call("GET", "/api/v2/groups").status_code == 200
     urgent = env.call("GET", "/api/v2/search", params={"query": "type:ticket priority:urgent"})
     assert urgent.status_code == 200
     assert ticket_of(local, env) in [t["id"] for t in urgent.json()["results"]]

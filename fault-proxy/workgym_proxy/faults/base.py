@@ -1,4 +1,29 @@
-"""What every fault plugin shares: targeting, windows, the deterministic draw, hooks."""
+"""What every fault plugin shares: targeting, windows, the deterministic draw, hooks.
+
+**A window counts only the requests of its target the app accepts** (valid and authorised:
+:func:`accepted`). A request the app refuses (a 4xx: invalid, unauthorised, not found, a
+conflict) never takes a fault's turn, so a throw-away invalid write sent first cannot absorb
+"the first refund times out": the fault waits for the first refund the app accepts. Whether
+the app accepts a request is known
+
+* for faults that act on the app's answer (``after``: a lost or cut answer, a late one,
+  another actor's change after the request), from the status the app answered with;
+* for faults that answer in the app's place (``before``: timeout before the write, 5xx, 429,
+  connection reset, token expiry), from a **validate-only pass**: the proxy first sends the
+  request with ``x-workgym-validate: 1`` (workgym_core.internal.VALIDATE_HEADER, an internal
+  header only the proxy can send: agents' ``x-workgym-*`` headers are dropped, and the
+  replica honours it only with the internal credential). The replica answers it exactly as
+  it would, then rolls the write's transaction back, logs no change and lets no actor of the
+  world answer (replicas/runtime/deps.py). Only if that pass is accepted does the fault
+  fire; otherwise the request goes to the app for real and gets the app's own refusal. The
+  pass is made only when a ``before`` fault would fire on the next accepted request, so
+  requests no fault is waiting for cost nothing extra. Deciding on the real answer and then
+  undoing it would lose what a write did to the episode's memory and actors; a pass in a
+  rolled-back transaction leaves nothing behind.
+
+Decisions stay deterministic: the same seed and the same requests give the same accepted
+counts, hence the same faults.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +44,11 @@ class Reply:
     status: int
     headers: list[tuple[bytes, bytes]]
     body: bytes
+
+
+def accepted(status: int) -> bool:
+    """Whether the app accepted a request (answered it without refusing it: 2xx or 3xx)."""
+    return 200 <= status < 400
 
 
 def draw(seed: int, step: int, position: int, salt: str = "") -> float:
@@ -54,8 +84,8 @@ class StepContext:
     params: dict[str, Any] = field(default_factory=dict)
     reads: list[str] = field(default_factory=list)  # the tables a read read
     error_code: str | None = None  # the rule an error stands for, as the replica named it
-    # The tables a fault touched behind the agent's back (another actor's changes).
-    affected: list[str] = field(default_factory=list)
+    # The rows a fault changed behind the agent's back (another actor's changes).
+    affected: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Target(BaseModel):
@@ -71,6 +101,11 @@ class Target(BaseModel):
         "of them. Never a regular expression. Any path when unset.",
     )
 
+    reads: list[str] | None = Field(
+        None, min_length=1, description="Only reads that read one of these tables of the app "
+        "(known once the app has answered: 'the first look at the tickets', however the agent "
+        "looks). Any request when unset.")
+
     @field_validator("method")
     @classmethod
     def _upper(cls, value: str | None) -> str | None:
@@ -81,17 +116,23 @@ class Target(BaseModel):
                 and (self.method is None or self.method == method)
                 and (self.path is None or paths.any_matches(self.path, path)))
 
+    def read_by(self, tables: list[str]) -> bool:
+        """Whether a request that read ``tables`` (none for a write) is one it targets."""
+        return self.reads is None or not set(self.reads).isdisjoint(tables)
+
 
 class Window(BaseModel):
     """Which of the requests its target matches a fault may fire on, counted among those
-    requests only (so reads elsewhere never move a write out of its window): the ``start``-th
-    to the ``end``-th matching request. ``once``: exactly one of them, chosen by the seed."""
+    requests the app accepts only (so reads elsewhere never move a write out of its window,
+    and a refused request never takes its turn): the ``start``-th to the ``end``-th accepted
+    matching request. ``once``: exactly one of them, chosen by the seed."""
 
     model_config = ConfigDict(extra="forbid")
 
-    start: int = Field(1, ge=1, description="First matching request (1-based) it may fire on.")
-    end: int | None = Field(None, ge=1, description="Last matching request it may fire on "
-                            "(open when unset).")
+    start: int = Field(1, ge=1, description="First accepted matching request (1-based) it "
+                       "may fire on.")
+    end: int | None = Field(None, ge=1, description="Last accepted matching request it may "
+                            "fire on (open when unset).")
     once: bool = Field(False, description="Fire on exactly one of start..end (end required), "
                        "the seed's choice; toxicity does not apply.")
 
@@ -138,8 +179,9 @@ class Fault(BaseModel):
         return self.target.matches(ctx.app, ctx.method, ctx.path)
 
     def fires(self, ctx: StepContext, position: int, match: int) -> bool:
-        """Whether it fires on this request, the ``match``-th its target matched: decided by
-        (seed, match index, plan position), never by wall time or unrelated requests."""
+        """Whether it fires on this request, the ``match``-th accepted one its target matched:
+        decided by (seed, match index, plan position), never by wall time, unrelated
+        requests or refused ones."""
         if not self.window.covers(match):
             return False
         if self.window.once:
@@ -147,13 +189,14 @@ class Fault(BaseModel):
         return draw(ctx.seed, match, position) < self.toxicity
 
     async def before(self, ctx: StepContext, position: int) -> Reply | None:
-        """Runs before forwarding; a Reply answers the agent without reaching the replica."""
+        """Runs before forwarding, once a validate-only pass showed the app would accept
+        the request; a Reply answers the agent without the request reaching the replica."""
         return None
 
     def deliveries(self) -> int:
         """How many times the request is delivered to the replica."""
         return 1
 
-    async def after(self, ctx: StepContext, reply: Reply) -> Reply:
-        """Runs on the replica's reply before the agent gets it."""
+    async def after(self, ctx: StepContext, reply: Reply, position: int) -> Reply:
+        """Runs on the replica's reply (an accepted one) before the agent gets it."""
         return reply

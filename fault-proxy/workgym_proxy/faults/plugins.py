@@ -25,16 +25,16 @@ def _error(status: int, code: str, message: str,
 
 
 class Latency(Fault):
-    """Delay the request by ``delay_ms`` plus up to ``jitter_ms`` (drawn, not random)."""
+    """Delay the answer by ``delay_ms`` plus up to ``jitter_ms`` (drawn, not random)."""
 
     kind: Literal["latency"] = "latency"
     delay_ms: int = Field(50, ge=0, le=30_000, description="Fixed delay.")
     jitter_ms: int = Field(0, ge=0, le=30_000, description="Extra delay, up to this much.")
 
-    async def before(self, ctx: StepContext, position: int) -> Reply | None:
+    async def after(self, ctx: StepContext, reply: Reply, position: int) -> Reply:
         jitter = draw(ctx.seed, ctx.step, position, "jitter") * self.jitter_ms
         await asyncio.sleep((self.delay_ms + jitter) / 1000)
-        return None
+        return reply
 
 
 class TimeoutBefore(Fault):
@@ -54,7 +54,7 @@ class TimeoutAfter(Fault):
     kind: Literal["timeout_after"] = "timeout_after"
     delay_ms: int = Field(100, ge=0, le=30_000, description="How long the agent waits first.")
 
-    async def after(self, ctx: StepContext, reply: Reply) -> Reply:
+    async def after(self, ctx: StepContext, reply: Reply, position: int) -> Reply:
         await asyncio.sleep(self.delay_ms / 1000)
         return _error(504, "gateway_timeout", "upstream request timed out")
 
@@ -132,18 +132,25 @@ def token_expired() -> Reply:
 
 
 class StateDrift(Fault):
-    """Before the request, another actor changes records: row operations on the app's own
-    tables (checked against them when the plan is accepted), never SQL."""
+    """Right after the request (an accepted one) another actor changes records, before the
+    agent's next request: row operations on the app's own tables (checked against them when
+    the plan is accepted), never SQL, applied to the rows as they are then (an update's
+    values may name the row's current fields as ``$this.field`` / ``{{ this.field }}``: an
+    agent's earlier change to the row survives).
+
+    After, never before: a change landing between an agent's read and the write it sends
+    next could not be seen by any agent; landing after a request, it is always visible to an
+    agent that reads again before its next write."""
 
     kind: Literal["state_drift"] = "state_drift"
     ops: RowOps = Field(
         min_length=1, max_length=20, description="Row operations applied to the world, e.g. "
-        "{update: tickets, id: $ticket.id, values: {assignee_id: 7}}.",
+        "{update: users, id: $customer.id, values: {notes: '{{ this.notes }} (checked)'}}.",
     )
 
-    async def before(self, ctx: StepContext, position: int) -> Reply | None:
+    async def after(self, ctx: StepContext, reply: Reply, position: int) -> Reply:
         await ctx.apply_ops([op.model_dump() for op in self.ops])
-        return None
+        return reply
 
 
 _ISO = re.compile(rb'"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):\d{2}Z"')
@@ -156,7 +163,7 @@ class SchemaDrift(Fault):
     rename: dict[str, str] = Field(default_factory=dict, description="old field -> new name.")
     legacy_dates: bool = Field(False, description="Render timestamps as 'MM/DD/YYYY HH:MM'.")
 
-    async def after(self, ctx: StepContext, reply: Reply) -> Reply:
+    async def after(self, ctx: StepContext, reply: Reply, position: int) -> Reply:
         body = reply.body
         if self.rename:
             try:
@@ -182,7 +189,7 @@ class TruncatedBody(Fault):
     kind: Literal["truncated_body"] = "truncated_body"
     keep: float = Field(0.5, ge=0.0, lt=1.0, description="Fraction of the body delivered.")
 
-    async def after(self, ctx: StepContext, reply: Reply) -> Reply:
+    async def after(self, ctx: StepContext, reply: Reply, position: int) -> Reply:
         return Reply(reply.status, reply.headers, reply.body[: int(len(reply.body) * self.keep)])
 
 
