@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -228,3 +229,21 @@ def test_without_the_world_the_gate_checks_no_shortcut(make_env: Make) -> None:
     verdict, = check([catalogue().get("tracker/jql-blocked-by-issue")], (0,), make_env,
                      restated=False)
     assert verdict.target is None and "constant answer" not in verdict.counts
+
+
+def test_the_cli_gate_checks_every_task_named_with_the_world(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from workgym import cli
+
+    monkeypatch.setenv("WORKGYM_DATA_DIR", str(tmp_path))
+    seen: dict[str, Any] = {}
+
+    def main_check(tasks: list[Task], seeds: int, make: Any, world: Any = None) -> int:
+        seen.update(tasks=[t.id for t in tasks], seeds=seeds, world=world)
+        return 0
+
+    monkeypatch.setattr(quality, "main_check", main_check)
+    assert cli.main(["tasks", "check", "--task", "tracker/jql-blocked-by-issue",
+                     "--task", "helpdesk/refund-standard", "--seeds", "2"]) == 0
+    assert seen["tasks"] == ["helpdesk/refund-standard", "tracker/jql-blocked-by-issue"]
+    assert seen["seeds"] == 2 and callable(seen["world"])
