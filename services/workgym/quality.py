@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import TYPE_CHECKING, Any
 
-from workgym_core.refs import BadReference
-
 from . import restate, shortcuts
 from .agents.reference import Branch, run_script
 from .restate import Rewrite
@@ -327,12 +325,7 @@ def _decision(verdict: Verdict, make: Callable[[str, int], Env], task: Task,
               seeds: Sequence[int], seen: Seen, worlds: dict[int, World]) -> None:
     """The decision's split over the sample; and the default outcome: on each seed, the
     reference forced down the branch it took on a seed of another outcome must not pass."""
-    try:
-        outcomes = {seed: str(shortcuts.outcome(task, found.vars))
-                    for seed, found in worlds.items()}
-    except BadReference as exc:
-        verdict.failures.append(f"decision {task.decision}: {exc}")
-        return
+    outcomes = {seed: str(task.outcome(dict(found.vars))) for seed, found in worlds.items()}
     verdict.outcomes = Counter(outcomes.values())
     if not verdict.decided:
         verdict.failures.append(f"decision {task.decision}: outcomes "
@@ -346,6 +339,11 @@ def _decision(verdict: Verdict, make: Callable[[str, int], Env], task: Task,
                           task.reference, False, None)
             if learnt.report is not None:
                 ways[value] = tuple(learnt.branch.taken)
+    if len(set(ways.values())) < 2:
+        verdict.failures.append(
+            f"decision {task.decision}: the reference takes the same `when` steps on every "
+            f"outcome ({', '.join(sorted(ways))}), so no default outcome can be forced: branch "
+            "with `when` on what decides it")
     for seed in seeds:
         if seed not in seen.branches:
             continue

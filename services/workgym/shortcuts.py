@@ -5,8 +5,6 @@ and each app's initial state (:class:`World`):
   ``where: {id: $ticket.id}``, ``$order.total``, ``$checkout.charge.stripe_id``) that are the
   newest or the first record of their table (by id, by creation time, by number or key):
   where that holds, "take the newest" finds the target without the skill;
-* :func:`outcome`: the value of the task's ``decision`` (``<bind>.<field>`` or
-  ``<app>.<bind>.<field>``), the seed's draw of the judgement's outcome;
 * :func:`answer_key`: what the task's question checks (``answer``, ``answer_states``,
   ``answer_matches``) accept, resolved for the instance: two seeds with the same key accept
   the same answers.
@@ -27,7 +25,6 @@ from typing import Any
 import orjson
 
 from replicas.catalog import spec
-from workgym_core.refs import lookup, resolve
 from workgym_core.rowops import parse_ops, table_of
 
 from .tasks import Task
@@ -164,21 +161,16 @@ def extremes(task: Task, world: World) -> dict[Target, list[str]]:
     return found
 
 
-def outcome(task: Task, vars: Mapping[str, Mapping[str, Any]]) -> Any:
-    """The value the task's ``decision`` names in this instance (BadReference, naming it,
-    when it names no bound row or field)."""
-    assert task.decision is not None
-    return lookup(f"${task.decision}", vars.get(task.apps[0], {}), vars)
-
-
 def is_question(task: Task) -> bool:
     return any(a.check in QUESTION_CHECKS for a in task.verifier.root)
 
 
 def answer_key(task: Task, vars: Mapping[str, Mapping[str, Any]]) -> str:
-    """What the task's question checks accept in this instance, as one canonical text."""
-    resolved = [resolve(a.model_dump(by_alias=True, exclude_unset=True,
-                                     exclude={"name", "description"}),
-                        vars.get(a.app or task.apps[0], {}), vars)
-                for a in task.verifier.root if a.check in QUESTION_CHECKS]
+    """What the task's question checks that judge this instance (their ``when`` holds)
+    accept, resolved for it, as one canonical text."""
+    judging = [(a, vars.get(a.app or task.apps[0], {})) for a in task.verifier.root
+               if a.check in QUESTION_CHECKS]
+    resolved = [a.resolved(own, vars).model_dump(by_alias=True, exclude_unset=True,
+                                                 exclude={"name", "description", "when"})
+                for a, own in judging if a.applies(own, vars)]
     return orjson.dumps(resolved, option=orjson.OPT_SORT_KEYS).decode()

@@ -21,7 +21,6 @@ from workgym.quality import Verdict, check, inspector, table
 from workgym.sdk import Env, Observation
 from workgym.shortcuts import Target, World
 from workgym.tasks import Reference, Task, catalogue
-from workgym_core.refs import BadReference
 
 Make = Callable[..., Env]
 
@@ -95,18 +94,22 @@ def test_a_record_number_stands_out_within_its_prefix_and_configuration_never() 
                                                  groups)) == {}
 
 
-def test_the_decision_and_the_answer_key_are_read_from_the_instance() -> None:
-    task = TICKET_TASK.model_copy(update={"decision": "d.n"})
-    assert shortcuts.outcome(task, {"helpdesk": {"d": {"n": 4}}}) == 4
-    other_app = TICKET_TASK.model_copy(update={"decision": "helpdesk.d.n"})
-    assert shortcuts.outcome(other_app, {"helpdesk": {"d": {"n": 5}}}) == 5
-    with pytest.raises(BadReference, match="nope"):
-        shortcuts.outcome(TICKET_TASK.model_copy(update={"decision": "nope.n"}), {"helpdesk": {}})
+def test_the_answer_key_is_what_the_question_checks_accept_in_the_instance() -> None:
     assert shortcuts.is_question(TICKET_TASK)
     key = shortcuts.answer_key
     four, five = {"helpdesk": {"d": {"n": 4}}}, {"helpdesk": {"d": {"n": 5}}}
     assert key(TICKET_TASK, four) == key(TICKET_TASK, {"helpdesk": {"d": {"n": 4}}})
     assert key(TICKET_TASK, four) != key(TICKET_TASK, five)
+    # An outcome's own checks (their `when`) judge only its instances: two outcomes whose
+    # answers state no value of the instance still accept different answers.
+    either = _task(["helpdesk"], {"helpdesk": [{"bind": "v", "draw": {"yes": {"choice": [0, 1]}}}]},
+                   [{"name": "yes", "check": "answer_states", "when": "$v.yes == 1",
+                     "facts": [{"claim": "refunded"}]},
+                    {"name": "no", "check": "answer_states", "when": "$v.yes == 0",
+                     "facts": [{"claim": "not_refunded"}]}])
+    yes, no = ({"helpdesk": {"v": {"yes": n}}} for n in (1, 0))
+    assert key(either, yes) != key(either, no)
+    assert key(either, yes) == key(either, {"helpdesk": {"v": {"yes": 1}}})
 
 
 def test_the_columns_judge_their_shares_of_the_seeds() -> None:
@@ -192,8 +195,8 @@ def test_a_constant_answer_that_scores_is_a_failure(make_env: Make) -> None:
 
 def test_a_decision_is_split_and_the_default_outcome_fails_where_it_is_wrong(
         make_env: Make, local: LocalServer) -> None:
-    task = catalogue().get("helpdesk/policy-conflict-window")
-    task = task.model_copy(update={"decision": task.decision or "profile.entitled"})
+    task = catalogue().get("checkout/refund-requested-order")
+    assert task.decision is not None
     verdict, seen = Verdict(task.id, 1), quality.Seen()
     world = inspector(local)
     seen.record(0, quality._run(verdict, make_env, task, 0, "reference", "reference",
@@ -201,7 +204,8 @@ def test_a_decision_is_split_and_the_default_outcome_fails_where_it_is_wrong(
     quality._shortcuts(verdict, make_env, task, (0,), seen, world)
     assert verdict.outcomes is not None and sum(verdict.outcomes.values()) == quality.SAMPLE
     passed, runs = verdict.counts["default outcome"]
-    assert runs == len(verdict.outcomes) - 1 and passed == runs, verdict.failures
+    assert runs == len(verdict.outcomes) - 1  # seed 0 forced down each other outcome's steps
+    assert sum("default outcome" in f for f in verdict.failures) == runs - passed
     # The branch the seed's own outcome takes is the reference: forced down it, it passes,
     # and a "default outcome" that passes fails the gate.
     natural = quality._run(Verdict(task.id, 1), make_env, task, 0, "reference", "reference",
@@ -247,3 +251,18 @@ def test_the_cli_gate_checks_every_task_named_with_the_world(
                      "--task", "helpdesk/refund-standard", "--seeds", "2"]) == 0
     assert seen["tasks"] == ["helpdesk/refund-standard", "tracker/jql-blocked-by-issue"]
     assert seen["seeds"] == 2 and callable(seen["world"])
+
+
+def test_a_decision_whose_reference_never_branches_fails(make_env: Make,
+                                                        local: LocalServer) -> None:
+    """The default outcome is the reference forced down another outcome's `when` steps: a
+    reference that takes the same steps on every outcome leaves nothing to force."""
+    task = catalogue().get("tracker/perm-assign-requested")
+    assert task.decision is not None and not any(s.when for s in task.reference.steps)
+    verdict, seen = Verdict(task.id, 1), quality.Seen()
+    world = inspector(local)
+    seen.record(0, quality._run(verdict, make_env, task, 0, "reference", "reference",
+                                task.reference, False, None, inspect=world))
+    quality._shortcuts(verdict, make_env, task, (0,), seen, world)
+    assert verdict.decided and "default outcome" not in verdict.counts
+    assert any("no default outcome can be forced" in f for f in verdict.failures)
