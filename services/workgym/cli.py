@@ -193,19 +193,20 @@ def _check(args: argparse.Namespace) -> int:
     from workgym_core.settings import Settings
 
     from .local import local_server
-    from .quality import main_check
+    from .quality import inspector, main_check
     from .sdk import Env
     from .tasks import catalogue
 
-    tasks = [t for t in catalogue() if (not args.task or t.id == args.task)
+    tasks = [t for t in catalogue() if (not args.task or t.id in args.task)
              and (not args.suite or t.suite == args.suite)]
     if not tasks:
         raise SystemExit("workgym: error: no task matches")
     server = local_server(Settings(framework_apps=True))  # the gate covers every task
     print(f"workgym: checking {len(tasks)} tasks on {args.seeds} seeds (reference, "
-          "alternatives, near misses, noop)", file=sys.stderr)
+          "alternatives, near misses, noop, what it says restated, shortcuts)", file=sys.stderr)
     return main_check(tasks, args.seeds,
-                      lambda task, seed: Env.inprocess(server, task, seed))
+                      lambda task, seed: Env.inprocess(server, task, seed),
+                      world=inspector(server))
 
 
 def format_report(report: dict[str, Any], agent: str) -> str:
@@ -367,7 +368,8 @@ def parser() -> argparse.ArgumentParser:
     tasks.add_argument("action", nargs="?", choices=["list", "check"], default="list")
     tasks.add_argument("--json", action="store_true", help="list: print JSON")
     tasks.add_argument("--seeds", type=int, default=10, help="check: seeds 0..N-1 (default 10)")
-    tasks.add_argument("--task", help="check: only this task")
+    tasks.add_argument("--task", action="append", help="check: only this task (repeat for "
+                       "several)")
     tasks.add_argument("--suite", help="check: only this suite")
     tasks.set_defaults(func=_tasks)
 

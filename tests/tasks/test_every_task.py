@@ -3,7 +3,8 @@
 * the quality gate (``workgym tasks check``) on two seeds other than the CLI's: the
   reference and every alternative score 1.0, every near miss 0 or less (below 0 when it does
   harm), doing nothing exactly 0, and the two seeds make two instances (the mutants and
-  paraphrases of what the reference says are the CLI gate's, ``make gate``);
+  paraphrases of what the reference says, and the shortcut columns, are the CLI gate's,
+  ``make gate``);
 * the reference plus one unrelated write in any of its apps (the app's probe) fails the
   collateral-damage check;
 * a task whose difficulty is faults is failed by the naive agent.

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -270,21 +270,40 @@ def runs(step: ReferenceStep, saved: dict[str, Any]) -> bool:
     return step.when is None or bool(_search(step.when, {}, saved))
 
 
+@dataclass
+class Branch:
+    """The way a script went at its ``when`` steps: ``taken`` records, in order, whether
+    each ran; ``forced`` (when given) decides that instead of what the script read (the
+    quality gate's default-outcome shortcut: a branch followed whatever the case)."""
+
+    forced: tuple[bool, ...] | None = None
+    taken: list[bool] = field(default_factory=list)
+
+    def runs(self, step: ReferenceStep, saved: dict[str, Any]) -> bool:
+        if step.when is None:
+            return True
+        going = runs(step, saved) if self.forced is None else self.forced[len(self.taken)]
+        self.taken.append(going)
+        return going
+
+
 def _answer(script: Reference, saved: dict[str, Any]) -> str | None:
     return _fill(script.answer, saved) if script.answer else None
 
 
 def run_script(env: Env, script: Reference, *, strict: bool = True,
-               rewrite: Rewrite | None = None) -> str | None:
+               rewrite: Rewrite | None = None, branch: Branch | None = None) -> str | None:
     """A scripted solution (the reference, an alternative, a near miss), recovering from
     faults like a careful agent; its answer. Not ``strict`` (a near miss), a step the app
     refuses is passed over: what was done is scored, as it would be of an agent.
-    ``rewrite`` changes what it writes and answers (and is given what it saved)."""
+    ``rewrite`` changes what it writes and answers (and is given what it saved); ``branch``
+    records (or forces) which of its ``when`` steps ran."""
     saved = given(script, env.observation.instruction if env.observation else "")
     if rewrite is not None:
         rewrite.saved = saved
+    branch = branch or Branch()
     for step in script.steps:
-        if not runs(step, saved):
+        if not branch.runs(step, saved):
             continue
         try:
             run_step(env, step, saved, rewrite)
