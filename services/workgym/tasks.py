@@ -239,7 +239,7 @@ class Task(BaseModel):
                 raise ValueError(f"assertion {assertion.name!r}: name its app (the task has "
                                  f"several: {self.apps})")
         if self.decision is not None:
-            self._check_decision()
+            self._check_decision(self.decision)
         for app, actors in self.actors.items():
             model = actors_model(app)
             if model is None:
@@ -247,18 +247,17 @@ class Task(BaseModel):
             model.model_validate(actors)
         return self
 
-    def _check_decision(self) -> None:
+    def _check_decision(self, decision: str) -> None:
         """The decision names a value the setup draws, and the verifier judges by it (a
         `when`, or a value it compares with)."""
-        parts = self.decision.split(".") if self.decision else []
+        parts = decision.split(".")
         app, bind = (parts[0], parts[1]) if len(parts) == 3 else (self.apps[0], parts[0])
         binds = {op.get("bind") for op in self.setup_of(app) if isinstance(op, dict)}
         if bind not in binds:
-            raise ValueError(f"decision {self.decision!r}: the setup of {app} binds no "
-                             f"{bind!r}")
-        if not re.search(rf"\${re.escape(self.decision)}\b", self.verifier.model_dump_json()):
-            raise ValueError(f"decision {self.decision!r}: no assertion judges by it (a "
-                             f"`when` or a value naming ${self.decision})")
+            raise ValueError(f"decision {decision!r}: the setup of {app} binds no {bind!r}")
+        if not re.search(rf"\${re.escape(decision)}\b", self.verifier.model_dump_json()):
+            raise ValueError(f"decision {decision!r}: no assertion judges by it (a `when` or "
+                             f"a value naming ${decision})")
 
     @model_validator(mode="after")
     def _benign_allowed(self) -> Self:
