@@ -5,9 +5,9 @@ and each app's initial state (:class:`World`):
   ``where: {id: $ticket.id}``, ``$order.total``, ``$checkout.charge.stripe_id``) that are the
   newest or the first record of their table (by id, by creation time, by number or key):
   where that holds, "take the newest" finds the target without the skill;
-* :func:`answer_key`: what the task's question checks (``answer``, ``answer_states``,
+* :func:`answer_key`: what a question task's answer checks (``answer``, ``answer_states``,
   ``answer_matches``) accept, resolved for the instance: two seeds with the same key accept
-  the same answers.
+  the same answers (a question task: :func:`is_question`).
 
 Only records of the world's history are targets a "newest" agent finds: rows of tables with
 a creation time (tickets, users, orders, charges, issues ...), not configuration (groups,
@@ -33,8 +33,13 @@ from .tasks import Task
 CREATED = ("created", "created_at", "placed_at")
 # Record numbers and keys (A-13006, SHOP-141): ordered by their number within their prefix.
 NUMBERED = ("number", "key")
-# The checks that judge a final answer: a task with one asks a question.
-QUESTION_CHECKS = frozenset({"answer", "answer_states", "answer_matches"})
+# The checks that judge a final answer.
+ANSWER_CHECKS = frozenset({"answer", "answer_states", "answer_matches"})
+# A task whose final answer must be a value (a count, ids, a name, an amount: ``answer``;
+# texts it must contain: ``answer_matches``) asks a question: its point is the answer. A
+# report ``answer_states`` reads (what the agent did) states an outcome the state checks
+# judge; a constant one is the default-outcome shortcut's to catch.
+QUESTION_CHECKS = frozenset({"answer", "answer_matches"})
 _NUMBER = re.compile(r"^(.*?)(\d+)$")
 _REFERENCE = re.compile(r"^\$([A-Za-z_]\w*)\.([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?$")
 
@@ -169,7 +174,7 @@ def answer_key(task: Task, vars: Mapping[str, Mapping[str, Any]]) -> str:
     """What the task's question checks that judge this instance (their ``when`` holds)
     accept, resolved for it, as one canonical text."""
     judging = [(a, vars.get(a.app or task.apps[0], {})) for a in task.verifier.root
-               if a.check in QUESTION_CHECKS]
+               if a.check in ANSWER_CHECKS]
     resolved = [a.resolved(own, vars).model_dump(by_alias=True, exclude_unset=True,
                                                  exclude={"name", "description", "when"})
                 for a, own in judging if a.applies(own, vars)]

@@ -110,6 +110,9 @@ def test_the_answer_key_is_what_the_question_checks_accept_in_the_instance() -> 
     yes, no = ({"helpdesk": {"v": {"yes": n}}} for n in (1, 0))
     assert key(either, yes) != key(either, no)
     assert key(either, yes) == key(either, {"helpdesk": {"v": {"yes": 1}}})
+    # A report of what was done (no typed answer) asks no question: a constant one is the
+    # default-outcome shortcut's to catch, not the answers column's.
+    assert not shortcuts.is_question(either)
 
 
 def test_the_columns_judge_their_shares_of_the_seeds() -> None:
