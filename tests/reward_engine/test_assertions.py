@@ -253,6 +253,24 @@ def test_trajectory_excludes(check: Check, make_step: Callable[..., TrajectorySt
         False, "1 step DELETE /api/v2/tickets/**: #1 DELETE /api/v2/tickets/11")
 
 
+def test_a_prohibition_counts_refused_attempts_of_any_listed_method(
+    check: Check, make_step: Callable[..., TrajectoryStep]
+) -> None:
+    """"Read-only": any write, even one the app refused (403), breaks it."""
+    config = {"check": "trajectory_excludes", "app": "helpdesk", "method": ["post", "DELETE"],
+              "path": "/v1/**"}
+    read = make_step("GET", "/v1/charges/5")
+    refused = make_step("DELETE", "/v1/customers/9", 403)
+
+    assert check(config, steps=[read]) == (True, "no step POST|DELETE /v1/**")
+    assert check(config, steps=[read, refused]) == (
+        False, "1 step POST|DELETE /v1/**: #1 DELETE /v1/customers/9")
+    other_app = refused.model_copy(update={"app": "checkout"})
+    assert check(config, steps=[other_app])[0]
+    with pytest.raises(ValueError, match="at least 1 item"):
+        PARSE.validate_python({"name": "a", **config, "method": []})
+
+
 def test_trajectory_order(check: Check, make_step: Callable[..., TrajectoryStep]) -> None:
     # The question is a public reply: an update of the ticket whose body carries a comment.
     config = {"check": "trajectory_order",
