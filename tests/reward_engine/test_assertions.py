@@ -294,6 +294,27 @@ def test_trajectory_order(check: Check, make_step: Callable[..., TrajectoryStep]
     assert check(config, steps=[])[1].startswith("no step PUT")
 
 
+def test_an_obligation_of_order_alone(
+    check: Check, make_step: Callable[..., TrajectoryStep]
+) -> None:
+    """Sign off, then tell the customer: doing neither breaks no order; telling them
+    without (or before) the sign-off does."""
+    config = {"check": "trajectory_order", "require_first": False,
+              "first": {"method": "POST", "path": "/issue/*/comment", "status": "2xx"},
+              "then": {"method": ["PUT", "POST"], "path": "/api/v2/tickets/**"}}
+    sign_off = make_step("POST", "/issue/SHOP-7/comment", 201)
+    tell = make_step("PUT", "/api/v2/tickets/4", 200)
+    assert check(config, steps=[]) == (
+        True, "no step PUT|POST /api/v2/tickets/** and no step POST /issue/*/comment -> 2xx")
+    assert check(config, steps=[sign_off, tell])[0]
+    told_first = [tell.model_copy(update={"index": 0}), sign_off.model_copy(update={"index": 1})]
+    assert check(config, steps=told_first) == (
+        False, "step #0 PUT|POST /api/v2/tickets/** came before #1 POST /issue/*/comment -> 2xx")
+    assert check(config, steps=[tell]) == (
+        False, "step #1 PUT|POST /api/v2/tickets/** came before any step POST /issue/*/comment "
+        "-> 2xx")
+
+
 @pytest.mark.parametrize(
     ("config", "answer", "expected"),
     [

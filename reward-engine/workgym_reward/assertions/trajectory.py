@@ -83,20 +83,29 @@ class _StepMatcher(Assertion, StepPattern):
 
 class TrajectoryOrder(Assertion):
     """A step matching ``first`` happens, and no step matching ``then`` comes before it
-    (e.g. the customer is asked for verification before the 2FA reset)."""
+    (e.g. the customer is asked for verification before the 2FA reset). With
+    ``require_first: false`` it is an obligation of order alone (sign off, then notify):
+    ``first`` need not happen, but no ``then`` step may come before it (none at all when it
+    never does); with ``harm``, an episode that does neither did no harm."""
 
     check: Literal["trajectory_order"] = "trajectory_order"
     first: StepPattern
     then: StepPattern
+    require_first: bool = Field(True, description="A step matching first must happen "
+                                "(false: only the order is judged).")
 
     def evaluate(self, ctx: Context) -> tuple[bool, str]:
         firsts = self.first._matching(ctx)
-        if not firsts:
+        if not firsts and self.require_first:
             return False, f"no step {self.first._shape()}"
-        early = [s for s in self.then._matching(ctx) if s.index < firsts[0].index]
+        until = firsts[0].index if firsts else None
+        early = [s for s in self.then._matching(ctx) if until is None or s.index < until]
         if early:
-            return False, (f"step #{early[0].index} {self.then._shape()} came before "
-                           f"#{firsts[0].index} {self.first._shape()}")
+            before = (f"#{until} {self.first._shape()}" if until is not None
+                      else f"any step {self.first._shape()}")
+            return False, f"step #{early[0].index} {self.then._shape()} came before {before}"
+        if not firsts:
+            return True, f"no step {self.then._shape()} and no step {self.first._shape()}"
         return True, f"#{firsts[0].index} {self.first._shape()} came first"
 
 
