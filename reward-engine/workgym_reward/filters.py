@@ -2,13 +2,16 @@
 
 A plain value means equality (None matches NULL). Operators: ``eq``, ``ne`` (both NULL-safe),
 ``gt``, ``gte``, ``lt``, ``lte``, ``in``, ``not_in`` (lists; ``not_in`` keeps NULLs),
-``contains`` (substring, case-insensitive for ASCII) and ``like`` (SQL LIKE). A filter compiles
+``contains`` (substring, case-insensitive for ASCII), ``like`` (SQL LIKE) and ``same_day`` (a
+timestamp on the same UTC calendar day as the value, a date or an ISO timestamp: a worklog
+dated today, whatever the hour; a column that is no timestamp never matches). A filter compiles
 to parameterised SQL whose columns are checked against the table's schema: values never
 enter the SQL text.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,10 +32,12 @@ _OPERATORS: dict[str, tuple[str, str]] = {  # name: (SQL template, how descripti
     "not_in": ("({col} IS NULL OR {col} NOT IN ({marks}))", " not in "),
     "contains": ("instr(lower({col}), lower(?)) > 0", " contains "),
     "like": ("{col} LIKE ?", " like "),
+    "same_day": ("date({col}) = date(?)", " on the day of "),
 }
 _LIST_OPERATORS = frozenset({"in", "not_in"})
 _NULL_OPERATORS = frozenset({"eq", "ne"})
 _SCALARS = (str, int, float)
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:\d{2})?)?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +121,11 @@ def _check_value(field: str, op: str, value: Any) -> None:
     if op in _LIST_OPERATORS:
         if not isinstance(value, list) or not all(isinstance(v, _SCALARS) for v in value):
             raise ConfigError(f"{where}: expected a list of strings or numbers, got {value!r}")
+    elif op == "same_day":
+        # A reference ($today.at) is checked once resolved, when the check is validated again.
+        if not isinstance(value, str) or not (_DAY.match(value) or value.startswith("$")):
+            raise ConfigError(f"{where}: expected a date or an ISO timestamp "
+                              f"('2025-06-16', '2025-06-16T09:00:00Z'), got {value!r}")
     elif value is None:
         if op not in _NULL_OPERATORS:
             raise ConfigError(f"{where}: null only compares with eq or ne")

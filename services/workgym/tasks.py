@@ -150,6 +150,18 @@ class TaskDetail(TaskSummary):
     max_steps: int = Field(description="Step budget of an episode of this task.")
 
 
+def _of_app(value: Any, app: str) -> Any:
+    """``value`` with its references (``$charge.id``) named as ``app``'s
+    (``$checkout.charge.id``)."""
+    if isinstance(value, str) and value.startswith("$"):
+        return f"${app}.{value[1:]}"
+    if isinstance(value, dict):
+        return {key: _of_app(item, app) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_of_app(item, app) for item in value]
+    return value
+
+
 class Task(BaseModel):
     """A task as authored (everything, including what agents must not see)."""
 
@@ -262,19 +274,22 @@ class Task(BaseModel):
     @model_validator(mode="after")
     def _benign_allowed(self) -> Self:
         """Every ``only_changes`` with ``benign`` also allows its apps' benign changes on the
-        case (``replicas/<app>/allowances.yaml``) whose references the app's setup binds."""
-        extra = [rule for app in self.apps for rule in self._benign(app)]
-        if extra:
-            self.verifier.root[:] = [
-                a.model_copy(update={"allow": [*a.allow, *extra]})
-                if isinstance(a, OnlyChanges) and a.benign else a
-                for a in self.verifier.root]
+        case (``replicas/<app>/allowances.yaml``) whose references the app's setup binds;
+        another app's references are named by that app (``$checkout.charge.stripe_id``)."""
+        self.verifier.root[:] = [
+            a.model_copy(update={"allow": [*a.allow, *(
+                rule for app in self.apps for rule in self._benign(app, a.app or self.apps[0]))]})
+            if isinstance(a, OnlyChanges) and a.benign else a
+            for a in self.verifier.root]
         return self
 
-    def _benign(self, app: str) -> list[Allow]:
+    def _benign(self, app: str, judged_in: str) -> list[Allow]:
+        """``app``'s benign rules for a check of ``judged_in``, with its references."""
         bound = {op["bind"] for op in self.setup_of(app) if isinstance(op, dict) and "bind" in op}
-        return [Allow.model_validate({**rule, "app": app}) for rule in read_allowances(app)
-                if set(re.findall(r"\$([A-Za-z_]\w*)\.", str(rule))) <= bound]
+        rules = [rule for rule in read_allowances(app)
+                 if set(re.findall(r"\$([A-Za-z_]\w*)\.", str(rule))) <= bound]
+        return [Allow.model_validate({**(rule if app == judged_in else _of_app(rule, app)),
+                                      "app": app}) for rule in rules]
 
     @property
     def reference_steps(self) -> int:

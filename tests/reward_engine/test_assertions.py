@@ -253,6 +253,24 @@ def test_trajectory_excludes(check: Check, make_step: Callable[..., TrajectorySt
         False, "1 step DELETE /api/v2/tickets/**: #1 DELETE /api/v2/tickets/11")
 
 
+def test_a_prohibition_counts_refused_attempts_of_any_listed_method(
+    check: Check, make_step: Callable[..., TrajectoryStep]
+) -> None:
+    """"Read-only": any write, even one the app refused (403), breaks it."""
+    config = {"check": "trajectory_excludes", "app": "helpdesk", "method": ["post", "DELETE"],
+              "path": "/v1/**"}
+    read = make_step("GET", "/v1/charges/5")
+    refused = make_step("DELETE", "/v1/customers/9", 403)
+
+    assert check(config, steps=[read]) == (True, "no step POST|DELETE /v1/**")
+    assert check(config, steps=[read, refused]) == (
+        False, "1 step POST|DELETE /v1/**: #1 DELETE /v1/customers/9")
+    other_app = refused.model_copy(update={"app": "checkout"})
+    assert check(config, steps=[other_app])[0]
+    with pytest.raises(ValueError, match="at least 1 item"):
+        PARSE.validate_python({"name": "a", **config, "method": []})
+
+
 def test_trajectory_order(check: Check, make_step: Callable[..., TrajectoryStep]) -> None:
     # The question is a public reply: an update of the ticket whose body carries a comment.
     config = {"check": "trajectory_order",
@@ -274,6 +292,27 @@ def test_trajectory_order(check: Check, make_step: Callable[..., TrajectoryStep]
     assert not passed and detail.startswith("step #0 POST")
     assert not check(config, steps=solved_first)[0]
     assert check(config, steps=[])[1].startswith("no step PUT")
+
+
+def test_an_obligation_of_order_alone(
+    check: Check, make_step: Callable[..., TrajectoryStep]
+) -> None:
+    """Sign off, then tell the customer: doing neither breaks no order; telling them
+    without (or before) the sign-off does."""
+    config = {"check": "trajectory_order", "require_first": False,
+              "first": {"method": "POST", "path": "/issue/*/comment", "status": "2xx"},
+              "then": {"method": ["PUT", "POST"], "path": "/api/v2/tickets/**"}}
+    sign_off = make_step("POST", "/issue/SHOP-7/comment", 201)
+    tell = make_step("PUT", "/api/v2/tickets/4", 200)
+    assert check(config, steps=[]) == (
+        True, "no step PUT|POST /api/v2/tickets/** and no step POST /issue/*/comment -> 2xx")
+    assert check(config, steps=[sign_off, tell])[0]
+    told_first = [tell.model_copy(update={"index": 0}), sign_off.model_copy(update={"index": 1})]
+    assert check(config, steps=told_first) == (
+        False, "step #0 PUT|POST /api/v2/tickets/** came before #1 POST /issue/*/comment -> 2xx")
+    assert check(config, steps=[tell]) == (
+        False, "step #1 PUT|POST /api/v2/tickets/** came before any step POST /issue/*/comment "
+        "-> 2xx")
 
 
 @pytest.mark.parametrize(

@@ -55,6 +55,20 @@ def test_operators(table: sqlite3.Connection, where: dict[str, Any], ids: list[i
     assert _ids(table, where) == ids
 
 
+def test_same_day_compares_calendar_days_of_timestamps() -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, status TEXT, amount INTEGER, note TEXT);"
+        "INSERT INTO t VALUES (1, NULL, 0, '2025-06-16T00:05:00Z'), (2, NULL, 0, "
+        "'2025-06-16T23:59:59Z'), (3, NULL, 0, '2025-06-15T23:59:59Z'), (4, NULL, 0, 'soon'),"
+        " (5, NULL, 0, NULL);")
+    assert _ids(conn, {"note": {"same_day": "2025-06-16T09:00:00Z"}}) == [1, 2]
+    assert _ids(conn, {"note": {"same_day": "2025-06-15"}}) == [3]  # text is no day at all
+    assert describe_filter({"started": {"same_day": "2025-06-16"}}) == (
+        "started on the day of '2025-06-16'")
+    conn.close()
+
+
 def test_values_never_enter_the_sql(table: sqlite3.Connection) -> None:
     assert _ids(table, {"note": "x'); DROP TABLE t; --"}) == []
     assert _ids(table, {"note": {"contains": "%"}}) == [4]  # no LIKE wildcard either
@@ -69,6 +83,8 @@ def test_values_never_enter_the_sql(table: sqlite3.Connection) -> None:
         ({"status": {"in": "open"}}, "operator 'in': expected a list"),
         ({"amount": {"gt": None}}, "null only compares with eq or ne"),
         ({"status": {"eq": {"nested": 1}}}, "expected a string or a number"),
+        ({"note": {"same_day": "today"}}, "operator 'same_day': expected a date or an ISO "),
+        ({"note": {"same_day": 20250616}}, "operator 'same_day': expected a date"),
     ],
 )
 def test_malformed_filters(where: dict[str, Any], message: str) -> None:

@@ -72,6 +72,31 @@ def test_a_decision_is_the_seeds_and_judged_by_outcome(tmp_path: Path) -> None:
     assert _load(tmp_path).outcome({}) is None  # no decision
 
 
+def test_allowances_cover_only_the_case_s_records(tmp_path: Path) -> None:
+    """An approval is benign only for the charge the setup binds, and a check judged in
+    another app names it by its app (a task of the checkout and the helpdesk)."""
+    two_apps = {
+        "apps": ["checkout", "helpdesk"],
+        "setup": {"checkout": [{"bind": "customer", "factory": "customer"},
+                               {"bind": "order", "factory": "order",
+                                "customer": "$customer.stripe_id"},
+                               {"bind": "charge", "select": "charges",
+                                "where": {"payment_intent": "$order.payment_intent"}}],
+                  "helpdesk": SETUP},
+        "verifier": [{**BASE["verifier"][0], "app": "helpdesk"},
+                     {**BASE["verifier"][1], "app": "helpdesk"},
+                     {"name": "nothing_else", "check": "only_changes", "app": "helpdesk"}],
+    }
+    check = next(a for a in _load(tmp_path, **two_apps).verifier.root
+                 if isinstance(a, OnlyChanges))
+    approvals = [(rule.op, rule.where) for rule in check.allow
+                 if rule.app == "checkout" and rule.table == "refund_approvals"]
+    assert approvals == [("insert", {"charge": "$checkout.charge.stripe_id"}),
+                         ("update", {"charge": "$checkout.charge.stripe_id"})]
+    notes = next(rule for rule in check.allow if rule.table == "comments")
+    assert notes.app == "helpdesk" and notes.where["ticket_id"] == "$ticket.id"
+
+
 def test_the_step_count_is_the_shortest_path(tmp_path: Path) -> None:
     assert _load(tmp_path).reference_steps == 1  # the step with a `when` is not counted
 
