@@ -20,6 +20,7 @@ DECISION_TASKS = [
     "checkout/refund-requested-order",
     "tracker/perm-assign-requested",
     "helpdesk/charged-order-not-received",
+    "checkout/credit-vs-refund-late-code",
 ]
 TASKS = sorted({*DECISION_TASKS, *(task.id for task in catalogue() if task.decision)})
 SEEDS = range(21, 25)  # 4 consecutive seeds, none of the gate's
