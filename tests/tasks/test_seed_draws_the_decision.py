@@ -1,7 +1,7 @@
-"""Where a task's skill is a judgement, the seed draws the answer (issue 24): the checkout's
-and the tracker's decision tasks each declare their ``decision`` and, under their one
-instruction template, take every outcome over any 4 consecutive seeds: "this wording ->
-decline" learns nothing. Every other task of the catalogue that declares a decision is held
+"""Where a task's skill is a judgement, the seed draws the answer (issue 24): the decision
+tasks listed here each declare their ``decision`` and, under their one instruction
+template, take every outcome over any 4 consecutive seeds: "this wording -> decline" learns
+nothing. Every other task of the catalogue that declares a decision is held
 to the same."""
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ DECISION_TASKS = [
     "checkout/cancel-unshipped-order",
     "checkout/refund-requested-order",
     "tracker/perm-assign-requested",
+    "helpdesk/charged-order-not-received",
+    "checkout/credit-vs-refund-late-code",
+    "tracker/wf-triage-new-bug",
 ]
 TASKS = sorted({*DECISION_TASKS, *(task.id for task in catalogue() if task.decision)})
 SEEDS = range(21, 25)  # 4 consecutive seeds, none of the gate's
