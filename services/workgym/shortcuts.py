@@ -35,9 +35,10 @@ CREATED = ("created", "created_at", "placed_at")
 NUMBERED = ("number", "key")
 # The checks that judge a final answer.
 ANSWER_CHECKS = frozenset({"answer", "answer_states", "answer_matches"})
-# A task whose final answer must be a value (a count, ids, a name, an amount: ``answer``;
-# texts it must contain: ``answer_matches``) asks a question: its point is the answer. A
-# report ``answer_states`` reads (what the agent did) states an outcome the state checks
+# A task whose final answer must be a value on every instance (a count, ids, a name, an
+# amount: ``answer``; texts it must contain: ``answer_matches``; no ``when``) asks a
+# question: its point is the answer. A report ``answer_states`` reads (what the agent did),
+# or a value one outcome of a decision gives (a code issued), follows what the state checks
 # judge; a constant one is the default-outcome shortcut's to catch.
 QUESTION_CHECKS = frozenset({"answer", "answer_matches"})
 _NUMBER = re.compile(r"^(.*?)(\d+)$")
@@ -167,7 +168,7 @@ def extremes(task: Task, world: World) -> dict[Target, list[str]]:
 
 
 def is_question(task: Task) -> bool:
-    return any(a.check in QUESTION_CHECKS for a in task.verifier.root)
+    return any(a.check in QUESTION_CHECKS and a.when is None for a in task.verifier.root)
 
 
 def answer_key(task: Task, vars: Mapping[str, Mapping[str, Any]]) -> str:

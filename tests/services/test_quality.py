@@ -113,6 +113,10 @@ def test_the_answer_key_is_what_the_question_checks_accept_in_the_instance() -> 
     # A report of what was done (no typed answer) asks no question: a constant one is the
     # default-outcome shortcut's to catch, not the answers column's.
     assert not shortcuts.is_question(either)
+    issued = _task(["helpdesk"], {"helpdesk": [{"bind": "v", "draw": {"yes": {"choice": [0, 1]}}}]},
+                   [{"name": "code", "check": "answer_matches", "when": "$v.yes == 1",
+                     "contains_all": ["CREDIT-"]}])
+    assert not shortcuts.is_question(issued)  # a value one outcome gives, not a question
 
 
 def test_the_columns_judge_their_shares_of_the_seeds() -> None:
