@@ -32,6 +32,8 @@ DECISIONS = {
         ("helpdesk/ask-identity-before-2fa", "helpdesk/two-factor-reset-cannot-verify")),
     "helpdesk/email-change": Decision(
         "holder", ("helpdesk/email-change-verify", "helpdesk/email-change-impostor")),
+    "helpdesk/returned-machines-refund": Decision(
+        "approved", ("helpdesk/refund-approval-required", "helpdesk/refund-approval-denied")),
 }
 SEEDS = range(20, 24)  # any four consecutive seeds
 
