@@ -20,7 +20,7 @@ from workgym.tasks import Reference, catalogue
 @dataclass(frozen=True)
 class Decision:
     judged: str  # what the reference saves as its judgement (what it read decides it)
-    twins: tuple[str, ...] = ()  # the tasks, one per outcome, it replaces
+    twins: tuple[str, ...] = ()  # the tasks of one outcome each that it replaces
 
 
 DECISIONS = {
@@ -32,6 +32,10 @@ DECISIONS = {
         ("helpdesk/ask-identity-before-2fa", "helpdesk/two-factor-reset-cannot-verify")),
     "helpdesk/email-change": Decision(
         "holder", ("helpdesk/email-change-verify", "helpdesk/email-change-impostor")),
+    "helpdesk/returned-machines-refund": Decision(
+        "approved", ("helpdesk/refund-approval-required", "helpdesk/refund-approval-denied")),
+    "helpdesk/two-factor-reset-after-check": Decision(
+        "verified", ("helpdesk/two-factor-reset-verified",)),
 }
 SEEDS = range(20, 24)  # any four consecutive seeds
 
