@@ -160,8 +160,7 @@ class CustomerFactory(Factory):
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
         money = str(given.get("currency") or "").upper()
         person = ctx.identity.person_with(given["email"]) if given.get("email") else ctx.unused(
-            (p for p in ctx.identity.new_people() if not money or p.currency == money),
-            "customers", "email", lambda p: p.email)
+            ctx.new_people(money or None), "customers", "email", lambda p: p.email)
         created = _at(ctx, given, ctx.rng.uniform(30, 600))
         return {"stripe_id": stripe_id("customers", ctx.rng),
                 **customer_values(person, created)}
@@ -381,6 +380,13 @@ class OrderFactory(Factory):
                            "stripe_id = (SELECT coupon FROM promotion_codes WHERE "
                            "stripe_id = ?)", (row["promotion_code"],))
 
+
+# The world going on around a task's setup (replicas/runtime/setup.py): another customer's
+# first order, paid.
+ACTIVITY: tuple[dict[str, Any], ...] = (
+    {"factory": "customer", "bind": "buyer", "at": "$activity.at"},
+    {"factory": "order", "customer": "$buyer.stripe_id", "at": "$activity.at"},
+)
 
 FACTORIES: dict[str, Factory] = {
     "customer": CustomerFactory(),

@@ -10,7 +10,7 @@ from replicas.runtime.forms import FormBodies
 from replicas.runtime.spec import ReplicaSpec
 
 from .errors import STYLE, render
-from .factories import FACTORIES
+from .factories import ACTIVITY, FACTORIES
 from .idempotency import InFlightKeys
 from .routes import TAGS, router
 
@@ -45,6 +45,7 @@ SPEC = ReplicaSpec(
            "values": {"description": "Catalogue review scheduled (probe: no task allows "
                                      "this)."}},
     factories=FACTORIES,
+    activity=ACTIVITY,
     openapi_tags=TAGS,
     errors=STYLE,
     # Outermost first: concurrent duplicates refused before anything else, then form bodies.

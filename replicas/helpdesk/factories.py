@@ -64,7 +64,7 @@ class CustomerFactory(Factory):
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
         r = ctx.rng
         person = ctx.identity.person_with(given["email"]) if given.get("email") else ctx.unused(
-            ctx.identity.new_people(), "users", "email", lambda p: p.email)
+            ctx.new_people(), "users", "email", lambda p: p.email)
         organization = None
         if person.company is not None:
             found = ctx.db.execute("SELECT id FROM organizations WHERE domain = ?",
@@ -178,3 +178,12 @@ FACTORIES: dict[str, Factory] = {
     "ticket": TicketFactory(),
     "comment": CommentFactory(),
 }
+
+# The world going on around a task's setup (replicas/runtime/setup.py): another customer's
+# new ticket, and the team's first reply on it.
+ACTIVITY: tuple[dict[str, Any], ...] = (
+    {"factory": "customer", "bind": "requester"},
+    {"factory": "ticket", "bind": "ticket", "requester_id": "$requester.id",
+     "created_at": "$activity.at"},
+    {"factory": "comment", "ticket_id": "$ticket.id", "author": "agent"},
+)
