@@ -8,9 +8,9 @@
     - {factory: order, bind: order, customer: $customer.stripe_id, lines: 3, shipped: 1}
 
 Rows look like the world's (the same draws: world.py). A new customer is the seed's
-identity's next person (with a store account); a payment's or an order's number the
-identity's next. A payment comes with its card (a PaymentMethod of the ``card`` option's test
-card, default visa, attached to the customer) and its charge: ``status`` succeeded (default:
+identity's new person (drawn per setup and op; with a store account); a payment's or an
+order's number the identity's next. A payment comes with its card (a PaymentMethod of the
+``card`` option's test card, default visa, attached to the customer) and its charge: ``status`` succeeded (default:
 captured), requires_capture (an authorization made ``at``, expiring 7 days later) or
 requires_payment_method (declined: give a declining ``card``, e.g.
 chargeDeclinedInsufficientFunds). An order is the store's, paid (succeeded) by its own
@@ -149,7 +149,8 @@ def _card_option(given: Mapping[str, Any]) -> str:
 
 
 class CustomerFactory(Factory):
-    """A person no world has (the identity's next, paying in ``currency`` if given), as a
+    """A person no world has (one of the identity's new people, ``ctx.new_people``, paying in
+    ``currency`` if given), as a
     customer with a store account; or, given ``email``, the person of the identity with that
     address (another app's customer). Option ``at``: when they became one (default 30 to 600
     days ago)."""

@@ -54,7 +54,8 @@ class OrganizationFactory(Factory):
 
 
 class CustomerFactory(Factory):
-    """An end user no world has (the identity's next), or given ``email`` the identity's
+    """An end user no world has (one of the identity's new people, ``ctx.new_people``), or
+    given ``email`` the identity's
     person with that address (another app's customer, e.g. ``email:
     $checkout.customer.email``): their name, email, locale and phone; their company's
     organization when it exists. Their email and phone become their identities."""

@@ -17,7 +17,7 @@ from .world import data
 
 
 class PersonFactory(Factory):
-    """A person no world has (the identity's next)."""
+    """A person no world has (one of the identity's new people, ``ctx.new_people``)."""
 
     table = "people"
 
