@@ -11,9 +11,9 @@ Rows look like the world's (the same draws: world.py). A new customer is the see
 identity's new person (drawn per setup and op; with a store account); a payment's or an
 order's number the identity's next. A payment comes with its card (a PaymentMethod of the
 ``card`` option's test card, default visa, attached to the customer) and its charge:
-``status`` succeeded (default: captured), requires_capture (an authorization made ``at``, expiring 7 days later) or
-requires_payment_method (declined: give a declining ``card``, e.g.
-chargeDeclinedInsufficientFunds). An order is the store's, paid (succeeded) by its own
+``status`` succeeded (default: captured), requires_capture (an authorization made ``at``,
+expiring 7 days later) or requires_payment_method (declined: give a declining ``card``,
+e.g. chargeDeclinedInsufficientFunds). An order is the store's, paid (succeeded) by its own
 payment; ``lines`` items (default 1-3), the first ``shipped`` of them shipped (default none),
 ``code`` a promotion code it redeemed (its discount spread over the items).
 """
