@@ -9,9 +9,10 @@ three parts, by another app's setup earlier in the episode (``others``); see
 see them.
 
 The world goes on after a task's setup: given the app's ``activity`` (row ops of one piece
-of other people's activity, ``SPEC.activity``), a few pieces follow the setup's last insert,
-and one follows each insert that another insert into the same table follows, so that the
-case's rows are neither the newest nor a contiguous block. Each piece is bound
+of other people's activity, ``SPEC.activity``), a few pieces follow the setup's last insert
+(or precede a setup that inserts nothing: what it selects, e.g. the newest issue before the
+episode, sees them), and one follows each insert that another insert into the same table
+follows, so that the case's rows are neither the newest nor a contiguous block. Each piece is bound
 ``$activity.at``: a time after the newest the setup wrote so far and before now; its draws
 are the seed's and the setup's, and its rows are bound to nothing the task sees.
 """
@@ -300,9 +301,9 @@ def apply_ops(db: sqlite3.Connection, ops: Sequence[Op], now: datetime, *, seed:
     world = _World(run, activity, field)
     db.execute("BEGIN")
     try:
-        _apply_all(run, field, world)
-        if activity and not any(_inserts(op) for op in ops):
+        if activity and world.last is None:  # the case is the world's: it went on before
             world.go_on(world.rng.randint(*LATER))
+        _apply_all(run, field, world)
     except BaseException:
         db.execute("ROLLBACK")
         raise

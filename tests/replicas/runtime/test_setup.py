@@ -233,3 +233,12 @@ def test_new_people_are_drawn_per_setup_and_speak_every_language_over_six_seeds(
                                                 seed=seed)["p"]["email"]).locale
                for seed in range(6)}
     assert locales == {"en-US", "en-GB", "de-DE", "fr-FR", "es-ES", "ja-JP"}
+
+
+def test_a_setup_that_inserts_nothing_comes_after_the_worlds_activity() -> None:
+    """What it selects (the newest row before the episode) sees the pieces."""
+    world = db()
+    bound = apply([{"bind": "last", "select": "people", "order_by": "-id"}], db=world,
+                  activity=ACTIVITY)
+    assert bound["last"]["id"] == rows(world, "SELECT max(id) AS n FROM people")[0]["n"]
+    assert bound["last"]["name"] not in ("root", "mid", "other 1")
