@@ -187,7 +187,7 @@ class _Run:
         return self.of or digest([op.model_dump() for op in self.ops])
 
 
-def _inserts(op: Op | None) -> bool:
+def _inserts(op: Op) -> bool:
     return isinstance(op, InsertRow | FactoryRow)
 
 
@@ -211,7 +211,7 @@ class _World:
         self.newest: datetime | None = None
         self.pieces = 0
         tables = [(i, table_of(op, run.factories)) for i, op in enumerate(run.ops)
-                  if _inserts(op)]
+                  if _inserts(op)] if activity else []
         self.last = tables[-1][0] if tables else None
         # After an insert into a table another insert into it follows: a piece.
         self.between = {i for n, (i, table) in enumerate(tables)
@@ -224,7 +224,7 @@ class _World:
 
     def after(self, index: int) -> None:
         """What happens after the setup's op ``index`` (it inserted a row)."""
-        if self.activity and index == self.last:
+        if index == self.last:
             self.go_on(self.rng.randint(*LATER))
         elif index in self.between:
             self.go_on(1)
@@ -301,7 +301,7 @@ def apply_ops(db: sqlite3.Connection, ops: Sequence[Op], now: datetime, *, seed:
     world = _World(run, activity, field)
     db.execute("BEGIN")
     try:
-        if activity and world.last is None:  # the case is the world's: it went on before
+        if activity and world.last is None:  # the case is the world's: it went on before it
             world.go_on(world.rng.randint(*LATER))
         _apply_all(run, field, world)
     except BaseException:
