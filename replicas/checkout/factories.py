@@ -8,12 +8,12 @@
     - {factory: order, bind: order, customer: $customer.stripe_id, lines: 3, shipped: 1}
 
 Rows look like the world's (the same draws: world.py). A new customer is the seed's
-identity's next person (with a store account); a payment's or an order's number the
-identity's next. A payment comes with its card (a PaymentMethod of the ``card`` option's test
-card, default visa, attached to the customer) and its charge: ``status`` succeeded (default:
-captured), requires_capture (an authorization made ``at``, expiring 7 days later) or
-requires_payment_method (declined: give a declining ``card``, e.g.
-chargeDeclinedInsufficientFunds). An order is the store's, paid (succeeded) by its own
+identity's new person (drawn per setup and op; with a store account); a payment's or an
+order's number the identity's next. A payment comes with its card (a PaymentMethod of the
+``card`` option's test card, default visa, attached to the customer) and its charge:
+``status`` succeeded (default: captured), requires_capture (an authorization made ``at``,
+expiring 7 days later) or requires_payment_method (declined: give a declining ``card``,
+e.g. chargeDeclinedInsufficientFunds). An order is the store's, paid (succeeded) by its own
 payment; ``lines`` items (default 1-3), the first ``shipped`` of them shipped (default none),
 ``code`` a promotion code it redeemed (its discount spread over the items).
 """
@@ -149,7 +149,8 @@ def _card_option(given: Mapping[str, Any]) -> str:
 
 
 class CustomerFactory(Factory):
-    """A person no world has (the identity's next, paying in ``currency`` if given), as a
+    """A person no world has (one of the identity's new people, ``ctx.new_people``, paying in
+    ``currency`` if given), as a
     customer with a store account; or, given ``email``, the person of the identity with that
     address (another app's customer). Option ``at``: when they became one (default 30 to 600
     days ago)."""
@@ -160,8 +161,7 @@ class CustomerFactory(Factory):
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
         money = str(given.get("currency") or "").upper()
         person = ctx.identity.person_with(given["email"]) if given.get("email") else ctx.unused(
-            (p for p in ctx.identity.new_people() if not money or p.currency == money),
-            "customers", "email", lambda p: p.email)
+            ctx.new_people(money or None), "customers", "email", lambda p: p.email)
         created = _at(ctx, given, ctx.rng.uniform(30, 600))
         return {"stripe_id": stripe_id("customers", ctx.rng),
                 **customer_values(person, created)}
@@ -381,6 +381,13 @@ class OrderFactory(Factory):
                            "stripe_id = (SELECT coupon FROM promotion_codes WHERE "
                            "stripe_id = ?)", (row["promotion_code"],))
 
+
+# The world going on around a task's setup (replicas/runtime/setup.py): another customer's
+# first order, paid.
+ACTIVITY: tuple[dict[str, Any], ...] = (
+    {"factory": "customer", "bind": "buyer", "at": "$activity.at"},
+    {"factory": "order", "customer": "$buyer.stripe_id", "at": "$activity.at"},
+)
 
 FACTORIES: dict[str, Factory] = {
     "customer": CustomerFactory(),

@@ -10,7 +10,7 @@ from replicas.runtime.forms import FormBodies
 from replicas.runtime.spec import ReplicaSpec
 
 from .errors import STYLE, render
-from .factories import FACTORIES
+from .factories import ACTIVITY, FACTORIES
 from .idempotency import InFlightKeys
 from .routes import TAGS, router
 from .rules import accounts
@@ -48,6 +48,7 @@ SPEC = ReplicaSpec(
     factories=FACTORIES,
     # The codes an email change sends (the customer in another app reads them).
     mail=lambda episode, changed: accounts.mail(episode.db, episode.secret, changed),
+    activity=ACTIVITY,
     openapi_tags=TAGS,
     errors=STYLE,
     # Outermost first: concurrent duplicates refused before anything else, then form bodies.

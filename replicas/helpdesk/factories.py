@@ -54,7 +54,8 @@ class OrganizationFactory(Factory):
 
 
 class CustomerFactory(Factory):
-    """An end user no world has (the identity's next), or given ``email`` the identity's
+    """An end user no world has (one of the identity's new people, ``ctx.new_people``), or
+    given ``email`` the identity's
     person with that address (another app's customer, e.g. ``email:
     $checkout.customer.email``): their name, email, locale and phone; their company's
     organization when it exists. Their email and phone become their identities."""
@@ -64,7 +65,7 @@ class CustomerFactory(Factory):
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
         r = ctx.rng
         person = ctx.identity.person_with(given["email"]) if given.get("email") else ctx.unused(
-            ctx.identity.new_people(), "users", "email", lambda p: p.email)
+            ctx.new_people(), "users", "email", lambda p: p.email)
         organization = None
         if person.company is not None:
             found = ctx.db.execute("SELECT id FROM organizations WHERE domain = ?",
@@ -178,3 +179,12 @@ FACTORIES: dict[str, Factory] = {
     "ticket": TicketFactory(),
     "comment": CommentFactory(),
 }
+
+# The world going on around a task's setup (replicas/runtime/setup.py): another customer's
+# new ticket, and the team's first reply on it.
+ACTIVITY: tuple[dict[str, Any], ...] = (
+    {"factory": "customer", "bind": "requester"},
+    {"factory": "ticket", "bind": "ticket", "requester_id": "$requester.id",
+     "created_at": "$activity.at"},
+    {"factory": "comment", "ticket_id": "$ticket.id", "author": "agent"},
+)

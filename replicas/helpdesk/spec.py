@@ -10,7 +10,7 @@ from replicas.runtime.spec import ReplicaSpec
 
 from . import customer
 from .errors import STYLE
-from .factories import FACTORIES
+from .factories import ACTIVITY, FACTORIES
 from .routes import TAGS, router
 from .rules import clock
 from .wire import JsonSuffix
@@ -63,6 +63,7 @@ SPEC = ReplicaSpec(
     probe={"update": "organizations", "id": 1,
            "values": {"notes": "Account review scheduled (probe: no task allows this)."}},
     factories=FACTORIES,
+    activity=ACTIVITY,
     after_write=after_write,
     openapi_tags=TAGS,
     errors=STYLE,

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from replicas.runtime.spec import ReplicaSpec
 
-from .factories import FACTORIES
+from .factories import ACTIVITY, FACTORIES
 from .routes import TAGS, router
 
 
@@ -32,5 +32,6 @@ SPEC = ReplicaSpec(
     probe={"update": "people", "id": 1,
            "values": {"company": "Probe Holdings (no task allows this)"}},
     factories=FACTORIES,
+    activity=ACTIVITY,
     openapi_tags=TAGS,
 )

@@ -12,7 +12,9 @@ rows that come with it (an order's charge).
 
 Deterministic: ``ctx.rng`` is seeded from (world seed, the setup's digest, the op's index),
 never from global randomness; new people, companies and order numbers come from the seed's
-identity (:mod:`.identity`) past every world's share, skipping those the database has.
+identity (:mod:`.identity`) past every world's share, skipping those the database has. New
+people (``ctx.new_people()``) are drawn per (seed, setup, op): two tasks on one seed meet
+different people, and an op's people over any six consecutive seeds speak every language.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from . import db as sql
-from .identity import Identity, identity
+from .identity import Identity, Person, identity
 
 T = TypeVar("T")
 
@@ -49,13 +51,20 @@ class FactoryContext:
     rng: random.Random
     now: datetime
     identity: Identity
+    # What this op's new people are drawn by (the setup's digest and the op's index).
+    key: str = ""
 
     @classmethod
     def for_op(cls, db: sqlite3.Connection, *, seed: int, digest: str, index: int,
                now: datetime) -> FactoryContext:
         """The context of op ``index`` of the ops whose digest is ``digest``."""
         return cls(db=db, rng=random.Random(f"factory:{seed}:{digest}:{index}"), now=now,
-                   identity=identity(seed))
+                   identity=identity(seed), key=f"{digest}:{index}")
+
+    def new_people(self, currency: str | None = None) -> Iterator[Person]:
+        """This op's new people (paying in ``currency`` if given): see
+        :meth:`.identity.Identity.people_for`; take the first unused with :meth:`unused`."""
+        return self.identity.people_for(self.key, currency)
 
     def insert(self, table: str, values: dict[str, Any]) -> int:
         """Insert a row a factory makes besides its own (a customer's account, an order's

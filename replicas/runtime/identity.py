@@ -23,6 +23,7 @@ collide with any app's world. Item ``i`` of a stream depends only on the seed an
 
 from __future__ import annotations
 
+import hashlib
 import random
 import threading
 import unicodedata
@@ -39,6 +40,9 @@ from .world import load_yaml
 WORLD_PEOPLE = 1000
 WORLD_COMPANIES = 20  # people work at these only
 WORLD_ORDERS = 1000
+# Factories' new people start at most this far past the worlds' share (drawn per task setup
+# and op), so that two tasks on one seed meet different people.
+NEW_PEOPLE_SPREAD = 6000
 
 T = TypeVar("T")
 
@@ -184,13 +188,31 @@ class Identity:
         """People no world has, in order (for factories)."""
         return self._people.since(WORLD_PEOPLE)
 
-    def person_with(self, email: str, *, within: int = WORLD_PEOPLE + 1000) -> Person:
+    def people_for(self, key: str, currency: str | None = None) -> Iterator[Person]:
+        """New people for one of a factory's draws (``key``: the task's setup and op), all of
+        one locale: the ``(seed + hash(key)) mod n``-th of the n locales (of those paying in
+        ``currency`` if given), so that one op's people over any n consecutive seeds speak
+        every language; from a start past the worlds' share drawn from the seed and ``key``
+        (up to :data:`NEW_PEOPLE_SPREAD`), so that two tasks on one seed meet different
+        people."""
+        locales = [name for name, spec in data()["locales"].items()
+                   if currency is None or spec["currency"] == currency.upper()]
+        if not locales:
+            raise ValueError(f"no locale pays in {currency}")
+        spread = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+        locale = locales[(self.seed + spread) % len(locales)]
+        start = WORLD_PEOPLE + random.Random(f"identity:{self.seed}:{key}").randrange(
+            NEW_PEOPLE_SPREAD)
+        return (person for person in self._people.since(start) if person.locale == locale)
+
+    def person_with(self, email: str, *,
+                    within: int = WORLD_PEOPLE + NEW_PEOPLE_SPREAD + 2000) -> Person:
         """The person whose email is ``email`` (case-insensitive) among the first ``within``:
         another app's customer, in this app (ValueError when there is none)."""
         wanted = email.lower()
-        for person in self._people.first(within):
-            if person.email.lower() == wanted:
-                return person
+        for index in range(within):
+            if self._people[index].email.lower() == wanted:
+                return self._people[index]
         raise ValueError(f"no person of the seed's identity has the email {email}")
 
     def _draw_person(self, r: random.Random) -> Person:

@@ -6,17 +6,26 @@ the database's own tables and columns (and the app's factories) first, then appl
 transaction. Values may refer to rows bound earlier in the ops, by the task's setup or, with
 three parts, by another app's setup earlier in the episode (``others``); see
 :mod:`workgym_core.refs`. An update's values may name the row it updates as it is then,
-``$this.field`` / ``{{ this.field }}``. Bound rows are returned to the gym API for
-verifiers; agents never see them.
+``$this.field`` / ``{{ this.field }}``. An op with a ``when`` runs only where its condition
+holds. Bound rows are returned to the gym API for verifiers; agents never see them.
+
+The world goes on after a task's setup: given the app's ``activity`` (row ops of one piece
+of other people's activity, ``SPEC.activity``), a few pieces follow the setup's last insert
+(or precede a setup that inserts nothing: what it selects, e.g. the newest issue before the
+episode, sees them), and one follows each insert that another insert into the same table
+follows, so that the case's rows are neither the newest nor a contiguous block. Each piece is bound
+``$activity.at``: a time after the newest the setup wrote so far and before now; its draws
+are the seed's and the setup's, and its rows are bound to nothing the task sees.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+import re
 import sqlite3
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import Any
 
@@ -43,10 +52,18 @@ from workgym_core.rowops import (
 from workgym_core.templates import render
 
 from . import db as sql
-from .clock import parse_time_expr
+from .clock import ISO_PATTERN, iso, parse_iso, parse_time_expr
 from .factories import Factory, FactoryContext, gapped_id
 
 __all__ = ["apply_ops", "digest", "parse_ops", "schema"]
+
+# How many pieces of the world's activity follow a setup's last insert (drawn); one
+# follows each insert that another insert into the same table follows.
+LATER = (2, 3)
+# Times of the world's activity stay this far from the setup's newest and from now.
+MARGIN = timedelta(minutes=2)
+_ISO = re.compile(ISO_PATTERN)
+_UNIX_SPAN = timedelta(days=20 * 365)
 
 
 def schema(db: sqlite3.Connection) -> dict[str, list[str]]:
@@ -68,9 +85,10 @@ class _Run:
 
     def __init__(self, db: sqlite3.Connection, ops: Sequence[Op], *, now: datetime,
                  seed: int, bound: dict[str, Any], others: Others,
-                 factories: Mapping[str, Factory]) -> None:
+                 factories: Mapping[str, Factory], of: str | None = None) -> None:
         self.db, self.ops, self.now, self.seed = db, ops, now, seed
         self.bound, self.others, self.factories = bound, others, factories
+        self.of = of
 
     def expand(self, value: Any, this: dict[str, Any] | None = None) -> Any:
         """References resolved, ``{{ ... }}`` texts rendered, ``@now-3d`` times on the clock
@@ -181,9 +199,89 @@ class _Run:
 
     @cached_property
     def digest(self) -> str:
-        """What factories' random streams are seeded from (with the seed and op index)."""
+        """What factories' random streams are seeded from (with the seed and op index): the
+        ops' digest, or what a piece of the world's activity is drawn by (``of``)."""
         # An op without a condition digests as before conditions existed: instances stay.
-        return digest([op.model_dump(exclude=None if op.when else {"when"}) for op in self.ops])
+        return self.of or digest([op.model_dump(exclude=None if op.when else {"when"})
+                                  for op in self.ops])
+
+
+def _inserts(op: Op) -> bool:
+    return isinstance(op, InsertRow | FactoryRow)
+
+
+def _newest(row: Mapping[str, Any], now: datetime) -> datetime | None:
+    """The latest time ``row`` holds up to ``now``: a value in the one timestamp format, or
+    a Unix time (Stripe's ``created``) of the last twenty years."""
+    times = [parse_iso(v) for v in row.values() if isinstance(v, str) and _ISO.match(v)]
+    times += [datetime.fromtimestamp(v, UTC) for v in row.values()
+              if isinstance(v, int) and not isinstance(v, bool)
+              and (now - _UNIX_SPAN).timestamp() <= v <= now.timestamp()]
+    return max((t for t in times if t <= now), default=None)
+
+
+class _World:
+    """The world going on during and after a setup: pieces of ``activity`` at times after
+    the newest the setup wrote so far."""
+
+    def __init__(self, run: _Run, activity: Sequence[Op], field: str) -> None:
+        self.run, self.activity, self.field = run, activity, field
+        self.rng = run.rng("activity", -1)
+        self.newest: datetime | None = None
+        self.pieces = 0
+        tables = [(i, table_of(op, run.factories)) for i, op in enumerate(run.ops)
+                  if _inserts(op)] if activity else []
+        self.last = tables[-1][0] if tables else None
+        # After an insert into a table another insert into it follows: a piece.
+        self.between = {i for n, (i, table) in enumerate(tables)
+                        if any(later == table for _, later in tables[n + 1:])}
+
+    def saw(self, row: Mapping[str, Any]) -> None:
+        found = _newest(row, self.run.now)
+        if found is not None and (self.newest is None or found > self.newest):
+            self.newest = found
+
+    def after(self, index: int) -> None:
+        """What happens after the setup's op ``index`` (it inserted a row)."""
+        if index == self.last:
+            self.go_on(self.rng.randint(*LATER))
+        elif index in self.between:
+            self.go_on(1)
+
+    def go_on(self, pieces: int) -> None:
+        now = self.run.now
+        end = now - MARGIN
+        start = min(end, (self.newest or now - timedelta(days=1)) + MARGIN)
+        for at in sorted(start + (end - start) * self.rng.random() for _ in range(pieces)):
+            self.pieces += 1
+            piece = _Run(self.run.db, self.activity, now=now, seed=self.run.seed,
+                         bound={"activity": {"at": iso(at)}}, others={},
+                         factories=self.run.factories,
+                         of=f"{self.run.digest}:activity:{self.pieces}")
+            _apply_all(piece, f"{self.field} activity")
+
+
+def _apply_all(run: _Run, field: str, world: _World | None = None) -> None:
+    """Apply ``run``'s ops in order, binding rows (and letting the world go on)."""
+    for i, op in enumerate(run.ops):
+        where = f"{field}[{i}] ({op.op} {table_of(op, run.factories)})"
+        try:
+            if op.when is not None and not run.holds(op.when, where):
+                if world is not None and _inserts(op):
+                    world.after(i)  # a skipped insert: the world goes on where it would have
+                continue
+            row = run.apply(i, op)
+        except sqlite3.IntegrityError as exc:  # names the constraint, never the SQL
+            raise InvalidRequest(f"{where}: {exc}", code="setup_failed",
+                                 field=f"{field}.{i}", rule="constraint") from exc
+        except (sqlite3.Error, OverflowError) as exc:
+            raise InvalidRequest(f"{where} was refused by the database",
+                                 code="setup_failed", field=f"{field}.{i}") from exc
+        if op.bind is not None:
+            run.bound[op.bind] = row
+        if world is not None and _inserts(op):
+            world.saw(row)
+            world.after(i)
 
 
 def _row(db: sqlite3.Connection, table: str, row_id: int) -> dict[str, Any]:
@@ -212,30 +310,23 @@ def _select(db: sqlite3.Connection, op: SelectRow, values: dict[str, Any],
 def apply_ops(db: sqlite3.Connection, ops: Sequence[Op], now: datetime, *, seed: int,
               bound: Mapping[str, Any] | None = None, others: Others | None = None,
               factories: Mapping[str, Factory] | None = None,
-              field: str = "ops") -> dict[str, Any]:
+              field: str = "ops", activity: Sequence[Op] = ()) -> dict[str, Any]:
     """Apply ``ops`` to the world of ``seed`` in one transaction (all or nothing), with
     ``bound`` rows (this app's) and ``others`` (other apps', by app) to refer to and the
-    app's ``factories``; return the rows bound by name (those given plus the new ones)."""
+    app's ``factories``; return the rows bound by name (those given plus the new ones).
+    Given the app's ``activity`` (a task's setup), the world goes on during and after the
+    ops (the module's docstring)."""
     factories = factories or {}
     check_schema(ops, schema(db), field, factories)
+    check_schema(activity, schema(db), "activity", factories)
     run = _Run(db, ops, now=now, seed=seed, bound=dict(bound or {}), others=others or {},
                factories=factories)
+    world = _World(run, activity, field)
     db.execute("BEGIN")
     try:
-        for i, op in enumerate(ops):
-            where = f"{field}[{i}] ({op.op} {table_of(op, factories)})"
-            try:
-                if op.when is not None and not run.holds(op.when, where):
-                    continue
-                row = run.apply(i, op)
-            except sqlite3.IntegrityError as exc:  # names the constraint, never the SQL
-                raise InvalidRequest(f"{where}: {exc}", code="setup_failed",
-                                     field=f"{field}.{i}", rule="constraint") from exc
-            except (sqlite3.Error, OverflowError) as exc:
-                raise InvalidRequest(f"{where} was refused by the database",
-                                     code="setup_failed", field=f"{field}.{i}") from exc
-            if op.bind is not None:
-                run.bound[op.bind] = row
+        if activity and world.last is None:  # the case is the world's: it went on before it
+            world.go_on(world.rng.randint(*LATER))
+        _apply_all(run, field, world)
     except BaseException:
         db.execute("ROLLBACK")
         raise

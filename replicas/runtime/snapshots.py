@@ -5,7 +5,8 @@
   process reuses it. The file is written atomically (aside, then renamed) and read-only,
   with its SHA-256 beside it (``<key>.sqlite.sha256``); a file that does not match its hash
   when loaded is never used: the world is seeded again and the file replaced;
-* prepared: a pristine snapshot with a task's setup applied, cached in memory
+* prepared: a pristine snapshot with a task's setup applied (and the world's activity
+  going on around it: ``setup.py``), cached in memory
   per (pristine, setup, the other apps' bound rows it may refer to). GRPO groups share
   task and seed, so they share it.
 """
@@ -142,7 +143,8 @@ class SnapshotCache:
             return found  # type: ignore[no-any-return]
         conn = load(self.pristine(seed))
         bound = apply_ops(conn, parse_ops(setup), WORLD_START, seed=seed, others=others,
-                          factories=self.spec.factories, field="setup")
+                          factories=self.spec.factories, field="setup",
+                          activity=parse_ops(self.spec.activity))
         conn.execute("DELETE FROM _changes")  # the world as the agent finds it: nothing yet
         prepared = Prepared(key=key, data=conn.serialize(), vars=bound)
         conn.close()

@@ -80,6 +80,9 @@ class ReplicaSpec:
     probe: dict[str, Any]
     # Row factories task setup may use ({factory: name, ...}), by name.
     factories: Mapping[str, Factory] = field(default_factory=dict)
+    # Row ops of one piece of other people's activity (a customer's new ticket and its
+    # comment), bound ``$activity.at``: the world going on around a task's setup (setup.py).
+    activity: tuple[dict[str, Any], ...] = ()
     # Called after every successful write request; lets an app react as the
     # world would (e.g. the scripted customer answering a public reply).
     after_write: Callable[[Episode], None] | None = None

@@ -69,8 +69,10 @@ class IssueFactory(Factory):
         flow = workflows.flow(project["key"], kind)
         status = given.get("status", flow.initial)
         done = status_category(status) == "done"
-        created = ctx.ago(days=r.uniform(1, 30))
-        updated = min(ctx.now - timedelta(minutes=5), created + timedelta(hours=r.uniform(1, 72)))
+        created = (parse_iso(given["created"]) if given.get("created")
+                   else ctx.ago(days=r.uniform(1, 30)))
+        updated = max(created, min(ctx.now - timedelta(minutes=5),
+                                   created + timedelta(hours=r.uniform(1, 72))))
         return {
             "key": f"{project['key']}-{project['issue_counter'] + 1}",
             "project_id": project["id"], "issue_type": kind, "status": status,
@@ -162,3 +164,11 @@ def _unfinished(ctx: FactoryContext) -> int:
 
 FACTORIES: dict[str, Factory] = {"issue": IssueFactory(), "comment": CommentFactory(),
                                  "remote_link": RemoteLinkFactory()}
+
+# The world going on around a task's setup (replicas/runtime/setup.py): a new issue where
+# work happens (the project of the newest issue), from the project's own texts.
+ACTIVITY: tuple[dict[str, Any], ...] = (
+    {"select": "issues", "order_by": "-id", "bind": "newest"},
+    {"select": "projects", "where": {"id": "$newest.project_id"}, "bind": "project"},
+    {"factory": "issue", "project": "$project.key", "created": "$activity.at"},
+)

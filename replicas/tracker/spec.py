@@ -9,7 +9,7 @@ from replicas.runtime.spec import ReplicaSpec
 
 from . import developers
 from .errors import STYLE
-from .factories import FACTORIES
+from .factories import ACTIVITY, FACTORIES
 from .routes import TAGS, router
 
 
@@ -38,6 +38,7 @@ SPEC = ReplicaSpec(
     probe={"update": "projects", "id": 10000,
            "values": {"description": "Probe (no task allows this)."}},
     factories=FACTORIES,
+    activity=ACTIVITY,
     after_write=developers.after_write,
     openapi_tags=TAGS,
     errors=STYLE,

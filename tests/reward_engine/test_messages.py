@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from workgym.local import LocalServer
+from workgym_core.money import format_money
 from workgym_reward import Report, score
 from workgym_reward.assertions import Verifier
 
@@ -86,7 +87,7 @@ def told(*facts_: dict[str, Any], **extra: Any) -> dict[str, Any]:
 def test_told_accepts_the_facts_in_any_wording_and_language(episode: dict[str, Any],
                                                              reply: str) -> None:
     f = facts(episode)
-    money = f"{f['currency']} {f['total'] / 100:.2f}"
+    money = format_money(f["total"], f["currency"])  # the customer's currency (yen: whole)
     check = told({"money": ["$checkout.order.total", "$checkout.order.currency"]},
                  {"order": "$checkout.order.number"}, {"claim": "refund"})
     report = rescore(episode, (reply.format(order=f["order"], money=money), True),

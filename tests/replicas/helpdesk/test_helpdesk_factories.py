@@ -29,8 +29,9 @@ SETUP: list[dict[str, Any]] = [
 async def test_a_setup_of_factories_makes_a_coherent_story(episode: MakeEpisode) -> None:
     api = await episode(seed=3, setup=SETUP)
     bound = api.vars
-    person = identity(3).person(WORLD_PEOPLE)
     customer = bound["customer"]
+    person = identity(3).person_with(customer["email"])  # a new person of the identity's
+    assert person not in identity(3).people(WORLD_PEOPLE)
     assert (customer["name"], customer["email"], customer["tier"], customer["role"]) == (
         person.name, person.email, "gold", "end-user")
     assert customer["organization_id"] == bound["org"]["id"]

@@ -69,11 +69,12 @@ def test_a_factory_fills_the_row_and_the_overrides_win() -> None:
     bound = apply([{"bind": "a", "factory": "person", "boss": True},
                    {"bind": "b", "factory": "person", "name": "$checkout.order.number",
                     "seen_at": "@now"}], others=OTHERS)
-    new = identity(1).person(WORLD_PEOPLE)
-    assert (bound["a"]["name"], bound["a"]["email"], bound["a"]["boss_id"]) == (
-        new.name, new.email, 1)
-    # the next new person (the first is taken), with the overrides, resolved
-    assert bound["b"]["email"] == identity(1).person(WORLD_PEOPLE + 1).email
+    new = identity(1).person_with(bound["a"]["email"])  # a new person of the identity's
+    assert new not in identity(1).people(WORLD_PEOPLE)
+    assert (bound["a"]["name"], bound["a"]["boss_id"]) == (new.name, 1)
+    # another new person, with the overrides, resolved
+    assert identity(1).person_with(bound["b"]["email"]) not in identity(1).people(WORLD_PEOPLE)
+    assert bound["b"]["email"] != bound["a"]["email"]
     assert (bound["b"]["name"], bound["b"]["seen_at"]) == ("A-10423", "2025-06-16T09:00:00Z")
 
 
@@ -82,9 +83,9 @@ def test_factories_are_deterministic_per_seed_setup_and_op() -> None:
     first, again, other_seed = apply(ops), apply(ops), apply(ops, seed=2)
     assert first == again
     assert first["a"]["email"] != other_seed["a"]["email"]
-    # an op's stream is its own: another setup draws other values at the same index
+    # an op's stream is its own: another setup draws other values (and people) at the same
+    # index
     changed = apply([*ops, {"insert": "people", "values": {"name": "z"}}])
-    assert changed["a"]["email"] == first["a"]["email"]
     assert changed["a"]["seen_at"] != first["a"]["seen_at"]
 
 
@@ -216,3 +217,53 @@ def test_inserted_rows_sit_past_the_world_at_a_seeded_gap() -> None:
     assert apply([op], seed=4)["p"]["id"] == ids[4]
     given = {"bind": "p", "insert": "people", "values": {"id": 50, "name": "new"}}
     assert apply([given])["p"]["id"] == 50
+
+
+ACTIVITY = parse_ops([{"factory": "person", "bind": "someone", "seen_at": "$activity.at"}])
+
+
+def test_the_world_goes_on_between_and_after_the_setups_inserts() -> None:
+    """Given the app's activity, pieces of it follow each insert another insert into the
+    same table follows, and a few the last insert: later ids, times after the newest the
+    setup wrote and before now; bound to nothing."""
+    world = db()
+    bound = apply([{"bind": "a", "insert": "people", "values": {"name": "a", "seen_at": "@now-3d"}},
+                   {"bind": "b", "insert": "people", "values": {"name": "b", "seen_at": "@now-5d"}},
+                   {"bind": "boss", "select": "people", "where": {"name": "root"}}],
+                  db=world, activity=ACTIVITY)
+    assert set(bound) == {"a", "b", "boss"}
+    people = rows(world, "SELECT id, name, seen_at FROM people ORDER BY id")
+    ids = [p["id"] for p in people]
+    a, b = ids.index(bound["a"]["id"]), ids.index(bound["b"]["id"])
+    between, after = people[a + 1:b], people[b + 1:]
+    assert len(between) == 1 and 2 <= len(after) <= 3
+    assert all(bound["a"]["seen_at"] < p["seen_at"] < "2025-06-16T09:00:00Z" for p in between)
+    assert all(bound["a"]["seen_at"] < p["seen_at"] < "2025-06-16T09:00:00Z" for p in after)
+    again = db()
+    apply([{"bind": "a", "insert": "people", "values": {"name": "a", "seen_at": "@now-3d"}},
+           {"bind": "b", "insert": "people", "values": {"name": "b", "seen_at": "@now-5d"}},
+           {"bind": "boss", "select": "people", "where": {"name": "root"}}],
+          db=again, activity=ACTIVITY)
+    assert rows(again, "SELECT * FROM people") == rows(world, "SELECT * FROM people")
+
+
+def test_new_people_are_drawn_per_setup_and_speak_every_language_over_six_seeds() -> None:
+    """Two setups on one seed meet different people; one setup's over six seeds, every
+    locale of the identity."""
+    first = apply([{"bind": "p", "factory": "person"}], seed=3)["p"]
+    other = apply([{"bind": "p", "factory": "person"},
+                   {"select": "people", "where": {"name": "root"}, "bind": "r"}], seed=3)["p"]
+    assert first["email"] != other["email"]
+    locales = {identity(seed).person_with(apply([{"bind": "p", "factory": "person"}],
+                                                seed=seed)["p"]["email"]).locale
+               for seed in range(6)}
+    assert locales == {"en-US", "en-GB", "de-DE", "fr-FR", "es-ES", "ja-JP"}
+
+
+def test_a_setup_that_inserts_nothing_comes_after_the_worlds_activity() -> None:
+    """What it selects (the newest row before the episode) sees the pieces."""
+    world = db()
+    bound = apply([{"bind": "last", "select": "people", "order_by": "-id"}], db=world,
+                  activity=ACTIVITY)
+    assert bound["last"]["id"] == rows(world, "SELECT max(id) AS n FROM people")[0]["n"]
+    assert bound["last"]["name"] not in ("root", "mid", "other 1")

@@ -25,7 +25,7 @@ class PersonFactory(Factory):
     def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> dict[str, Any]:
         if given.get("boss") not in (None, True, False):
             raise ValueError("boss is true or false")
-        person = ctx.unused(ctx.identity.new_people(), "people", "email", lambda p: p.email)
+        person = ctx.unused(ctx.new_people(), "people", "email", lambda p: p.email)
         return {"name": person.name, "email": person.email,
                 "boss_id": 1 if given.get("boss") else None,
                 "seen_at": iso(ctx.ago(hours=ctx.rng.randint(1, 1000)))}
