@@ -133,12 +133,13 @@ def test_the_verifiers_records_are_neither_the_newest_nor_the_highest_nor_a_bloc
 
 def _customers(task: Task, seed: int, prepare: Prepare) -> list[tuple[str, dict[str, Any]]]:
     """The new people the task's setup makes customers of (by the apps' customer and person
-    factories; not another app's customer by email), in setup order, with their app."""
+    factories; not another app's customer by email; not one a `when` skipped), in setup
+    order, with their app."""
     worlds = prepare(task, seed)
     return [(app, worlds[app][0][op.bind]) for app in task.apps
             for op in parse_ops(task.setup_of(app))
             if isinstance(op, FactoryRow) and op.factory in ("customer", "person")
-            and op.bind is not None and "email" not in op.values]
+            and op.bind in worlds[app][0] and "email" not in op.values]
 
 
 WITH_CUSTOMERS = [task.id for task in catalogue() if any(
