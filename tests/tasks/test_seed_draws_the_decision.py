@@ -22,6 +22,7 @@ DECISION_TASKS = [
     "helpdesk/charged-order-not-received",
     "checkout/credit-vs-refund-late-code",
     "tracker/wf-triage-new-bug",
+    "cross/bug-answer-from-tracker",
 ]
 TASKS = sorted({*DECISION_TASKS, *(task.id for task in catalogue() if task.decision)})
 SEEDS = range(21, 25)  # 4 consecutive seeds, none of the gate's
