@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from replicas.catalog import spec
-from workgym_core.rowops import parse_ops, table_of
+from workgym_core.rowops import SelectRow, parse_ops, table_of
 
 from .tasks import Task
 
@@ -79,12 +79,16 @@ def _references(value: Any) -> Iterator[str]:
 
 
 def _tables(task: Task, app: str) -> dict[str, str]:
-    """The app's bound names -> the table of the row each names (draws and picks: none)."""
+    """The app's bound names -> the table of the row each names (draws and picks: none; nor
+    a watermark: the table's newest row at setup, selected whatever it is to tell what the
+    episode adds after it)."""
     factories = spec(app).factories
     found = {}
     for op in parse_ops(task.setup_of(app)):
         table = table_of(op, factories)
-        if op.bind is not None and table is not None:
+        watermark = (isinstance(op, SelectRow) and op.order_by.startswith("-")
+                     and not op.where and not op.exclude)
+        if op.bind is not None and table is not None and not watermark:
             found[op.bind] = table
     return found
 

@@ -60,6 +60,16 @@ TICKET_TASK = _task(
 def test_targets_are_the_bound_rows_the_verifier_names_with_their_tables() -> None:
     assert shortcuts.targets(TICKET_TASK) == [Target("helpdesk", "ticket", "tickets"),
                                               Target("helpdesk", "billing", "groups")]
+    # The table's newest row at setup, whatever it is, marks what the episode adds after it:
+    # a watermark, not the case's record.
+    marked = _task(["helpdesk"], {"helpdesk": [
+        {"factory": "ticket", "bind": "ticket"},
+        {"select": "tickets", "order_by": "-id", "bind": "last"}]},
+        [{"name": "none_new", "check": "row_absent", "table": "tickets",
+          "where": {"id": {"gt": "$last.id"}}},
+         {"name": "solved", "check": "field_changed", "table": "tickets",
+          "where": {"id": "$ticket.id"}, "field": "status", "to": "solved"}])
+    assert shortcuts.targets(marked) == [Target("helpdesk", "ticket", "tickets")]
     cross = catalogue().get("helpdesk/refund-standard")
     assert {str(t) for t in shortcuts.targets(cross)} >= {
         "checkout.charge (charges)", "checkout.order (orders)", "helpdesk.ticket (tickets)"}
