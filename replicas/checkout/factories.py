@@ -383,10 +383,35 @@ class OrderFactory(Factory):
 
 
 # The world going on around a task's setup (replicas/runtime/setup.py): another customer's
-# first order, paid.
+# first order, paid; with the first piece of a run, that payment disputed by the cardholder
+# (a stolen card's first use), a coupon of a new campaign and an account action, so that no
+# dispute, coupon or account action of a task is the newest.
 ACTIVITY: tuple[dict[str, Any], ...] = (
     {"factory": "customer", "bind": "buyer", "at": "$activity.at"},
-    {"factory": "order", "customer": "$buyer.stripe_id", "at": "$activity.at"},
+    {"factory": "order", "bind": "bought", "customer": "$buyer.stripe_id",
+     "at": "$activity.at"},
+    {"select": "charges", "where": {"payment_intent": "$bought.payment_intent"},
+     "bind": "paid", "when": "$activity.n == 1"},
+    {"bind": "dp", "when": "$activity.n == 1",
+     "draw": {"a": {"between": [10**9, 10**10 - 1]}, "due": {"expr": "$activity.unix + 864000"}}},
+    {"insert": "disputes", "when": "$activity.n == 1",
+     "values": {"stripe_id": "dp_1Q{{ dp.a }}Ws", "charge": "$paid.stripe_id",
+                "payment_intent": "$bought.payment_intent", "amount": "$paid.amount_captured",
+                "currency": "$paid.currency", "status": "needs_response",
+                "reason": "fraudulent", "evidence": "{}", "due_by": "$dp.due",
+                "has_evidence": 0, "submission_count": 0, "is_charge_refundable": 0,
+                "metadata": "{}", "created": "$activity.unix"}},
+    {"update": "charges", "id": "$paid.id", "values": {"disputed": 1},
+     "when": "$activity.n == 1"},
+    {"factory": "coupon", "at": "$activity.at", "when": "$activity.n == 1"},
+    # ... and the new customer resetting the password they just forgot.
+    {"select": "accounts", "where": {"customer": "$buyer.stripe_id"}, "bind": "account",
+     "when": "$activity.n == 1"},
+    {"insert": "account_actions", "when": "$activity.n == 1",
+     "values": {"account_id": "$account.id", "kind": "password_reset", "status": "completed",
+                "verification_required": 0, "verification_method": "verified_email_link",
+                "new_email": None, "self_service": 1, "created_at": "$activity.at",
+                "completed_at": "$activity.at"}},
 )
 
 FACTORIES: dict[str, Factory] = {

@@ -14,8 +14,11 @@ of other people's activity, ``SPEC.activity``), a few pieces follow the setup's 
 (or precede a setup that inserts nothing: what it selects, e.g. the newest issue before the
 episode, sees them), and one follows each insert that another insert into the same table
 follows, so that the case's rows are neither the newest nor a contiguous block. Each piece is bound
-``$activity.at``: a time after the newest the setup wrote so far and before now; its draws
-are the seed's and the setup's, and its rows are bound to nothing the task sees.
+``$activity.at``: a time after the newest the setup wrote so far and before now (``unix``:
+the same in Unix seconds), and ``n``: its place among the pieces that go on together (the
+first, ``n == 1``, also writes what a task's record must not be the newest of: a dispute,
+a campaign's coupon, an account action); its draws are the seed's and the setup's, and its
+rows are bound to nothing the task sees.
 """
 
 from __future__ import annotations
@@ -252,10 +255,12 @@ class _World:
         now = self.run.now
         end = now - MARGIN
         start = min(end, (self.newest or now - timedelta(days=1)) + MARGIN)
-        for at in sorted(start + (end - start) * self.rng.random() for _ in range(pieces)):
+        moments = sorted(start + (end - start) * self.rng.random() for _ in range(pieces))
+        for n, at in enumerate(moments, 1):
             self.pieces += 1
             piece = _Run(self.run.db, self.activity, now=now, seed=self.run.seed,
-                         bound={"activity": {"at": iso(at)}}, others={},
+                         bound={"activity": {"at": iso(at), "unix": int(at.timestamp()),
+                                             "n": n}}, others={},
                          factories=self.run.factories,
                          of=f"{self.run.digest}:activity:{self.pieces}")
             _apply_all(piece, f"{self.field} activity")
