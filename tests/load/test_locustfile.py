@@ -21,7 +21,7 @@ def test_agents_do_episodes_and_nothing_fails(tmp_path: Path) -> None:
     env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path / "gym")}
     prefix = tmp_path / "reports" / "smoke"
     with serving(env=env, log=tmp_path / "server.log") as url:
-        stage = run_stage(url, prefix, users=3, seconds=5, spawn_rate=3, steps="3-8",
+        stage = run_stage(url, prefix, users=3, seconds=10, spawn_rate=3, steps="3-8",
                           think="0", seeds="0-1")
     assert stage.failures == 0 and stage.failed_episodes == 0, stage.errors
     assert stage.episodes > 0 and stage.steps > stage.episodes

@@ -274,7 +274,11 @@ def test_a_decision_whose_reference_never_branches_fails(make_env: Make,
                                                         local: LocalServer) -> None:
     """The default outcome is the reference forced down another outcome's `when` steps: a
     reference that takes the same steps on every outcome leaves nothing to force."""
-    task = catalogue().get("tracker/perm-assign-requested")
+    branching = catalogue().get("tracker/perm-assign-requested")
+    # Its reference with the branches taken on every outcome: the same steps whatever it read.
+    steps = [step.model_copy(update={"when": None}) for step in branching.reference.steps]
+    task = branching.model_copy(update={
+        "reference": branching.reference.model_copy(update={"steps": steps})})
     assert task.decision is not None and not any(s.when for s in task.reference.steps)
     verdict, seen = Verdict(task.id, 1), quality.Seen()
     world = inspector(local)

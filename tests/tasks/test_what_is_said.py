@@ -78,6 +78,7 @@ DECLINED = 3  # a seed where helpdesk/refund-window declines (a standard account
 REFUNDED = "We have refunded it in full"  # helpdesk/refund-standard's reply
 UNVERIFIED, VERIFIED = 0, 1  # seeds where helpdesk/two-factor-reset's requester can't / can verify
 STRANGER, HOLDER = 0, 1  # seeds where helpdesk/email-change's requester is not / is the holder
+GERMAN, JAPANESE = 4, 1  # seeds whose helpdesk/ask-order-number customer is de-DE, ja-JP
 FOR_FINANCE = 0  # a seed where helpdesk/returned-machines-refund goes to Finance (above the limit)
 
 CASES = [
@@ -189,10 +190,12 @@ CASES = [
     Case("helpdesk/ask-order-number", {"Which order is it?": "Hi {{ customer.name }}, sorry to "
                                        "hear that! Kindly send us the order number from your "
                                        "confirmation email."}, "pass"),
+    # In the customer's own language (the seed's customer speaks it: they read no other).
     Case("helpdesk/ask-order-number", {"Which order is it?": "Hallo {{ customer.name }}, bitte "
-                                       "teilen Sie uns Ihre Bestellnummer mit."}, "pass"),
+                                       "teilen Sie uns Ihre Bestellnummer mit."}, "pass",
+         seed=GERMAN),
     Case("helpdesk/ask-order-number", {"Which order is it?": "{{ customer.name }}様、ご注文番号を"
-                                       "お知らせください。"}, "pass"),
+                                       "お知らせください。"}, "pass", seed=JAPANESE),
 ]
 
 
