@@ -146,11 +146,14 @@ async def test_returns_restock_and_refund(make_api: MakeApi) -> None:
 
 async def test_a_disputed_payment_cannot_be_refunded_by_the_store(make_api: MakeApi) -> None:
     api = make_api()
-    dispute = (await api.ok("GET", "/v1/disputes", params={"limit": 1}))["data"][0]
-    intent = await api.ok("GET", f"/v1/payment_intents/{dispute['payment_intent']}")
-    order = (await api.ok("GET", "/store/orders", params={
-        "number": intent["metadata"].get("order") or intent["metadata"]["legacy_order"]}))[
-        "data"][0]
+    # The newest dispute whose order shipped (what was not shipped cannot come back at all).
+    for dispute in (await api.ok("GET", "/v1/disputes", params={"limit": 20}))["data"]:
+        intent = await api.ok("GET", f"/v1/payment_intents/{dispute['payment_intent']}")
+        order = (await api.ok("GET", "/store/orders", params={
+            "number": intent["metadata"].get("order") or intent["metadata"]["legacy_order"]}))[
+            "data"][0]
+        if order["fulfillment_status"] == "fulfilled":
+            break
     item = order["items"][0]
     error = await api.refused("POST", f"/store/orders/{order['id']}/returns", 400,
                               "charge_disputed", json={
