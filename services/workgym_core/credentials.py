@@ -23,7 +23,7 @@ import os
 import secrets
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import orjson
 
@@ -125,15 +125,22 @@ def complete(settings: _Holder) -> None:
 
 
 # Episode pages: a link the gym puts in a report opens that episode's page (and its timeline)
-# in the telemetry store without the API key; the store checks ``sig`` the same way.
-def page_signature(api_key: str, episode_id: str) -> str:
-    return mac(api_key, "page", episode_id)
+# in the telemetry store without the API key, until the expiry it carries (signed with it);
+# the store checks ``exp`` and ``sig`` the same way.
+def page_signature(api_key: str, episode_id: str, expires: int) -> str:
+    return mac(api_key, "page", f"{episode_id}.{expires}")
 
 
-def page_link(base_url: str, api_key: str, episode_id: str) -> str:
-    """``<base_url>/episodes/<id>?sig=...``: the signed link to one episode's page."""
+def page_query(api_key: str, episode_id: str, expires: int) -> dict[str, str]:
+    """The query that signs a link to one episode's page until ``expires`` (Unix seconds)."""
+    return {"exp": str(expires), "sig": page_signature(api_key, episode_id, expires)}
+
+
+def page_link(base_url: str, api_key: str, episode_id: str, expires: int) -> str:
+    """``<base_url>/episodes/<id>?exp=...&sig=...``: the signed link to one episode's page,
+    valid until ``expires``."""
     return (f"{base_url.rstrip('/')}/episodes/{quote(episode_id, safe='')}"
-            f"?sig={page_signature(api_key, episode_id)}")
+            f"?{urlencode(page_query(api_key, episode_id, expires))}")
 
 
 def find_api_key() -> str | None:

@@ -80,6 +80,10 @@ class Settings(BaseSettings):
         None, description="Where the telemetry pages are, for links in reports "
         "(e.g. http://127.0.0.1:4318).",
     )
+    link_ttl_s: int = Field(
+        7 * 86_400, gt=0, description="Seconds a report's signed link to its episode's "
+        "telemetry page opens it (the telemetry store keeps spans 7 days by default).",
+    )
     episode_ttl_s: int = Field(3600, gt=0, description="Seconds an unfinished episode lives.")
     max_steps: int = Field(200, gt=0, description="Default step budget of an episode.")
     max_body_bytes: int = Field(256_000, gt=0, description="Largest request body accepted.")
