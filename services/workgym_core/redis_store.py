@@ -127,9 +127,12 @@ class _Supervised:
             with self.lock:
                 if self.stopping:
                     return
-                log.error("embedded redis-server exited (status %s; see %s): restarting it; "
-                          "the records of live episodes are lost", status, self.logfile)
-                self.process = self.start()
+                try:
+                    self.process = self.start()
+                except RuntimeError:  # the process is exiting: its spawner thread is gone
+                    return
+            log.error("embedded redis-server exited (status %s; see %s): restarted it; "
+                      "the records of live episodes are lost", status, self.logfile)
             try:
                 self.ready()
             except EmbeddedRedisError as exc:
