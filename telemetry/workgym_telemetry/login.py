@@ -11,6 +11,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from workgym_core import credentials
+from workgym_core.pages import cross_site
 
 from . import render
 from .auth import SESSION_COOKIE, session_cookie
@@ -56,6 +57,8 @@ async def log_in(request: Request, settings: SettingsDep) -> Response:
     except ValueError:
         form = {}
     target = safe_next(_field(form, "next"))
+    if reason := cross_site(request.method, request.scope["headers"]):
+        return _login_page(target, f"Refused: {reason}.", status_code=403)
     if not credentials.matches(_field(form, "api_key"), settings.api_key):
         return _login_page(target, "That is not the API key.", status_code=401,
                            headers=CHALLENGE)
