@@ -24,6 +24,7 @@ NEW_USER = {"user": {"name": "Mallory Cross", "email": "mallory@cross.example"}}
 FOREIGN = [
     {"origin": "http://127.0.0.1:9999"},  # the same host (same site), another port
     {"origin": "https://evil.example"}, {"origin": "null"},
+    {"origin": "null", "sec-fetch-site": "cross-site"},  # a sandboxed frame
     {"sec-fetch-site": "same-site"}, {"sec-fetch-site": "cross-site"},
 ]
 
@@ -55,6 +56,7 @@ def test_a_cross_site_post_with_the_episode_cookie_is_refused_and_changes_nothin
     assert trajectory(local, env) == []  # not one counted or forwarded
 
     for same in ({"origin": own}, {"sec-fetch-site": "same-origin"}, {"sec-fetch-site": "none"},
+                 {"origin": "null", "sec-fetch-site": "same-origin"},  # a no-referrer page's
                  {}):  # neither header: no browser's
         assert local.request("GET", users, headers={**cookie, "origin": "https://evil.example"}
                              ).status_code == 200  # reading is not a change
