@@ -44,7 +44,7 @@ lint: setup ## ruff and mypy
 serve: setup ## Run the all-in-one server on :8000
 	@$(BIN)/workgym serve --port 8000
 
-compose-env: ## Write .env (internal credential, control token) for compose, if absent
+compose-env: ## Write .env (services' secrets, Redis password, API key) for compose, if absent
 	@bash .ci/compose-env.sh
 
 images: compose-env ## Build the service images (gym, proxy, telemetry, a replica per app)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Write .env (gitignored) for docker compose: the credential services present to each other
-# (WORKGYM_INTERNAL_SECRET) and the operator's API key (WORKGYM_API_KEY). The API key is this
+# (WORKGYM_INTERNAL_SECRET), the secret the gym and the proxy sign episode tokens with
+# (WORKGYM_TOKEN_SECRET), Redis's password (WORKGYM_REDIS_PASSWORD) and the operator's API
+# key (WORKGYM_API_KEY). The API key is this
 # machine's own (~/.config/workgym/api-key, created here if absent), so the SDK and CLI on the
 # host reach the stack without setup. Never overwrites a value already in .env.
 set -euo pipefail
@@ -15,10 +17,12 @@ if [ ! -s "$config/api-key" ]; then
   echo "compose-env: wrote this machine's API key to $config/api-key" >&2
 fi
 wrote=""
-if ! has WORKGYM_INTERNAL_SECRET; then
-  echo "WORKGYM_INTERNAL_SECRET=$(token)" >> .env
-  wrote="$wrote WORKGYM_INTERNAL_SECRET"
-fi
+for secret in WORKGYM_INTERNAL_SECRET WORKGYM_TOKEN_SECRET WORKGYM_REDIS_PASSWORD; do
+  if ! has "$secret"; then
+    echo "$secret=$(token)" >> .env
+    wrote="$wrote $secret"
+  fi
+done
 if ! has WORKGYM_API_KEY; then
   echo "WORKGYM_API_KEY=$(cat "$config/api-key")" >> .env
   wrote="$wrote WORKGYM_API_KEY"

@@ -36,6 +36,7 @@ from workgym_core.asgi import (
 from workgym_core.credentials import bearer
 from workgym_core.errors import (
     EpisodeNotFound,
+    Forbidden,
     HeadersTooLarge,
     NotFound,
     ReplicaUnreachable,
@@ -58,6 +59,7 @@ from workgym_core.internal import (
     STEP_HEADER,
     VALIDATE_HEADER,
 )
+from workgym_core.pages import cross_site
 from workgym_core.redis_store import busy, unavailable
 from workgym_core.registry import (
     RESTARTED,
@@ -119,18 +121,19 @@ def _escapes(rest: str) -> bool:
             or ("/" + seen.lstrip("/")).startswith(INTERNAL_PREFIX))
 
 
-def _token(headers: list[tuple[bytes, bytes]]) -> str:
-    """The bearer token, else a browser's episode cookie (browser.py)."""
+def _token(headers: list[tuple[bytes, bytes]]) -> tuple[str, bool]:
+    """The bearer token, else a browser's episode cookie (browser.py); whether it was the
+    cookie (a credential the browser adds by itself)."""
     cookie = None
     for name, value in headers:
         if name == b"authorization":
             found = bearer(value.decode("latin-1"))
             if found:
-                return found
+                return found, False
         elif name == b"cookie":
             cookie = cookie or browser.cookie_token(value)
     if cookie:
-        return cookie
+        return cookie, True
     raise Unauthorized("missing bearer token: send 'Authorization: Bearer <episode token>'",
                        code="missing_token")
 
@@ -235,7 +238,10 @@ class Proxy:
         if (entry := browser.entry(scope)) is not None:
             await self._enter(send, app, *entry, secure=scope.get("scheme") == "https")
             return
-        token = _token(headers)
+        token, by_cookie = _token(headers)
+        if by_cookie and (reason := cross_site(scope["method"], headers)):
+            raise Forbidden(f"refused a cross-site request: {reason}", code="cross_site_request",
+                            field="origin", rule="same_origin")
         # Everything an agent sent is checked before the step is counted or forwarded.
         body = await read_body(receive, self.settings.max_body_bytes)
         parsed = json_body(body, self.settings.max_json_depth)

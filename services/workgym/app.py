@@ -225,7 +225,7 @@ def create_app(settings: Settings | None = None) -> Server:
     if roles & {"gym", "proxy"}:
         from workgym_proxy.upstream import make_upstream
 
-        registry = Registry(redis_store.connect(settings), settings.internal_secret)
+        registry = Registry(redis_store.connect(settings), settings.token_secret)
         # How the gym API and the proxy reach replicas: in-process ones directly, others
         # over the network.
         upstream = make_upstream(settings.proxy_client,

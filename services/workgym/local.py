@@ -96,7 +96,7 @@ def local_server(settings: Settings | None = None) -> LocalServer:
     """The process's in-process server for these settings (started on first use)."""
     settings = settings or Settings()
     # Credentials are never part of the key (nor logged through it).
-    key = settings.model_dump_json(exclude={"internal_secret", "api_key"})
+    key = settings.model_dump_json(exclude={"internal_secret", "token_secret", "api_key"})
     with _lock:
         server = _servers.get(key)
         if server is None:

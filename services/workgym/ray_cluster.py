@@ -172,12 +172,16 @@ def up(settings: Settings, counts: Mapping[str, int], *, port: int = 8000,
         redis = _actor(RedisServer, REDIS, num_cpus=0, resources=HEAD).remote(settings.redis_dir)
         [redis_url] = _wait([redis.url.remote()], "Redis")
     # Credentials are filled from the config directory outside model_fields_set: sent too.
-    configured = {**settings.model_dump(exclude_unset=True), "redis_url": redis_url,
-                  "api_key": settings.api_key, "internal_secret": settings.internal_secret}
+    # Replicas never get the token secret (least privilege: they cannot mint episode tokens).
+    configured = {**settings.model_dump(exclude_unset=True, exclude={"token_secret"}),
+                  "redis_url": redis_url, "api_key": settings.api_key,
+                  "internal_secret": settings.internal_secret}
     public = settings.public_url if "public_url" in settings.model_fields_set else None
 
     def role(name: str, **options: Any) -> Any:
-        return _actor(RoleServer, name, **options).remote(configured)
+        signs = name in (PROXY, GYM)
+        return _actor(RoleServer, name, **options).remote(
+            {**configured, "token_secret": settings.token_secret} if signs else configured)
 
     [proxy] = _wait([role(PROXY, num_cpus=0, resources=HEAD).start.remote(
         ["proxy"], proxy_port, public, log_level)], "the proxy")

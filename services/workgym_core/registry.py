@@ -12,7 +12,7 @@ Keys (all expire with the episode):
     wg:live:{owner}   zset   the owner's live episodes, scored by expiry (the quota)
     wg:rate:{owner}   hash   the owner's creation token bucket
 
-A token is ``<episode id>.<expiry>.<nonce>.<signature>``, signed with the internal secret, so
+A token is ``<episode id>.<expiry>.<nonce>.<signature>``, signed with the token secret, so
 a service tells a genuine token from a guess without Redis, and a genuine token whose record
 is gone from an expired episode or a lost one. Redis keeps only a token's SHA-256 (the
 refresh token, ``...r<nonce>...``, mints a new token after a token_expiry; an access token's
@@ -222,7 +222,7 @@ class Token:
 
 
 class Tokens:
-    """Mints and checks episode tokens, signed with the deployment's internal secret."""
+    """Mints and checks episode tokens, signed with the deployment's token secret."""
 
     def __init__(self, secret: str) -> None:
         self.secret = secret

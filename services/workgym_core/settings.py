@@ -26,7 +26,7 @@ class Settings(BaseSettings):
     config_dir: Path = Field(
         default_factory=credentials.default_config_dir,
         description="Where this machine's generated credentials are kept (api-key, "
-        "internal-secret): $XDG_CONFIG_HOME/workgym, else ~/.config/workgym.",
+        "internal-secret, token-secret): $XDG_CONFIG_HOME/workgym, else ~/.config/workgym.",
     )
     api_key: str = Field(
         "", description="The operator's API key: creating episodes, full reports, fault "
@@ -34,9 +34,14 @@ class Settings(BaseSettings):
         "first process that needs it creates.",
     )
     internal_secret: str = Field(
-        "", description="What services present to each other (replicas, telemetry ingest) "
-        "and what episode tokens are signed with. Unset: <config_dir>/internal-secret, "
-        "created on first use; set it, the same, in every container of a deployment.",
+        "", description="What services present to each other (replicas' /_env routes, "
+        "telemetry ingest). Unset: <config_dir>/internal-secret, created on first use; set "
+        "it, the same, in every container of a deployment.",
+    )
+    token_secret: str = Field(
+        "", description="What episode tokens are signed with: the gym API and the proxy "
+        "need it, replicas never. Unset: <config_dir>/token-secret, created on first use; "
+        "set it, the same, in the gym's and the proxy's containers.",
     )
     public_url: str = Field(
         "http://127.0.0.1:8000", description="Base URL agents reach the proxy at: episodes' "
@@ -79,6 +84,10 @@ class Settings(BaseSettings):
     telemetry_url: str | None = Field(
         None, description="Where the telemetry pages are, for links in reports "
         "(e.g. http://127.0.0.1:4318).",
+    )
+    link_ttl_s: int = Field(
+        7 * 86_400, gt=0, description="Seconds a report's signed link to its episode's "
+        "telemetry page opens it (the telemetry store keeps spans 7 days by default).",
     )
     episode_ttl_s: int = Field(3600, gt=0, description="Seconds an unfinished episode lives.")
     max_steps: int = Field(200, gt=0, description="Default step budget of an episode.")

@@ -46,3 +46,14 @@ class NotAuthenticated(TelemetryError):
 
 class LoginRequired(NotAuthenticated):
     """A page asked for without the operator's credentials: answered with the login page."""
+
+
+class LinkExpired(TelemetryError):
+    """A genuine signed link past the expiry it carries."""
+
+    status_code = 410
+    code = "link_expired"
+
+
+class LinkExpiredPage(LinkExpired):
+    """A page opened by an expired signed link: answered with the login page (410)."""

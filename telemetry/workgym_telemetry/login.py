@@ -11,11 +11,12 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from workgym_core import credentials
+from workgym_core.pages import cross_site
 
 from . import render
 from .auth import SESSION_COOKIE, session_cookie
 from .deps import SettingsDep
-from .errors import CHALLENGE, LoginRequired
+from .errors import CHALLENGE, LinkExpiredPage, LoginRequired
 from .pages import html
 
 router = APIRouter(include_in_schema=False)
@@ -56,6 +57,8 @@ async def log_in(request: Request, settings: SettingsDep) -> Response:
     except ValueError:
         form = {}
     target = safe_next(_field(form, "next"))
+    if reason := cross_site(request.method, request.scope["headers"]):
+        return _login_page(target, f"Refused: {reason}.", status_code=403)
     if not credentials.matches(_field(form, "api_key"), settings.api_key):
         return _login_page(target, "That is not the API key.", status_code=401,
                            headers=CHALLENGE)
@@ -67,13 +70,16 @@ async def log_in(request: Request, settings: SettingsDep) -> Response:
 
 
 async def _login_required(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, LoginRequired)
-    query = request.url.query
+    assert isinstance(exc, LoginRequired | LinkExpiredPage)
+    query = request.url.query if isinstance(exc, LoginRequired) else ""  # not the dead link
     return _login_page(request.url.path + (f"?{query}" if query else ""),
+                       exc.message if isinstance(exc, LinkExpiredPage) else None,
                        status_code=exc.status_code, headers=exc.headers)
 
 
 def install(app: FastAPI) -> None:
-    """The login routes, and the login page as the answer to every LoginRequired."""
+    """The login routes, and the login page as the answer to every LoginRequired (and to a
+    page's expired link, saying so)."""
     app.include_router(router)
     app.add_exception_handler(LoginRequired, _login_required)
+    app.add_exception_handler(LinkExpiredPage, _login_required)

@@ -38,4 +38,4 @@ def index_page(_: OperatorPageDep, store: StoreDep, task: TaskField = "",
 
 @router.get("/episodes/{episode_id}")
 def episode_page(access: ReaderPageDep, episode_id: str, store: StoreDep) -> HTMLResponse:
-    return html(render.episode(episode_timeline(store, episode_id), sig=access.sig))
+    return html(render.episode(episode_timeline(store, episode_id), link=access.link))

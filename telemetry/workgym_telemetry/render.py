@@ -219,15 +219,16 @@ def _step(step: Step) -> str:
     )
 
 
-def episode(timeline: Timeline, *, sig: str | None = None) -> str:
-    """The episode's page; ``sig`` (it was opened by its signed link) goes on its JSON link."""
+def episode(timeline: Timeline, *, link: dict[str, str] | None = None) -> str:
+    """The episode's page; ``link`` (the query of the signed link it was opened by) goes on
+    its JSON link."""
     faulted = sum(1 for s in timeline.steps if s.faults)
     cards = [("Outcome", _outcome(timeline.success)), ("Reward", _reward(timeline.reward)),
              ("Steps", str(len(timeline.steps))), ("Faulted steps", str(faulted)),
              ("Duration", _duration(timeline.duration_ms))]
     api = f"/v1/episodes/{quote(timeline.episode_id, safe='')}/timeline"
-    if sig is not None:
-        api += f"?{urlencode({'sig': sig})}"
+    if link is not None:
+        api += f"?{urlencode(link)}"
     head = (
         f"<h1>Episode {_e(timeline.episode_id)}</h1><div class=sub>task "
         f"<b>{_e(timeline.task or '–')}</b> · seed {_e(timeline.seed)}"

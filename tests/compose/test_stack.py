@@ -54,15 +54,21 @@ def compose(*args: str, timeout: float = 900) -> str:
 
 
 def redis(*args: str) -> str:
-    return compose("exec", "-T", "redis", "redis-cli", *args).strip()
+    return compose("exec", "-T", "-e", f"REDISCLI_AUTH={dotenv('WORKGYM_REDIS_PASSWORD')}",
+                   "redis", "redis-cli", *args).strip()
+
+
+def dotenv(name: str) -> str:
+    """A value the stack runs with (.env, written by `make compose-env`)."""
+    for line in (ROOT / ".env").read_text().splitlines():
+        if line.startswith(f"{name}="):
+            return line.split("=", 1)[1]
+    raise AssertionError(f"no {name} in .env")
 
 
 def api_key() -> str:
-    """The operator's key the stack runs with (.env, written by `make compose-env`)."""
-    for line in (ROOT / ".env").read_text().splitlines():
-        if line.startswith("WORKGYM_API_KEY="):
-            return line.split("=", 1)[1]
-    raise AssertionError("no WORKGYM_API_KEY in .env")
+    """The operator's key the stack runs with."""
+    return dotenv("WORKGYM_API_KEY")
 
 
 def operator() -> dict[str, str]:

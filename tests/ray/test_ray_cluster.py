@@ -80,7 +80,7 @@ async def _placed(settings: Settings, redis_url: str, ids: list[str]) -> dict[st
     """Episode id -> the replica instance the gym placed it on (its record in Redis)."""
     redis = redis_store.connect(settings.model_copy(update={"redis_url": redis_url}))
     try:
-        registry = Registry(redis, settings.internal_secret)
+        registry = Registry(redis, settings.token_secret)
         return {i: (await registry.get(i)).apps["helpdesk"] for i in ids}
     finally:
         await redis.aclose()

@@ -1,7 +1,8 @@
 """A bad day loses nothing: while Redis is down every service answers JSON 503 with
 Retry-After; a Redis that persists (append-only file, as in compose) comes back with every
 live episode, which goes on and scores right; a step whose record meets the outage is
-retried, not dropped; a lost episode says why.
+retried, not dropped; a lost episode says why; the all-in-one server's embedded Redis,
+killed, is started again (empty: its live episodes are lost, and say so).
 
 Before: restarting Redis lost every live episode; meanwhile the gym and proxy answered
 plain-text 500s, and afterwards ``invalid_token`` and ``episode_not_found`` that hid what
@@ -9,6 +10,8 @@ happened. (tests/compose restarts the real compose Redis mid-episode too.)"""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -23,6 +26,7 @@ from workgym.agents.reference import given, run_step
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
+from workgym_core.redis_store import embedded_socket
 from workgym_core.registry import Registry
 from workgym_core.settings import Settings
 
@@ -134,3 +138,34 @@ def test_a_lost_episode_says_why(local: LocalServer, make_env: MakeEnv) -> None:
     finish = local.request("POST", f"/v1/episodes/{obs.episode_id}/finish", json={},
                            headers=operator(local))
     assert finish.status_code == 502 and "restarted" in finish.json()["error"]["message"]
+
+
+def test_the_embedded_redis_is_restarted_when_it_dies(
+        server: Callable[..., LocalServer], tmp_path: Path) -> None:
+    local = server(data_dir=tmp_path / "data")  # its own embedded redis-server
+    before = Env.inprocess(local, TASK, seed=2, faults="none")
+    before.reset()
+    assert before.call("GET", "/api/v2/groups").status_code == 200
+    probe = redis.Redis(unix_socket_path=embedded_socket(local.server.settings.redis_dir))
+    killed = probe.info("server")["process_id"]
+
+    os.kill(killed, signal.SIGKILL)
+
+    deadline = time.monotonic() + 30
+    while True:  # a new redis-server, on the same socket
+        try:
+            if probe.info("server")["process_id"] != killed:
+                break
+        except (redis.ConnectionError, FileNotFoundError):
+            pass
+        assert time.monotonic() < deadline, "the embedded redis-server was not restarted"
+        time.sleep(0.05)
+    health = local.request("GET", "/healthz")
+    assert (health.status_code, health.json()) == (200, {"status": "ok"})
+    lost = before.call("GET", "/api/v2/groups")  # its record went with the old server
+    assert lost.status_code == 502 and lost.json()["error"]["code"] == "episode_lost"
+    assert "Redis lost its data" in lost.json()["error"]["message"]
+    after = Env.inprocess(local, TASK, seed=2, faults="none")
+    after.reset()
+    assert after.call("GET", "/api/v2/groups").status_code == 200
+    assert after.finish()["steps"] == 1

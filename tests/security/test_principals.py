@@ -7,6 +7,7 @@ once and read the verifier's expectations from the report."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
+from workgym_core.registry import Tokens
 
 from .conftest import TASK, agent, operator
 
@@ -146,3 +148,20 @@ def test_wrong_operator_keys_are_refused(local: LocalServer, credential: str) ->
                              headers={"authorization": f"Bearer {credential}"})
     assert response.status_code == 401
     assert response.headers["www-authenticate"] == "Bearer"
+
+
+def test_what_a_replica_holds_cannot_mint_an_episode_token(
+        local: LocalServer, make_env: MakeEnv) -> None:
+    settings = local.server.settings
+    env = make_env(TASK, 1)
+    obs = env.reset()
+    assert settings.token_secret and settings.token_secret != settings.internal_secret
+    # A token for this episode's id (and one for an id nobody has), signed with the secret
+    # every replica holds: no genuine token, so no oracle of what exists either.
+    for episode_id in (obs.episode_id, "ep_0000000000000000"):
+        forged = Tokens(settings.internal_secret).mint(episode_id, time.time() + 600)
+        for path in ("/apps/helpdesk/api/v2/groups", f"/v1/episodes/{episode_id}"):
+            refused = local.request("GET", path, headers={"authorization": f"Bearer {forged}"})
+            assert refused.status_code in (401, 404), (path, refused.text)
+            assert refused.json()["error"]["code"] in ("invalid_token", "episode_not_found")
+    assert env.call("GET", "/api/v2/groups").status_code == 200  # the genuine one works

@@ -25,6 +25,7 @@ from workgym import cli
 from workgym_core import credentials
 
 UNKNOWN = "ep-nobody-ran-this"
+FRESH = int(time.time()) + 3600  # a signed link's expiry, an hour from now
 
 
 @pytest.fixture
@@ -81,7 +82,7 @@ def test_a_wrong_credential_is_refused(served: Served) -> None:
     from workgym_telemetry.auth import SESSION_COOKIE, session_cookie
 
     settings = served.settings
-    sig = credentials.page_signature(served.api_key, REFUND.episode_id)
+    sig = credentials.page_signature(served.api_key, REFUND.episode_id, FRESH)
     wrong_headers = [
         {"Authorization": "Bearer wgk_not-the-key"},
         {"Authorization": f"Bearer {served.secret}"},  # the services' credential reads nothing
@@ -155,26 +156,50 @@ def test_logging_in_goes_back_only_to_this_site(served: Served, target: str) -> 
 
 def test_a_signed_link_opens_its_episode_and_no_other(served: Served) -> None:
     http = served.anonymous
-    sig = {"sig": credentials.page_signature(served.api_key, REFUND.episode_id)}
-    link = credentials.page_link(served.url, served.api_key, REFUND.episode_id)
+    link = credentials.page_link(served.url, served.api_key, REFUND.episode_id, FRESH)
+    query = credentials.page_query(served.api_key, REFUND.episode_id, FRESH)
 
     page = http.get(link)
-    timeline = http.get(f"/v1/episodes/{REFUND.episode_id}/timeline", params=sig)
+    timeline = http.get(f"/v1/episodes/{REFUND.episode_id}/timeline", params=query)
 
     assert page.status_code == 200 and REFUND.episode_id in page.text
-    assert f"/timeline?sig={sig['sig']}" in page.text  # the page's JSON link works too
+    assert f"/timeline?exp={FRESH}&amp;sig={query['sig']}" in page.text  # its JSON link too
     assert page.headers["referrer-policy"] == "no-referrer"  # the link is a credential
     assert timeline.status_code == 200 and timeline.json()["episode_id"] == REFUND.episode_id
-    foreign = [_refused_as_page(http.get(f"/episodes/{other}", params=sig))
+    foreign = [_refused_as_page(http.get(f"/episodes/{other}", params=query))
                for other in (CLOSE.episode_id, UNKNOWN)]
     assert foreign[0] == foreign[1].replace(UNKNOWN, CLOSE.episode_id)  # no oracle
     for other in (CLOSE.episode_id, UNKNOWN):
-        _refused_as_api(http.get(f"/v1/episodes/{other}/timeline", params=sig))
-    _refused_as_api(http.get(f"/v1/episodes/{REFUND.episode_id}/trace", params=sig))
-    _refused_as_api(http.get("/v1/episodes", params=sig))
-    _refused_as_page(http.get("/", params=sig))
-    other_key = credentials.page_signature("wgk_another-deployment", REFUND.episode_id)
-    _refused_as_page(http.get(f"/episodes/{REFUND.episode_id}", params={"sig": other_key}))
+        _refused_as_api(http.get(f"/v1/episodes/{other}/timeline", params=query))
+    _refused_as_api(http.get(f"/v1/episodes/{REFUND.episode_id}/trace", params=query))
+    _refused_as_api(http.get("/v1/episodes", params=query))
+    _refused_as_page(http.get("/", params=query))
+    other_key = credentials.page_query("wgk_another-deployment", REFUND.episode_id, FRESH)
+    _refused_as_page(http.get(f"/episodes/{REFUND.episode_id}", params=other_key))
+
+
+def test_a_signed_link_expires_and_its_expiry_cannot_be_moved(served: Served) -> None:
+    http = served.anonymous
+    past = int(time.time()) - 1
+    expired = credentials.page_query(served.api_key, REFUND.episode_id, past)
+    timeline = f"/v1/episodes/{REFUND.episode_id}/timeline"
+
+    page = http.get(credentials.page_link(served.url, served.api_key, REFUND.episode_id, past))
+    api = http.get(timeline, params=expired)
+
+    assert page.status_code == 410
+    assert "this signed link expired" in page.text and "name=api_key" in page.text
+    assert expired["sig"] not in page.text  # the login form goes back to the page, not the link
+    assert REFUND.task not in page.text and "details class" not in page.text
+    assert api.status_code == 410 and api.json()["error"]["code"] == "link_expired"
+    assert api.json()["error"]["field"] == "exp"
+    # The expiry is signed: moved forward, missing or malformed, the link is no credential.
+    for query in ({**expired, "exp": str(FRESH)}, {"sig": expired["sig"]},
+                  {**expired, "exp": f"+{past}"}, {**expired, "exp": "9" * 40}):
+        _refused_as_page(http.get(f"/episodes/{REFUND.episode_id}", params=query))
+        _refused_as_api(http.get(timeline, params=query))
+    fresh = credentials.page_query(served.api_key, REFUND.episode_id, FRESH)
+    assert http.get(timeline, params=fresh).status_code == 200
 
 
 OTLP_JSON = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{

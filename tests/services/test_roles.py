@@ -114,10 +114,12 @@ def test_settings_that_cannot_work_fail_at_startup(
 def test_processes_on_one_machine_share_generated_credentials(tmp_path: Path) -> None:
     one, two = (Settings(config_dir=tmp_path / "config") for _ in range(2))
     assert one.internal_secret == two.internal_secret and one.api_key == two.api_key
+    assert one.token_secret == two.token_secret
     assert one.api_key.startswith("wgk_") and one.api_key != one.internal_secret
+    assert one.token_secret not in (one.internal_secret, one.api_key)  # never derived
     assert {p.name: oct(p.stat().st_mode & 0o777) for p in (tmp_path / "config").iterdir()} == {
-        "api-key": "0o600", "internal-secret": "0o600"}
-    assert not {"api_key", "internal_secret"} & one.model_fields_set  # generated, not given
+        "api-key": "0o600", "internal-secret": "0o600", "token-secret": "0o600"}
+    assert not {"api_key", "internal_secret", "token_secret"} & one.model_fields_set
 
 
 def test_unknown_roles_are_refused() -> None:

@@ -4,6 +4,7 @@ operator logs in with the API key; a signed link opens its episode and nothing e
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,7 +127,8 @@ def test_logging_in_then_the_episode_page_and_index(page: tuple[Page, Served],
 
 def test_a_signed_link_opens_its_episode_and_nothing_else(page: tuple[Page, Served]) -> None:
     tab, served = page
-    link = credentials.page_link(served.url, served.api_key, REFUND.episode_id)
+    link = credentials.page_link(served.url, served.api_key, REFUND.episode_id,
+                                int(time.time()) + 3600)
 
     tab.goto(link)
 

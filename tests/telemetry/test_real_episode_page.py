@@ -4,7 +4,9 @@ signed link the gym put in the report."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from playwright.sync_api import Browser, expect
@@ -12,6 +14,7 @@ from playwright.sync_api import Browser, expect
 from tests.browser import BROWSER
 from tests.conftest import Recorded
 from workgym_core import credentials
+from workgym_core.settings import Settings
 
 pytestmark = BROWSER
 
@@ -22,7 +25,9 @@ def test_the_page_shows_a_recorded_episode(recorded: Recorded, browser: Browser,
     timeline = httpx.get(f"{recorded.url}/v1/episodes/{episode}/timeline",
                          headers=recorded.operator).json()
     link = timeline["report"]["episode_page"]
-    assert link == credentials.page_link(recorded.url, recorded.api_key, episode)
+    expires = int(parse_qs(urlsplit(link).query)["exp"][0])
+    assert link == credentials.page_link(recorded.url, recorded.api_key, episode, expires)
+    assert time.time() < expires <= time.time() + Settings.model_fields["link_ttl_s"].default
     tab = browser.new_page(viewport={"width": 1200, "height": 900})
     try:
         tab.goto(link)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any
@@ -282,7 +283,8 @@ class EpisodeService:
             result["unrecorded_steps"] = unrecorded
         if self.settings.telemetry_url:
             result["episode_page"] = credentials.page_link(
-                self.settings.telemetry_url, self.settings.api_key, record.id)
+                self.settings.telemetry_url, self.settings.api_key, record.id,
+                int(time.time()) + self.settings.link_ttl_s)
         result = credentials.sign_report(self.settings.api_key, result)
         outcome = "harm" if report.harm else ("success" if report.success else "failure")
         self.metrics.episodes_finished.add(1, {"task": record.task, "outcome": outcome})
