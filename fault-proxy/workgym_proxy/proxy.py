@@ -29,6 +29,7 @@ from workgym_core.asgi import (
     Scope,
     Send,
     json_body,
+    nests_deeper,
     read_body,
     send_error,
     send_response,
@@ -149,13 +150,16 @@ def _check_headers(headers: list[tuple[bytes, bytes]], settings: Settings) -> No
                               field="headers", rule=f"max_bytes:{settings.max_header_bytes}")
 
 
-def _json_or_none(body: bytes, limit: int) -> Any:
+def _json_or_none(body: bytes, limit: int, max_depth: int) -> Any:
+    """A response body as the trajectory keeps it: None when it is cut (over ``limit``
+    bytes, or nested deeper than ``max_depth``, which the scorer's JSON readers refuse)."""
     if not body or len(body) > limit:
         return None
     try:
-        return orjson.loads(body)
+        parsed = orjson.loads(body)
     except orjson.JSONDecodeError:
         return None
+    return None if nests_deeper(parsed, max_depth) else parsed
 
 
 def _idempotency_key(headers: list[tuple[bytes, bytes]]) -> str | None:
@@ -400,7 +404,7 @@ class Proxy:
         status, received, content = await self.upstream.request(
             ctx.method, url, forwarded, ctx.body)
         if status == 404 and isinstance(
-                refused := from_wire(status, _json_or_none(content, 4096)), EpisodeNotFound):
+                refused := from_wire(status, _json_or_none(content, 4096, 8)), EpisodeNotFound):
             raise refused  # the instance answers but no longer holds the episode: it restarted
         out = []
         for k, v in received:
@@ -439,7 +443,7 @@ class Proxy:
     def _step(self, ctx: StepContext, grant: StepGrant, parsed: Any, reply: Reply,
               started: float) -> TrajectoryStep:
         limit = self.settings.trajectory_body_bytes
-        response_body = _json_or_none(reply.body, limit)
+        response_body = _json_or_none(reply.body, limit, self.settings.trajectory_json_depth)
         return TrajectoryStep(
             index=step_index(grant), app=ctx.app, method=ctx.method,
             path=_canonical_path(ctx.route, ctx.params) if ctx.route else ctx.path,

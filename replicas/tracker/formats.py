@@ -33,6 +33,10 @@ _CHILDREN: dict[str, frozenset[str]] = {  # node type -> the types its content m
     **{kind: frozenset() for kind in _INLINE},
 }
 _NEEDS_CHILDREN = frozenset({"bulletList", "orderedList", "listItem", "blockquote"})
+_LISTS = frozenset({"bulletList", "orderedList"})
+# Lists nest at most this deep, as in Jira's editor; only lists nest, so this bounds every
+# stored document (a deeper v2 '*'/'#' marker is literal text, a deeper v3 list is refused).
+MAX_LIST_DEPTH = 6
 # Wiki delimiters of each mark, in the order marks nest (outermost first) when rendered.
 _MARKS = {"strong": ("*", "*"), "em": ("_", "_"), "strike": ("-", "-"), "underline": ("+", "+"),
           "link": ("[", "|{}]"), "code": ("{{", "}}")}
@@ -42,10 +46,11 @@ _RANK = {kind: rank for rank, kind in enumerate(_MARKS)}
 def validate_adf(doc: object) -> ADFNode:
     """Return `doc` if it is a v3 document the replica supports, else raise FormatError
     naming the first invalid node's path, e.g. "content[0].content[1]: unknown node type"."""
-    return _check(doc, "", frozenset({"doc"}))
+    return _check(doc, "", frozenset({"doc"}), 0)
 
 
-def _check(node: object, path: str, allowed: frozenset[str]) -> ADFNode:
+def _check(node: object, path: str, allowed: frozenset[str], lists: int) -> ADFNode:
+    """``lists``: how many lists hold ``node``."""
     where = path or "doc"
     if not isinstance(node, dict):
         raise FormatError(f"{where}: a node must be an object")
@@ -57,6 +62,8 @@ def _check(node: object, path: str, allowed: frozenset[str]) -> ADFNode:
     attrs, content = node.get("attrs", {}), node.get("content", [])
     if not isinstance(attrs, dict) or not isinstance(content, list):
         raise FormatError(f"{where}: attrs must be an object and content a list")
+    if kind in _LISTS and lists == MAX_LIST_DEPTH:
+        raise FormatError(f"{where}: lists nest at most {MAX_LIST_DEPTH} levels deep")
     if kind in _NEEDS_CHILDREN and not content:
         raise FormatError(f"{where}: {kind} needs at least one child node")
     if kind == "doc" and (node.get("version") != 1 or "content" not in node):
@@ -77,7 +84,7 @@ def _check(node: object, path: str, allowed: frozenset[str]) -> ADFNode:
         raise FormatError(f"{where}.attrs.language: must be a string")
     for i, child in enumerate(content):
         child_path = f"{path}.content[{i}]" if path else f"content[{i}]"
-        _check(child, child_path, _CHILDREN[kind])
+        _check(child, child_path, _CHILDREN[kind], lists + (kind in _LISTS))
         if kind == "codeBlock" and child.get("marks"):
             raise FormatError(f"{child_path}: text in a codeBlock takes no marks")
     return node
@@ -172,8 +179,9 @@ _WIKI = re.compile(
 
 def text_to_adf(text: str) -> ADFNode:
     """A v2 string as ADF: blank lines separate paragraphs, a newline is a hardBreak; wiki's
-    h1.-h6., '* '/'# ' lists, {code} blocks, *bold*, _italic_, {{code}}, [text|url] and
-    [~accountid:ID] mentions are understood, everything else is literal text."""
+    h1.-h6., '* '/'# ' lists (up to MAX_LIST_DEPTH markers), {code} blocks, *bold*, _italic_
+    (each once: inside bold, '*' is text), {{code}}, [text|url] and [~accountid:ID] mentions
+    are understood, everything else is literal text."""
     blocks: list[ADFNode] = []
     paragraph: list[str] = []
     items: list[tuple[str, str]] = []
@@ -204,7 +212,7 @@ def text_to_adf(text: str) -> ADFNode:
             flush()
             level, inline = int(heading[1]), _parse_inline(heading[2], [])
             blocks.append({"type": "heading", "attrs": {"level": level}, "content": inline})
-        elif item := _LIST_ITEM.fullmatch(line):
+        elif (item := _LIST_ITEM.fullmatch(line)) and len(item[1]) <= MAX_LIST_DEPTH:
             if paragraph:
                 flush()
             items.append((item[1], item[2]))
@@ -259,8 +267,9 @@ def _parse_inline(line: str, marks: list[ADFNode]) -> list[ADFNode]:
         elif match["label"]:
             link = {"type": "link", "attrs": {"href": match["href"]}}
             nodes += _texts(match["label"], [*marks, link])
+        elif (kind := "strong" if match["strong"] else "em") in {m["type"] for m in marks}:
+            nodes += _texts(match[0], marks)  # a mark applies once: inside it, it is text
         else:
-            kind = "strong" if match["strong"] else "em"
             nodes += _parse_inline(match[kind], [*marks, {"type": kind}])
     return nodes + _texts(line[start:], marks)
 

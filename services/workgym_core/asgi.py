@@ -62,7 +62,7 @@ def replay(body: bytes, receive: Receive) -> Receive:
     return replayed
 
 
-def _too_deep(value: Any, limit: int) -> bool:
+def nests_deeper(value: Any, limit: int) -> bool:
     """Whether ``value`` nests arrays/objects deeper than ``limit`` (iterative: no recursion)."""
     stack = [(value, 1)]
     while stack:
@@ -90,10 +90,10 @@ def json_body(body: bytes, max_depth: int) -> Any:
     except orjson.JSONDecodeError as exc:
         if "depth limit" not in str(exc):  # past orjson's own limit (1024): past ours
             return None
-        too_deep = True
+        deep = True
     else:
-        too_deep = _too_deep(parsed, max_depth)
-    if too_deep:
+        deep = nests_deeper(parsed, max_depth)
+    if deep:
         raise InvalidRequest(f"the JSON body nests deeper than {max_depth} levels",
                              code="too_deep", field="body", rule=f"max_depth:{max_depth}")
     return parsed

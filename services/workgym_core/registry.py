@@ -42,7 +42,7 @@ from .errors import (
     Unauthorized,
     WorkGymError,
 )
-from .trajectory import TrajectoryStep
+from .trajectory import TrajectoryStep, steps_of
 
 ACTIVE, FINISHING, FINISHED = "active", "finishing", "finished"
 LOST = "lost"  # the replica instance holding the episode died: nothing to step or score
@@ -473,8 +473,12 @@ class Registry:
         the caller waited already)."""
         if settle_s is not None:
             await self.settled(episode_id, settle_s)
+        return steps_of(await self.recorded_steps(episode_id))
+
+    async def recorded_steps(self, episode_id: str) -> list[str]:
+        """The episode's steps as recorded (JSON, in order), unparsed."""
         raw: list[str] = await self.redis.zrange(_traj(episode_id), 0, -1)  # type: ignore[assignment]
-        return [TrajectoryStep.model_validate_json(item) for item in raw]
+        return raw
 
     async def settled(self, episode_id: str, wait_s: float) -> int:
         """Wait (up to ``wait_s``) until no request of the episode is in flight; returns how

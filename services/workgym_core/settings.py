@@ -98,6 +98,10 @@ class Settings(BaseSettings):
     trajectory_body_bytes: int = Field(
         16_384, gt=0, description="Response bytes kept per step on the trajectory."
     )
+    trajectory_json_depth: int = Field(
+        64, gt=0, le=128, description="Deepest nesting of a response body kept per step on "
+        "the trajectory (deeper: not kept, as a cut body), well under the nesting the JSON "
+        "parsers that read it back accept (~200).")
     max_json_depth: int = Field(
         32, gt=0, le=256, description="Deepest nesting of arrays/objects a request body may "
         "have (refused with 422 before it is forwarded).")

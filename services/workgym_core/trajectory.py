@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -45,3 +46,8 @@ class TrajectoryStep(BaseModel):
     @property
     def is_write(self) -> bool:
         return self.method in {"POST", "PUT", "PATCH", "DELETE"}
+
+
+def steps_of(recorded: Iterable[str | bytes]) -> list[TrajectoryStep]:
+    """Steps from their recorded JSON (ValidationError for one that does not parse)."""
+    return [TrajectoryStep.model_validate_json(item) for item in recorded]

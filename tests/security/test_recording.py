@@ -13,10 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from replicas.helpdesk import rules
 from workgym.local import LocalServer
 from workgym.sdk import Env
+from workgym_core.registry import Registry
 
 from .conftest import TASK, agent, app_url, operator, ticket_of, trajectory
 
@@ -117,21 +119,21 @@ def test_finish_waits_for_a_write_in_flight_and_records_it(
 def test_a_finish_that_fails_on_our_side_can_be_retried(
     local: LocalServer, make_env: MakeEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workgym import tasks as service
-
+    """A transient failure (here Redis, while the trajectory is read) leaves the episode
+    open; the scorer's own failure ends it (tests/security/test_scoring_total.py)."""
     env = make_env(TASK, 2, "none")
     obs = env.reset()
     assert env.call("GET", "/api/v2/groups").status_code == 200
-    real = service.score
+    real = Registry.recorded_steps
 
-    def failing(**kwargs: Any) -> Any:
-        raise RuntimeError("scoring crashed")
+    async def failing(self: Registry, episode_id: str) -> list[str]:
+        raise RedisConnectionError("Redis is restarting")
 
-    monkeypatch.setattr(service, "score", failing)
+    monkeypatch.setattr(Registry, "recorded_steps", failing)
     crashed = local.request("POST", f"/v1/episodes/{obs.episode_id}/finish", json={},
                             headers=operator(local))
-    assert crashed.status_code == 500 and crashed.json()["error"]["code"] == "internal_error"
-    monkeypatch.setattr(service, "score", real)
+    assert crashed.status_code == 503 and crashed.json()["error"]["code"] == "store_unavailable"
+    monkeypatch.setattr(Registry, "recorded_steps", real)
     assert env.state()["status"] == "active"  # not stuck 'finishing': 409 forever before
     assert env.finish()["steps"] == 1
 

@@ -8,7 +8,8 @@ report's ``success``). For k trials drawn among the n without replacement:
 
 Both are averaged over problems. Neither can be estimated from fewer than k trials: for a
 problem with k > n they are None, and the averages leave such problems out (None when no
-problem has k trials).
+problem has k trials). An episode the gym could not score (its report's ``infra_error``) says
+nothing about the agent: it is counted apart and left out of every metric and score.
 """
 
 from __future__ import annotations
@@ -69,9 +70,10 @@ class TaskRow:
     task: str
     episodes: int
     passed: int
-    score: float  # mean reward
+    score: float  # mean reward of the scored episodes (0 when none was)
     mean_s: float  # mean episode duration
     errors: int
+    infra_errors: int  # episodes the gym could not score
 
     @property
     def ok(self) -> bool:
@@ -90,6 +92,7 @@ class Summary:
     pass_hat_k: float | None
     avg_score: float | None
     errors: int
+    infra_errors: int
     tokens: int | None  # total tokens of the episodes whose agent counted them
     curve: list[tuple[int, float | None, float | None]]  # (k, pass^k, pass@k), k = 1..max n
 
@@ -100,22 +103,26 @@ class Summary:
 
 def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
     """The summary of episode records (``results``' format) for k trials per problem."""
-    problems = problem_counts(episodes)
+    scored = [e for e in episodes if not e.get("infra_error")]
+    problems = problem_counts(scored)
     by_task: dict[str, list[Mapping[str, Any]]] = {}
     for e in episodes:
         by_task.setdefault(e["task"], []).append(e)
     rows = [TaskRow(task, len(runs), sum(bool(e["success"]) for e in runs),
-                    sum(float(e["reward"]) for e in runs) / len(runs),
+                    average(float(e["reward"]) for e in runs if not e.get("infra_error"))
+                    or 0.0,
                     sum(float(e["duration_s"]) for e in runs) / len(runs),
-                    sum(e.get("error") is not None for e in runs))
+                    sum(e.get("error") is not None for e in runs),
+                    sum(bool(e.get("infra_error")) for e in runs))
             for task, runs in sorted(by_task.items())]
     most = max((n for n, _ in problems.values()), default=0)
     return Summary(
         k=k, episodes=len(episodes), problems=len(problems), tasks=rows,
         pass_at_1=mean_pass_hat_k(problems, 1), pass_at_k=mean_pass_at_k(problems, k),
         pass_hat_k=mean_pass_hat_k(problems, k),
-        avg_score=average(float(e["reward"]) for e in episodes),
+        avg_score=average(float(e["reward"]) for e in scored),
         errors=sum(row.errors for row in rows),
+        infra_errors=sum(row.infra_errors for row in rows),
         tokens=sum(int(e["tokens"].get("total_tokens", 0)) for e in counted)
         if (counted := [e for e in episodes if e.get("tokens")]) else None,
         curve=[(j, mean_pass_hat_k(problems, j), mean_pass_at_k(problems, j))

@@ -43,7 +43,8 @@ class Progress:
         if self.tty:
             self.draw()
             return
-        status = "error" if episode.get("error") else ("pass" if episode["success"] else "fail")
+        status = "error" if episode.get("error") else "infra error" if episode.get(
+            "infra_error") else ("pass" if episode["success"] else "fail")
         print(f"bench {self.done}/{self.total}  {episode['task']} seed {episode['seed']} "
               f"trial {episode['trial']}: {status}, reward {episode['reward']:.2f}, "
               f"{episode['duration_s']:.1f} s · {self._counts()}", file=self.stream, flush=True)

@@ -171,7 +171,7 @@ def render(results: Results, json_href: str | None = None) -> str:
         header=header, subject=subject(header), summary=summary, number=number, tokens=tokens,
         width=WIDTH, row_width=ROW_WIDTH, label_w=LABEL_W,
         episodes=sorted(episodes, key=lambda e: (e["task"], e["seed"], e["trial"])),
-        histogram=histogram([float(e["reward"]) for e in episodes]),
+        histogram=histogram([float(e["reward"]) for e in episodes if not e.get("infra_error")]),
         curve=pass_curve(summary.curve), tasks=task_bars(summary),
         faults=fault_bars(episodes), json_href=json_href,
         planned=len(header["tasks"]) * len(header["seeds"]) * int(header["trials"]))

@@ -9,7 +9,7 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
                    "duration_s", "episode_id", "episode_page", "tokens", "error",
-                   "final_state_hash"}, ...]}
+                   "infra_error", "final_state_hash"}, ...]}
 
 Episodes are listed in the order they finished; one is keyed by (task, seed, trial). The
 header's ``finished`` is null until every planned episode is recorded.
@@ -93,8 +93,9 @@ class Results:
         return {key(e) for e in self.episodes}
 
     def drop_errors(self) -> int:
-        """Forget the episodes recorded with an error (to run them again); how many."""
-        kept = [e for e in self.episodes if e.get("error") is None]
+        """Forget the episodes recorded with an error, the agent's or the gym's (infra_error),
+        to run them again; how many."""
+        kept = [e for e in self.episodes if e.get("error") is None and not e.get("infra_error")]
         dropped, self.episodes = len(self.episodes) - len(kept), kept
         return dropped
 

@@ -4,7 +4,8 @@ Each worker runs whole episodes (reset, the agent, finish) and hands a record to
 calling thread, the only one that writes the results file and draws the progress. Workers
 are daemon threads: on Ctrl-C the caller returns at once and the episodes still running
 are lost, never half-recorded. An episode whose agent (or environment) raises is recorded
-as failed, with the error, and the run goes on.
+as failed, with the error, and the run goes on; one the gym could not score is recorded with
+its report's ``infra_error`` (the gym's failure, not the agent's).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned) -> dict[str, 
         "task": planned.task.id, "seed": planned.seed, "trial": planned.trial,
         "reward": 0.0, "success": False, "harm": False, "signals": {}, "steps": None,
         "faults": _faults([]), "duration_s": 0.0, "episode_id": None, "episode_page": None,
-        "tokens": None, "error": None, "final_state_hash": None,
+        "tokens": None, "error": None, "infra_error": None, "final_state_hash": None,
     }
     started = time.perf_counter()
     try:
@@ -65,7 +66,7 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned) -> dict[str, 
             reward=float(report["reward"]), success=bool(report["success"]),
             harm=bool(report.get("harm")), signals=report["signals"], steps=report["steps"],
             faults=_faults(report.get("faults") or []),
-            episode_page=report.get("episode_page"),
+            episode_page=report.get("episode_page"), infra_error=report.get("infra_error"),
             final_state_hash=report.get("final_state_hash"))
     except Exception as exc:  # the agent's crash is this episode's failure, not the run's
         record["error"] = f"{type(exc).__name__}: {exc}"

@@ -29,6 +29,8 @@ def table(summary: Summary) -> str:
         note = "" if row.ok else "  FAIL"
         if row.errors:
             note += f" ({plural(row.errors, 'error')})"
+        if row.infra_errors:
+            note += f" ({plural(row.infra_errors, 'infra error')}, not scored)"
         lines.append(f"{row.task:<{width}}  {row.score:>6.2f}  "
                      f"{f'{row.passed}/{row.episodes}':>7}  {row.mean_s:>6.2f} s{note}")
     return "\n".join(lines)
@@ -46,6 +48,8 @@ def metrics_line(summary: Summary, trials: int) -> str:
         parts.append(f"{summary.tokens:,} tokens")
     if summary.errors:
         parts.append(f"{plural(summary.errors, 'agent error')}")
+    if summary.infra_errors:
+        parts.append(f"{plural(summary.infra_errors, 'infra error')} (not scored)")
     return " · ".join(parts)
 
 

@@ -35,7 +35,9 @@ from workgym_core.registry import (
 )
 from workgym_core.rowops import check_schema, parse_ops
 from workgym_core.settings import Settings
+from workgym_core.trajectory import steps_of
 from workgym_proxy.faults import PLUGINS, resolve_plan
+from workgym_reward import Report
 
 from ..placement import Placement
 from ..tasks import Catalogue, Task
@@ -249,8 +251,9 @@ class EpisodeService:
         try:
             result = await self._score(record, answer)
         except BaseException:
-            # Ours failed, not the agent: the episode stays open to be finished again (a lost
-            # replica instance marked it lost, which reopening leaves as it is).
+            # Ours failed transiently (Redis, a replica instance), not the agent: the episode
+            # stays open to be finished again (a lost replica instance marked it lost, which
+            # reopening leaves as it is). The scorer's own failures end it (infra_error).
             if (await self.registry.get(record.id)).status == FINISHING:
                 await self.registry.reopen(record.id)
             raise
@@ -264,7 +267,7 @@ class EpisodeService:
             log.error("finishing %s with %d request(s) admitted but never recorded",
                       record.id, unrecorded)
         task = self.catalogue.get(record.task)
-        trajectory = await self.registry.trajectory(record.id, settle_s=None)  # settled above
+        recorded = await self.registry.recorded_steps(record.id)  # settled above
         states: dict[str, tuple[bytes, bytes]] = {}
         try:
             for app, instance in record.apps.items():
@@ -272,13 +275,25 @@ class EpisodeService:
                                await self.replicas.state(instance, record.id, "final"))
         except WorkGymError as error:
             raise await self._lost(record, error) from error
+        # Everything is gathered: a failure from here on is the scorer's on this episode's
+        # state, which no retry changes. The episode ends with a report that says so.
+        infra_error = None
         with obs.span(spans.REWARD_SCORE, {spans.EPISODE_ID: record.id}):
-            report = await anyio.to_thread.run_sync(
-                lambda: task.score(states, trajectory, answer, record.vars))
+            try:
+                report = await anyio.to_thread.run_sync(
+                    lambda: task.score(states, steps_of(recorded), answer, record.vars))
+            except Exception as error:
+                log.exception("scoring %s (%s, seed %s) failed", record.id, record.task,
+                              record.seed)
+                infra_error = f"scoring failed: {type(error).__name__}: {error}"[:1000]
+                report = Report(success=False, reward=0.0, signals={}, assertions=[],
+                                steps=len(recorded), final_state_hash="")
         result: dict[str, Any] = {"episode_id": record.id, "task": record.task,
                                   "seed": record.seed,
                                   "instruction": task.instruction_for(record.vars),
                                   "answer": answer, **report.model_dump()}
+        if infra_error:
+            result["infra_error"] = infra_error
         if unrecorded:
             result["unrecorded_steps"] = unrecorded
         if self.settings.telemetry_url:
@@ -286,9 +301,10 @@ class EpisodeService:
                 self.settings.telemetry_url, self.settings.api_key, record.id,
                 int(time.time()) + self.settings.link_ttl_s)
         result = credentials.sign_report(self.settings.api_key, result)
-        outcome = "harm" if report.harm else ("success" if report.success else "failure")
+        outcome = "infra_error" if infra_error else (
+            "harm" if report.harm else ("success" if report.success else "failure"))
         self.metrics.episodes_finished.add(1, {"task": record.task, "outcome": outcome})
-        if not report.harm:  # a histogram takes no negative value: harm is counted by outcome
+        if outcome in ("success", "failure"):  # harm (negative) and infra errors: by outcome
             self.metrics.reward.record(report.reward, {"task": record.task})
         await self.registry.store_report(record.id, result, self.settings.episode_ttl_s)
         await self._drop(record.id, record.apps)

@@ -5,11 +5,13 @@ the errors Jira would answer with."""
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
 
 from replicas.tracker.formats import (
+    MAX_LIST_DEPTH,
     FormatError,
     adf_text,
     adf_to_text,
@@ -137,6 +139,45 @@ def test_invalid_documents_name_the_first_bad_path(body: Any, message: str) -> N
     with pytest.raises(FormatError) as caught:
         validate_adf(body)
     assert str(caught.value).startswith(message)
+
+
+def nested(depth: int) -> dict[str, Any]:
+    """A document of ``depth`` bullet lists, each in the previous one's item."""
+    node = items("bulletList", [para(text("deepest"))])
+    for _ in range(depth - 1):
+        node = items("bulletList", [para(text("up")), node])
+    return doc(node)
+
+
+def test_lists_nest_at_most_max_list_depth() -> None:
+    assert validate_adf(nested(MAX_LIST_DEPTH))
+    path = ".".join(["content[0]", *["content[0].content[1]"] * MAX_LIST_DEPTH])
+    with pytest.raises(FormatError, match=rf"^{re.escape(path)}: lists nest at most 6 levels"):
+        validate_adf(nested(MAX_LIST_DEPTH + 1))
+
+
+def test_v2_list_markers_past_max_list_depth_are_text() -> None:
+    assert MAX_LIST_DEPTH == 6  # Jira's editor nests lists six deep
+    deepest = items("bulletList", [para(text("x"))])
+    for _ in range(MAX_LIST_DEPTH - 1):
+        deepest = items("bulletList", [deepest])
+    assert text_to_adf("*" * MAX_LIST_DEPTH + " x") == doc(deepest)
+    assert adf_to_text(text_to_adf("#" * MAX_LIST_DEPTH + " x")) == "#" * MAX_LIST_DEPTH + " x"
+    deeper = "*" * (MAX_LIST_DEPTH + 1) + " x"
+    assert text_to_adf(deeper) == doc(para(text("*" * (MAX_LIST_DEPTH - 1), "strong"),
+                                           text(" x")))
+    finding = "*" * 50 + " x"  # 52 bytes that made a document ~200 levels deep
+    assert text_to_adf(finding)["content"][0]["type"] == "paragraph"
+    assert adf_to_text(text_to_adf(finding)) == finding
+
+
+@pytest.mark.parametrize("source", ["*" * 20_000 + " x", "*_" * 10_000 + "x" + "_*" * 10_000])
+def test_a_mark_applies_once(source: str) -> None:
+    """Inside bold, '*' is text (and '_' inside italic): no mark twice, no recursion."""
+    body = validate_adf(text_to_adf(source))
+    for node in body["content"][0]["content"]:
+        kinds = [mark["type"] for mark in node.get("marks", [])]
+        assert len(kinds) == len(set(kinds))
 
 
 def test_format_error_is_a_value_error() -> None:
