@@ -12,19 +12,11 @@ pydantic's lax mode would read all of them as numbers."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from annotated_types import Interval
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    GetCoreSchemaHandler,
-    StringConstraints,
-)
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from replicas.runtime.params import MAX_ID
 
@@ -42,17 +34,8 @@ def _integer(value: Any) -> Any:
                               {"value": shown[:_ECHOED] + ("..." if len(shown) > _ECHOED else "")})
 
 
-@dataclass(frozen=True)
-class StripeInteger:
-    """Pydantic marker: an integer as Stripe's API reads one (see the module's doc)."""
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return core_schema.no_info_before_validator_function(_integer, handler(source))
-
-
-INTEGER = StripeInteger()
+# The marker of every integer parameter (bounds before it: checked after the coercion).
+INTEGER = BeforeValidator(_integer)
 
 
 MetadataKey = Annotated[str, StringConstraints(min_length=1, max_length=40,
