@@ -73,7 +73,8 @@ _APP_FAILED = (500, [(b"content-type", b"application/json")],
 class AsgiUpstream:
     """In-process replicas, by base URL (``http://<app>.replica``): each request is one call
     of the app with a scope built from the URL, as a server would make it. An app that
-    raises before answering answers 500, recorded like any other reply."""
+    raises is logged with its traceback and, if it had not answered, answers 500, recorded
+    like any other reply."""
 
     def __init__(self, apps: dict[str, ASGIApp]) -> None:
         self.apps = {base.partition("://")[2]: app for base, app in apps.items()}
@@ -111,8 +112,10 @@ class AsgiUpstream:
         try:
             await self.apps[host](scope, receive, send)
         except Exception:
+            # Logged as a server logs it, whether or not the app answered first (Starlette
+            # sends its 500, then re-raises for the server to log: this is that server).
+            log.exception("in-process replica %s failed on %s %s", host, method, raw_path)
             if not start:
-                log.exception("in-process replica %s failed on %s %s", host, method, raw_path)
                 return _APP_FAILED
         return start["status"], list(start.get("headers", [])), b"".join(chunks)
 

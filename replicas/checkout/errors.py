@@ -84,6 +84,8 @@ _VALIDATION: dict[str, tuple[str, str]] = {
     "extra_forbidden": ("parameter_unknown", "Received unknown parameter: {param}"),
     "int_parsing": ("parameter_invalid_integer", "Invalid {param}: must be an integer"),
     "int_type": ("parameter_invalid_integer", "Invalid {param}: must be an integer"),
+    # schemas.INTEGER's refusal, worded by it: "Invalid integer: <value>".
+    "stripe_integer": ("parameter_invalid_integer", "{detail}"),
     "canonical_integer": ("parameter_invalid_integer", "Invalid {param}: must be an integer "
                           "in canonical form (digits only)"),
     "greater_than_equal": ("parameter_invalid_integer",
@@ -107,7 +109,8 @@ def _validation(exc: InvalidRequest) -> dict[str, Any]:
     param = bracketed(exc.field)
     named = param or "the request body"
     code, wording = _VALIDATION.get(exc.rule or "", ("parameter_invalid", ""))
-    message = wording.format(param=named) if wording else f"Invalid {named}: {exc.message}"
+    message = (wording.format(param=named, detail=exc.detail) if wording
+               else f"Invalid {named}: {exc.message}")
     if exc.code == "malformed_json":
         code = "malformed_json"
     return {"type": "invalid_request_error", "code": code, "param": param, "message": message}

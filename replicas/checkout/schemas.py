@@ -1,16 +1,42 @@
 """Request bodies, as Stripe's API takes them: form-encoded in bracket notation (the runtime's
 FormBodies makes them JSON) or JSON; values given as text (``amount=2000``) read as their
 types. Unknown parameters are refused (``parameter_unknown``). The objects answered are in
-objects.py."""
+objects.py.
+
+Every integer parameter is marked :data:`INTEGER` (``Annotated[int, Interval(...),
+INTEGER]``, the bounds checked after it): Stripe's coercion, a JSON integer or its
+decimal text (``"2000"``, ``"-5"``); anything else (``" 5"``, ``"5.0"``, ``"1e3"``, ``"true"``,
+``true``, ``5.0``) is refused ``parameter_invalid_integer`` "Invalid integer: <value>", where
+pydantic's lax mode would read all of them as numbers."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import re
+from typing import Annotated, Any, Literal
 
 from annotated_types import Interval
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from replicas.runtime.params import MAX_ID
+
+# Stripe's integers are 64-bit: longer text is no integer it takes (and Python's int() of
+# more than 4,300 digits raises).
+_INTEGER_TEXT = re.compile(r"-?[0-9]{1,19}")
+_ECHOED = 100  # characters of a refused value the message repeats
+
+
+def _integer(value: Any) -> Any:
+    if type(value) is int or (isinstance(value, str) and _INTEGER_TEXT.fullmatch(value)):
+        return int(value)
+    shown = "true" if value is True else "false" if value is False else str(value)
+    raise PydanticCustomError("stripe_integer", "Invalid integer: {value}",
+                              {"value": shown[:_ECHOED] + ("..." if len(shown) > _ECHOED else "")})
+
+
+# The marker of every integer parameter (bounds before it: checked after the coercion).
+INTEGER = BeforeValidator(_integer)
+
 
 MetadataKey = Annotated[str, StringConstraints(min_length=1, max_length=40,
                                                pattern=r"^[^\[\]]+$")]
@@ -21,7 +47,7 @@ MetadataValue = Annotated[str, BeforeValidator(
 # Stripe's limits: 50 keys of up to 40 characters, values of up to 500; on an update a key
 # set to "" (or null) is removed, and metadata="" removes them all.
 Metadata = Annotated[dict[MetadataKey, MetadataValue | None], Field(max_length=50)] | Literal[""]
-Amount = Annotated[int, Interval(ge=1, le=99_999_999)]
+Amount = Annotated[int, Interval(ge=1, le=99_999_999), INTEGER]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Za-z]{3}$")]
 ObjectId = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 Text = Annotated[str, StringConstraints(max_length=5000)]
@@ -81,7 +107,7 @@ class Recurring(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     interval: Literal["day", "week", "month", "year"] = Field(description="Billing period.")
-    interval_count: Annotated[int, Interval(ge=1, le=36)] = Field(
+    interval_count: Annotated[int, Interval(ge=1, le=36), INTEGER] = Field(
         1, description="Periods between two billings.")
 
 
@@ -97,7 +123,7 @@ class PriceFields(Body):
 class PriceCreate(PriceFields):
     product: ObjectId = Field(description="The product's id.")
     currency: Currency = Field(description="Three-letter ISO currency code.")
-    unit_amount: Annotated[int, Interval(ge=0, le=99_999_999)] = Field(
+    unit_amount: Annotated[int, Interval(ge=0, le=99_999_999), INTEGER] = Field(
         description="Price in the currency's minor unit (JPY, KRW: whole units).")
     recurring: Recurring | None = Field(None, description="Makes it a recurring price.")
 
@@ -111,8 +137,10 @@ class CardDetails(BaseModel):
 
     number: Annotated[str, StringConstraints(pattern=r"^[0-9 ]{12,23}$")] = Field(
         description="The card number (Stripe's test cards: docs.stripe.com/testing).")
-    exp_month: Annotated[int, Interval(ge=1, le=12)] = Field(description="Expiry month.")
-    exp_year: Annotated[int, Interval(ge=2000, le=2100)] = Field(description="Expiry year.")
+    exp_month: Annotated[int, Interval(ge=1, le=12), INTEGER] = Field(
+        description="Expiry month.")
+    exp_year: Annotated[int, Interval(ge=2000, le=2100), INTEGER] = Field(
+        description="Expiry year.")
     cvc: Annotated[str, StringConstraints(pattern=r"^[0-9]{3,4}$")] | None = Field(
         None, description="The card's security code.")
 
@@ -289,7 +317,7 @@ class ChallengeAnswer(BaseModel):
 
 CouponId = Annotated[str, StringConstraints(min_length=1, max_length=200,
                                             pattern=r"^[A-Za-z0-9_-]+$")]
-Timestamp = Annotated[int, Interval(ge=0, le=MAX_ID)]  # Unix seconds
+Timestamp = Annotated[int, Interval(ge=0, le=MAX_ID), INTEGER]  # Unix seconds
 
 
 class CouponCreate(Body):
@@ -307,9 +335,9 @@ class CouponCreate(Body):
     duration: Literal["once", "repeating", "forever"] | None = Field(
         None, description="How long a subscription keeps the discount: once (default), "
         "repeating (duration_in_months) or forever.")
-    duration_in_months: Annotated[int, Interval(ge=1, le=36)] | None = Field(
+    duration_in_months: Annotated[int, Interval(ge=1, le=36), INTEGER] | None = Field(
         None, description="Months the discount lasts, with duration=repeating only.")
-    max_redemptions: Annotated[int, Interval(ge=1, le=1_000_000)] | None = Field(
+    max_redemptions: Annotated[int, Interval(ge=1, le=1_000_000), INTEGER] | None = Field(
         None, description="How many times it can be redeemed in all.")
     redeem_by: Timestamp | None = Field(None, description="Last moment it can be redeemed "
                                         "(Unix seconds, in the future).")
@@ -348,7 +376,7 @@ class PromotionCodeCreate(Body):
     expires_at: Timestamp | None = Field(
         None, description="When it stops working (Unix seconds; not after the coupon's "
         "redeem_by).")
-    max_redemptions: Annotated[int, Interval(ge=1, le=1_000_000)] | None = Field(
+    max_redemptions: Annotated[int, Interval(ge=1, le=1_000_000), INTEGER] | None = Field(
         None, description="How many times it can be redeemed (not more than the coupon's "
         "max_redemptions).")
     restrictions: CodeRestrictions | None = Field(None, description="Who and what it may be "
@@ -367,7 +395,7 @@ class SessionLineItem(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     price: ObjectId = Field(description="A one-time price of the catalogue.")
-    quantity: Annotated[int, Interval(ge=1, le=999)] | None = Field(
+    quantity: Annotated[int, Interval(ge=1, le=999), INTEGER] | None = Field(
         None, description="How many (required).")
 
 
@@ -428,9 +456,10 @@ class StoreBody(BaseModel):
 class ItemQuantity(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    item_id: Annotated[int, Interval(ge=1, le=MAX_ID)] = Field(
+    item_id: Annotated[int, Interval(ge=1, le=MAX_ID), INTEGER] = Field(
         description="An item of the order (its items[].id).")
-    quantity: Annotated[int, Interval(ge=1, le=999)] = Field(description="How many units.")
+    quantity: Annotated[int, Interval(ge=1, le=999), INTEGER] = Field(
+        description="How many units.")
 
 
 StoreReason = Annotated[str, StringConstraints(min_length=1, max_length=500)]
@@ -483,5 +512,5 @@ class ApprovalCreate(StoreBody):
     amount: Amount = Field(description="The refund it is for, in the charge's currency's minor "
                            "unit.")
     reason: StoreReason = Field(description="Why the customer is refunded.")
-    ticket: Annotated[int, Interval(ge=1, le=MAX_ID)] | None = Field(
+    ticket: Annotated[int, Interval(ge=1, le=MAX_ID), INTEGER] | None = Field(
         None, description="The helpdesk ticket it is for.")

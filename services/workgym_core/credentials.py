@@ -15,21 +15,29 @@ that is unset, from a file in the machine's WorkGym config directory
 created with a fresh random value by the first process that needs it. So every process of
 one user on one machine (``workgym serve``, the SDK, the CLI, the telemetry store) agrees
 without configuration, and containers get theirs from the environment.
+
+Such a file is created 0600 in a 0700 directory, and is refused (``ConfigError``, saying what
+to run) when it is a symbolic link or group or others may read or write it: ssh refuses a
+private key so (a key others could read is no longer a secret, and one they could write or
+repoint is theirs), rather than warn where nobody looks, as a server's log is.
 """
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import hashlib
 import hmac
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
 import orjson
 from pydantic import BaseModel
+
+from .errors import ConfigError
 
 API_KEY_FILE = "api-key"
 INTERNAL_SECRET_FILE = "internal-secret"
@@ -45,15 +53,38 @@ def default_config_dir() -> Path:
     return Path(base) / "workgym"
 
 
+def read_secret(path: Path) -> str | None:
+    """The secret stored at ``path`` (None if there is no file, or it is empty); ConfigError if
+    the file is a symbolic link or group or others may read or write it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise ConfigError(
+            f"{path} is a symbolic link: a WorkGym credential must be a file of its own, not a "
+            "link that could point anywhere or be repointed. Replace the link with a copy: "
+            f'cp --remove-destination "$(readlink -f {path})" {path} && chmod 600 {path}'
+        ) from exc
+    with os.fdopen(fd) as f:
+        mode = stat.S_IMODE(os.fstat(f.fileno()).st_mode)
+        if mode & 0o077:
+            raise ConfigError(
+                f"{path} is accessible by other users (mode {mode:04o}): a WorkGym credential "
+                f"must be private, as ssh requires of a private key. Run: chmod 600 {path}")
+        return f.read().strip() or None
+
+
 def load_or_create(path: Path, prefix: str = "") -> str:
-    """The secret stored at ``path``; a new random one (mode 0600) if there is none.
+    """The secret stored at ``path`` (:func:`read_secret`); a new random one (mode 0600) if
+    there is none.
 
     Safe against concurrent first uses: the file is written aside and linked into place,
     which fails if another process got there first (then its value is read)."""
-    with contextlib.suppress(FileNotFoundError):
-        value = path.read_text().strip()
-        if value:
-            return value
+    if value := read_secret(path):
+        return value
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     value = prefix + secrets.token_urlsafe(32)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
@@ -64,7 +95,10 @@ def load_or_create(path: Path, prefix: str = "") -> str:
         try:
             os.link(tmp, path)
         except FileExistsError:
-            return path.read_text().strip()
+            if found := read_secret(path):
+                return found
+            raise ConfigError(f"{path} is empty: remove it (a new one is made) or write the "
+                              "credential into it") from None
     finally:
         tmp.unlink(missing_ok=True)
     return value
@@ -152,6 +186,6 @@ def find_api_key() -> str | None:
     if key := os.environ.get("WORKGYM_API_KEY"):
         return key
     try:
-        return (default_config_dir() / API_KEY_FILE).read_text().strip() or None
+        return read_secret(default_config_dir() / API_KEY_FILE)
     except OSError:
         return None

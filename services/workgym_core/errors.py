@@ -64,6 +64,10 @@ class InvalidRequest(WorkGymError):
     status_code = 422
     code = "invalid_request"
 
+    # The validator's own words for a request validation error (pydantic's ``msg``), for an
+    # app whose product words it so (Stripe's "Invalid integer: <value>").
+    detail: str | None = None
+
 
 class Unauthorized(WorkGymError):
     status_code = 401
@@ -230,10 +234,12 @@ def _validation_error(exc: RequestValidationError) -> WorkGymError:
             f"request body is not valid JSON: {first.get('msg', '')}",
             code="malformed_json", field="body", rule="json_invalid",
         )
-    return InvalidRequest(
+    found = InvalidRequest(
         f"{where} field '{field}': {first.get('msg', 'invalid')}",
         code="validation_error", field=field, rule=kind,
     )
+    found.detail = first.get("msg")
+    return found
 
 
 def _undecodable_body(cause: BaseException) -> WorkGymError:

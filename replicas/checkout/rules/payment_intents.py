@@ -64,6 +64,26 @@ def _method(w: World, method_id: str | None, data: PaymentMethodData | None) -> 
     return payment_methods.resolve(w, method_id) if method_id else None
 
 
+def _owned(w: World, method: Row | None, customer: str | None,
+          intent: Row | None = None) -> None:
+    """A saved card (a PaymentMethod attached to a customer) pays for that customer only:
+    refused, as Stripe refuses it, for another customer or for no customer (the intent, once
+    it exists, in the error)."""
+    if method is None or method["customer"] in (None, customer):
+        return
+    shown = w.objects.render("payment_intents", intent) if intent else None
+    if customer is None:  # Stripe's own code and param for this one
+        raise InvalidRequestError(
+            f"The `payment_method` parameter supplied {method['stripe_id']} belongs to the "
+            f"Customer {method['customer']}. Please include the Customer in the `customer` "
+            "parameter on the PaymentIntent.", code="parameter_missing", param="source",
+            payment_intent=shown)
+    raise InvalidRequestError(
+        f"The PaymentMethod {method['stripe_id']} does not belong to the Customer you "
+        f"supplied {customer}. Please use this PaymentMethod with the Customer that it "
+        "belongs to instead.", param="payment_method", payment_intent=shown)
+
+
 def _no_method() -> InvalidRequestError:
     return InvalidRequestError(
         "You cannot confirm this PaymentIntent because it's missing a payment method. To "
@@ -76,6 +96,7 @@ def create(w: World, body: PaymentIntentCreate) -> tuple[Row, CardError | None]:
     charge_amount(body.amount, code)
     customer = _customer(w, body.customer)
     method = _method(w, body.payment_method, body.payment_method_data)
+    _owned(w, method, customer)
     if body.confirm and method is None:
         raise _no_method()
     row = w.create("payment_intents", {
@@ -117,9 +138,13 @@ def update(w: World, row: Row, body: PaymentIntentUpdate) -> Row:
         values["customer"] = _customer(w, changes["customer"])
     if "capture_method" in changes:
         values["capture_method"] = changes["capture_method"]
+    method = None
     if changes.get("payment_method"):
-        values["payment_method"] = payment_methods.resolve(w, changes["payment_method"])[
-            "stripe_id"]
+        method = payment_methods.resolve(w, changes["payment_method"])
+        values["payment_method"] = method["stripe_id"]
+    elif "customer" in values and row["payment_method"]:
+        method = w.objects.row("payment_methods", row["payment_method"], kind="PaymentMethod")
+    _owned(w, method, values.get("customer", row["customer"]), row)
     if changes:  # the payment must be confirmed again
         has_method = values.get("payment_method", row["payment_method"])
         values |= {"status": "requires_confirmation" if has_method
@@ -135,6 +160,9 @@ def confirm(w: World, row: Row, *, payment_method: str | None,
     method = _method(w, payment_method, payment_method_data)
     if method is None and row["payment_method"] is None:
         raise _no_method()
+    # Checked again at confirm: the card may have been attached since it was given.
+    _owned(w, method or w.objects.row("payment_methods", row["payment_method"],
+                                     kind="PaymentMethod"), row["customer"], row)
     values: dict[str, Any] = {}
     if method is not None:
         values["payment_method"] = method["stripe_id"]
