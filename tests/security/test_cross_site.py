@@ -32,8 +32,9 @@ FOREIGN = [
 def _browser(local: LocalServer, env: Env) -> tuple[dict[str, str], str]:
     """The cookie a browser holds after the episode's entry, and the proxy's own origin."""
     assert env.observation is not None
-    entry = local.request("GET", app_url(env, "/agent/"),
-                          params={"workgym_token": env.observation.token})
+    with local.client() as browser:  # its own jar: the shared client keeps no cookie
+        entry = browser.get(app_url(env, "/agent/"),
+                            params={"workgym_token": env.observation.token})
     assert entry.status_code == 303, entry.text
     cookie = entry.headers["set-cookie"].split(";")[0]
     parts = urlsplit(app_url(env, "/"))
