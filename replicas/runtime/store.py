@@ -35,6 +35,7 @@ from .reads import ReadCopies
 from .setup import schema
 from .snapshots import SnapshotCache, load
 from .spec import ReplicaSpec
+from .workers import Workers
 
 REAP_EVERY_S = 1.0  # at most this late, an expired episode is freed
 
@@ -49,6 +50,7 @@ class EpisodeStore:
         self._expiry: list[tuple[float, str]] = []
         self._reaper: asyncio.Task[None] | None = None
         self._reads = ReadCopies()
+        self.workers = Workers(spec.name, settings.request_budget_s)
 
     def __len__(self) -> int:
         return len(self._episodes)
@@ -181,6 +183,7 @@ class EpisodeStore:
     async def aclose(self) -> None:
         """Stop the reaper and drop the read copies (the server is shutting down)."""
         self._reads.close()
+        self.workers.close()
         if self._reaper is not None:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
