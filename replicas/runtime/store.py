@@ -33,7 +33,7 @@ from .clock import WORLD_START
 from .episode import Episode
 from .reads import ReadCopies
 from .setup import schema
-from .snapshots import SnapshotCache, load
+from .snapshots import Prepared, SnapshotCache, load
 from .spec import ReplicaSpec
 from .workers import Workers
 
@@ -50,7 +50,8 @@ class EpisodeStore:
         self._expiry: list[tuple[float, str]] = []
         self._reaper: asyncio.Task[None] | None = None
         self._reads = ReadCopies()
-        self.workers = Workers(spec.name, settings.request_budget_s)
+        self.workers = Workers(spec.name, settings.request_budget_s,
+                               settings.max_query_terms)
 
     def __len__(self) -> int:
         return len(self._episodes)
@@ -70,10 +71,12 @@ class EpisodeStore:
     def create(
         self, episode_id: str, *, seed: int, setup: list[Any], script: dict[str, Any],
         ttl_s: float, others: Others | None = None, apps: list[str] | None = None,
+        prepared: Prepared | None = None,
     ) -> Episode:
         """A new episode of the world of ``seed`` with ``setup`` applied (``others``: rows
         other apps of the episode bound, which the setup may refer to) and ``script``, the
-        task's scripted actors, validated by the app's model."""
+        task's scripted actors, validated by the app's model. ``prepared``: that world,
+        built already (``snapshots.prepared``, in a worker thread while serving)."""
         if episode_id in self._episodes:
             raise Conflict(f"episode {episode_id} already exists", code="episode_exists")
         self.reclaim_expired()
@@ -84,7 +87,7 @@ class EpisodeStore:
                 code="capacity_exhausted", retry_after_s=5)
         actors = self._actors(script)
         others = others or {}
-        prepared = self.snapshots.prepared(seed, setup, others)
+        prepared = prepared or self.snapshots.prepared(seed, setup, others)
         expires_at = time.time() + ttl_s
         episode = Episode(
             id=episode_id, seed=seed, clock_start=WORLD_START,

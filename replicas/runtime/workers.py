@@ -26,8 +26,8 @@ WORKERS = 16
 
 
 class Workers:
-    def __init__(self, name: str, budget_s: float) -> None:
-        self.budget_s = budget_s
+    def __init__(self, name: str, budget_s: float, max_query_terms: int) -> None:
+        self.budget_s, self.max_query_terms = budget_s, max_query_terms
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix=f"{name}-requests")
         self._loops: list[asyncio.AbstractEventLoop] = []  # one per worker thread
@@ -67,7 +67,7 @@ class Workers:
         async def send(message: Message) -> None:
             sent.append(message)
 
-        with budget.limited(self.budget_s):
+        with budget.limited(self.budget_s, self.max_query_terms):
             loop.run_until_complete(app(scope, receive, send))
 
 
