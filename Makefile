@@ -31,7 +31,7 @@ test: setup ## Run the test suite
 gate: setup ## The task quality gate: every task's solutions on SEEDS seeds (default 10)
 	@$(BIN)/workgym tasks check --seeds $(or $(SEEDS),10)
 
-bench: setup ## Print the benchmark figures (memory, reset, steps, scoring, proxy, boot, tracing)
+bench: setup ## Print the benchmark figures (memory, reset, steps, scoring, proxy, boot, tracing, stall)
 	@$(BIN)/python -m tests.bench
 
 load: setup ## Locust load tests (capacity, llm-paced): steps/s, episodes/s, p99 (LOAD_ARGS=...)

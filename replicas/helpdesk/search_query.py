@@ -170,6 +170,11 @@ def parse(query: str) -> Query:
                  order.get("sort"))
 
 
+def terms(query: Query) -> int:
+    """What ``query`` costs to run: its key:value terms and free words or phrases."""
+    return len(query.terms) + len(query.phrases)
+
+
 def kinds(query: Query) -> tuple[Kind, ...]:
     """The result types to search: those asked for (or DEFAULT_KINDS), less the ones a
     non-negated key cannot match (``status:open`` searches tickets only)."""

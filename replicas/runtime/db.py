@@ -1,7 +1,8 @@
 """Thin helpers over sqlite3 for replica domain code: rows come back as dicts.
 
 Table and column names passed here are code, never user input (row operations check
-theirs against the schema first); only values are bound.
+theirs against the schema first); only values are bound. Each read first checks the request's
+time budget (``budget.py``): a loop of many small statements stops there once it is spent.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workgym_core.errors import NotFound
+
+from . import budget
 
 
 def dict_factory(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
@@ -29,10 +32,12 @@ Params = Sequence[Any] | Mapping[str, Any]
 
 
 def rows(db: sqlite3.Connection, sql: str, params: Params = ()) -> list[dict[str, Any]]:
+    budget.check()
     return db.execute(sql, params).fetchall()
 
 
 def one(db: sqlite3.Connection, sql: str, params: Params = ()) -> dict[str, Any] | None:
+    budget.check()
     row: dict[str, Any] | None = db.execute(sql, params).fetchone()
     return row
 

@@ -4,6 +4,7 @@ public base URL."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
@@ -18,6 +19,7 @@ from workgym_core.internal import (
     require_internal,
 )
 
+from . import budget
 from .episode import Episode
 from .store import EpisodeStore
 
@@ -27,7 +29,8 @@ log = logging.getLogger(__name__)
 
 async def current_episode(request: Request) -> AsyncIterator[Episode]:
     """The episode the proxy named, opened for this request by ObserveRequests (which holds
-    its lock); writes run in one transaction, rolled back on error, and always on a
+    its lock); writes run in one transaction, rolled back on error (a request past its time
+    budget is one: ``budget.py``), and always on a
     validate-only pass (``VALIDATE_HEADER``: the proxy asks whether the app would accept the
     request; the world's actors do not answer it)."""
     store: EpisodeStore = request.app.state.store
@@ -40,7 +43,12 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
     if step is not None and step.isdigit():
         episode.step = int(step)
     if request.method in _READS:
-        yield episode
+        try:
+            yield episode
+        except sqlite3.OperationalError as exc:
+            if (spent := budget.translate(exc)) is not None:
+                raise spent from exc
+            raise
         return
     episode.db.execute("BEGIN IMMEDIATE")
     try:
@@ -50,8 +58,10 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
             return
         if store.spec.after_write is not None:
             _actors_answer(episode, store.spec.after_write)
-    except BaseException:
+    except BaseException as exc:
         episode.db.execute("ROLLBACK")
+        if (spent := budget.translate(exc)) is not None:
+            raise spent from exc
         raise
     episode.db.execute("COMMIT")
 

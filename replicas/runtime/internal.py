@@ -6,6 +6,7 @@ credential; the proxy never forwards an agent's request here.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -75,15 +76,20 @@ async def get_health(request: Request) -> dict[str, Any]:
 
 @router.get("/schema")
 async def get_schema(request: Request) -> dict[str, list[str]]:
-    """The app's tables and columns, which row operations are checked against."""
-    return _store(request).schema()
+    """The app's tables and columns, which row operations are checked against (a world is
+    built, the first time: in a worker thread, as every world)."""
+    return await asyncio.to_thread(_store(request).schema)
 
 
 @router.post("/episodes", status_code=201)
 async def create_episode(body: EpisodeCreate, request: Request) -> EpisodeCreated:
-    episode = _store(request).create(
-        body.episode_id, seed=body.seed, setup=[op.model_dump() for op in body.setup],
-        script=body.script, others=body.others, ttl_s=body.ttl_s, apps=body.apps,
+    """A new episode; its world is built (a new seed's, a new setup's) in a worker thread,
+    the loop serving other requests meanwhile."""
+    store, setup = _store(request), [op.model_dump() for op in body.setup]
+    prepared = await asyncio.to_thread(store.snapshots.prepared, body.seed, setup, body.others)
+    episode = store.create(
+        body.episode_id, seed=body.seed, setup=setup, script=body.script, others=body.others,
+        ttl_s=body.ttl_s, apps=body.apps, prepared=prepared,
     )
     return EpisodeCreated(
         episode_id=episode.id, snapshot_key=episode.snapshot_key, vars=episode.vars

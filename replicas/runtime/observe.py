@@ -1,4 +1,5 @@
-"""Pure-ASGI middleware of every replica: one ``replica.request`` span per request
+"""Pure-ASGI middleware of every replica: an episode's request served in a worker thread under
+its time budget (``workers.py``), with one ``replica.request`` span per request
 (joined to the proxy's trace) with its SQL statements while tracing is on; and, reported
 to the proxy in internal headers, the route the request matched (its template and
 canonical path parameters), the tables a read read (what it could have seen: the reward
@@ -82,7 +83,10 @@ class ObserveRequests:
             await self._observe(scope, receive, send, headers, None)
             return
         async with self.store.opened(episode, write=scope["method"] not in _READS) as opened:
-            await self._observe(scope, receive, send, headers, opened)
+            await self.store.workers.serve(
+                lambda scope, receive, send: self._observe(scope, receive, send, headers,
+                                                           opened),
+                scope, receive, send)
 
     async def _observe(self, scope: Scope, receive: Receive, send: Send,
                        headers: dict[str, str], episode: Episode | None) -> None:

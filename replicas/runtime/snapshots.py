@@ -17,6 +17,7 @@ import hashlib
 import logging
 import os
 import sqlite3
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 
 from workgym_core.refs import Others
 
-from . import changes
+from . import budget, changes
 from .clock import WORLD_START
 from .db import connect_memory
 from .setup import apply_ops, digest, parse_ops
@@ -69,6 +70,7 @@ def load(data: bytes) -> sqlite3.Connection:
     conn.deserialize(data)
     conn.execute("PRAGMA foreign_keys = ON")
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    budget.install(conn)
     return conn
 
 
@@ -104,17 +106,20 @@ class SnapshotCache:
         self.dir = data_dir / "snapshots"
         self._pristine = _Lru(size)
         self._prepared = _Lru(size)
+        # Worlds are built in worker threads (runtime/internal.py): one at a time, each once.
+        self._building = threading.RLock()
 
     def pristine_key(self, seed: int) -> str:
         return f"{self.spec.name}-v{self.spec.data_version}.{RUNTIME_VERSION}-seed{seed}"
 
     def pristine(self, seed: int) -> bytes:
         key = self.pristine_key(seed)
-        data = self._pristine.recall(key)
-        if data is None:
-            data = self._read_or_seed(key, seed)
-            self._pristine.remember(key, data)
-        return data
+        with self._building:
+            data = self._pristine.recall(key)
+            if data is None:
+                data = self._read_or_seed(key, seed)
+                self._pristine.remember(key, data)
+            return data
 
     def _read_or_seed(self, key: str, seed: int) -> bytes:
         path = self.dir / f"{key}.sqlite"
@@ -138,14 +143,15 @@ class SnapshotCache:
         the episode bound, which it may refer to)."""
         others = others or {}
         key = f"{self.pristine_key(seed)}-{digest([setup, others])[:16]}"
-        found = self._prepared.recall(key)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        conn = load(self.pristine(seed))
-        bound = apply_ops(conn, parse_ops(setup), WORLD_START, seed=seed, others=others,
-                          factories=self.spec.factories, field="setup",
-                          activity=parse_ops(self.spec.activity))
-        conn.execute("DELETE FROM _changes")  # the world as the agent finds it: nothing yet
-        prepared = Prepared(key=key, data=conn.serialize(), vars=bound)
-        conn.close()
-        return self._prepared.remember(key, prepared)  # type: ignore[no-any-return]
+        with self._building:
+            found = self._prepared.recall(key)
+            if found is not None:
+                return found  # type: ignore[no-any-return]
+            conn = load(self.pristine(seed))
+            bound = apply_ops(conn, parse_ops(setup), WORLD_START, seed=seed, others=others,
+                              factories=self.spec.factories, field="setup",
+                              activity=parse_ops(self.spec.activity))
+            conn.execute("DELETE FROM _changes")  # the world as the agent finds it: nothing yet
+            prepared = Prepared(key=key, data=conn.serialize(), vars=bound)
+            conn.close()
+            return self._prepared.remember(key, prepared)  # type: ignore[no-any-return]

@@ -33,8 +33,9 @@ from .clock import WORLD_START
 from .episode import Episode
 from .reads import ReadCopies
 from .setup import schema
-from .snapshots import SnapshotCache, load
+from .snapshots import Prepared, SnapshotCache, load
 from .spec import ReplicaSpec
+from .workers import Workers
 
 REAP_EVERY_S = 1.0  # at most this late, an expired episode is freed
 
@@ -49,6 +50,8 @@ class EpisodeStore:
         self._expiry: list[tuple[float, str]] = []
         self._reaper: asyncio.Task[None] | None = None
         self._reads = ReadCopies()
+        self.workers = Workers(spec.name, settings.request_budget_s,
+                               settings.max_query_terms)
 
     def __len__(self) -> int:
         return len(self._episodes)
@@ -68,10 +71,12 @@ class EpisodeStore:
     def create(
         self, episode_id: str, *, seed: int, setup: list[Any], script: dict[str, Any],
         ttl_s: float, others: Others | None = None, apps: list[str] | None = None,
+        prepared: Prepared | None = None,
     ) -> Episode:
         """A new episode of the world of ``seed`` with ``setup`` applied (``others``: rows
         other apps of the episode bound, which the setup may refer to) and ``script``, the
-        task's scripted actors, validated by the app's model."""
+        task's scripted actors, validated by the app's model. ``prepared``: that world,
+        built already (``snapshots.prepared``, in a worker thread while serving)."""
         if episode_id in self._episodes:
             raise Conflict(f"episode {episode_id} already exists", code="episode_exists")
         self.reclaim_expired()
@@ -82,7 +87,7 @@ class EpisodeStore:
                 code="capacity_exhausted", retry_after_s=5)
         actors = self._actors(script)
         others = others or {}
-        prepared = self.snapshots.prepared(seed, setup, others)
+        prepared = prepared or self.snapshots.prepared(seed, setup, others)
         expires_at = time.time() + ttl_s
         episode = Episode(
             id=episode_id, seed=seed, clock_start=WORLD_START,
@@ -181,6 +186,7 @@ class EpisodeStore:
     async def aclose(self) -> None:
         """Stop the reaper and drop the read copies (the server is shutting down)."""
         self._reads.close()
+        self.workers.close()
         if self._reaper is not None:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):

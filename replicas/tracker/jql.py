@@ -20,12 +20,14 @@ or 'yyyy/MM/dd' [HH:mm] in ``tz`` (a date alone is its midnight), periods from `
 Week, Month, Year ([increment]); ``duedate`` compares whole days. Priority compares by rank:
 ``priority > Medium`` is High and Highest.
 
-``order_by`` gives the ORDER BY text (Jira's default directions; empty values last when
-ascending), ``is_bounded`` whether the query restricts anything (enhanced search refuses it
-otherwise). Errors are JqlError with Jira's message: syntax errors name the token and its
-(line, character); unknown fields and functions, operators a field does not take, and values
-missing from world.yaml's static lists (statuses, status categories, issue types,
-priorities, resolutions) are refused. Other names (users, projects, ...) just match nothing.
+``terms`` counts what a query costs (``check_terms`` refuses one past a limit: Jira documents
+none; ours is the request's, ``WORKGYM_MAX_QUERY_TERMS``). ``order_by`` gives the ORDER BY
+text (Jira's default directions; empty values last when ascending), ``is_bounded`` whether
+the query restricts anything (enhanced search refuses it otherwise). Errors are JqlError
+with Jira's message: syntax errors name the token and its (line, character); unknown fields
+and functions, operators a field does not take, and values missing from world.yaml's static
+lists (statuses, status categories, issue types, priorities, resolutions) are refused. Other
+names (users, projects, ...) just match nothing.
 """
 
 from __future__ import annotations
@@ -332,6 +334,28 @@ def is_bounded(query: Query) -> bool:
     or one with only ORDER BY: 400 "Unbounded JQL queries are not allowed here. Please add a
     search restriction to your query." """
     return query.where is not None
+
+
+def terms(query: Query) -> int:
+    """What ``query`` costs to run, in terms: each clause counts its values (a list's values,
+    a text search's words and phrases), at least one."""
+    def count(node: Node) -> int:
+        if isinstance(node, Not):
+            return count(node.node)
+        if isinstance(node, Clause) and node.operator in ("~", "!~"):
+            return max(1, sum(len(_TERM.findall(o.text)) for o in node.operands
+                              if isinstance(o, Value)))
+        if isinstance(node, Clause):
+            return len(node.operands)
+        return sum(count(child) for child in node.nodes)
+    return count(query.where) if query.where is not None else 0
+
+
+def check_terms(query: Query, most: int) -> None:
+    """JqlError if ``query`` has more than ``most`` terms (:func:`terms`)."""
+    if (n := terms(query)) > most:
+        raise JqlError(f"{_PREFIX}: The query is too complex: it has {n} terms (clauses, list "
+                       f"values and the words of text searches); at most {most} are allowed.")
 
 
 # --- compiling -------------------------------------------------------------------------------

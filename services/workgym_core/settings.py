@@ -132,6 +132,14 @@ class Settings(BaseSettings):
     max_inflight: int = Field(
         1024, gt=0, description="Agent requests a proxy process serves at once; beyond it "
         "sheds load: 503 server_busy with Retry-After, nothing counted or forwarded.")
+    request_budget_s: float = Field(
+        2.0, gt=0, description="Longest a replica works on one request; past it the request "
+        "is stopped, rolled back and answered 503 request_budget_exceeded in the product's "
+        "error shape.")
+    max_query_terms: int = Field(
+        50, gt=0, description="Most terms a search query may have (a JQL query's clauses, "
+        "text words and list values; a helpdesk query's key:value terms and free words); "
+        "more is refused with 400 in the product's error shape.")
     redis_retry_s: float = Field(
         30.0, ge=0, description="How long a step's record is retried while Redis is "
         "unreachable (a restart) before it is given up, loudly.")

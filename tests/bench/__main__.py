@@ -1,4 +1,5 @@
-"""`make bench`: WorkGym's performance figures, measured in one run and printed.
+"""`make bench`: WorkGym's performance figures, measured in one run and printed
+(`python -m tests.bench stall`: only the stall figure, tests/bench/stall.py).
 
 Figures are medians and tails over many samples; the machines are shared and
 noisy, so read ratios within one run, not absolute numbers across runs.
@@ -25,6 +26,7 @@ from workgym_core.settings import Settings
 from .boot import bench_boot
 from .memory import bench_live_episodes, reads
 from .proxy import bench_proxy
+from .stall import bench_stall
 from .stats import line, sample, step_line
 from .tracing import bench_tracing
 from .tracker import bench_tracker_endpoints
@@ -120,6 +122,9 @@ def bench_http_create(data_dir: Path) -> None:
 
 
 def main() -> int:
+    if sys.argv[1:] == ["stall"]:  # `python -m tests.bench stall`: that figure alone
+        bench_stall()
+        return 0
     print(f"WorkGym benchmarks ({os.cpu_count()} cores; one process; medians of many samples)")
     with tempfile.TemporaryDirectory() as tmp:
         # The per-key quotas out of the way: the memory figure holds thousands of episodes.
@@ -140,6 +145,7 @@ def main() -> int:
         bench_proxy(Path(tmp))
         bench_boot(Path(tmp))
     bench_tracing()
+    bench_stall()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"  peak RSS of the benchmark process: {peak:.0f} MB")
     return 0

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
+from replicas.runtime import budget
 from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.responses import ok
@@ -47,6 +48,11 @@ def _found(episode: EpisodeDep, query: str, sort_by: str | None, sort_order: str
     try:
         parsed = search_query.parse(query if not filter_type or "type:" in query
                                     else f"{query} type:{filter_type}")
+        most = budget.max_query_terms()
+        if most is not None and (n := search_query.terms(parsed)) > most:
+            raise InvalidRequest(f"the query has {n} terms (key:value terms and free words); "
+                                 f"at most {most} are allowed", field="query",
+                                 rule="too_many_terms")
         by_id = {fid: column for column, fid in custom_columns().items()}
         found: list[tuple[str, dict[str, Any]]] = []
         for kind in search_query.kinds(parsed):

@@ -10,6 +10,7 @@ from annotated_types import Interval
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
+from replicas.runtime import budget
 from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.paging import cursor_of, offset_of
@@ -42,9 +43,12 @@ def compiled(text: str, episode: EpisodeDep, *, bounded: bool,
              unordered: str | None = None) -> tuple[str, list[Any], str]:
     """The JQL as SQL: the WHERE clause over issues, its parameters and its ORDER BY
     (``unordered``, if given, where the JQL has none); a 400 in Jira's words when it does
-    not parse (or, ``bounded``, restricts nothing)."""
+    not parse, has more terms than the request may (``budget.max_query_terms``) or, ``bounded``,
+    restricts nothing."""
     try:
         query = jql.parse(text)
+        if (most := budget.max_query_terms()) is not None:
+            jql.check_terms(query, most)
         if bounded and not jql.is_bounded(query):
             raise jql.JqlError("Unbounded JQL queries are not allowed here. Please add a "
                                "search restriction to your query.")

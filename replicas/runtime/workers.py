@@ -1,0 +1,86 @@
+"""Episode requests served off the event loop: each in a worker thread with an event loop of
+its own, under the request's time budget (``budget.py``).
+
+The serving loop only reads the request's body, takes the episode's lock (one request of an
+episode at a time, in the order they came) and passes the response on; the app's work (the
+route, its SQLite statements, the actors' answers) runs in a worker. SQLite releases the GIL
+while a statement runs, so a costly query of one episode leaves the loop free to serve every
+other one. The response is gathered in the worker and sent from the loop once it is done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+
+from workgym_core.asgi import ASGIApp, Message, Receive, Scope, Send
+
+from . import budget
+
+# Threads per replica app: requests of different episodes served at once (an episode's own
+# wait for its lock, so one episode holds at most one).
+WORKERS = 16
+
+
+class Workers:
+    def __init__(self, name: str, budget_s: float, max_query_terms: int) -> None:
+        self.budget_s, self.max_query_terms = budget_s, max_query_terms
+        self._local = threading.local()
+        self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix=f"{name}-requests")
+        self._loops: list[asyncio.AbstractEventLoop] = []  # one per worker thread
+        # Closed with the app (or when it is dropped without closing).
+        self.close = weakref.finalize(self, _close, self._pool, self._loops)
+
+    async def serve(self, app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+        """``app`` on this request in a worker; back when its response is sent. Cancelled
+        (the client left), it still waits for the worker: the episode's connection is the
+        worker's until then."""
+        body = await _body(receive)
+        context = contextvars.copy_context()
+        sent: list[Message] = []
+        done = asyncio.get_running_loop().run_in_executor(
+            self._pool, context.run, self._run, app, scope, body, sent)
+        try:
+            await asyncio.shield(done)
+        except asyncio.CancelledError:
+            await asyncio.wait([done])
+            raise
+        for message in sent:
+            await send(message)
+
+    def _run(self, app: ASGIApp, scope: Scope, body: list[Message],
+             sent: list[Message]) -> None:
+        loop = getattr(self._local, "loop", None)
+        if loop is None:
+            loop = self._local.loop = asyncio.new_event_loop()
+            self._loops.append(loop)
+
+        async def receive() -> Message:
+            if body:
+                return body.pop(0)
+            waiting: asyncio.Future[Message] = asyncio.Future()
+            return await waiting  # no disconnect to report: the body was read whole
+
+        async def send(message: Message) -> None:
+            sent.append(message)
+
+        with budget.limited(self.budget_s, self.max_query_terms):
+            loop.run_until_complete(app(scope, receive, send))
+
+
+
+def _close(pool: ThreadPoolExecutor, loops: list[asyncio.AbstractEventLoop]) -> None:
+    pool.shutdown(wait=True, cancel_futures=True)
+    for loop in loops:
+        loop.close()
+
+
+async def _body(receive: Receive) -> list[Message]:
+    """The request's body messages, read whole (the proxy bounds it: MAX_BODY_BYTES)."""
+    messages = [await receive()]
+    while messages[-1]["type"] == "http.request" and messages[-1].get("more_body"):
+        messages.append(await receive())
+    return messages
