@@ -1,106 +1,144 @@
 """`python -m tests.bench stall`: one episode's worst requests against the others' steps.
 
-Other episodes' step latency (a helpdesk read through the proxy, in-process) on a quiet server,
-then the same while, at once, one tracker episode sends the costliest JQL it may (the most
-terms, each an OR'ed ``text ~`` over every issue's summary, description and comments), one
-helpdesk episode the costliest search (the most free words, each a text search of every
-ticket and comment), and new seeds' worlds are built (episodes created on seeds never seen).
-Prints both p50/p99 and the ratio of the p99s (goal: within 2x)."""
+A ``workgym serve`` of its own (all in one process, as ``make demo`` runs it). This process
+times other episodes' steps (a helpdesk read through the proxy, over loopback HTTP) on the quiet
+server, then the same while attacker processes, each an agent with one episode's token, send
+the costliest requests that episode may, back to back:
+
+* a tracker episode: the JQL of the most terms (``WORKGYM_MAX_QUERY_TERMS``), each an OR'ed
+  ``text ~`` over every issue's summary, description and comments;
+* a helpdesk episode: the search of the most free words, each a text search of every ticket
+  and comment;
+
+and then while the operator creates episodes on seeds never seen (each builds new worlds).
+Prints p50/p99 per phase and the ratio of the p99s to the quiet one (goal: within 2x)."""
 
 from __future__ import annotations
 
-import itertools
+import multiprocessing
+import os
+import secrets
 import tempfile
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing.sharedctypes import Synchronized
+from multiprocessing.synchronize import Event
 from pathlib import Path
 from typing import Any
 
-from workgym.local import LocalServer
-from workgym_core.settings import Settings
+import httpx
 
-from .stats import line, pct, sample
+from workgym.processes import serving
+
+from .stats import line, pct, sample_steps
 
 HELPDESK = "helpdesk/stale-contact-update"
 TRACKER = "tracker/start-work-on-bug"
 N = 400  # timed steps per phase
-PER_EPISODE = 40  # steps of one episode before a fresh one (untimed; the tasks allow more)
+PER_EPISODE = 40  # steps of one episode before a fresh one (the tasks allow more)
+MAX_QUERY_TERMS = 50  # the server's default WORKGYM_MAX_QUERY_TERMS
+QUOTAS = {"WORKGYM_MAX_LIVE_EPISODES": "1000000", "WORKGYM_CREATE_RATE_PER_S": "1000000",
+          "WORKGYM_CREATE_BURST": "1000000"}
 
 
-class _Episodes:
-    """Requests of a task's episodes, a fresh episode before the step budget runs out."""
+class _Agent:
+    """Requests of a task's episodes over HTTP, a fresh episode before the step budget runs
+    out (its creation untimed)."""
 
-    def __init__(self, local: LocalServer, task: str, seed: int = 1) -> None:
-        self.local, self.task, self.seed, self.used = local, task, seed, PER_EPISODE
+    def __init__(self, url: str, api_key: str, task: str, seed: int = 1) -> None:
+        self.client = httpx.Client(base_url=url, timeout=120, trust_env=False)
+        self.api_key, self.task, self.seed = api_key, task, seed
         self.episode: dict[str, Any] = {}
 
-    def call(self, app: str, path: str, params: dict[str, Any]) -> int:
-        if self.used >= PER_EPISODE:
-            self.episode, self.used = create(self.local, self.task, self.seed), 0
-        self.used += 1
-        return self.local.request(
-            "GET", self.episode["apps"][app] + path, params=params,
+    def fresh(self) -> None:
+        self.episode = create(self.client, self.api_key, self.task, self.seed)
+
+    def get(self, app: str, path: str, params: dict[str, Any]) -> int:
+        return self.client.get(
+            self.episode["apps"][app] + path, params=params,
             headers={"authorization": f"Bearer {self.episode['token']}"}).status_code
 
 
-def create(local: LocalServer, task: str, seed: int) -> dict[str, Any]:
-    made = local.request("POST", "/v1/episodes", json={"task": task, "seed": seed,
-                                                       "faults": "none"},
-                         headers={"authorization": f"Bearer {local.server.settings.api_key}"})
+def create(client: httpx.Client, api_key: str, task: str, seed: int) -> dict[str, Any]:
+    made = client.post("/v1/episodes", json={"task": task, "seed": seed, "faults": "none"},
+                       headers={"authorization": f"Bearer {api_key}"})
     assert made.status_code == 201, made.text
     return dict(made.json())
 
 
+def _attacker(url: str, api_key: str, kind: str, stop: Event, served: Synchronized) -> None:
+    """One attacker process: ``kind``'s worst request, back to back, until ``stop``."""
+    jql = " OR ".join(f"text ~ w{i}" for i in range(MAX_QUERY_TERMS))
+    words = " ".join(f"w{i}" for i in range(MAX_QUERY_TERMS))
+    agent = _Agent(url, api_key, TRACKER if kind == "jql" else HELPDESK)
+    seeds = iter(range(900_000 + 1000 * os.getpid() % 10**6, 10**9))
+    used = PER_EPISODE
+    while not stop.is_set():
+        if kind == "new worlds":
+            create(agent.client, api_key, TRACKER, next(seeds))
+        else:
+            if used >= PER_EPISODE:
+                agent.fresh()
+                used = 0
+            used += 1
+            if kind == "jql":
+                agent.get("tracker", "/rest/api/3/search/jql", {"jql": jql})
+            else:
+                agent.get("helpdesk", "/api/v2/search", {"query": words})
+        with served.get_lock():
+            served.value += 1
+
+
 @contextmanager
-def _attack(local: LocalServer) -> Iterator[dict[str, int]]:
-    """The worst requests, sent in a loop by three threads until the body is done."""
-    most = local.server.settings.max_query_terms
-    jql = " OR ".join(f"text ~ w{i}" for i in range(most))
-    words = " ".join(f"w{i}" for i in range(most))
-    tracker, helpdesk = _Episodes(local, TRACKER), _Episodes(local, HELPDESK)
-    seeds = itertools.count(900_000)
-    stop, counts = threading.Event(), {"jql": 0, "search": 0, "new worlds": 0}
-
-    def loop(name: str, fn: Callable[[], object]) -> None:
-        while not stop.is_set():
-            fn()
-            counts[name] += 1
-
-    threads = [threading.Thread(target=loop, args=args) for args in (
-        ("jql", lambda: tracker.call("tracker", "/rest/api/3/search/jql", {"jql": jql})),
-        ("search", lambda: helpdesk.call("helpdesk", "/api/v2/search", {"query": words})),
-        ("new worlds", lambda: create(local, TRACKER, next(seeds))),
-    )]
-    for thread in threads:
-        thread.start()
+def _attack(url: str, api_key: str, kinds: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    spawn = multiprocessing.get_context("spawn")
+    stop = spawn.Event()
+    served = {kind: spawn.Value("i", 0) for kind in kinds}
+    processes = [spawn.Process(target=_attacker, args=(url, api_key, kind, stop, served[kind]))
+                 for kind in kinds]
+    for process in processes:
+        process.start()
+    counts: dict[str, Any] = {}
     try:
         yield counts
     finally:
         stop.set()
-        for thread in threads:
-            thread.join()
+        for process in processes:
+            process.join(timeout=180)
+            if process.is_alive():
+                process.kill()
+        counts.update({kind: value.value for kind, value in served.items()})
 
 
 def bench_stall() -> None:
-    print("One episode's worst requests vs other episodes' steps (in-process server)")
+    print("One episode's worst requests vs other episodes' steps (workgym serve, loopback; "
+          "attackers in processes of their own)")
+    api_key = secrets.token_urlsafe(32)
     with tempfile.TemporaryDirectory() as tmp:
-        local = LocalServer(Settings(data_dir=Path(tmp), max_live_episodes=10**6,
-                                     create_rate_per_s=10**6, create_burst=10**6))
-        try:
-            other = _Episodes(local, HELPDESK)
-            create(local, TRACKER, 1)  # the attackers' own worlds: built before timing
+        env = {**os.environ, **QUOTAS, "WORKGYM_API_KEY": api_key,
+               "WORKGYM_DATA_DIR": str(Path(tmp) / "data"),
+               "WORKGYM_CONFIG_DIR": str(Path(tmp) / "config")}
+        with serving(env=env, log=Path(tmp) / "server.log") as url:
+            other = _Agent(url, api_key, HELPDESK)
+            for task in (TRACKER, HELPDESK):  # the attackers' own worlds: built before timing
+                create(other.client, api_key, task, 1)
 
-            def step() -> None:
-                assert other.call("helpdesk", "/api/v2/groups", {}) == 200
+            def step() -> int:
+                return other.get("helpdesk", "/api/v2/groups", {})
 
-            quiet = sample(step, N)
-            with _attack(local) as counts:
-                loaded = sample(step, N)
-        finally:
-            local.close()
+            def timed() -> list[float]:
+                return sample_steps(step, N, PER_EPISODE, other.fresh)
+
+            quiet = timed()
+            with _attack(url, api_key, ("jql", "search")) as queries:
+                loaded = timed()
+            with _attack(url, api_key, ("new worlds",)) as worlds:
+                building = timed()
     print(line("other episodes' step, quiet server", quiet))
-    print(line("the same while the worst requests run", loaded))
-    print(f"  worst requests served meanwhile: {counts}")
-    print(f"  p99 ratio loaded/quiet: {pct(loaded, 0.99) / pct(quiet, 0.99):.2f}  "
-          "(goal <= 2)")
+    print(line("the same while the worst queries run", loaded))
+    print(f"    worst queries served meanwhile: {queries}")
+    print(line("the same while new seeds' worlds are built", building))
+    print(f"    episodes created on new seeds meanwhile: {worlds['new worlds']}")
+    for name, values in (("worst queries", loaded), ("new worlds", building)):
+        print(f"  p99 ratio {name}/quiet: {pct(values, 0.99) / pct(quiet, 0.99):.2f}  "
+              "(goal <= 2)")
