@@ -31,6 +31,7 @@ from workgym_core.settings import Settings
 from ..serving import serving_app
 
 TASK = "tracker/start-work-on-bug"
+PAYMENTS = "checkout/cancel-unshipped-order"
 SEED = 3
 ANSWER = "I started work on the bug and assigned it to myself."
 
@@ -73,12 +74,12 @@ MakeEnv = Callable[..., Env]
 
 @pytest.fixture
 def make_env(deployment: Settings) -> Iterator[MakeEnv]:
-    """Factory: an episode of TASK and SEED on the server at ``url``, reset, driven by the
+    """Factory: an episode of ``task`` and SEED on the server at ``url``, reset, driven by the
     operator over REST; closed after the test."""
     made: list[Env] = []
 
-    def factory(url: str, faults: str | list[dict[str, Any]] = "none") -> Env:
-        made.append(connect(url, TASK, SEED, faults=faults, api_key=deployment.api_key))
+    def factory(url: str, faults: str | list[dict[str, Any]] = "none", task: str = TASK) -> Env:
+        made.append(connect(url, task, SEED, faults=faults, api_key=deployment.api_key))
         made[-1].reset()
         return made[-1]
 
@@ -96,10 +97,16 @@ def _said(result: Any) -> tuple[bool, str]:
     return bool(result.is_error), result.content[0].text
 
 
-def _json(said: str) -> Any:
+def _answer(said: str) -> tuple[str, Any]:
+    """(``HTTP <status>``, the JSON body) of what the model read of an app's answer."""
     status, _, body = said.partition("\n")
+    return status, orjson.loads(body)
+
+
+def _json(said: str) -> Any:
+    status, body = _answer(said)
     assert status == "HTTP 200", said
-    return orjson.loads(body)
+    return body
 
 
 Call = tuple[str, dict[str, Any]]
@@ -218,6 +225,50 @@ def _initialize(url: str, token: str | None) -> httpx.Response:
         "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "t", "version": "0"}}})
+
+
+def test_a_tool_call_reaches_exactly_its_operation_and_is_a_step(
+        gym: str, make_env: MakeEnv) -> None:
+    """A path argument is one segment: '?' and '#' in it are part of the id the app looks up
+    (its own 404, a step), never a query or a fragment; what would leave the operation
+    ('/', dot segments, even percent-encoded) and arguments outside the schema are refusals
+    naming the argument, before any request."""
+    env = make_env(gym, task=PAYMENTS)
+    assert env.observation is not None
+    obs = env.observation
+    retrieve = "checkout_retrieve_customer"
+
+    async def run() -> list[tuple[bool, str]]:
+        async with _mcp(gym, obs.token) as http, \
+                streamable_http_client(f"{gym}/mcp", http_client=http) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            listed = _json(_said(await session.call_tool("checkout_list_customers",
+                                                         {"limit": 1}))[1])
+            customer = listed["data"][0]["id"]
+            return [_said(await session.call_tool(retrieve, arguments)) for arguments in [
+                {"customer": customer}, {"customer": f"{customer}?expand[]=x"},
+                {"customer": f"{customer}#x"}, {"customer": "../../../../v1/tasks"},
+                {"customer": "%2e%2e"}, {"customer": 7}, {"customer": customer, "limit": 1}]]
+
+    found, query, fragment, *refused = asyncio.run(run())
+    assert found[0] is False
+    customer = _json(found[1])["id"]
+    for (error, text), sent in ((query, f"{customer}?expand[]=x"), (fragment, f"{customer}#x")):
+        status, body = _answer(text)
+        assert error is True and status == "HTTP 404", text
+        # Stripe's own answer, about that very id.
+        assert body["error"]["code"] == "resource_missing" and sent in body["error"]["message"]
+    (_, up), (_, dots), (_, typed), (_, unknown) = refused
+    assert all(error for error, _ in refused)
+    assert up.startswith(f"tool {retrieve} argument 'customer' is one path segment")
+    assert dots.startswith(f"tool {retrieve} argument 'customer' is one path segment")
+    assert typed.startswith(f"tool {retrieve} argument 'customer' breaks its schema's 'type'")
+    assert unknown == f"tool {retrieve} has no argument 'limit'"
+    # The same through the session protocol (the SDK's call_tool): one path for every entry.
+    assert Session.attach(env).call_tool(retrieve, {"customer": "a/b"})["error"] is True
+    report = env.finish()
+    assert report["steps"] == 4, report  # the list and three lookups: no refusal sent a thing
 
 
 def _refused(url: str, token: str | None) -> tuple[int, dict[str, Any]]:
