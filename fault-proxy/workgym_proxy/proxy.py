@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 import orjson
 from opentelemetry.trace import Span, SpanKind
@@ -59,6 +59,7 @@ from workgym_core.internal import (
     ROUTE_HEADER,
     STEP_HEADER,
     VALIDATE_HEADER,
+    escapes,
 )
 from workgym_core.pages import cross_site
 from workgym_core.redis_store import busy, unavailable
@@ -104,22 +105,6 @@ _DROP_RESPONSE = frozenset({
 
 
 _SAFE = "/!$&'()*+,;=:@-._~%"
-
-
-def _escapes(rest: str) -> bool:
-    """Whether a path could leave the app: dot segments, internal routes or control
-    characters, at any depth of percent-encoding (downstream URL libraries decode again)."""
-    seen = rest
-    for _ in range(4):
-        decoded = unquote(seen)
-        if decoded == seen:
-            break
-        seen = decoded
-    seen = seen.replace("\\", "/")
-    segments = seen.split("/")
-    return ("." in segments or ".." in segments
-            or any(ord(c) < 0x20 or ord(c) == 0x7F for c in seen)
-            or ("/" + seen.lstrip("/")).startswith(INTERNAL_PREFIX))
 
 
 def _token(headers: list[tuple[bytes, bytes]]) -> tuple[str, bool]:
@@ -213,7 +198,7 @@ class Proxy:
         """(app, decoded path inside it, the path as sent, to forward unchanged)."""
         path: str = scope["path"]
         app, _, rest = path[len(PREFIX):].partition("/")
-        if app not in self.apps or _escapes(rest):
+        if app not in self.apps or escapes(rest):
             raise NotFound(f"no route {path}", code="not_found")
         raw = (scope.get("raw_path") or b"").decode("latin-1")
         prefix = f"{PREFIX}{app}/"

@@ -15,7 +15,14 @@ import re
 from typing import Annotated, Any, Literal
 
 from annotated_types import Interval
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+)
 from pydantic_core import PydanticCustomError
 
 from replicas.runtime.params import MAX_ID
@@ -40,10 +47,12 @@ INTEGER = BeforeValidator(_integer)
 
 MetadataKey = Annotated[str, StringConstraints(min_length=1, max_length=40,
                                                pattern=r"^[^\[\]]+$")]
-# A number is taken as its text (a form body sends it so).
+# A number is taken as its text (a form body sends it so), and documented so: a tool's
+# arguments are checked against this schema (workgym.tools).
 MetadataValue = Annotated[str, BeforeValidator(
     lambda v: str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v),
-    StringConstraints(max_length=500)]
+    StringConstraints(max_length=500), WithJsonSchema(
+        {"anyOf": [{"type": "string", "maxLength": 500}, {"type": "number"}]})]
 # Stripe's limits: 50 keys of up to 40 characters, values of up to 500; on an update a key
 # set to "" (or null) is removed, and metadata="" removes them all.
 Metadata = Annotated[dict[MetadataKey, MetadataValue | None], Field(max_length=50)] | Literal[""]

@@ -2,7 +2,11 @@
 
 One OpenAI function-calling tool per operation, named ``<app>_<operation_id>``;
 its parameters merge the operation's path, query and JSON-body parameters.
-The same catalogue turns a tool call back into an HTTP request.
+The same catalogue turns a tool call back into an HTTP request: the arguments are checked
+against the tool's schema (JSON Schema 2020-12, as OpenAPI 3.1 states it) and each path
+argument is sent as one percent-encoded segment, so a call reaches exactly its operation.
+Every entry (the SDK's ``call_tool``, the session protocol, the MCP endpoint) goes through
+:meth:`Operation.request`.
 """
 
 from __future__ import annotations
@@ -11,13 +15,21 @@ import copy
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
+
+from jsonschema import Draft202012Validator, ValidationError
+from jsonschema.exceptions import best_match, by_relevance
 
 from workgym_core.errors import InvalidRequest, NotFound
+from workgym_core.internal import escapes
 
 _METHODS = ("get", "post", "put", "patch", "delete")
 BODY = "body"  # the argument of an operation whose JSON body is free-form
+_SAID = 200  # characters of a schema error's own message a refusal quotes
+# Which schema error a refusal names: the shallowest, an unknown argument before the rest.
+_FIRST = by_relevance(strong=frozenset({"additionalProperties"}))
 
 # The one tool of the gym itself, in every episode: a new token after a 401 token_expired
 # (POST /v1/episodes/{id}/token with the refresh token), for agents that act only by tools.
@@ -101,26 +113,58 @@ class Operation:
             found.update(body)
         return found
 
+    @cached_property
+    def _validator(self) -> Draft202012Validator:
+        return Draft202012Validator(self.schema["function"]["parameters"])
+
+    def check(self, arguments: Any) -> None:
+        """InvalidRequest naming the argument and the rule of the schema ``arguments`` break
+        (jsonschema's best match, _FIRST), else nothing."""
+        error: ValidationError | None = best_match(self._validator.iter_errors(arguments),
+                                                   key=_FIRST)
+        if error is None:
+            return
+        rule = str(error.validator)
+        where = [str(p) for p in error.absolute_path]
+        if rule == "additionalProperties" and not where and isinstance(arguments, dict):
+            field = sorted(set(arguments) - set(self._validator.schema["properties"]))[0]
+            raise InvalidRequest(f"tool {self.name} has no argument '{field}'",
+                                 field=field, rule="unknown_argument")
+        if rule == "required" and not where and isinstance(arguments, dict):
+            field = next(n for n in error.validator_value if n not in arguments)
+            raise InvalidRequest(f"tool {self.name} needs argument '{field}'",
+                                 field=field, rule="required")
+        field = ".".join(where) or "arguments"
+        said = error.message if len(error.message) <= _SAID else error.message[:_SAID] + "..."
+        raise InvalidRequest(f"tool {self.name} argument '{field}' breaks its schema's "
+                             f"'{rule}': {said}", field=field, rule=rule)
+
+    def _segment(self, name: str, value: Any) -> str:
+        """A path argument as the one segment it fills: percent-encoded, so '?', '#' and
+        '%' are part of the id; a '/' (the app would route it as a separator) is refused."""
+        text = str(value)
+        if not text or "/" in text:
+            raise InvalidRequest(
+                f"tool {self.name} argument '{name}' is one path segment: it may not be "
+                "empty or contain '/'", field=name, rule="path_segment")
+        return quote(text, safe="")
+
     def request(self, arguments: dict[str, Any]
                 ) -> tuple[str, str, dict[str, Any], Any, dict[str, str]]:
-        """(method, path, query params, JSON body, headers) for a tool call's arguments."""
+        """(method, path, query params, JSON body, headers) for a tool call's arguments;
+        InvalidRequest for arguments the tool's schema refuses or a path that would leave
+        the operation."""
+        self.check(arguments)
         headers = {name: str(arguments[header_arg(name)]) for name in self.header_params
                    if header_arg(name) in arguments}
-        known = {*self.path_params, *self.query_params, *self.body_params,
-                 *map(header_arg, self.header_params), *([BODY] if self.whole_body else [])}
-        unknown = sorted(set(arguments) - known)
-        if unknown:
-            raise InvalidRequest(
-                f"tool {self.name} has no argument '{unknown[0]}'",
-                field=unknown[0], rule="unknown_argument",
-            )
         path = self.path
         for name in self.path_params:
-            if name not in arguments:
+            path = path.replace("{" + name + "}", self._segment(name, arguments[name]))
+            if escapes(path):  # a dot segment, a control character: the proxy's 404, no step
                 raise InvalidRequest(
-                    f"tool {self.name} needs argument '{name}'", field=name, rule="required"
-                )
-            path = path.replace("{" + name + "}", str(arguments[name]))
+                    f"tool {self.name} argument '{name}' is one path segment: it may not be "
+                    "'.' or '..' or hold control characters (even percent-encoded)",
+                    field=name, rule="path_segment")
         params = {k: arguments[k] for k in self.query_params if k in arguments}
         if self.whole_body:
             return self.method, path, params, arguments.get(BODY), headers

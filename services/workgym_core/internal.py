@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+from urllib.parse import unquote
 
 from starlette.datastructures import Headers
 
@@ -39,3 +40,20 @@ def require_internal(headers: Headers, secret: str) -> None:
     presented = headers.get(INTERNAL_HEADER, "")
     if not hmac.compare_digest(presented.encode(), secret.encode()):
         raise Forbidden("internal route: not reachable by agents", code="internal_only")
+
+
+def escapes(rest: str) -> bool:
+    """Whether a path inside an app could leave it: dot segments, internal routes or control
+    characters, at any depth of percent-encoding (downstream URL libraries decode again).
+    The proxy answers such a path 404; a tool call never builds one (workgym.tools)."""
+    seen = rest
+    for _ in range(4):
+        decoded = unquote(seen)
+        if decoded == seen:
+            break
+        seen = decoded
+    seen = seen.replace("\\", "/")
+    segments = seen.split("/")
+    return ("." in segments or ".." in segments
+            or any(ord(c) < 0x20 or ord(c) == 0x7F for c in seen)
+            or ("/" + seen.lstrip("/")).startswith(INTERNAL_PREFIX))

@@ -143,6 +143,18 @@ class Settings(BaseSettings):
     redis_retry_s: float = Field(
         30.0, ge=0, description="How long a step's record is retried while Redis is "
         "unreachable (a restart) before it is given up, loudly.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list, description="Host names /mcp answers besides loopback "
+        "(localhost, 127.0.0.1, ::1) and the hosts of public_url and proxy_url (JSON list; "
+        "\"*\": any). Any other Host is refused 403 (DNS-rebinding protection, as the MCP "
+        "specification asks).")
+    mcp_allowed_origins: list[str] = Field(
+        default_factory=list, description="Browser origins (scheme://host[:port]) /mcp "
+        "serves (JSON list). A request with any other Origin is refused 403; one without an "
+        "Origin (not a browser's) passes.")
+    mcp_streams_per_token: int = Field(
+        4, gt=0, description="GET /mcp event streams an episode may hold open at once (on "
+        "each gym process); one more answers 429 with Retry-After.")
 
     @field_validator("roles")
     @classmethod

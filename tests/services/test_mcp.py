@@ -31,6 +31,7 @@ from workgym_core.settings import Settings
 from ..serving import serving_app
 
 TASK = "tracker/start-work-on-bug"
+PAYMENTS = "checkout/cancel-unshipped-order"
 SEED = 3
 ANSWER = "I started work on the bug and assigned it to myself."
 
@@ -73,12 +74,12 @@ MakeEnv = Callable[..., Env]
 
 @pytest.fixture
 def make_env(deployment: Settings) -> Iterator[MakeEnv]:
-    """Factory: an episode of TASK and SEED on the server at ``url``, reset, driven by the
+    """Factory: an episode of ``task`` and SEED on the server at ``url``, reset, driven by the
     operator over REST; closed after the test."""
     made: list[Env] = []
 
-    def factory(url: str, faults: str | list[dict[str, Any]] = "none") -> Env:
-        made.append(connect(url, TASK, SEED, faults=faults, api_key=deployment.api_key))
+    def factory(url: str, faults: str | list[dict[str, Any]] = "none", task: str = TASK) -> Env:
+        made.append(connect(url, task, SEED, faults=faults, api_key=deployment.api_key))
         made[-1].reset()
         return made[-1]
 
@@ -96,10 +97,16 @@ def _said(result: Any) -> tuple[bool, str]:
     return bool(result.is_error), result.content[0].text
 
 
-def _json(said: str) -> Any:
+def _answer(said: str) -> tuple[str, Any]:
+    """(``HTTP <status>``, the JSON body) of what the model read of an app's answer."""
     status, _, body = said.partition("\n")
+    return status, orjson.loads(body)
+
+
+def _json(said: str) -> Any:
+    status, body = _answer(said)
     assert status == "HTTP 200", said
-    return orjson.loads(body)
+    return body
 
 
 Call = tuple[str, dict[str, Any]]
@@ -210,18 +217,62 @@ def test_an_apps_refusal_a_dropped_connection_and_an_expired_token_are_tool_resu
     assert report["steps"] == 4 and report["reward"] == 0.0, report
 
 
-def _initialize(url: str, token: str | None) -> httpx.Response:
-    """A bare POST /mcp (an initialize) with this token."""
+def _initialize(url: str, token: str | None, **headers: str) -> httpx.Response:
+    """A bare POST /mcp (an initialize) with this token (and these headers)."""
     return httpx.post(f"{url}/mcp", headers={
-        **({"authorization": f"Bearer {token}"} if token else {}),
+        **headers, **({"authorization": f"Bearer {token}"} if token else {}),
         "accept": "application/json, text/event-stream"}, json={
         "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "t", "version": "0"}}})
 
 
-def _refused(url: str, token: str | None) -> tuple[int, dict[str, Any]]:
-    response = _initialize(url, token)
+def test_a_tool_call_reaches_exactly_its_operation_and_is_a_step(
+        gym: str, make_env: MakeEnv) -> None:
+    """A path argument is one segment: '?' and '#' in it are part of the id the app looks up
+    (its own 404, a step), never a query or a fragment; what would leave the operation
+    ('/', dot segments, even percent-encoded) and arguments outside the schema are refusals
+    naming the argument, before any request."""
+    env = make_env(gym, task=PAYMENTS)
+    assert env.observation is not None
+    obs = env.observation
+    retrieve = "checkout_retrieve_customer"
+
+    async def run() -> list[tuple[bool, str]]:
+        async with _mcp(gym, obs.token) as http, \
+                streamable_http_client(f"{gym}/mcp", http_client=http) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            listed = _json(_said(await session.call_tool("checkout_list_customers",
+                                                         {"limit": 1}))[1])
+            customer = listed["data"][0]["id"]
+            return [_said(await session.call_tool(retrieve, arguments)) for arguments in [
+                {"customer": customer}, {"customer": f"{customer}?expand[]=x"},
+                {"customer": f"{customer}#x"}, {"customer": "../../../../v1/tasks"},
+                {"customer": "%2e%2e"}, {"customer": 7}, {"customer": customer, "limit": 1}]]
+
+    found, query, fragment, *refused = asyncio.run(run())
+    assert found[0] is False
+    customer = _json(found[1])["id"]
+    for (error, text), sent in ((query, f"{customer}?expand[]=x"), (fragment, f"{customer}#x")):
+        status, body = _answer(text)
+        assert error is True and status == "HTTP 404", text
+        # Stripe's own answer, about that very id.
+        assert body["error"]["code"] == "resource_missing" and sent in body["error"]["message"]
+    (_, up), (_, dots), (_, typed), (_, unknown) = refused
+    assert all(error for error, _ in refused)
+    assert up.startswith(f"tool {retrieve} argument 'customer' is one path segment")
+    assert dots.startswith(f"tool {retrieve} argument 'customer' is one path segment")
+    assert typed.startswith(f"tool {retrieve} argument 'customer' breaks its schema's 'type'")
+    assert unknown == f"tool {retrieve} has no argument 'limit'"
+    # The same through the session protocol (the SDK's call_tool): one path for every entry.
+    assert Session.attach(env).call_tool(retrieve, {"customer": "a/b"})["error"] is True
+    report = env.finish()
+    assert report["steps"] == 4, report  # the list and three lookups: no refusal sent a thing
+
+
+def _refused(url: str, token: str | None, **headers: str) -> tuple[int, dict[str, Any]]:
+    response = _initialize(url, token, **headers)
     return response.status_code, response.json()["error"]
 
 
@@ -254,6 +305,77 @@ def test_the_mcp_endpoint_refuses_what_is_no_live_episode_token(
     env.close()  # the operator drops the episode: its token names a deleted one
     status, error = _refused(gym, obs.token)
     assert (status, error["data"]["code"]) == (410, "episode_deleted")
+
+
+def test_mcp_answers_its_own_host_and_no_browser_origin_unless_allowed(
+        gym: str, deployment: Settings, make_env: MakeEnv) -> None:
+    """DNS-rebinding protection (the MCP specification, Streamable HTTP): a Host that is not
+    the server's or an Origin not allowed is a 403, before the token is looked at."""
+    env = make_env(gym)
+    assert env.observation is not None
+    token = env.observation.token
+    for headers, code in [({"host": "rebound.example"}, "host_not_allowed"),
+                          ({"host": "rebound.example:80"}, "host_not_allowed"),
+                          ({"host": "[::2]"}, "host_not_allowed"),
+                          ({"origin": "https://site.example"}, "origin_not_allowed"),
+                          ({"origin": "null"}, "origin_not_allowed")]:
+        status, error = _refused(gym, token, **headers)
+        assert (status, error["code"], error["data"]["code"]) == (403, -32001, code), headers
+        assert error["data"]["field"] == next(iter(headers))
+    for host in ["localhost:9", "127.0.0.1", "[::1]:8000"]:  # loopback, any port; no Origin
+        assert _initialize(gym, token, host=host).status_code == 200, host
+
+    with _served(deployment.model_copy(update={
+            "roles": frozenset({"gym"}), "replica_urls": {"tracker": "http://127.0.0.1:9"},
+            "allowed_hosts": ["gym.example"], "mcp_allowed_origins": ["https://ui.example"]
+            })) as configured:
+        status, error = _refused(configured, None, host="gym.example:8000",
+                                 origin="https://ui.example")
+        assert (status, error["data"]["code"]) == (401, "missing_credential")  # let through
+        status, error = _refused(configured, None, host="gym.example",
+                                 origin="https://ui.example:444")
+        assert (status, error["data"]["code"]) == (403, "origin_not_allowed")
+
+
+def test_an_episode_holds_a_bounded_number_of_mcp_streams(
+        gym: str, deployment: Settings, make_env: MakeEnv) -> None:
+    """GET /mcp streams stay open until their client leaves: an episode holds at most
+    WORKGYM_MCP_STREAMS_PER_TOKEN of them (429 with Retry-After beyond, in the JSON-RPC
+    error shape), another episode is not affected, and a closed stream frees its slot."""
+    cap = deployment.mcp_streams_per_token
+    tokens = []
+    for _ in range(2):
+        env = make_env(gym)
+        assert env.observation is not None
+        tokens.append(env.observation.token)
+
+    def stream(client: httpx.AsyncClient, token: str
+               ) -> contextlib.AbstractAsyncContextManager[httpx.Response]:
+        return client.stream("GET", f"{gym}/mcp", headers={
+            "authorization": f"Bearer {token}", "accept": "text/event-stream"})
+
+    async def run() -> None:
+        async with httpx.AsyncClient(timeout=30) as client:
+            async with contextlib.AsyncExitStack() as held:
+                opened = [await held.enter_async_context(stream(client, tokens[0]))
+                          for _ in range(cap)]
+                assert [r.status_code for r in opened] == [200] * cap
+                async with stream(client, tokens[0]) as over:
+                    assert over.status_code == 429  # not a stream: a refusal, then closed
+                    body = orjson.loads(await over.aread())
+                assert over.headers["retry-after"].isdigit()
+                assert body["error"]["data"]["code"] == "mcp_stream_quota"
+                async with stream(client, tokens[1]) as other:
+                    assert other.status_code == 200
+            # Every stream is closed: once the server has seen them go, a slot is free.
+            for _ in range(100):
+                async with stream(client, tokens[0]) as again:
+                    if again.status_code == 200:
+                        return
+                await asyncio.sleep(0.05)
+            raise AssertionError("closed streams never freed their slots")
+
+    asyncio.run(run())
 
 
 def test_the_gym_api_alone_reaches_the_proxy_over_the_network(

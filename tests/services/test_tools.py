@@ -91,3 +91,51 @@ def test_a_free_form_body_is_one_argument() -> None:
     watch_tool = tools.get("tracker_add_watcher")
     assert watch_tool.request({"key": "SHOP-1", "body": "5b10ac"})[3] == "5b10ac"
     assert watch_tool.request({"key": "SHOP-1"})[3] is None
+
+
+def _refusal(tool_name: str, arguments: dict[str, object]) -> tuple[str | None, str | None, str]:
+    tool = ToolCatalogue.from_openapi("shop", _app().openapi()).get(tool_name)
+    try:
+        tool.request(arguments)
+    except InvalidRequest as exc:
+        return exc.field, exc.rule, exc.message
+    raise AssertionError(f"expected InvalidRequest for {arguments}")
+
+
+def test_arguments_are_checked_against_the_tools_schema() -> None:
+    """What the schema states (types, bounds, required, no unknown keys) is refused before
+    any request is made, naming the argument and the rule."""
+    assert _refusal("shop_get_item", {"item_id": "../../v1/episodes"})[:2] == ("item_id", "type")
+    assert _refusal("shop_get_item", {"item_id": 5, "verbose": "yes"})[:2] == ("verbose", "type")
+    assert _refusal("shop_add_item", {"box_id": 1, "name": 7})[:2] == ("name", "type")
+    field, rule, message = _refusal("shop_add_item", {"box_id": 1, "name": "x", "qty": 0})
+    assert (field, rule) == ("qty", "minimum") and "'qty'" in message
+    assert _refusal("shop_add_item", {"box_id": 1})[:2] == ("name", "required")  # a body field
+    assert _refusal("shop_add_item", {"box_id": True, "name": "x"})[:2] == ("box_id", "type")
+
+
+def _keyed() -> ToolCatalogue:
+    app = FastAPI()
+
+    @app.get("/issue/{key}/comments", operation_id="get_comments")
+    async def comments(key: str) -> None:
+        return None
+
+    return ToolCatalogue.from_openapi("tracker", app.openapi())
+
+
+def test_a_path_argument_is_one_encoded_segment() -> None:
+    """'?', '#', '%' and spaces are part of the id (the operation's path, no query added);
+    what would change the path ('/', dot segments at any encoding depth, control
+    characters) is refused, naming the argument."""
+    tool = _keyed().get("tracker_get_comments")
+    for key, sent in [("SHOP-1?expand=all", "SHOP-1%3Fexpand%3Dall"), ("a#b", "a%23b"),
+                      ("50%", "50%25"), ("a b", "a%20b"), ("..x", "..x")]:
+        assert tool.request({"key": key}) == ("GET", f"/issue/{sent}/comments", {}, None, {})
+    for key in ["../x", "a/b", "..", ".", "%2e%2e", "%252E%252e", "x\n", "x%0a", "", "..\\x"]:
+        try:
+            tool.request({"key": key})
+        except InvalidRequest as exc:
+            assert (exc.field, exc.rule) == ("key", "path_segment"), key
+        else:
+            raise AssertionError(f"{key!r} was sent")

@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from ..sdk import Env
+from ..session import Session
 from ..tasks import Task
 
 STEPS = 10
@@ -34,6 +35,7 @@ def _value(schema: dict[str, Any], rng: random.Random) -> Any:
 def random_agent(env: Env, task: Task) -> str | None:
     rng = random.Random(env.seed)
     tools = env.observation.tools if env.observation else []
+    session = Session.attach(env)  # arguments the schema refuses are a result, as a model's
     for _ in range(STEPS):
         tool = rng.choice(tools)["function"]
         params = tool["parameters"]
@@ -41,5 +43,5 @@ def random_agent(env: Env, task: Task) -> str | None:
             name: _value(schema, rng) for name, schema in params["properties"].items()
             if name in params["required"] or rng.random() < 0.3
         }
-        env.call_tool(tool["name"], arguments)
+        session.call_tool(tool["name"], arguments)
     return None

@@ -4,10 +4,17 @@ An MCP client reaches one episode with its bearer token, the same one the agent 
 apps (``Authorization: Bearer <token>``, from ``POST /v1/episodes``); there are no MCP
 sessions (stateless, JSON answers), so any number of gym instances serve it alike.
 
-* **Who:** before MCP runs, the token is checked as the gym's own routes check it: none, a
+* **Where from:** before anything else, as the MCP specification asks of a server (DNS
+  rebinding): a ``Host`` that is not this server's (loopback, the hosts of ``public_url``
+  and ``proxy_url``, ``allowed_hosts``) and a browser's ``Origin`` not in
+  ``mcp_allowed_origins`` are refused 403. A request without ``Origin`` is no browser's.
+* **Who:** then the token is checked as the gym's own routes check it: none, a
   forged or rotated token or the operator's API key is a 401, an expired or deleted
   episode a 410. The body is a JSON-RPC error (what MCP clients raise) whose ``data`` is
   the gym's error object.
+* **How many:** an episode holds at most ``mcp_streams_per_token`` ``GET /mcp`` event
+  streams open at once in this process (there are no sessions: every POST is answered and
+  closed); one more is a 429 with ``Retry-After``, and a stream that closes frees its slot.
 * **tools/list:** the episode's tools, as ``POST /v1/episodes`` gave them, and ``finish``.
   The token refresh tool is not offered: it needs the refresh token, which an MCP client
   does not hold, and would retire the very token that names the episode here. A
@@ -29,8 +36,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import httpx
 import orjson
@@ -42,8 +51,10 @@ from workgym_core import credentials
 from workgym_core.asgi import ASGIApp, Receive, Scope, Send, send_response
 from workgym_core.errors import (
     EpisodeNotFound,
+    Forbidden,
     InvalidRequest,
     ServiceUnavailable,
+    TooManyRequests,
     Unauthorized,
     WorkGymError,
 )
@@ -65,6 +76,8 @@ _EPISODE = "workgym.episode"  # scope key: (record, token) the gate found for th
 _TIMEOUT = httpx.Timeout(60.0, connect=5.0)  # as the SDK's: an app call may meet latency faults
 _REFUSED = -32001  # JSON-RPC code of a request the gate refused (a server-defined error)
 _FAILED = "The gym failed on this tool call; try again."
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+_STREAM_RETRY_S = 5  # Retry-After of a stream refused for the cap: slots free when streams close
 REFRESH_REFUSED = (f"{REFRESH_TOKEN} is not offered over MCP: this connection's token is the "
                    "episode's. After a 401 token_expired the apps refuse it; finish the task.")
 
@@ -112,6 +125,11 @@ class EpisodeMCP:
         self._asgi: ASGIApp | None = None
         self._gym: httpx.AsyncClient
         self._proxy: httpx.AsyncClient
+        self._streams: Counter[str] = Counter()  # episode id -> its open GET /mcp streams
+        settings = service.settings
+        self._hosts = LOOPBACK | {host for url in (settings.public_url, settings.proxy_url)
+                                  if url and (host := urlsplit(url).hostname)} \
+            | {h.lower() for h in settings.allowed_hosts}
 
     @property
     def route(self) -> Route:
@@ -150,21 +168,59 @@ class EpisodeMCP:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         endpoint = self._asgi
+        stream = scope["method"] == "GET"  # an event stream, held open until the client leaves
         try:
             if endpoint is None:
                 raise ServiceUnavailable(
                     "the MCP endpoint is served by `workgym serve` (a server that runs its "
                     "lifespan), not by the in-process server of workgym.make",
                     code="mcp_unavailable")
-            token = credentials.bearer(Headers(scope=scope).get("authorization"))
+            headers = Headers(scope=scope)
+            self._check_origin(headers)
+            token = credentials.bearer(headers.get("authorization"))
             record = await self._episode(token)
+            if stream:
+                self._open_stream(record.id)
         except WorkGymError as error:
-            headers = [(b"content-type", b"application/json"),
-                       *((k.encode(), v.encode()) for k, v in (error.headers or {}).items())]
-            await send_response(send, error.status_code, _refusal_body(error), headers)
+            headers_out = [(b"content-type", b"application/json"),
+                           *((k.encode(), v.encode()) for k, v in (error.headers or {}).items())]
+            await send_response(send, error.status_code, _refusal_body(error), headers_out)
             return
         scope[_EPISODE] = (record, token)
-        await endpoint(scope, receive, send)
+        try:
+            await endpoint(scope, receive, send)
+        finally:
+            if stream:
+                self._streams[record.id] -= 1
+                if self._streams[record.id] <= 0:
+                    del self._streams[record.id]
+
+    def _check_origin(self, headers: Headers) -> None:
+        """403 for a Host that is not this server's or a browser Origin not allowed (the MCP
+        specification's DNS-rebinding protection)."""
+        host = headers.get("host", "")
+        try:
+            name = urlsplit(f"//{host}").hostname or ""
+        except ValueError:  # a malformed Host (an unclosed '[')
+            name = ""
+        if "*" not in self._hosts and name not in self._hosts:
+            raise Forbidden(f"Host {host[:100]!r} is not this server's: /mcp answers "
+                            "loopback, its public_url's host and WORKGYM_ALLOWED_HOSTS",
+                            code="host_not_allowed", field="host")
+        origin = headers.get("origin")
+        if origin is not None and origin not in self.service.settings.mcp_allowed_origins:
+            raise Forbidden(f"Origin {origin[:100]!r} may not reach /mcp: browser origins are "
+                            "refused unless listed in WORKGYM_MCP_ALLOWED_ORIGINS",
+                            code="origin_not_allowed", field="origin")
+
+    def _open_stream(self, episode_id: str) -> None:
+        cap = self.service.settings.mcp_streams_per_token
+        if self._streams[episode_id] >= cap:
+            raise TooManyRequests(
+                f"this episode already holds {cap} open GET /mcp streams (the most "
+                "WORKGYM_MCP_STREAMS_PER_TOKEN allows); close one first",
+                code="mcp_stream_quota", retry_after_s=_STREAM_RETRY_S)
+        self._streams[episode_id] += 1
 
     async def _episode(self, token: str | None) -> EpisodeRecord:
         challenge = {"www-authenticate": "Bearer"}
