@@ -35,6 +35,7 @@ sessions (stateless, JSON answers), so any number of gym instances serve it alik
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -126,9 +127,13 @@ class EpisodeMCP:
         self._gym: httpx.AsyncClient
         self._proxy: httpx.AsyncClient
         self._streams: Counter[str] = Counter()  # episode id -> its open GET /mcp streams
-        settings = service.settings
-        self._hosts = LOOPBACK | {host for url in (settings.public_url, settings.proxy_url)
-                                  if url and (host := urlsplit(url).hostname)} \
+
+    @functools.cached_property
+    def _hosts(self) -> frozenset[str]:
+        """The names this server answers /mcp by (read on the first request)."""
+        settings = self.service.settings
+        return LOOPBACK | {host for url in (settings.public_url, settings.proxy_url)
+                           if url and (host := urlsplit(url).hostname)} \
             | {h.lower() for h in settings.allowed_hosts}
 
     @property
