@@ -1,14 +1,15 @@
 """What one replica request may cost: its time (``WORKGYM_REQUEST_BUDGET_S``) and the terms a
 search query of it may have (``WORKGYM_MAX_QUERY_TERMS``).
 
-A request is served in a worker thread (``workers.py``) under a deadline set here, in the
-request's context. Past it, the request is stopped where it is: SQLite's progress handler
-(installed on every episode connection by ``snapshots.load``) interrupts the statement
-running, and every read the replica makes through ``db.py`` checks first (a Python loop
-issuing many small statements). The request then answers 503 ``request_budget_exceeded`` in
-the product's error shape, and its transaction is rolled back (``deps.current_episode``):
-nothing it did stays. Outside a request (building a world, a task's setup, exporting state)
-there is no deadline.
+A request is served in a worker thread (``workers.py``) under a :class:`Budget` set here, in the
+request's context. At its deadline the serving loop interrupts the episode's connection
+(``sqlite3.Connection.interrupt``, from the loop's timer: no Python runs inside SQLite's
+statements to watch the clock, so a costly statement keeps the GIL released), which stops the
+statement running; every read the replica makes through ``db.py`` checks the deadline first (a
+Python loop issuing many small statements). The request then answers 503
+``request_budget_exceeded`` in the product's error shape, and its transaction is rolled back
+(``deps.current_episode``): nothing it did stays. Outside a request (building a world, a task's
+setup, exporting state) there is no deadline.
 """
 
 from __future__ import annotations
@@ -23,18 +24,26 @@ from dataclasses import dataclass
 
 from workgym_core.errors import ServiceUnavailable
 
-# SQLite virtual machine instructions between two looks at the clock (~0.1 ms of work).
-PROGRESS_EVERY = 10_000
-
 
 @dataclass
-class _Budget:
+class Budget:
+    """One request's: ``seconds`` from its admission, search queries of ``max_query_terms``."""
+
     seconds: float
     max_query_terms: int
-    deadline: float  # monotonic; inf once the budget was found spent
+    deadline: float = 0.0  # monotonic; inf once the budget was found spent
+    interrupted: bool = False  # the loop interrupted the episode's statements at the deadline
+
+    def __post_init__(self) -> None:
+        self.deadline = time.monotonic() + self.seconds
+
+    def interrupt(self, conn: sqlite3.Connection) -> None:
+        """Stop ``conn``'s running statement (what the loop calls at the deadline)."""
+        self.interrupted = True
+        conn.interrupt()
 
 
-_budget: ContextVar[_Budget | None] = ContextVar("replica_budget", default=None)
+_budget: ContextVar[Budget | None] = ContextVar("replica_budget", default=None)
 
 
 class RequestBudgetExceeded(ServiceUnavailable):
@@ -44,9 +53,9 @@ class RequestBudgetExceeded(ServiceUnavailable):
 
 
 @contextlib.contextmanager
-def limited(seconds: float, max_query_terms: int) -> Iterator[None]:
-    """Run the body as one request: ``seconds`` from now, queries of ``max_query_terms``."""
-    token = _budget.set(_Budget(seconds, max_query_terms, time.monotonic() + seconds))
+def limited(budget: Budget) -> Iterator[None]:
+    """Run the body as the request ``budget`` is of."""
+    token = _budget.set(budget)
     try:
         yield
     finally:
@@ -59,18 +68,13 @@ def max_query_terms() -> int | None:
     return budget.max_query_terms if budget is not None else None
 
 
-def _expired() -> bool:
-    budget = _budget.get()
-    return budget is not None and time.monotonic() > budget.deadline
-
-
 def _spend() -> RequestBudgetExceeded | None:
     """The budget's error if it is spent; the rest of the request (rolling back, answering)
     then runs without a deadline."""
     budget = _budget.get()
-    if budget is None or time.monotonic() <= budget.deadline:
+    if budget is None or (time.monotonic() <= budget.deadline and not budget.interrupted):
         return None
-    budget.deadline = math.inf
+    budget.deadline, budget.interrupted = math.inf, False
     return RequestBudgetExceeded(
         f"the request ran longer than its {budget.seconds:g} s budget and was stopped; "
         "nothing was changed: ask for less (a narrower query, fewer results per page)",
@@ -81,11 +85,6 @@ def check() -> None:
     """Raise RequestBudgetExceeded if the request's budget is spent."""
     if (error := _spend()) is not None:
         raise error
-
-
-def install(conn: sqlite3.Connection) -> None:
-    """Interrupt ``conn``'s statements once the running request's budget is spent."""
-    conn.set_progress_handler(_expired, PROGRESS_EVERY)
 
 
 def translate(exc: BaseException) -> RequestBudgetExceeded | None:

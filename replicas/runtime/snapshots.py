@@ -25,7 +25,7 @@ from typing import Any
 
 from workgym_core.refs import Others
 
-from . import budget, changes
+from . import changes
 from .clock import WORLD_START
 from .db import connect_memory
 from .setup import apply_ops, digest, parse_ops
@@ -70,7 +70,6 @@ def load(data: bytes) -> sqlite3.Connection:
     conn.deserialize(data)
     conn.execute("PRAGMA foreign_keys = ON")
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    budget.install(conn)
     return conn
 
 

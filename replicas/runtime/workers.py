@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import sqlite3
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -34,25 +35,32 @@ class Workers:
         # Closed with the app (or when it is dropped without closing).
         self.close = weakref.finalize(self, _close, self._pool, self._loops)
 
-    async def serve(self, app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
-        """``app`` on this request in a worker; back when its response is sent. Cancelled
-        (the client left), it still waits for the worker: the episode's connection is the
-        worker's until then."""
+    async def serve(self, app: ASGIApp, scope: Scope, receive: Receive, send: Send,
+                    db: sqlite3.Connection) -> None:
+        """``app`` on this request in a worker; back when its response is sent. ``db`` (the
+        episode's connection) is interrupted at the request's deadline. Cancelled (the client
+        left), it still waits for the worker: the episode's connection is the worker's until
+        then."""
         body = await _body(receive)
         context = contextvars.copy_context()
         sent: list[Message] = []
-        done = asyncio.get_running_loop().run_in_executor(
-            self._pool, context.run, self._run, app, scope, body, sent)
+        limit = budget.Budget(self.budget_s, self.max_query_terms)
+        loop = asyncio.get_running_loop()
+        deadline = loop.call_later(self.budget_s, limit.interrupt, db)
+        done = loop.run_in_executor(self._pool, context.run, self._run, app, scope, body, sent,
+                                    limit)
         try:
             await asyncio.shield(done)
         except asyncio.CancelledError:
             await asyncio.wait([done])
             raise
+        finally:
+            deadline.cancel()
         for message in sent:
             await send(message)
 
-    def _run(self, app: ASGIApp, scope: Scope, body: list[Message],
-             sent: list[Message]) -> None:
+    def _run(self, app: ASGIApp, scope: Scope, body: list[Message], sent: list[Message],
+             limit: budget.Budget) -> None:
         loop = getattr(self._local, "loop", None)
         if loop is None:
             loop = self._local.loop = asyncio.new_event_loop()
@@ -67,7 +75,7 @@ class Workers:
         async def send(message: Message) -> None:
             sent.append(message)
 
-        with budget.limited(self.budget_s, self.max_query_terms):
+        with budget.limited(limit):
             loop.run_until_complete(app(scope, receive, send))
 
 
