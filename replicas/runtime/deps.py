@@ -18,6 +18,7 @@ from workgym_core.internal import (
     require_internal,
 )
 
+from .db import storage_full
 from .episode import Episode
 from .store import EpisodeStore
 
@@ -50,8 +51,11 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
             return
         if store.spec.after_write is not None:
             _actors_answer(episode, store.spec.after_write)
-    except BaseException:
-        episode.db.execute("ROLLBACK")
+    except BaseException as exc:
+        if episode.db.in_transaction:  # SQLITE_FULL rolled it back already
+            episode.db.execute("ROLLBACK")
+        if refusal := storage_full(exc, store.settings.episode_storage_bytes):
+            raise refusal from exc
         raise
     episode.db.execute("COMMIT")
 
@@ -63,6 +67,8 @@ def _actors_answer(episode: Episode, after_write: Callable[[Episode], None]) -> 
     try:
         after_write(episode)
     except Exception:
+        if not episode.db.in_transaction:
+            raise  # SQLITE_FULL undid the agent's write too: it is refused
         episode.db.execute("ROLLBACK TO actors")
         log.exception("the actors of episode %s failed to answer a write", episode.id)
     episode.db.execute("RELEASE actors")

@@ -29,6 +29,7 @@ from workgym_core.refs import Others
 from workgym_core.settings import Settings
 
 from . import memory
+from .db import cap_size
 from .clock import WORLD_START
 from .episode import Episode
 from .reads import ReadCopies
@@ -122,6 +123,7 @@ class EpisodeStore:
         async with episode.lock:
             if episode.own is None and write:
                 episode.own = load(episode.initial)
+                cap_size(episode.own, len(episode.initial) + self.settings.episode_storage_bytes)
             if episode.own is not None:
                 episode.conn = episode.own
                 try:
