@@ -263,3 +263,6 @@ def test_an_episode_past_its_storage_ceiling_is_refused_and_unchanged(
             break
     assert answer.status_code == 400 and refusal(answer.json()), answer.text
     assert store.peek(episode).state() == before  # type: ignore[union-attr]
+    finished = local.request("POST", f"/v1/episodes/{episode}/finish", json={},
+                             headers=operator(local))  # scored, its steps all recorded
+    assert finished.status_code == 200
