@@ -29,8 +29,8 @@ from workgym_core.refs import Others
 from workgym_core.settings import Settings
 
 from . import memory
-from .db import cap_size
 from .clock import WORLD_START
+from .db import cap_size
 from .episode import Episode
 from .reads import ReadCopies
 from .setup import schema

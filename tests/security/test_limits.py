@@ -219,6 +219,14 @@ CROSS = "cross/incident-wrong-charge-filed-bug"  # the helpdesk, the checkout an
 TEXT = "lorem ipsum " * 330  # ~4 KB: within every product's field caps
 
 
+def _finish(local: LocalServer, episode: str) -> None:
+    """Finish (score) the episode: it waits for its steps to be recorded, which closing the
+    server at once would race."""
+    finished = local.request("POST", f"/v1/episodes/{episode}/finish", json={},
+                             headers=operator(local))
+    assert finished.status_code == 200
+
+
 def _tracker_issue(local: LocalServer, base: str, token: dict[str, str]) -> str:
     found = local.request("GET", base + "/rest/api/3/search/jql", headers=token,
                           params={"jql": "created >= -3650d order by key", "maxResults": 1})
@@ -263,6 +271,29 @@ def test_an_episode_past_its_storage_ceiling_is_refused_and_unchanged(
             break
     assert answer.status_code == 400 and refusal(answer.json()), answer.text
     assert store.peek(episode).state() == before  # type: ignore[union-attr]
-    finished = local.request("POST", f"/v1/episodes/{episode}/finish", json={},
-                             headers=operator(local))  # scored, its steps all recorded
-    assert finished.status_code == 200
+    _finish(local, episode)
+
+
+# Field lengths as the products cap them. Before: tracker text fields had none.
+
+JIRA_TOO_LONG = "The entered text is too long. It exceeds the allowed limit of 32,767 characters."
+
+
+@pytest.mark.parametrize(("field", "path", "body"), [
+    ("comment", "/comment", lambda text: {"body": text}),
+    ("description", "", lambda text: {"fields": {"description": text}}),
+])
+def test_tracker_text_fields_are_capped_as_jira_caps_them(
+    server: Factory, field: str, path: str, body: Callable[[str], Any]
+) -> None:
+    local = server()
+    created = _create(local, task=CROSS, seed=2)
+    base = created.json()["apps"]["tracker"]
+    token = {"authorization": f"Bearer {created.json()['token']}"}
+    url = f"{base}/rest/api/2/issue/{_tracker_issue(local, base, token)}{path}"
+    method = "POST" if path else "PUT"
+    refused = local.request(method, url, headers=token, json=body("x" * 32_768))
+    assert refused.status_code == 400
+    assert refused.json() == {"errorMessages": [], "errors": {field: JIRA_TOO_LONG}}
+    assert local.request(method, url, headers=token, json=body("x" * 32_767)).status_code < 300
+    _finish(local, created.json()["id"])
