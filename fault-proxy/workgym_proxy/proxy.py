@@ -38,7 +38,6 @@ from workgym_core.credentials import bearer
 from workgym_core.errors import (
     EpisodeNotFound,
     Forbidden,
-    HeadersTooLarge,
     NotFound,
     ReplicaUnreachable,
     Unauthorized,
@@ -122,17 +121,6 @@ def _token(headers: list[tuple[bytes, bytes]]) -> tuple[str, bool]:
         return cookie, True
     raise Unauthorized("missing bearer token: send 'Authorization: Bearer <episode token>'",
                        code="missing_token")
-
-
-def _check_headers(headers: list[tuple[bytes, bytes]], settings: Settings) -> None:
-    """431 before anything else looks at a request with too many or too large headers."""
-    if len(headers) > settings.max_header_count:
-        raise HeadersTooLarge(f"more than {settings.max_header_count} request headers",
-                              field="headers", rule=f"max_count:{settings.max_header_count}")
-    size = sum(len(k) + len(v) for k, v in headers)
-    if size > settings.max_header_bytes:
-        raise HeadersTooLarge(f"request headers exceed {settings.max_header_bytes} bytes",
-                              field="headers", rule=f"max_bytes:{settings.max_header_bytes}")
 
 
 def _json_or_none(body: bytes, limit: int, max_depth: int) -> Any:
@@ -223,7 +211,6 @@ class Proxy:
         started = time.perf_counter()
         app, path, sent = self._route(scope)
         headers: list[tuple[bytes, bytes]] = scope["headers"]
-        _check_headers(headers, self.settings)
         if (entry := browser.entry(scope)) is not None:
             await self._enter(send, app, *entry, secure=scope.get("scheme") == "https")
             return

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workgym_core.errors import NotFound
+from workgym_core.errors import NotFound, WorkGymError
 
 from . import budget
 
@@ -26,6 +26,35 @@ def connect_memory() -> sqlite3.Connection:
     conn.row_factory = dict_factory
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
+
+
+def cap_size(conn: sqlite3.Connection, max_bytes: int) -> None:
+    """``conn``'s database may hold at most ``max_bytes``: a statement that would grow it past
+    that fails with SQLITE_FULL (and SQLite rolls its transaction back): :func:`storage_full`."""
+    page_size = conn.execute("PRAGMA page_size").fetchone()["page_size"]
+    conn.execute(f"PRAGMA max_page_count = {max_bytes // page_size}")
+
+
+class StorageFull(WorkGymError):
+    """A write past the episode's storage ceiling: 400 in each product's shape (Jira's
+    errorMessages, Zendesk's InvalidValue, Stripe's invalid_request_error)."""
+
+    status_code = 400
+    code = "storage_full"
+
+
+def storage_full(exc: BaseException, max_bytes: int) -> StorageFull | None:
+    """The refusal an agent gets for a write past its episode's storage ceiling, if ``exc``
+    is SQLite's SQLITE_FULL, or was raised while handling it (a savepoint it undid)."""
+    cause: BaseException | None = exc
+    while not (isinstance(cause, sqlite3.OperationalError)
+               and cause.sqlite_errorcode == sqlite3.SQLITE_FULL):
+        if cause is None:
+            return None
+        cause = cause.__context__
+    return StorageFull(f"this write would take the episode's data past its storage ceiling "
+                       f"({max_bytes} bytes more than it started with)",
+                       rule=f"max_bytes:{max_bytes}")
 
 
 Params = Sequence[Any] | Mapping[str, Any]

@@ -20,6 +20,7 @@ from workgym_core.internal import (
 )
 
 from . import budget
+from .db import storage_full
 from .episode import Episode
 from .store import EpisodeStore
 
@@ -59,7 +60,10 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
         if store.spec.after_write is not None:
             _actors_answer(episode, store.spec.after_write)
     except BaseException as exc:
-        episode.db.execute("ROLLBACK")
+        if episode.db.in_transaction:  # SQLITE_FULL rolled it back already
+            episode.db.execute("ROLLBACK")
+        if refusal := storage_full(exc, store.settings.episode_storage_bytes):
+            raise refusal from exc
         if (spent := budget.translate(exc)) is not None:
             raise spent from exc
         raise
@@ -73,6 +77,8 @@ def _actors_answer(episode: Episode, after_write: Callable[[Episode], None]) -> 
     try:
         after_write(episode)
     except Exception:
+        if not episode.db.in_transaction:
+            raise  # SQLITE_FULL undid the agent's write too: it is refused
         episode.db.execute("ROLLBACK TO actors")
         log.exception("the actors of episode %s failed to answer a write", episode.id)
     episode.db.execute("RELEASE actors")

@@ -30,6 +30,7 @@ from workgym_core.settings import Settings
 
 from . import memory
 from .clock import WORLD_START
+from .db import cap_size
 from .episode import Episode
 from .reads import ReadCopies
 from .setup import schema
@@ -127,6 +128,7 @@ class EpisodeStore:
         async with episode.lock:
             if episode.own is None and write:
                 episode.own = load(episode.initial)
+                cap_size(episode.own, len(episode.initial) + self.settings.episode_storage_bytes)
             if episode.own is not None:
                 episode.conn = episode.own
                 try:

@@ -26,6 +26,7 @@ from workgym_core import redis_store
 from workgym_core.asgi import (
     ASGIApp,
     BodyLimit,
+    EntryLimits,
     Message,
     Receive,
     Scope,
@@ -80,10 +81,7 @@ class Server:
             await send(message)
 
         try:
-            if scope["type"] == "http" and self.proxy and scope["path"].startswith(APPS_PREFIX):
-                await self.proxy(scope, receive, tracked)
-            else:
-                await self._root(scope, receive, tracked)
+            await self._entry(scope, receive, tracked)
         except ConnectionResetError:
             raise  # the connection_reset fault: the agent's connection drops
         except Exception:
@@ -94,7 +92,14 @@ class Server:
                 await send_response(send, 500, orjson.dumps(INTERNAL_ERROR),
                                     [(b"content-type", b"application/json")])
 
+    async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.proxy and scope["path"].startswith(APPS_PREFIX):
+            await self.proxy(scope, receive, send)
+        else:
+            await self._root(scope, receive, send)
+
     def __post_init__(self) -> None:
+        self._entry = EntryLimits(self._dispatch, self.settings)
         self._root: ASGIApp = (
             BodyLimit(self.gym, self.settings.max_body_bytes, self.settings.max_json_depth)
             if self.gym

@@ -24,16 +24,14 @@ if TYPE_CHECKING:  # the commands import what they run: --help loads no web stac
 
 PORT = 8000
 PROXY_PORT = 8080  # compose's
-# Idle HTTP connections stay open this long (uvicorn's default is 5 s): longer than an LLM
-# agent thinks between steps, so its client never reuses a connection the server just closed
-# (a reset under locust's llm-paced profile, 3-30 s of think time).
-KEEP_ALIVE_S = 75
 TELEMETRY_PORT = 4318  # OTLP/HTTP's
 TELEMETRY_URL = f"http://127.0.0.1:{TELEMETRY_PORT}"  # where `workgym export` reads by default
 
 
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
+
+    from . import http_server
 
     telemetry = "telemetry" in (args.role or ())
     if args.port is None:
@@ -46,8 +44,8 @@ def _serve(args: argparse.Namespace) -> int:
     # What start-up built (modules, apps, the catalogue) lives as long as the process: out of
     # the collector's way, so full collections among many live episodes stay short.
     gc.freeze()
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
-                timeout_keep_alive=KEEP_ALIVE_S)
+    uvicorn.Server(http_server.config(app, settings, host=args.host, port=args.port,
+                                      log_level=args.log_level)).run()
     return 0
 
 

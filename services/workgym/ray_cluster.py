@@ -32,8 +32,6 @@ from workgym_core import redis_store
 from workgym_core.errors import ConfigError
 from workgym_core.settings import Settings
 
-from .cli import KEEP_ALIVE_S
-
 try:
     import ray
     from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
@@ -75,6 +73,7 @@ class RoleServer:
             return self.url
         import uvicorn
 
+        from . import http_server
         from .app import create_app
 
         listener = socket.create_server((ray.util.get_node_ip_address(), port))
@@ -84,8 +83,8 @@ class RoleServer:
         try:
             settings = Settings(**{**self.configured, "roles": frozenset(roles),
                                    "public_url": public_url or url, **placed})
-            self._server = uvicorn.Server(uvicorn.Config(
-                create_app(settings), log_level=log_level, timeout_keep_alive=KEEP_ALIVE_S))
+            self._server = uvicorn.Server(
+                http_server.config(create_app(settings), settings, log_level=log_level))
             self._serving = asyncio.create_task(self._server.serve(sockets=[listener]))
             while not self._server.started:  # a replica is registered once started
                 if self._serving.done():

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import orjson
 
-from .errors import InvalidRequest, PayloadTooLarge, WorkGymError
+from .errors import HeadersTooLarge, InvalidRequest, PayloadTooLarge, RequestTimeout, WorkGymError
+from .settings import ServerLimits
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -119,3 +121,59 @@ class BodyLimit:
             await send_error(send, error)
             return
         await self.app(scope, replay(body, receive), send)
+
+
+def check_headers(headers: list[tuple[bytes, bytes]], limits: ServerLimits) -> None:
+    """431 for a request with too many or too large headers."""
+    if len(headers) > limits.max_header_count:
+        raise HeadersTooLarge(f"more than {limits.max_header_count} request headers",
+                              field="headers", rule=f"max_count:{limits.max_header_count}")
+    size = sum(len(k) + len(v) for k, v in headers)
+    if size > limits.max_header_bytes:
+        raise HeadersTooLarge(f"request headers exceed {limits.max_header_bytes} bytes",
+                              field="headers", rule=f"max_bytes:{limits.max_header_bytes}")
+
+
+def body_within(receive: Receive, timeout_s: float) -> Receive:
+    """A ``receive`` whose request body must have wholly arrived ``timeout_s`` after this call,
+    else it raises 408 (which every app answers before it stores anything). Once the body is
+    in, waiting (for a disconnect, under a stream) is not bounded."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    done = False
+
+    async def timed() -> Message:
+        nonlocal done
+        if done:
+            return await receive()
+        try:
+            async with asyncio.timeout_at(deadline):
+                message = await receive()
+        except TimeoutError:
+            raise RequestTimeout(f"the request body did not arrive within {timeout_s:g} s",
+                                 field="body", rule=f"timeout_s:{timeout_s:g}",
+                                 headers={"connection": "close"}) from None
+        done = message["type"] != "http.request" or not message.get("more_body", False)
+        return message
+
+    return timed
+
+
+class EntryLimits:
+    """A served process's entry, whatever its role: a request's headers within
+    ``max_header_count`` / ``max_header_bytes`` (else 431, before any app looks at it) and
+    its body in within ``body_timeout_s`` (else 408)."""
+
+    def __init__(self, app: ASGIApp, limits: ServerLimits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            check_headers(scope["headers"], self.limits)
+        except WorkGymError as error:
+            await send_error(send, error)
+            return
+        await self.app(scope, body_within(receive, self.limits.body_timeout_s), send)

@@ -99,6 +99,11 @@ class PayloadTooLarge(WorkGymError):
     code = "payload_too_large"
 
 
+class RequestTimeout(WorkGymError):
+    status_code = 408
+    code = "request_timeout"
+
+
 class HeadersTooLarge(WorkGymError):
     status_code = 431
     code = "headers_too_large"

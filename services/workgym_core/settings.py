@@ -12,7 +12,28 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from . import credentials
 
 
-class Settings(BaseSettings):
+class ServerLimits(BaseSettings):
+    """What one connection or request may hold of a served process, whatever its role (the
+    telemetry store reads them as WORKGYM_TELEMETRY_*)."""
+
+    model_config = SettingsConfigDict(env_prefix="WORKGYM_", extra="ignore")
+
+    max_header_count: int = Field(100, gt=0, description="Most request headers accepted.")
+    max_header_bytes: int = Field(
+        16_384, gt=0, description="Largest total size of a request's headers.")
+    header_timeout_s: float = Field(
+        10.0, gt=0, description="A connection that has not sent a whole request head this "
+        "long after it opened (or after its request's first byte) is answered 408 and closed.")
+    body_timeout_s: float = Field(
+        30.0, gt=0, description="A request body not wholly received this long after its head "
+        "is answered 408; nothing is stored.")
+    max_connections: int | None = Field(
+        None, gt=0, description="Open connections a served process holds; one more is "
+        "answered 503 server_busy (JSON, Retry-After) and closed. Default: three quarters "
+        "of the process's open-file limit (the rest for its databases, Redis and logs).")
+
+
+class Settings(ServerLimits):
     model_config = SettingsConfigDict(env_prefix="WORKGYM_", extra="ignore")
 
     data_dir: Path = Field(
@@ -105,9 +126,11 @@ class Settings(BaseSettings):
     max_json_depth: int = Field(
         32, gt=0, le=256, description="Deepest nesting of arrays/objects a request body may "
         "have (refused with 422 before it is forwarded).")
-    max_header_count: int = Field(100, gt=0, description="Most request headers accepted.")
-    max_header_bytes: int = Field(
-        16_384, gt=0, description="Largest total size of a request's headers.")
+    episode_storage_bytes: int = Field(
+        4 * 1024 * 1024, gt=0, description="Bytes an episode's database may grow past the "
+        "world it started from; a write that would pass it is refused in the app's error "
+        "shape (Jira 400, Zendesk 422, Stripe 400 invalid_request_error), code "
+        "storage_full, and changes nothing.")
     max_live_episodes: int = Field(
         20_000, gt=0, description="Live (unfinished, unexpired) episodes per API key; "
         "creating more answers 429 with Retry-After.")

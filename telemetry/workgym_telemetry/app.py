@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from workgym_core import errors
-from workgym_core.asgi import BodyLimit
+from workgym_core.asgi import BodyLimit, EntryLimits
 
 from . import api, login, pages, receiver
 from .settings import TelemetrySettings
@@ -32,6 +32,7 @@ def create_app(settings: TelemetrySettings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.store = store
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(EntryLimits, limits=settings)  # outermost: headers first
     app.include_router(receiver.router)
     app.include_router(api.router)
     app.include_router(pages.router)

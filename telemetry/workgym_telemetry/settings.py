@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Self
 
 from pydantic import Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
 from workgym_core import credentials
+from workgym_core.settings import ServerLimits
 
 
-class TelemetrySettings(BaseSettings):
+class TelemetrySettings(ServerLimits):
     model_config = SettingsConfigDict(env_prefix="WORKGYM_TELEMETRY_", extra="ignore")
 
     data_dir: Path = Field(

@@ -21,7 +21,7 @@ import orjson
 from replicas.runtime.db import one
 
 from ..errors import JiraError
-from ..formats import FormatError, parse_duration, text_to_adf, validate_adf
+from ..formats import FormatError, adf_text, parse_duration, text_to_adf, validate_adf
 from ..world import data
 
 Row = dict[str, Any]
@@ -69,18 +69,37 @@ def _choice(kind: str, options: list[str],
     return read
 
 
+# Jira's text fields (description, environment, comments, text custom fields) hold at most
+# this many characters (jira.text.field.character.limit's default); the summary, SUMMARY_MAX.
+TEXT_MAX = 32_767
+SUMMARY_MAX = 255
+
+
+class TextTooLong(ValueError):
+    """A text field past TEXT_MAX characters, in Jira's words."""
+
+    def __init__(self) -> None:
+        super().__init__(f"The entered text is too long. It exceeds the allowed limit of "
+                         f"{TEXT_MAX:,} characters.")
+
+
 def _text(adf: bool) -> Callable[[Any], str | None]:
     def read(value: Any) -> str | None:
         if value is None:
             return None
         if adf:
             try:
-                return orjson.dumps(validate_adf(value)).decode()
+                doc = validate_adf(value)
             except FormatError as error:
                 raise ValueError("Operation value must be an Atlassian Document (see the "
                                  "Atlassian Document Format)") from error
+            if len(adf_text(doc)) > TEXT_MAX:
+                raise TextTooLong
+            return orjson.dumps(doc).decode()
         if not isinstance(value, str):
             raise ValueError("Operation value must be a string")
+        if len(value) > TEXT_MAX:
+            raise TextTooLong
         return orjson.dumps(text_to_adf(value)).decode()
     return read
 
@@ -88,8 +107,8 @@ def _text(adf: bool) -> Callable[[Any], str | None]:
 def _summary(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError("You must specify a summary of the issue.")
-    if len(value) > 255 or "\n" in value:
-        raise ValueError("Summary must be less than 255 characters and on one line.")
+    if len(value) > SUMMARY_MAX or "\n" in value:
+        raise ValueError(f"Summary must be less than {SUMMARY_MAX} characters and on one line.")
     return value
 
 

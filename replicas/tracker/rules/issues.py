@@ -271,6 +271,8 @@ def add_comment(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int,
                         name=user["display_name"] if user else "")
     try:
         text = fields.setters(adf)["description"][1](body)
+    except fields.TextTooLong as error:
+        raise JiraError(400, [], {"comment": str(error)}, code="text_too_long") from None
     except ValueError:
         text = None
     if not text or not adf_text(orjson.loads(text)).strip():
