@@ -41,6 +41,7 @@ class Recorder:
         self._queue: list[Pending] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
+        self._closing = False
 
     def put(self, episode_id: str, index: int, step: bytes, expires_at: float) -> None:
         """Queue one step; it is written within one Redis round trip of now."""
@@ -51,7 +52,7 @@ class Recorder:
             self._writer = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
-        while True:
+        while not self._closing:
             await self._wake.wait()
             self._wake.clear()
             await self._drain()
@@ -63,7 +64,7 @@ class Recorder:
             try:
                 await self.registry.record_steps(
                     [(p.episode_id, p.index, p.step, p.expires_at) for p in batch])
-            except asyncio.CancelledError:  # shutting down: aclose writes it (idempotent)
+            except asyncio.CancelledError:  # the loop is going away: put back, for aclose
                 self._queue = batch + self._queue
                 raise
             except RedisError as exc:
@@ -77,9 +78,12 @@ class Recorder:
                     await asyncio.sleep(RETRY_PAUSE_S)
 
     async def aclose(self) -> None:
-        """Write what is queued (a clean shutdown loses nothing), then stop."""
+        """Write what is queued (a clean shutdown loses nothing), then stop. The writer is
+        asked to stop, never cancelled: a cancellation delivered inside a Redis call can be
+        swallowed there, which left it waiting for ever (and the shutdown with it)."""
+        self._closing = True
+        self._wake.set()
         if self._writer is not None:
-            self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
             self._writer = None

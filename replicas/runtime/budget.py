@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from workgym_core.errors import ServiceUnavailable
+from workgym_core.errors import ServiceUnavailable, TooManyRequests
 
 
 @dataclass
@@ -31,8 +31,10 @@ class Budget:
 
     seconds: float
     max_query_terms: int
+    debt_s: float = 0.0  # how long until the episode's CPU account is paid off (workers.py)
     deadline: float = 0.0  # monotonic; inf once the budget was found spent
     interrupted: bool = False  # the loop interrupted the episode's statements at the deadline
+    cpu_s: float = 0.0  # the CPU time the request took (its worker thread's)
 
     def __post_init__(self) -> None:
         self.deadline = time.monotonic() + self.seconds
@@ -60,6 +62,23 @@ def limited(budget: Budget) -> Iterator[None]:
         yield
     finally:
         _budget.reset(token)
+
+
+class EpisodeRateLimited(TooManyRequests):
+    """The episode's costly requests used more than its share of the CPU
+    (``WORKGYM_EPISODE_CPU_SHARE``): refused until its account is paid off."""
+
+    code = "rate_limited"
+
+
+def admit() -> None:
+    """Refuse the running request, before it does anything, if its episode is in CPU debt."""
+    budget = _budget.get()
+    if budget is not None and budget.debt_s > 0:
+        raise EpisodeRateLimited(
+            "this episode's requests used more than their share of the server's time; "
+            f"retry after {math.ceil(budget.debt_s)} s", retry_after_s=math.ceil(budget.debt_s),
+            code=EpisodeRateLimited.code, rule="episode_cpu_share")
 
 
 def max_query_terms() -> int | None:

@@ -40,6 +40,7 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
     if not episode_id:
         raise InvalidRequest("missing episode header", field=EPISODE_HEADER, rule="required")
     episode = store.get(episode_id)
+    budget.admit()
     step = request.headers.get(STEP_HEADER)
     if step is not None and step.isdigit():
         episode.step = int(step)

@@ -86,7 +86,7 @@ class ObserveRequests:
             await self.store.workers.serve(
                 lambda scope, receive, send: self._observe(scope, receive, send, headers,
                                                            opened),
-                scope, receive, send, opened.db)
+                scope, receive, send, opened.id, opened.db)
 
     async def _observe(self, scope: Scope, receive: Receive, send: Send,
                        headers: dict[str, str], episode: Episode | None) -> None:

@@ -52,7 +52,7 @@ class EpisodeStore:
         self._reaper: asyncio.Task[None] | None = None
         self._reads = ReadCopies()
         self.workers = Workers(spec.name, settings.request_budget_s,
-                               settings.max_query_terms)
+                               settings.max_query_terms, settings.episode_cpu_share)
 
     def __len__(self) -> int:
         return len(self._episodes)

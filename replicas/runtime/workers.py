@@ -14,8 +14,10 @@ import asyncio
 import contextvars
 import sqlite3
 import threading
+import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from workgym_core.asgi import ASGIApp, Message, Receive, Scope, Send
 
@@ -24,11 +26,25 @@ from . import budget
 # Threads per replica app: requests of different episodes served at once (an episode's own
 # wait for its lock, so one episode holds at most one).
 WORKERS = 16
+# An episode's CPU account (settings.episode_cpu_share): a request's first FREE_S are free (an
+# agent's ordinary steps cost a few ms: never charged); an episode banks at most BANK_S.
+FREE_S = 0.01
+BANK_S = 0.5
+# Accounts kept before the paid-up ones are forgotten (an account at BANK_S is no account).
+ACCOUNTS = 4096
+
+
+@dataclass
+class _Account:
+    credit: float  # CPU seconds the episode may still spend (negative: in debt)
+    at: float  # monotonic time it was counted
 
 
 class Workers:
-    def __init__(self, name: str, budget_s: float, max_query_terms: int) -> None:
-        self.budget_s, self.max_query_terms = budget_s, max_query_terms
+    def __init__(self, name: str, budget_s: float, max_query_terms: int,
+                 cpu_share: float) -> None:
+        self.budget_s, self.max_query_terms, self.cpu_share = budget_s, max_query_terms, cpu_share
+        self._accounts: dict[str, _Account] = {}
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix=f"{name}-requests")
         self._loops: list[asyncio.AbstractEventLoop] = []  # one per worker thread
@@ -36,15 +52,17 @@ class Workers:
         self.close = weakref.finalize(self, _close, self._pool, self._loops)
 
     async def serve(self, app: ASGIApp, scope: Scope, receive: Receive, send: Send,
-                    db: sqlite3.Connection) -> None:
-        """``app`` on this request in a worker; back when its response is sent. ``db`` (the
-        episode's connection) is interrupted at the request's deadline. Cancelled (the client
-        left), it still waits for the worker: the episode's connection is the worker's until
-        then."""
+                    episode: str, db: sqlite3.Connection) -> None:
+        """``app`` on this request of ``episode`` in a worker; back when its response is sent.
+        ``db`` (the episode's connection) is interrupted at the request's deadline; an
+        episode in CPU debt is refused (``budget.admit``). Cancelled (the client left), it
+        still waits for the worker: the episode's connection is the worker's until then."""
         body = await _body(receive)
         context = contextvars.copy_context()
         sent: list[Message] = []
-        limit = budget.Budget(self.budget_s, self.max_query_terms)
+        credit = self._credit(episode)
+        limit = budget.Budget(self.budget_s, self.max_query_terms,
+                              debt_s=-credit / self.cpu_share if credit < 0 else 0.0)
         loop = asyncio.get_running_loop()
         deadline = loop.call_later(self.budget_s, limit.interrupt, db)
         done = loop.run_in_executor(self._pool, context.run, self._run, app, scope, body, sent,
@@ -56,8 +74,25 @@ class Workers:
             raise
         finally:
             deadline.cancel()
+            self._charge(episode, credit - max(0.0, limit.cpu_s - FREE_S))
         for message in sent:
             await send(message)
+
+    def _credit(self, episode: str) -> float:
+        """What ``episode`` may spend now: its credit, earned back at ``cpu_share``."""
+        account = self._accounts.get(episode)
+        if account is None:
+            return BANK_S
+        return min(BANK_S, account.credit + (time.monotonic() - account.at) * self.cpu_share)
+
+    def _charge(self, episode: str, credit: float) -> None:
+        if credit >= BANK_S:
+            self._accounts.pop(episode, None)
+            return
+        self._accounts[episode] = _Account(credit, time.monotonic())
+        if len(self._accounts) > ACCOUNTS:
+            for other in [e for e in self._accounts if self._credit(e) >= BANK_S]:
+                del self._accounts[other]
 
     def _run(self, app: ASGIApp, scope: Scope, body: list[Message], sent: list[Message],
              limit: budget.Budget) -> None:
@@ -75,8 +110,12 @@ class Workers:
         async def send(message: Message) -> None:
             sent.append(message)
 
-        with budget.limited(limit):
-            loop.run_until_complete(app(scope, receive, send))
+        started = time.thread_time()
+        try:
+            with budget.limited(limit):
+                loop.run_until_complete(app(scope, receive, send))
+        finally:
+            limit.cpu_s = time.thread_time() - started
 
 
 

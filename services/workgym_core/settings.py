@@ -163,6 +163,12 @@ class Settings(ServerLimits):
         50, gt=0, description="Most terms a search query may have (a JQL query's clauses, "
         "text words and list values; a helpdesk query's key:value terms and free words); "
         "more is refused with 400 in the product's error shape.")
+    episode_cpu_share: float = Field(
+        0.25, gt=0, le=1,
+        description="The share of one core an episode's costly requests may use, sustained: "
+        "past its first 10 ms a request's CPU time is charged to its episode, which earns it "
+        "back at this rate (0.5 s banked); an episode in debt is answered 429 with Retry-After "
+        "in the product's shape until it is paid off.")
     redis_retry_s: float = Field(
         30.0, ge=0, description="How long a step's record is retried while Redis is "
         "unreachable (a restart) before it is given up, loudly.")

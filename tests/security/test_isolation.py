@@ -133,3 +133,20 @@ def test_a_new_seeds_world_is_built_while_others_are_served(
     assert groups.status_code == 200
     assert not created.done()  # served while the world was being built
     assert created.result()["id"]
+
+
+def test_an_episode_past_its_cpu_share_is_answered_429_and_others_are_not(
+        server: Factory) -> None:
+    # A share so small that one costly query (past the 10 ms a request has free) leaves its
+    # episode in debt for longer than the test runs.
+    local = server(max_query_terms=1_000, episode_cpu_share=0.0001)
+    costly, other = _episode(local, TRACKER_TASK, 1), _episode(local, TRACKER_TASK, 1)
+    jql = {"jql": _ored_text_clauses(200)}
+    assert _call(local, costly, "tracker", "GET", SEARCH, params=jql).status_code == 200
+    refused = _call(local, costly, "tracker", "GET", "/rest/api/3/myself")
+    assert refused.status_code == 429, refused.text
+    assert int(refused.headers["retry-after"]) > 60
+    assert "share of the server's time" in refused.json()["errorMessages"][0]  # Jira's shape
+    # Another episode, cheap requests: never charged.
+    for _ in range(5):
+        assert _call(local, other, "tracker", "GET", "/rest/api/3/myself").status_code == 200
