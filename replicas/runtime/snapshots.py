@@ -19,6 +19,7 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,20 +106,35 @@ class SnapshotCache:
         self.dir = data_dir / "snapshots"
         self._pristine = _Lru(size)
         self._prepared = _Lru(size)
-        # Worlds are built in worker threads (runtime/internal.py): one at a time, each once.
-        self._building = threading.RLock()
+        # Worlds are built in worker threads (runtime/internal.py): each once, while worlds
+        # of other keys are built and cached ones handed out meanwhile.
+        self._guard = threading.Lock()  # the caches and the building locks
+        self._building: dict[str, threading.Lock] = {}
 
     def pristine_key(self, seed: int) -> str:
         return f"{self.spec.name}-v{self.spec.data_version}.{RUNTIME_VERSION}-seed{seed}"
 
+    def _once(self, cache: _Lru, key: str, build: Callable[[], Any]) -> Any:
+        """``cache``'s ``key``, built by ``build`` once however many threads ask for it."""
+        with self._guard:
+            found = cache.recall(key)
+            if found is not None:
+                return found
+            lock = self._building.setdefault(key, threading.Lock())
+        with lock:
+            with self._guard:
+                found = cache.recall(key)
+            if found is None:
+                found = build()
+                with self._guard:
+                    cache.remember(key, found)
+                    self._building.pop(key, None)
+            return found
+
     def pristine(self, seed: int) -> bytes:
         key = self.pristine_key(seed)
-        with self._building:
-            data = self._pristine.recall(key)
-            if data is None:
-                data = self._read_or_seed(key, seed)
-                self._pristine.remember(key, data)
-            return data
+        return self._once(self._pristine, key,  # type: ignore[no-any-return]
+                          lambda: self._read_or_seed(key, seed))
 
     def _read_or_seed(self, key: str, seed: int) -> bytes:
         path = self.dir / f"{key}.sqlite"
@@ -142,10 +158,8 @@ class SnapshotCache:
         the episode bound, which it may refer to)."""
         others = others or {}
         key = f"{self.pristine_key(seed)}-{digest([setup, others])[:16]}"
-        with self._building:
-            found = self._prepared.recall(key)
-            if found is not None:
-                return found  # type: ignore[no-any-return]
+
+        def build() -> Prepared:
             conn = load(self.pristine(seed))
             bound = apply_ops(conn, parse_ops(setup), WORLD_START, seed=seed, others=others,
                               factories=self.spec.factories, field="setup",
@@ -153,4 +167,6 @@ class SnapshotCache:
             conn.execute("DELETE FROM _changes")  # the world as the agent finds it: nothing yet
             prepared = Prepared(key=key, data=conn.serialize(), vars=bound)
             conn.close()
-            return self._prepared.remember(key, prepared)  # type: ignore[no-any-return]
+            return prepared
+
+        return self._once(self._prepared, key, build)  # type: ignore[no-any-return]

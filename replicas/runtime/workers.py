@@ -27,9 +27,10 @@ from . import budget
 # wait for its lock, so one episode holds at most one).
 WORKERS = 16
 # An episode's CPU account (settings.episode_cpu_share): a request's first FREE_S are free (an
-# agent's ordinary steps cost a few ms: never charged); an episode banks at most BANK_S.
-FREE_S = 0.01
-BANK_S = 0.5
+# agent's ordinary steps cost a few ms, the world's catching up with hours passed a few tens:
+# never charged); an episode banks at most BANK_S (a few costly requests in a row pass).
+FREE_S = 0.05
+BANK_S = 2.0
 # Accounts kept before the paid-up ones are forgotten (an account at BANK_S is no account).
 ACCOUNTS = 4096
 

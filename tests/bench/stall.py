@@ -3,8 +3,8 @@
 A ``workgym serve`` of its own (all in one process, as ``make demo`` runs it). This process
 times other episodes' steps (a helpdesk read through the proxy, over loopback HTTP) on the quiet
 server, then the same while attacker processes, each an agent with one episode's token, send
-the costliest requests that episode may, back to back (each of them a fresh episode every
-40 steps, which an agent cannot do; a 429, its episode's CPU share spent, is not counted):
+the costliest requests that episode may, back to back (a fresh episode once its 60 steps are
+spent; a 429, its episode's CPU share spent, is not counted):
 
 * a tracker episode: the JQL of the most terms (``WORKGYM_MAX_QUERY_TERMS``), each an OR'ed
   ``text ~`` over every issue's summary, description and comments;
@@ -37,6 +37,7 @@ HELPDESK = "helpdesk/stale-contact-update"
 TRACKER = "tracker/start-work-on-bug"
 N = 400  # timed steps per phase
 PER_EPISODE = 40  # steps of one episode before a fresh one (the tasks allow more)
+ATTACKER_STEPS = 60  # an attacker's episode: all the steps the tasks allow, then a fresh one
 MAX_QUERY_TERMS = 50  # the server's default WORKGYM_MAX_QUERY_TERMS
 QUOTAS = {"WORKGYM_MAX_LIVE_EPISODES": "1000000", "WORKGYM_CREATE_RATE_PER_S": "1000000",
           "WORKGYM_CREATE_BURST": "1000000"}
@@ -73,13 +74,13 @@ def _attacker(url: str, api_key: str, kind: str, stop: Event, served: Synchroniz
     words = " ".join(f"w{i}" for i in range(MAX_QUERY_TERMS))
     agent = _Agent(url, api_key, TRACKER if kind == "jql" else HELPDESK)
     seeds = iter(range(900_000 + 1000 * os.getpid() % 10**6, 10**9))
-    used = PER_EPISODE
+    used = ATTACKER_STEPS
     while not stop.is_set():
         if kind == "new worlds":
             create(agent.client, api_key, TRACKER, next(seeds))
             status = 200
         else:
-            if used >= PER_EPISODE:
+            if used >= ATTACKER_STEPS:
                 agent.fresh()
                 used = 0
             used += 1
