@@ -26,11 +26,10 @@ from . import budget
 # Threads per replica app: requests of different episodes served at once (an episode's own
 # wait for its lock, so one episode holds at most one).
 WORKERS = 16
-# An episode's CPU account (settings.episode_cpu_share): a request's first FREE_S are free (an
-# agent's ordinary steps cost a few ms, the world's catching up with hours passed a few tens:
-# never charged); an episode banks at most BANK_S (a few costly requests in a row pass).
-FREE_S = 0.05
-BANK_S = 2.0
+# An episode's CPU account (settings.episode_cpu_share): it banks at most BANK_S (costly
+# requests pass at once until it is spent; an agent's ordinary steps cost a few ms, and the
+# world catching up with days passed in one step about a second).
+BANK_S = 5.0
 # Accounts kept before the paid-up ones are forgotten (an account at BANK_S is no account).
 ACCOUNTS = 4096
 
@@ -75,7 +74,7 @@ class Workers:
             raise
         finally:
             deadline.cancel()
-            self._charge(episode, credit - max(0.0, limit.cpu_s - FREE_S))
+            self._charge(episode, credit - limit.cpu_s)
         for message in sent:
             await send(message)
 

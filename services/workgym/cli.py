@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the commands import what they run: --help loads no web stac
 
 PORT = 8000
 PROXY_PORT = 8080  # compose's
+SWITCH_INTERVAL_S = 0.001
 TELEMETRY_PORT = 4318  # OTLP/HTTP's
 TELEMETRY_URL = f"http://127.0.0.1:{TELEMETRY_PORT}"  # where `workgym export` reads by default
 
@@ -44,6 +45,10 @@ def _serve(args: argparse.Namespace) -> int:
     # What start-up built (modules, apps, the catalogue) lives as long as the process: out of
     # the collector's way, so full collections among many live episodes stay short.
     gc.freeze()
+    # Replica work runs in worker threads (replicas/runtime/workers.py): a thread in Python
+    # code hands the GIL to the serving loop after 1 ms rather than Python's 5 ms, so one
+    # episode's costly request adds at most that to the others' steps.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     uvicorn.Server(http_server.config(app, settings, host=args.host, port=args.port,
                                       log_level=args.log_level)).run()
     return 0

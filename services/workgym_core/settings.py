@@ -166,8 +166,8 @@ class Settings(ServerLimits):
     episode_cpu_share: float = Field(
         0.25, gt=0, le=1,
         description="The share of one core an episode's costly requests may use, sustained: "
-        "past its first 50 ms a request's CPU time is charged to its episode, which earns it "
-        "back at this rate (2 s banked); an episode in debt is answered 429 with Retry-After "
+        "a request's CPU time is charged to its episode, which earns it back at this rate "
+        "(5 s banked); an episode in debt is answered 429 with Retry-After "
         "in the product's shape until it is paid off.")
     redis_retry_s: float = Field(
         30.0, ge=0, description="How long a step's record is retried while Redis is "

@@ -137,8 +137,8 @@ def test_a_new_seeds_world_is_built_while_others_are_served(
 
 def test_an_episode_past_its_cpu_share_is_answered_429_and_others_are_not(
         server: Factory) -> None:
-    # A share so small that costly queries (past the 50 ms a request has free) spend the 2 s
-    # an episode banks and leave it in debt for longer than the test runs.
+    # A share so small that costly queries spend the 5 s an episode banks and leave it in
+    # debt for longer than the test runs.
     local = server(max_query_terms=1_000, episode_cpu_share=0.0001)
     costly, other = _episode(local, TRACKER_TASK, 1), _episode(local, TRACKER_TASK, 1)
     jql = {"jql": _ored_text_clauses(400)}
