@@ -118,7 +118,6 @@ class Workers:
             limit.cpu_s = time.thread_time() - started
 
 
-
 def _close(pool: ThreadPoolExecutor, loops: list[asyncio.AbstractEventLoop]) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
     for loop in loops:

@@ -17,7 +17,8 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from workgym_core.errors import HeadersTooLarge, RequestTimeout, WorkGymError
+from workgym_core.asgi import headers_too_large
+from workgym_core.errors import RequestTimeout, WorkGymError
 from workgym_core.redis_store import busy
 from workgym_core.settings import ServerLimits
 
@@ -65,9 +66,7 @@ class BoundedHttp(HttpToolsProtocol):
         if head_open or self.head_timer is not None:
             self.head_bytes += len(data)
         if self.head_timer is not None and self.head_bytes > self.max_head_bytes:
-            self._refuse(HeadersTooLarge(
-                f"request headers exceed {self.limits.max_header_bytes} bytes",
-                field="headers", rule=f"max_bytes:{self.limits.max_header_bytes}"))
+            self._refuse(headers_too_large(self.limits))
 
     def on_message_begin(self) -> None:
         super().on_message_begin()

@@ -123,15 +123,20 @@ class BodyLimit:
         await self.app(scope, replay(body, receive), send)
 
 
+def headers_too_large(limits: ServerLimits) -> HeadersTooLarge:
+    """The 431 for a request's headers past ``max_header_bytes`` (at the app's entry, or while
+    the head is still arriving: ``workgym.http_server``)."""
+    return HeadersTooLarge(f"request headers exceed {limits.max_header_bytes} bytes",
+                           field="headers", rule=f"max_bytes:{limits.max_header_bytes}")
+
+
 def check_headers(headers: list[tuple[bytes, bytes]], limits: ServerLimits) -> None:
     """431 for a request with too many or too large headers."""
     if len(headers) > limits.max_header_count:
         raise HeadersTooLarge(f"more than {limits.max_header_count} request headers",
                               field="headers", rule=f"max_count:{limits.max_header_count}")
-    size = sum(len(k) + len(v) for k, v in headers)
-    if size > limits.max_header_bytes:
-        raise HeadersTooLarge(f"request headers exceed {limits.max_header_bytes} bytes",
-                              field="headers", rule=f"max_bytes:{limits.max_header_bytes}")
+    if sum(len(k) + len(v) for k, v in headers) > limits.max_header_bytes:
+        raise headers_too_large(limits)
 
 
 def body_within(receive: Receive, timeout_s: float) -> Receive:

@@ -129,7 +129,7 @@ class Settings(ServerLimits):
     episode_storage_bytes: int = Field(
         4 * 1024 * 1024, gt=0, description="Bytes an episode's database may grow past the "
         "world it started from; a write that would pass it is refused in the app's error "
-        "shape (Jira 400, Zendesk 422, Stripe 400 invalid_request_error), code "
+        "shape (400: Jira errorMessages, Zendesk InvalidValue, Stripe invalid_request_error), code "
         "storage_full, and changes nothing.")
     max_live_episodes: int = Field(
         20_000, gt=0, description="Live (unfinished, unexpired) episodes per API key; "
