@@ -70,9 +70,11 @@ def unverified(api_key: str, timeline: dict[str, Any]) -> str | None:
     return None
 
 
-def _json_or_text(excerpt: str | None) -> Any:
-    if excerpt is None:
-        return None
+def _json_or_text(excerpt: Any) -> Any:
+    """A body as a span keeps it (an excerpt: JSON text, or text), parsed; a trajectory's
+    (already parsed) as it is."""
+    if not isinstance(excerpt, str):
+        return excerpt
     try:
         return orjson.loads(excerpt)
     except orjson.JSONDecodeError:

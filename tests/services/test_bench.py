@@ -129,15 +129,20 @@ class _FakeEnv:
     def __init__(self, task: str, seed: int) -> None:
         _FakeEnv.count += 1
         self.id = f"ep_{task}_{seed}_{_FakeEnv.count}"
+        self.observation: _Obs | None = None
 
     def __enter__(self) -> _FakeEnv:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
         pass
 
     def reset(self) -> _Obs:
-        return _Obs(self.id)
+        self.observation = _Obs(self.id)
+        return self.observation
 
     def finish(self, answer: str | None = None) -> dict[str, Any]:
         return {"reward": 0.95, "success": True, "signals": {"efficiency": 0.5}, "steps": 3,
