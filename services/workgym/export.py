@@ -93,7 +93,8 @@ def transcript(episode: Episode, task: Task, tools: Mapping[str, ToolCatalogue]
     for step in episode.steps:
         body = _json_or_text(step["request_body"])
         app = step.get("app") or task.apps[0]
-        found = tools[app].match(step["method"], step["path"], step["query"] or "", body)
+        found = tools[app].match(step["method"], step["path"], step["query"] or "", body,
+                                 step.get("route"))
         if found is None:
             continue  # a request no tool makes (e.g. a raw call): nothing to learn from
         name, arguments = found

@@ -139,9 +139,9 @@ def bench(args: argparse.Namespace) -> int:
     tasks = [catalogue().get(task_id) for task_id in header["tasks"]]
     agent = resolve(header["agent"])
     url = args.url or header["url"]
-    # Preflight, before the results file is created: the server, its key, the model.
-    open_env = _environments(header, tasks, url)
+    # Preflight, before the results file is created: the model, the server, its key.
     check_agent(agent)
+    open_env = _environments(header, tasks, url)
     if header.get("trajectories") and hasattr(agent, "transcripts"):
         agent.transcripts = {}  # the model's own conversations
     results = resumed or Results.create(out or claim_next_run(), header)

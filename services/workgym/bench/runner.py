@@ -157,7 +157,7 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
         if what is None:
             record["error"] = f"{type(exc).__name__}: {exc}"
         else:
-            record["infra_error"] = f"{what}: {exc}"
+            record["infra_error"] = f"{what}: {type(exc).__name__}: {exc}"
         record["traceback"] = "".join(traceback.format_exception(exc)[-8:])
     record["duration_s"] = round(time.perf_counter() - started, 4)
     usage = getattr(agent, "usage", None)  # a model's agent: tokens per episode id
