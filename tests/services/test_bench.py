@@ -306,6 +306,18 @@ def test_trajectories_are_exports_records(local: LocalServer) -> None:
     assert "trajectory" not in without
 
 
+def test_an_episodes_trajectory_is_the_operators(local: LocalServer) -> None:
+    with Env.inprocess(local, TASKS[0], 0) as env:
+        obs = env.reset()
+        assert env.trajectory() == []  # not finished, no step yet
+        env.call("GET", "/rest/api/3/myself")
+        (step,) = env.trajectory()
+        assert (step["method"], step["status"], step["route"]) == ("GET", 200, "/myself")
+        refused = env._http.get(f"/v1/episodes/{obs.episode_id}/trajectory",
+                                headers={"authorization": f"Bearer {obs.token}"})
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "operator_only"
+
+
 def test_bench_checks_the_server_before_it_runs(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
