@@ -20,11 +20,10 @@ quietly() {  # run "$@" with its output in $log, or on the terminal with VERBOSE
   fi
 }
 
-built_images() {  # the images `docker compose build` makes (redis:7 is pulled, not built)
-  docker compose config --format json | python3 -c '
-import json, sys
-services = json.load(sys.stdin)["services"]
-print("\n".join(sorted(s["image"] for s in services.values() if "build" in s)))'
+built_images() {  # the images `docker compose build` makes (named after the project)
+  docker compose config --images | sort | grep -vxF -f <(docker compose config --format json |
+    python3 -c 'import json, sys
+print("\n".join(s["image"] for s in json.load(sys.stdin)["services"].values() if "build" not in s))')
 }
 
 image_id() { docker image inspect -f '{{.Id}}' "$1" 2>/dev/null || true; }
@@ -35,11 +34,12 @@ case "$1" in
     declare -A before
     for image in $images; do before[$image]=$(image_id "$image"); done
     quietly docker compose build
+    width=$(wc -L <<<"$images")
     for image in $images; do
       id=$(image_id "$image")
       if [ "$id" = "${before[$image]}" ]; then state="up to date"; else state="built"; fi
       size=$(docker image inspect -f '{{.Size}}' "$image")
-      printf 'images: %-28s %-10s %s  %4d MB\n' "$image" "$state" "${id:7:12}" $((size / 1000000))
+      printf 'images: %-*s  %-10s  %s  %4d MB\n' "$width" "$image" "$state" "${id:7:12}" $((size / 1000000))
     done
     ;;
   up)

@@ -77,3 +77,13 @@ def test_each_checkout_is_its_own_compose_project(tmp_path: Path) -> None:
     for name in names:  # lower case, as Docker wants project names
         assert re.fullmatch(r"workgym-workgym-main-[0-9a-f]{8}", name), name
     assert "name" not in yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def test_every_service_exporting_spans_stops_before_the_store() -> None:
+    """`docker compose down` stops dependents first: the services' last spans reach a store
+    still up (a store gone costs each service its exit's export wait)."""
+    exporters = [n for n in SERVICES if "OTEL_EXPORTER_OTLP_ENDPOINT" in _env(n)]
+
+    assert {"gym", "proxy", "helpdesk", "checkout", "tracker"} <= set(exporters)
+    for name in exporters:
+        assert "telemetry" in (SERVICES[name].get("depends_on") or {}), name
