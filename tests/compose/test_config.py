@@ -87,3 +87,12 @@ def test_every_service_exporting_spans_stops_before_the_store() -> None:
     assert {"gym", "proxy", "helpdesk", "checkout", "tracker"} <= set(exporters)
     for name in exporters:
         assert "telemetry" in (SERVICES[name].get("depends_on") or {}), name
+
+
+def test_the_host_addresses_the_gym_hands_out_follow_the_published_ports() -> None:
+    """A second stack on other ports (WORKGYM_PROXY_PORT=18080) hands out its own proxy's
+    URLs, not the first stack's :8080."""
+    for url, port in (("WORKGYM_PUBLIC_URL", "PROXY"), ("WORKGYM_TELEMETRY_URL", "TELEMETRY")):
+        published = f"${{WORKGYM_{port}_PORT:-"
+        assert published in " ".join(SERVICES[port.lower()]["ports"])
+        assert _env("gym")[url].startswith(f"${{{url}:-http://127.0.0.1:{published}"), url
