@@ -8,14 +8,23 @@
 #                          one. SCALE='helpdesk=3 checkout=2' sets instances (wins over both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-log="${TMPDIR:-/tmp}/workgym-compose-$(id -u)-$1.log"
+mkdir -p .workgym && log=".workgym/compose-$1.log"  # gitignored, outside the build context
 
-quietly() {  # run "$@" with its output in $log, or on the terminal with VERBOSE=1
+quietly() {  # run "$@" with its output in $log (on the terminal too with VERBOSE=1)
+  local status=0
   if [ -n "${VERBOSE:-}" ]; then
-    "$@"
-  elif ! "$@" >"$log" 2>&1; then
-    tail -n 30 "$log" >&2
-    echo "$1 $2 $3 failed: the last 30 lines above, all of it in $log (VERBOSE=1 shows it as it runs)" >&2
+    "$@" 2>&1 | tee "$log" || status=$?
+  else
+    "$@" >"$log" 2>&1 || status=$?
+  fi
+  # Some Compose builds (the local engine's) exit 0 when a build step fails: read the log too.
+  if [ "$status" -ne 0 ] || grep -q '^failed to solve' "$log"; then
+    if [ -n "${VERBOSE:-}" ]; then
+      echo "$1 $2 $3 failed: its output above, also in $log" >&2
+    else
+      tail -n 30 "$log" >&2
+      echo "$1 $2 $3 failed: its last 30 lines above, all in $log (VERBOSE=1 shows it as it runs)" >&2
+    fi
     exit 1
   fi
 }
