@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make images` and `make up`, quiet: one line per image and a status table; VERBOSE=1 shows
-# docker's own output instead. On a failure, the tail of the log (and where the whole is).
+# docker's own output too. Either way it is kept in .workgym/compose-<step>.log; on a failure,
+# its tail.
 #   compose-up.sh images   build the service images
 #   compose-up.sh up       start the stack and wait for it to be healthy. A service running more
 #                          than one instance (`docker compose up --scale helpdesk=3`) keeps

@@ -6,8 +6,8 @@ endpoint is configured or ``WORKGYM_TRACING=true``; off, the OpenTelemetry API's
 no-op tracer is used and instrumented code skips building attributes, so it
 costs nothing measurable. The exporters present the internal secret to the telemetry
 store (``Authorization: Bearer``), which refuses spans from anyone else. At exit the last
-batches get one chance to leave within ``SHUTDOWN_S``: a store already gone (compose stops it
-alongside the services) costs a stopping service that much, never the exporters' retries.
+batches get ``SHUTDOWN_S`` to leave: a store already gone costs a stopping service that much,
+never the exporters' retries (up to OTEL_EXPORTER_OTLP_TIMEOUT, 10 s, per batch).
 """
 
 from __future__ import annotations
@@ -85,11 +85,10 @@ def setup(settings: Settings, service: str) -> bool:
     return True
 
 
-def shutdown(steps: list[Callable[[], object]], within_s: float = SHUTDOWN_S) -> bool:
-    """Run the SDK's shutdown ``steps`` (their last export) for at most ``within_s``; returns
-    whether they finished. Past it they are left to the exit: the SDK's own shutdown waits
-    for a batch's retries (backoff up to OTEL_EXPORTER_OTLP_TIMEOUT, 10 s) to a store
-    that may be gone for good."""
+def shutdown(steps: list[Callable[[], object]], within_s: float = SHUTDOWN_S) -> None:
+    """Run the SDK's shutdown ``steps`` (their last export) for at most ``within_s``, and say
+    so when they did not finish: they are left to the exit (the SDK's own shutdown would wait
+    for a batch's retries to a store that may be gone for good)."""
     worker = threading.Thread(target=lambda: [step() for step in steps],
                               name="workgym-telemetry-shutdown", daemon=True)
     worker.start()
@@ -99,7 +98,6 @@ def shutdown(steps: list[Callable[[], object]], within_s: float = SHUTDOWN_S) ->
                     or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "the OTLP endpoint"))
         print(f"workgym: the last telemetry was not exported to {endpoint} within "
               f"{within_s:g} s of shutdown: dropped (is the store still up?)", file=sys.stderr)
-    return not worker.is_alive()
 
 
 def active() -> bool:
