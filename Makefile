@@ -44,17 +44,16 @@ lint: setup ## ruff and mypy
 serve: setup ## Run the all-in-one server on :8000
 	@$(BIN)/workgym serve --port 8000
 
-compose-env: ## Write .env (services' secrets, Redis password, API key) for compose, if absent
+compose-env: ## Write .env (secrets, API key, this checkout's compose project name), if absent
 	@bash .ci/compose-env.sh
 
-images: compose-env ## Build the service images (gym, proxy, telemetry, a replica per app)
-	docker compose build
+images: compose-env ## Build the service images, one line each (VERBOSE=1: the build log)
+	@VERBOSE=$(VERBOSE) bash .ci/compose-up.sh images
 
-up: images ## Run the stack with docker compose (gym :8000, proxy :8080, telemetry :4318)
-	docker compose up -d --wait
-	@docker compose ps
+up: images ## Run the stack (gym :8000, proxy :8080, telemetry :4318); keeps --scale; SCALE='helpdesk=3'
+	@VERBOSE=$(VERBOSE) SCALE='$(SCALE)' bash .ci/compose-up.sh up
 
-down: ## Stop the compose stack and remove its containers, networks and volumes
+down: compose-env ## Stop this checkout's stack; remove its containers, networks and volumes
 	docker compose down -v --remove-orphans
 
 compose-boot: images ## Time `docker compose up` to the first episode; CPU-s per service

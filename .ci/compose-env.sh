@@ -4,7 +4,10 @@
 # (WORKGYM_TOKEN_SECRET), Redis's password (WORKGYM_REDIS_PASSWORD) and the operator's API
 # key (WORKGYM_API_KEY). The API key is this
 # machine's own (~/.config/workgym/api-key, created here if absent), so the SDK and CLI on the
-# host reach the stack without setup. Never overwrites a value already in .env.
+# host reach the stack without setup. And COMPOSE_PROJECT_NAME, this checkout's own
+# (workgym-<directory>-<hash of its absolute path>), which `docker compose` reads from .env:
+# two checkouts on one engine run two stacks, and `make down` in one leaves the other's alone
+# (COMPOSE_PROJECT_NAME set in the environment wins). Never overwrites a value already in .env.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 config="${WORKGYM_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/workgym}"
@@ -23,6 +26,12 @@ for secret in WORKGYM_INTERNAL_SECRET WORKGYM_TOKEN_SECRET WORKGYM_REDIS_PASSWOR
     wrote="$wrote $secret"
   fi
 done
+if ! has COMPOSE_PROJECT_NAME; then
+  here=$(pwd -P)
+  directory=$(basename "$here" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9_\n-' '-')
+  echo "COMPOSE_PROJECT_NAME=workgym-$directory-$(printf %s "$here" | sha256sum | cut -c1-8)" >> .env
+  wrote="$wrote COMPOSE_PROJECT_NAME"
+fi
 if ! has WORKGYM_API_KEY; then
   echo "WORKGYM_API_KEY=$(cat "$config/api-key")" >> .env
   wrote="$wrote WORKGYM_API_KEY"

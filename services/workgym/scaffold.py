@@ -389,7 +389,6 @@ COMPOSE_ENTRY = '''\
   $name:
     <<: *replica
     build: {context: ., target: replica, args: {APP: $name}}
-    image: workgym-$name:latest
 
 '''
 # New entries go just before this line of docker-compose.yml (after the other apps').

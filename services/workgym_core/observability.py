@@ -5,13 +5,18 @@ Configured by the standard ``OTEL_*`` variables (``OTEL_EXPORTER_OTLP_ENDPOINT``
 endpoint is configured or ``WORKGYM_TRACING=true``; off, the OpenTelemetry API's
 no-op tracer is used and instrumented code skips building attributes, so it
 costs nothing measurable. The exporters present the internal secret to the telemetry
-store (``Authorization: Bearer``), which refuses spans from anyone else.
+store (``Authorization: Bearer``), which refuses spans from anyone else. At exit the last
+batches get ``SHUTDOWN_S`` to leave: a store already gone costs a stopping service that much,
+never the exporters' retries (up to OTEL_EXPORTER_OTLP_TIMEOUT, 10 s, per batch).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
-from collections.abc import Iterator, Mapping
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -24,6 +29,7 @@ from .spans import SERVICE_NAME
 
 TRACER = "workgym"
 BODY_LIMIT = 4096  # bytes of a request/response body kept on a span
+SHUTDOWN_S = 1.0  # at exit, the wait for the last export (a local store answers in ms)
 
 _enabled: list[bool] = []  # set once per process by setup()
 
@@ -67,14 +73,31 @@ def setup(settings: Settings, service: str) -> bool:
 
     resource = Resource.create({SERVICE_NAME: os.environ.get("OTEL_SERVICE_NAME", service)}
                                ).merge(OTELResourceDetector().detect())
-    provider = TracerProvider(resource=resource)
+    provider = TracerProvider(resource=resource, shutdown_on_exit=False)
     provider.add_span_processor(BatchSpanProcessor(
         OTLPSpanExporter(headers=exporter_headers(settings, "TRACES"))))
     trace.set_tracer_provider(provider)
-    metrics.set_meter_provider(MeterProvider(
-        resource=resource, metric_readers=[PeriodicExportingMetricReader(
-            OTLPMetricExporter(headers=exporter_headers(settings, "METRICS")))]))
+    meters = MeterProvider(resource=resource, shutdown_on_exit=False, metric_readers=[
+        PeriodicExportingMetricReader(
+            OTLPMetricExporter(headers=exporter_headers(settings, "METRICS")))])
+    metrics.set_meter_provider(meters)
+    atexit.register(shutdown, [provider.shutdown, meters.shutdown])
     return True
+
+
+def shutdown(steps: list[Callable[[], object]], within_s: float = SHUTDOWN_S) -> None:
+    """Run the SDK's shutdown ``steps`` (their last export) for at most ``within_s``, and say
+    so when they did not finish: they are left to the exit (the SDK's own shutdown would wait
+    for a batch's retries to a store that may be gone for good)."""
+    worker = threading.Thread(target=lambda: [step() for step in steps],
+                              name="workgym-telemetry-shutdown", daemon=True)
+    worker.start()
+    worker.join(within_s)
+    if worker.is_alive():
+        endpoint = (os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+                    or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "the OTLP endpoint"))
+        print(f"workgym: the last telemetry was not exported to {endpoint} within "
+              f"{within_s:g} s of shutdown: dropped (is the store still up?)", file=sys.stderr)
 
 
 def active() -> bool:

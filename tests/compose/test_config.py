@@ -45,17 +45,54 @@ def test_redis_asks_for_a_password_every_client_has() -> None:
         assert _env(name)["REDIS_URL"].startswith(f"redis://:{password}"), name
 
 
-def test_compose_env_writes_every_secret_the_file_requires(tmp_path: Path) -> None:
-    (tmp_path / ".ci").mkdir()
-    script = tmp_path / ".ci" / "compose-env.sh"
+def _compose_env(checkout: Path, config: Path) -> dict[str, str]:
+    """What `make compose-env` writes to .env in a checkout at ``checkout``."""
+    (checkout / ".ci").mkdir(parents=True)
+    script = checkout / ".ci" / "compose-env.sh"
     script.write_text((ROOT / ".ci" / "compose-env.sh").read_text())
+    subprocess.run(["bash", str(script)], check=True, capture_output=True,
+                   env={"PATH": "/usr/bin:/bin", "WORKGYM_CONFIG_DIR": str(config)})
+    return dict(line.split("=", 1) for line in (checkout / ".env").read_text().splitlines())
+
+
+def test_compose_env_writes_every_secret_the_file_requires(tmp_path: Path) -> None:
     required = set(REQUIRED.findall((ROOT / "docker-compose.yml").read_text()))
 
-    subprocess.run(["bash", str(script)], check=True, capture_output=True,
-                   env={"PATH": "/usr/bin:/bin", "WORKGYM_CONFIG_DIR": str(tmp_path / "cfg")})
-
-    written = dict(line.split("=", 1) for line in (tmp_path / ".env").read_text().splitlines())
+    written = _compose_env(tmp_path, tmp_path / "cfg")
+    written.pop("COMPOSE_PROJECT_NAME")
     assert {"WORKGYM_TOKEN_SECRET", "WORKGYM_REDIS_PASSWORD"} <= required
     assert required <= set(written)
     assert len({written[name] for name in required}) == len(required)  # each its own
     assert all(re.fullmatch(r"[\w-]{20,}", v) for v in written.values())  # safe in a URL
+
+
+def test_each_checkout_is_its_own_compose_project(tmp_path: Path) -> None:
+    """Two checkouts of one name on one engine: two projects (compose reads .env's
+    COMPOSE_PROJECT_NAME; one set in the environment wins), so neither's `make down` or
+    `make compose-boot` touches the other's stack. The file names no project of its own."""
+    names = [_compose_env(tmp_path / parent / "WorkGym Main", tmp_path / "cfg")
+             ["COMPOSE_PROJECT_NAME"] for parent in ("alice", "bob")]
+
+    assert names[0] != names[1]
+    for name in names:  # lower case, as Docker wants project names
+        assert re.fullmatch(r"workgym-workgym-main-[0-9a-f]{8}", name), name
+    assert "name" not in yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def test_every_service_exporting_spans_stops_before_the_store() -> None:
+    """`docker compose down` stops dependents first: the services' last spans reach a store
+    still up (a store gone costs each service its exit's export wait)."""
+    exporters = [n for n in SERVICES if "OTEL_EXPORTER_OTLP_ENDPOINT" in _env(n)]
+
+    assert {"gym", "proxy", "helpdesk", "checkout", "tracker"} <= set(exporters)
+    for name in exporters:
+        assert "telemetry" in (SERVICES[name].get("depends_on") or {}), name
+
+
+def test_the_host_addresses_the_gym_hands_out_follow_the_published_ports() -> None:
+    """A second stack on other ports (WORKGYM_PROXY_PORT=18080) hands out its own proxy's
+    URLs, not the first stack's :8080."""
+    for url, port in (("WORKGYM_PUBLIC_URL", "PROXY"), ("WORKGYM_TELEMETRY_URL", "TELEMETRY")):
+        published = f"${{WORKGYM_{port}_PORT:-"
+        assert published in " ".join(SERVICES[port.lower()]["ports"])
+        assert _env("gym")[url].startswith(f"${{{url}:-http://127.0.0.1:{published}"), url

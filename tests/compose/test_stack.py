@@ -2,10 +2,13 @@
 images, health, every app of the catalogue registered, a fault-heavy episode over HTTP,
 telemetry, MCP through the gym container, a cross-app task (reference 1.0, noop 0,
 collateral in either app fails), network isolation, scaling and losing a replica instance,
-and Redis restarting mid-episode.
+and Redis restarting mid-episode; `make up` (quiet, keeping a service's scale) and
+`compose-boot` refusing over the running stack.
 
 Needs a Docker engine with `docker compose`: runs only with WORKGYM_COMPOSE_TESTS=1 (set by
-.ci/run after ../shared/tools/docker-local.sh). Leaves nothing running.
+.ci/run after ../shared/tools/docker-local.sh). The stack is this checkout's compose project
+(COMPOSE_PROJECT_NAME, from .env unless set): the tests refuse to start while it runs, and
+leave nothing running. The ports are compose's (WORKGYM_GYM_PORT, ... if set).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,7 +38,8 @@ pytestmark = [
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
-GYM, PROXY, TELEMETRY = "http://127.0.0.1:8000", "http://127.0.0.1:8080", "http://127.0.0.1:4318"
+GYM, PROXY, TELEMETRY = (f"http://127.0.0.1:{os.environ.get(f'WORKGYM_{name}_PORT', port)}"
+                          for name, port in (("GYM", 8000), ("PROXY", 8080), ("TELEMETRY", 4318)))
 TASK = "checkout/refund-under-timeouts"  # a fault-heavy task: the refund's answer is lost
 HELPDESK_TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 CROSS_APP_TASK = "helpdesk/refund-standard"  # the checkout's refund, the helpdesk's ticket
@@ -46,11 +51,15 @@ ENV = {**os.environ, "COMPOSE_PROFILES": "framework", "WORKGYM_FRAMEWORK_APPS": 
 CROSS_APP = "framework/note-contact-preference"
 
 
-def compose(*args: str, timeout: float = 900) -> str:
-    done = subprocess.run(["docker", "compose", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, env=ENV)
-    assert done.returncode == 0, f"docker compose {' '.join(args)}:\n{done.stderr[-3000:]}"
+def run(*command: str, timeout: float = 900) -> str:
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env=ENV)
+    assert done.returncode == 0, f"{' '.join(command)}:\n{done.stderr[-3000:]}"
     return done.stdout
+
+
+def compose(*args: str, timeout: float = 900) -> str:
+    return run("docker", "compose", *args, timeout=timeout)
 
 
 def redis(*args: str) -> str:
@@ -83,7 +92,9 @@ def placed_on(episode_id: str, app: str = "helpdesk") -> str:
 @pytest.fixture(scope="module")
 def stack() -> Iterator[None]:
     subprocess.run(["bash", str(ROOT / ".ci/compose-env.sh")], check=True)
-    compose("down", "-v", "--remove-orphans")
+    if compose("ps", "-a", "-q"):
+        pytest.fail("this checkout's compose stack is up: `make down` first (the tests start "
+                    "their own and remove it, volumes included)", pytrace=False)
     compose("build", "-q")
     try:
         compose("up", "-d", "--wait", timeout=300)
@@ -203,6 +214,33 @@ def test_replicas_are_not_reachable_from_the_host(stack: None) -> None:
             except httpx.HTTPError:
                 reached = False
             assert not reached, f"the host reached a replica at {network['IPAddress']}"
+
+
+def test_compose_boot_refuses_to_run_over_the_stack(stack: None) -> None:
+    project = json.loads(compose("config", "--format", "json"))["name"]
+    running = compose("ps", "-q")
+
+    done = subprocess.run([sys.executable, str(ROOT / ".ci/compose_boot.py")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, env=ENV)
+
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"compose-boot: this checkout's stack {project} exists (")
+    assert "`make down` first" in done.stderr and len(done.stderr.splitlines()) == 1
+    assert compose("ps", "-q") == running
+
+
+def test_make_up_is_quiet_and_keeps_a_services_scale(stack: None) -> None:
+    """`make up` after `docker compose up --scale` keeps the instances; SCALE sets them."""
+    compose("up", "-d", "--wait", "--scale", "helpdesk=2", timeout=300)
+    project = json.loads(compose("config", "--format", "json"))["name"]
+
+    printed = run("make", "up", timeout=600).splitlines()
+
+    assert len(compose("ps", "-q", "helpdesk").split()) == 2
+    for line in printed:  # an image a line, the scale kept, the status table: no build log
+        assert line.startswith(("images: ", "up: --scale helpdesk=2", "NAME ", project)), line
+    run("make", "up", "SCALE=helpdesk=1", timeout=600)
+    assert len(compose("ps", "-q", "helpdesk").split()) == 1
 
 
 def test_scaled_replicas_share_episodes_and_losing_one_fails_only_its_own(stack: None) -> None:
