@@ -23,8 +23,8 @@ import httpx
 
 # What to check when the gym API does not answer.
 SERVER_HINT = "is the server running (`workgym serve`) and is the URL right?"
-KEY_HINT = ("check the operator API key: WORKGYM_API_KEY, else ~/.config/workgym/api-key "
-            "(`workgym serve` prints where its key is)")
+KEY_HINT = ("is it that server's operator key? (WORKGYM_API_KEY, else "
+            "~/.config/workgym/api-key; `workgym serve` prints where its key is)")
 
 
 class WorkGymClientError(Exception):
@@ -94,7 +94,7 @@ def refusal(response: httpx.Response) -> Refused:
         error = {"message": one_line(response.text)[:200]}
     if response.status_code in (401, 403):
         server = f"{response.url.scheme}://{response.url.netloc.decode()}"
-        return AuthRefused(response.status_code, error, f"from {server}; {KEY_HINT}")
+        return AuthRefused(response.status_code, error, f"from {server}: {KEY_HINT}")
     if response.status_code == 404:
         return NotFound(response.status_code, error)
     return Refused(response.status_code, error)
