@@ -165,8 +165,9 @@ class Exporter:
         ``tracing``: whether it is on where the command runs)."""
         seen, store = self.seen, f"the telemetry store at {self.url}"
         if not seen["listed"]:
-            return (f"no episodes of {what} in {store}: episodes are recorded only by a server "
-                    f"with tracing on ({TRACING}; it is {'on' if tracing else 'off'} here)")
+            return (f"no episodes of {what} in {store}: episodes are recorded only by a process "
+                    f"that runs them with tracing on ({TRACING}; it is "
+                    f"{'on' if tracing else 'off'} here)")
         if not seen["finished"]:
             return (f"{seen['listed']} episode(s) of {what} in {store}, none finished: only "
                     "finished episodes are exported")

@@ -115,8 +115,8 @@ def test_nothing_to_export_says_why_and_exits_1(
     assert code == 1 and said[0] == f"workgym: wrote 0 jsonl records to {out}"
     assert said[-1] == (
         f"workgym: no episodes of tracker/start-work-on-bug in the telemetry store at "
-        f"{recorded.url}: episodes are recorded only by a server with tracing on "
-        f"({TRACING}; it is off here)")
+        f"{recorded.url}: episodes are recorded only by a process that runs them with tracing "
+        f"on ({TRACING}; it is off here)")
     code, said = _export_said(["--format", "dpo", "--task", FAULT_TASK, "--out", out, *store],
                               capsys)
     assert code == 1 and said[-1] == (
