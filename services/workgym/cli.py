@@ -425,6 +425,13 @@ def parser() -> argparse.ArgumentParser:
                        "results file has not recorded, with its plan, into it")
     bench.add_argument("--retry-errors", action="store_true",
                        help="with --resume: also run again the episodes that ended in an error")
+    bench.add_argument("--max-infra-errors", type=int, default=3, metavar="N",
+                       help="infra failures (gym or model endpoint down, key refused; never "
+                       "scored, run again by --resume) tolerated: past N the run stops, exit "
+                       "3 (default 3)")
+    bench.add_argument("--trajectories", action="store_true",
+                       help="record each episode's trajectory in the results (messages and "
+                       "tools, as `workgym export --format jsonl`): training data")
     bench.set_defaults(func=_bench)
 
     report = sub.add_parser("report", help="a bench's results JSON as a self-contained HTML "

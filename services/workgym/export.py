@@ -74,9 +74,11 @@ def unverified(api_key: str, timeline: dict[str, Any]) -> str | None:
     return None
 
 
-def _json_or_text(excerpt: str | None) -> Any:
-    if excerpt is None:
-        return None
+def _json_or_text(excerpt: Any) -> Any:
+    """A body as a span keeps it (an excerpt: JSON text, or text), parsed; a trajectory's
+    (already parsed) as it is."""
+    if not isinstance(excerpt, str):
+        return excerpt
     try:
         return orjson.loads(excerpt)
     except orjson.JSONDecodeError:
@@ -95,7 +97,8 @@ def transcript(episode: Episode, task: Task, tools: Mapping[str, ToolCatalogue]
     for step in episode.steps:
         body = _json_or_text(step["request_body"])
         app = step.get("app") or task.apps[0]
-        found = tools[app].match(step["method"], step["path"], step["query"] or "", body)
+        found = tools[app].match(step["method"], step["path"], step["query"] or "", body,
+                                 step.get("route"))
         if found is None:
             continue  # a request no tool makes (e.g. a raw call): nothing to learn from
         name, arguments = found

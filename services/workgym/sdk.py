@@ -177,6 +177,12 @@ class Env:
         return self._gym(  # type: ignore[no-any-return]
             "GET", f"/v1/episodes/{self._obs.episode_id}")
 
+    def trajectory(self) -> list[dict[str, Any]]:
+        """The episode's steps as the gym recorded them (``TrajectoryStep``: each request,
+        its status and answer, the faults it met), finished or not."""
+        return self._gym(  # type: ignore[no-any-return]
+            "GET", f"/v1/episodes/{self._obs.episode_id}/trajectory")
+
     def finish(self, answer: str | None = None) -> dict[str, Any]:
         """End the episode and return its reward report."""
         report = self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/finish",

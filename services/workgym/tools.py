@@ -249,12 +249,20 @@ class ToolCatalogue:
     def schemas(self) -> list[dict[str, Any]]:
         return [op.schema for op in self._ops.values()]
 
-    def match(self, method: str, path: str, query: str, body: Any
+    def match(self, method: str, path: str, query: str, body: Any, route: str | None = None
               ) -> tuple[str, dict[str, Any]] | None:
-        """(tool name, arguments) of a recorded request, or None if no tool makes it."""
+        """(tool name, arguments) of a recorded request, or None if no tool makes it.
+        ``route``: the template of the route the app matched, when ``path`` is a
+        trajectory's (the path inside the app's mount, as the route sees it) rather than a
+        span's (as sent): a tool's path ends with that route, after the mount."""
         for op in self._ops.values():
             if op.method == method:
-                arguments = op.arguments(path, query, body)
+                sent = path
+                if route is not None:
+                    if not op.path.endswith(route):
+                        continue
+                    sent = op.path[:len(op.path) - len(route)] + path
+                arguments = op.arguments(sent, query, body)
                 if arguments is not None:
                     return op.name, arguments
         return None

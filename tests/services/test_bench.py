@@ -5,20 +5,30 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.conftest import workgym_cli
+from workgym.agents import reference
+from workgym.agents.openai_agent import ModelEndpointError
+from workgym.app import create_app
 from workgym.bench import metrics
 from workgym.bench.metrics import pass_at_k, pass_hat_k, summarize
 from workgym.bench.results import FORMAT, Results, ResultsError, claim_next_run
 from workgym.bench.runner import Planned, plan, run, run_episode
 from workgym.bench.summary import headline, metrics_line, table
+from workgym.local import LocalServer
+from workgym.sdk import Env, WorkGymClientError
 from workgym.tasks import catalogue
+from workgym_core.settings import Settings
+
+from ..serving import serving_app
 
 TASKS = ("tracker/start-work-on-bug", "helpdesk/fault-refund-timeout-after")  # short ones
 
@@ -129,15 +139,20 @@ class _FakeEnv:
     def __init__(self, task: str, seed: int) -> None:
         _FakeEnv.count += 1
         self.id = f"ep_{task}_{seed}_{_FakeEnv.count}"
+        self.observation: _Obs | None = None
 
     def __enter__(self) -> _FakeEnv:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
         pass
 
     def reset(self) -> _Obs:
-        return _Obs(self.id)
+        self.observation = _Obs(self.id)
+        return self.observation
 
     def finish(self, answer: str | None = None) -> dict[str, Any]:
         return {"reward": 0.95, "success": True, "signals": {"efficiency": 0.5}, "steps": 3,
@@ -179,6 +194,161 @@ def test_a_crashing_agent_fails_its_episode_and_the_run_goes_on() -> None:
     assert all(e["tokens"]["total_tokens"] == 12 for e in recorded)
     assert "36 tokens" in metrics_line(summarize(recorded, 1), 1)
     assert agent.usage == {}  # popped, episode by episode
+
+
+class _Flaky(_FakeEnv):
+    """Refuses to start its first ``fails`` episodes: the gym unreachable."""
+
+    fails = 0
+
+    def reset(self) -> _Obs:
+        if _Flaky.fails:
+            _Flaky.fails -= 1
+            raise httpx.ConnectError("[Errno 111] Connection refused")
+        return super().reset()
+
+
+def _refused(status: int, code: str) -> WorkGymClientError:
+    return WorkGymClientError(httpx.Response(status, json={"error": {"code": code,
+                                                                       "message": "no"}}))
+
+
+def test_infra_failures_are_told_from_the_agents_errors_and_never_scored() -> None:
+    task = catalogue().get(TASKS[0])
+    _Flaky.fails = 2  # starting an episode is retried: a fresh episode replays nothing
+    ok = run_episode(_Flaky, lambda env, task: "done", Planned(task, 0, 0), pauses=(0, 0))
+    assert ok["success"] is True and ok["error"] is None and ok["infra_error"] is None
+    _Flaky.fails = 3  # past its retries
+    down = run_episode(_Flaky, lambda env, task: "done", Planned(task, 1, 0), pauses=(0, 0))
+    assert down["infra_error"].startswith("gym unreachable: ConnectError") and \
+        down["error"] is None
+
+    def failing(exc: Exception) -> Any:
+        def agent(env: Any, task: Any) -> str:
+            raise exc
+        return agent
+
+    # Once an episode is under way, nothing is replayed: the failure is recorded.
+    lost = run_episode(_FakeEnv, failing(_refused(502, "episode_lost")), Planned(task, 2, 0))
+    busy = run_episode(_FakeEnv, failing(_refused(503, "service_unavailable")),
+                       Planned(task, 3, 0))
+    key = run_episode(_FakeEnv, failing(_refused(401, "invalid_api_key")), Planned(task, 4, 0))
+    model = run_episode(_FakeEnv, failing(ModelEndpointError(
+        "the model endpoint x did not answer", infra="model endpoint unreachable")),
+        Planned(task, 5, 0))
+    too_long = run_episode(_FakeEnv, failing(ModelEndpointError("HTTP 400: too long")),
+                           Planned(task, 6, 0))
+    refused = run_episode(_FakeEnv, failing(_refused(422, "invalid_request")),
+                          Planned(task, 7, 0))
+    assert [e["infra_error"].partition(":")[0] for e in (lost, busy, key, model)] == [
+        "episode lost", "gym HTTP 503", "gym refused the API key", "model endpoint unreachable"]
+    assert all(e["error"] is None for e in (lost, busy, key, model))
+    for agents_own in (too_long, refused):  # the agent's request, refused: its error
+        assert agents_own["infra_error"] is None and agents_own["error"]
+
+    s = summarize([ok, down, lost, busy, key, model, too_long, refused], 1)
+    assert (s.episodes, s.infra_errors, s.errors, s.avg_score, s.pass_at_1) == (
+        8, 5, 2, pytest.approx(0.95 / 3), pytest.approx(1 / 3))
+    assert s.tasks[0].scored == 3 and "1/3" in table(s)
+    assert metrics_line(s, 1).endswith(
+        "2 agent errors · 5 infra failures (not scored): gym unreachable ×1, episode lost ×1, "
+        "gym HTTP 503 ×1, gym refused the API key ×1, model endpoint unreachable ×1")
+
+
+def test_a_run_stops_starting_episodes_once_asked_and_records_those_running() -> None:
+    task = catalogue().get(TASKS[0])
+    recorded: list[dict[str, Any]] = []
+    asked = threading.Semaphore(0)
+
+    def stop() -> bool:
+        asked.release()
+        return len(recorded) >= 3
+
+    def agent(env: Any, task: Any) -> str:  # one episode per stop(): none runs ahead
+        if env.id.split("_")[-2] != "0":
+            assert asked.acquire(timeout=60)
+        return "done"
+
+    run(plan([task], list(range(10)), 1), _FakeEnv, agent, 1, recorded.extend, stop=stop)
+    # Stopped after the 3rd; the one a worker had taken by then is recorded too.
+    assert 3 <= len(recorded) <= 5
+
+
+def test_infra_failures_are_run_again_on_resume(tmp_path: Path) -> None:
+    results = Results.create(tmp_path / "r.json", {"trials": 1})
+    results.add([_episode("a", 0, 0, True), _episode("a", 1, 0, False, infra_error="x: y")])
+    assert Results.load(results.path).done() == {("a", 0, 0)}  # (a, 1, 0) is to run again
+    results.add([_episode("a", 1, 0, True)])
+    assert [(e["seed"], e["success"]) for e in Results.load(results.path).episodes] == [
+        (0, True), (1, True)]
+
+
+def test_trajectories_are_exports_records(local: LocalServer) -> None:
+    """--trajectories: each episode as `workgym export --format jsonl` shapes it, from the
+    steps the gym recorded, here of the reference agent on an in-process server."""
+    task = catalogue().get(TASKS[0])
+    recorded: list[dict[str, Any]] = []
+    run(plan([task], [0], 1), lambda t, seed: Env.inprocess(local, t, seed), reference, 1,
+        recorded.extend, trajectories=True)
+    (episode,) = recorded
+    assert episode["success"] is True and set(episode["trajectory"]) == {"messages", "tools"}
+    messages, tools = episode["trajectory"]["messages"], episode["trajectory"]["tools"]
+    names = {t["function"]["name"] for t in tools}
+    assert [m["role"] for m in messages[:2]] == ["system", "user"]
+    assert messages[0]["content"] == task.brief
+    calls = [m["tool_calls"][0] for m in messages if m.get("tool_calls")]
+    assert len(calls) == episode["steps"] and {c["function"]["name"] for c in calls} <= names
+    results = [json.loads(m["content"]) for m in messages if m["role"] == "tool"]
+    assert [r["status"] for r in results] and all(r["status"] < 300 for r in results)
+    assert messages[-1]["role"] == "assistant" and messages[-1]["content"]
+    without = run_episode(lambda t, seed: Env.inprocess(local, t, seed), reference,
+                          Planned(task, 0, 0))
+    assert "trajectory" not in without
+
+
+def test_an_episodes_trajectory_is_the_operators(local: LocalServer) -> None:
+    with Env.inprocess(local, TASKS[0], 0) as env:
+        obs = env.reset()
+        assert env.trajectory() == []  # not finished, no step yet
+        env.call("GET", "/rest/api/3/myself")
+        (step,) = env.trajectory()
+        assert (step["method"], step["status"], step["route"]) == ("GET", 200, "/myself")
+        refused = env._http.get(f"/v1/episodes/{obs.episode_id}/trajectory",
+                                headers={"authorization": f"Bearer {obs.token}"})
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "operator_only"
+
+
+def test_bench_checks_the_server_before_it_runs(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dead server, then a live one with a wrong key: one line each, exit 2, no results
+    file; with its key, the run goes (over HTTP, trajectories included)."""
+    from workgym.cli import main
+
+    out = tmp_path / "r.json"
+    monkeypatch.setenv("WORKGYM_API_KEY", "wgk_test_bench")
+    bench = ["bench", "--tasks", TASKS[0], "--out", str(out), "--url"]
+    assert main([*bench, "http://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        "workgym: error: the WorkGym server at http://127.0.0.1:9 is unreachable (ConnectError")
+    assert "check --url" in err and not out.exists()
+
+    settings = Settings(data_dir=tmp_path / "gym", internal_secret="test-secret",
+                        api_key="wgk_test_bench")
+    with serving_app(lambda url: create_app(settings.model_copy(
+            update={"public_url": url}))) as url:
+        monkeypatch.setenv("WORKGYM_API_KEY", "wrong")
+        assert main([*bench, url]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"workgym: error: the WorkGym server at {url} refused the operator API "
+                       "key (HTTP 401): check WORKGYM_API_KEY; it must be the key that server "
+                       "runs with\n")
+        assert not out.exists()
+        monkeypatch.setenv("WORKGYM_API_KEY", "wgk_test_bench")
+        assert main([*bench, url, "--trajectories"]) == 0
+    (episode,) = json.loads(out.read_text())["episodes"]
+    assert episode["success"] is True and episode["trajectory"]["messages"][-1]["content"]
 
 
 def test_an_environment_that_cannot_start_is_an_error_too() -> None:

@@ -6,6 +6,7 @@ links, in Debian's headless Chromium; and the rendering of what such a run may h
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -126,3 +127,43 @@ def test_render_shows_errors_harm_tokens_and_no_faults(tmp_path: Path) -> None:
         "prompt_tokens 3, completion_tokens 1"
     bins = histogram([-1.0, 0.0, 0.95, 1.0])
     assert [b.kind for b in bins.bars] == ["fail", "partial", "pass"]  # 0.95 and 1.0 together
+
+
+def test_render_shows_faults_that_ask_nothing_as_met_and_no_curve_for_one_trial(
+        tmp_path: Path) -> None:
+    """Latency asks nothing of the agent: met, never '0/3 recovered'; one trial: no pass^k
+    plot, a line saying why; times that do not wrap; infra failures in a section apart."""
+    latency = {"kind": "latency", "step": 0, "recovered": None}
+    base = {"seed": 0, "signals": {}, "steps": 2, "duration_s": 12.3, "episode_page": None,
+            "final_state_hash": None, "harm": False, "tokens": None, "error": None,
+            "reward": 1.0, "success": True, "trial": 0}
+    episodes = [
+        {**base, "task": "a/x", "episode_id": "ep_1",
+         "faults": {"injected": 3, "recovered": 0, "met": [latency] * 3}},
+        {**base, "task": "a/y", "episode_id": "ep_2",
+         "faults": {"injected": 2, "recovered": 1, "met": [
+             latency, {"kind": "server_error", "step": 1, "recovered": True}]}},
+        {**base, "task": "a/z", "episode_id": None, "reward": 0.0, "success": False,
+         "faults": {"injected": 0, "recovered": 0, "met": []},
+         "infra_error": "model endpoint unreachable: ModelEndpointError: down"},
+    ]
+    header = {"agent": "reference", "suite": "a", "selection": [], "tasks": ["a/x", "a/y"],
+              "seeds": [0], "trials": 1, "faults": "task", "url": None, "started": now(),
+              "finished": now(), "workgym_version": "test", "command": "c"}
+    plot = fault_bars(episodes)
+    assert plot is not None
+    rows = {row.label: row for row in plot.rows}
+    assert rows["latency"].value == "4 met" and len(rows["latency"].bars) == 1
+    assert rows["latency"].bars[0].kind == "met asks-nothing"
+    assert rows["server_error"].value == "1/1" and len(rows["server_error"].bars) == 2
+
+    html = render(Results(tmp_path / "r.json", header, episodes))
+    assert "0/4" not in html and "0/3" not in html
+    cells = re.findall(r'<td class="num">([^<]*)</td>\s*<td class="num">12.30', html)
+    assert cells == ["-", "1/1", "-"]  # latency alone asks nothing: no recovery to count
+    assert '<svg class="chart curve"' not in html
+    assert "One trial per problem: pass^k and pass@k are pass@1 (1.00)" in html
+    assert "12.30&nbsp;s" in html and " s</td>" not in html
+    assert re.search(r"td\.num \{[^}]*white-space:nowrap", html)
+    infra = html[html.index('<section id="infra">'):]
+    assert "model endpoint unreachable</td><td class=\"num\">1</td>" in infra

@@ -92,21 +92,30 @@ SCRIPTS: dict[str, Callable[[list[dict[str, Any]]], dict[str, Any]]] = {
 @dataclass
 class FakeModel:
     """A scripted OpenAI-compatible chat-completions endpoint: the model's name picks the
-    script; ``failures`` are statuses answered (and retried) before the next completions."""
+    script; ``failures`` are statuses answered (and retried) before the next completions;
+    after ``dies_after`` completions, every request is answered 503 (a server going down)."""
 
     url: str
     requests: list[dict[str, Any]] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
     failures: list[int] = field(default_factory=list)
+    dies_after: int | None = None
 
     def app(self) -> FastAPI:
         app = FastAPI()
+
+        @app.get("/v1/models")
+        async def models() -> dict[str, Any]:
+            return {"object": "list", "data": [{"id": name, "object": "model", "created": 0,
+                                                "owned_by": "test"} for name in SCRIPTS]}
 
         @app.post("/v1/chat/completions")
         async def complete(request: Request) -> JSONResponse:
             body = await request.json()
             self.requests.append(body)
             self.keys.append(request.headers.get("authorization", ""))
+            if self.dies_after is not None and len(self.requests) > self.dies_after:
+                self.failures.append(503)
             if self.failures:
                 status = self.failures.pop(0)
                 return JSONResponse({"error": {"message": "overloaded", "type": "server_error"}},
@@ -149,6 +158,7 @@ def model(fake: FakeModel) -> FakeModel:
     fake.requests.clear()
     fake.keys.clear()
     fake.failures.clear()
+    fake.dies_after = None
     return fake
 
 
@@ -304,3 +314,73 @@ def test_the_cli_runs_the_model(model: FakeModel, tmp_path: Path) -> None:
     assert failed.returncode == 2, failed.stderr
     assert failed.stderr.startswith("workgym: error: the model endpoint"), failed.stderr
     assert "Traceback" not in failed.stderr
+
+
+def test_bench_checks_the_model_endpoint_before_it_runs(
+        model: FakeModel, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dead endpoint, then a live one without the model: one line each, exit 2, no
+    results file, not one episode."""
+    from workgym.cli import main
+
+    out = tmp_path / "r.json"
+    bench = ["bench", "--tasks", TASK, "--out", str(out), "--agent"]
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", dead)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    assert main([*bench, "openai:fake"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        f"workgym: error: the model endpoint {dead} is unreachable (Connection error.): check "
+        "OPENAI_BASE_URL and that the server is up"), err
+    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
+    assert main([*bench, "openai:nope"]) == 2
+    assert capsys.readouterr().err == (
+        f"workgym: error: the model endpoint {model.url} does not serve model 'nope' (it "
+        "serves fake, loop, talk): check the model's name in --agent openai:MODEL\n")
+    assert not out.exists() and model.requests == []
+
+
+def test_an_endpoint_that_dies_mid_run_stops_the_bench_and_resume_finishes_it(
+        model: FakeModel, tmp_path: Path) -> None:
+    """The model's server goes down after the first episode: the episodes it fails are infra
+    failures (not scored: pass@1 stays 1.00), counted by what failed; past
+    --max-infra-errors 1 the run stops (exit 3) with episodes left; once the server is back,
+    --resume runs them and the failed ones again. With --trajectories, an episode carries the
+    model's own conversation."""
+    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path / "gym"),
+           "OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": KEY}
+    out = tmp_path / "run.json"
+    model.dies_after = 4  # the solver's four turns: one episode
+    stopped = subprocess.run(
+        workgym("bench", "--tasks", TASK, "--seeds", "0-5", "--agent", "openai:fake",
+                "--concurrency", "1", "--max-infra-errors", "1", "--faults", "none",
+                "--trajectories", "--out", str(out)),
+        env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert stopped.returncode == 3, stopped.stderr
+    document = json.loads(out.read_text())
+    assert document["header"]["finished"] is None
+    passed, *failed = document["episodes"]
+    n = len(failed)  # past 1: the 2nd stops the run (a 3rd may have started meanwhile)
+    assert n in (2, 3)
+    assert f"pass@1 1.00 · avg score 1.00 · {n + 1} episodes" in stopped.stdout
+    assert f"{n} infra failures (not scored): model endpoint HTTP 503 ×{n}" in stopped.stdout
+    assert f"workgym: bench stopped early: {n} infra failures (not scored): model endpoint " \
+        f"HTTP 503 ×{n}, more than --max-infra-errors 1; 5 of 6 episodes to run: once fixed, " \
+        f"`workgym bench --resume {out}` runs them" in stopped.stderr
+    assert "Traceback" not in stopped.stderr
+    assert passed["success"] is True and passed["infra_error"] is None
+    assert [e["infra_error"].split(":")[0] for e in failed] == ["model endpoint HTTP 503"] * n
+    assert all(e["error"] is None and e["reward"] == 0.0 for e in failed)
+    conversation = passed["trajectory"]["messages"]
+    assert conversation[:2] == model.requests[0]["messages"]
+    assert conversation[-1]["tool_calls"][0]["function"]["name"] == "finish"
+    assert passed["trajectory"]["tools"][-1]["function"]["name"] == "finish"
+
+    model.dies_after = None
+    stdout = workgym_cli("bench", "--resume", str(out), env=env)
+    resumed = json.loads(out.read_text())
+    assert resumed["header"]["finished"]
+    assert sorted(e["seed"] for e in resumed["episodes"]) == list(range(6))
+    assert all(e["success"] and e["infra_error"] is None for e in resumed["episodes"])
+    assert "pass@1 1.00" in stdout and "infra" not in stdout

@@ -31,6 +31,15 @@ endpoint does not serve, a request it refuses) or retries exhausted raise
 :class:`ModelEndpointError`, a :class:`~workgym_core.errors.WorkGymError` (the CLI prints
 ``workgym: error: ...``).
 
+**Preflight**: :meth:`ChatAgent.check` asks the endpoint for its models (``GET
+{base}/models``, which OpenAI, vLLM, llama.cpp and Ollama serve) and raises
+ModelEndpointError naming what to check when it does not answer, refuses the key or does
+not serve the model.
+
+**Transcripts**: set ``agent.transcripts = {}`` and each episode's conversation (the
+messages as the model got them, its last reply included) is kept there by episode id; a
+runner pops the entries it has read (``workgym bench --trajectories``).
+
 **Usage**: per episode, ``agent.usage[episode_id]`` sums the responses' ``usage``
 (``prompt_tokens``, ``completion_tokens``, ``total_tokens``), ``turns`` (completions the model
 gave) and ``requests`` (HTTP requests they took, retries included). The entry appears when
@@ -74,9 +83,27 @@ USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "requests", 
 
 
 class ModelEndpointError(UpstreamError):
-    """The model's endpoint failed in a way retrying does not mend (or retries ran out)."""
+    """The model's endpoint failed in a way retrying does not mend (or retries ran out).
+    ``infra``: what failed, when it is the endpoint's doing and not the model's (unreachable,
+    timed out, 5xx, the key or the model refused, rate limited); None when the endpoint
+    refused the request the agent made (e.g. a conversation too long for the model)."""
 
     code = "model_endpoint_error"
+
+    def __init__(self, message: str, *, infra: str | None = None) -> None:
+        super().__init__(message)
+        self.infra = infra
+
+
+def _infra(status: int) -> str | None:
+    """What failed, for an endpoint's HTTP error ``status`` that is not the agent's doing."""
+    if status in (401, 403):
+        return "model endpoint refused the key"
+    if status == 404:
+        return "model endpoint has no such model"
+    if status in (408, 409, 429) or status >= 500:
+        return f"model endpoint HTTP {status}"
+    return None
 
 
 def _openai() -> Any:
@@ -127,6 +154,7 @@ class ChatAgent:
             self._options["seed"] = seed
         self._lock = threading.Lock()
         self.usage: dict[str, dict[str, int]] = {}
+        self.transcripts: dict[str, list[dict[str, Any]]] | None = None
 
     def __repr__(self) -> str:
         return f"ChatAgent({self.model!r}, base_url={self._endpoint!r})"
@@ -134,6 +162,29 @@ class ChatAgent:
     def close(self) -> None:
         """Let go of the client's connections."""
         self._client.close()
+
+    def check(self) -> None:
+        """Preflight: the endpoint answers ``GET {base}/models``, takes the key and serves the
+        model; else ModelEndpointError naming what to check. One retry, 10 s."""
+        openai = self._openai
+        client = self._client.with_options(max_retries=1, timeout=10.0)
+        where = f"the model endpoint {self._endpoint}"
+        try:
+            served = [m.id for m in client.models.list()]
+        except openai.APIStatusError as exc:
+            hint = _hint(exc.status_code) or " (check OPENAI_BASE_URL)"
+            raise ModelEndpointError(
+                f"{where} refused GET /models: HTTP {exc.status_code}: {_reason(exc)}{hint}",
+                infra=_infra(exc.status_code)) from None
+        except openai.APIConnectionError as exc:
+            raise ModelEndpointError(
+                f"{where} is unreachable ({exc}): check OPENAI_BASE_URL and that the server "
+                "is up", infra="model endpoint unreachable") from None
+        if self.model not in served:
+            raise ModelEndpointError(
+                f"{where} does not serve model {self.model!r} (it serves "
+                f"{', '.join(sorted(served)[:10]) or 'none'}): check the model's name in "
+                "--agent openai:MODEL", infra="model endpoint has no such model")
 
     def __call__(self, env: Env, task: Task) -> str | None:
         session = Session.attach(env)
@@ -146,12 +197,15 @@ class ChatAgent:
         usage = dict.fromkeys(USAGE_KEYS, 0)
         with self._lock:
             self.usage[obs.episode_id] = usage
+            if self.transcripts is not None:
+                self.transcripts[obs.episode_id] = messages
         steps = 0
         while True:
             message = self._complete(messages, tools, usage)
             calls = list(message.tool_calls or [])
             if not calls:  # a reply without a tool call: its text is the answer
                 log.debug("%s: answered without a tool call", obs.episode_id)
+                messages.append({"role": "assistant", "content": message.content})
                 return (message.content or "").strip() or None
             messages.append(_assistant(message.content, calls))
             for call in calls:
@@ -179,11 +233,14 @@ class ChatAgent:
         except openai.APIStatusError as exc:
             raise ModelEndpointError(
                 f"the model endpoint {self._endpoint} refused model {self.model!r}: "
-                f"HTTP {exc.status_code}: {_reason(exc)}{_hint(exc.status_code)}") from exc
+                f"HTTP {exc.status_code}: {_reason(exc)}{_hint(exc.status_code)}",
+                infra=_infra(exc.status_code)) from exc
         except openai.APIConnectionError as exc:  # a timeout too; retries are spent
+            what = "timed out" if isinstance(exc, openai.APITimeoutError) else "unreachable"
             raise ModelEndpointError(
                 f"the model endpoint {self._endpoint} did not answer "
-                f"(after {self._client.max_retries} retries): {exc}") from exc
+                f"(after {self._client.max_retries} retries): {exc}",
+                infra=f"model endpoint {what}") from exc
         except openai.OpenAIError as exc:  # a body the client cannot read
             raise ModelEndpointError(
                 f"the model endpoint {self._endpoint} failed: {exc}") from exc

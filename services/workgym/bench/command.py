@@ -2,6 +2,10 @@
 
 The plan (tasks, seeds, trials, faults, agent) is the results file's header: ``--resume``
 reads it from there, and refuses options that would change it.
+
+Exit codes: 0 the run ended (its infra failures, if any, at most ``--max-infra-errors``);
+2 it could not start (a bad option, or the preflight: the server, its key, the model's
+endpoint); 3 it stopped early, infra failures past ``--max-infra-errors``; 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -19,13 +23,15 @@ from workgym_core.errors import ConfigError
 
 from ..tasks import Task, catalogue
 from .metrics import summarize
+from .preflight import check_agent, check_server
 from .progress import Progress
 from .report import write_report
 from .results import Results, claim_next_run, now
 from .runner import OpenEnv, plan, run
-from .summary import headline, metrics_line, plural, table
+from .summary import headline, infra_line, metrics_line, plural, table
 
 DEFAULTS: dict[str, Any] = {"seeds": [0], "trials": 1, "faults": "task", "agent": "reference"}
+STOPPED = 3  # the exit code of a run stopped by its infra failures
 
 
 def select(suite: str | None, patterns: Sequence[str]) -> list[Task]:
@@ -56,12 +62,14 @@ def _command(header: dict[str, Any]) -> str:
         ["--tasks", ",".join(header["selection"])]
     seeds = ",".join(str(s) for s in header["seeds"])
     url = ["--url", header["url"]] if header["url"] else []
+    trajectories = ["--trajectories"] if header.get("trajectories") else []
     return shlex.join(["workgym", "bench", *which, "--seeds", seeds, "--trials",
                        str(header["trials"]), "--faults", header["faults"], "--agent",
-                       header["agent"], *url])
+                       header["agent"], *url, *trajectories])
 
 
-def _new(args: argparse.Namespace) -> Results:
+def _new(args: argparse.Namespace) -> tuple[Path | None, dict[str, Any]]:
+    """Where a new run records (None: the next results/run-NNNN.json) and its header."""
     if not args.suite and not args.tasks:
         raise ConfigError("bench: choose --suite or --tasks (or --resume a results file)")
     if args.retry_errors:
@@ -75,10 +83,10 @@ def _new(args: argparse.Namespace) -> Results:
     header = {"agent": options["agent"], "suite": args.suite, "selection": selection,
               "tasks": [t.id for t in tasks], "seeds": options["seeds"],
               "trials": options["trials"], "faults": options["faults"], "url": args.url,
-              "started": now(), "workgym_version": _version()}
+              "trajectories": args.trajectories, "started": now(),
+              "workgym_version": _version()}
     header["command"] = _command(header)
-    path = Path(args.out) if args.out else claim_next_run()
-    return Results.create(path, header)
+    return (Path(args.out) if args.out else None), header
 
 
 def _resume(args: argparse.Namespace) -> Results:
@@ -91,19 +99,24 @@ def _resume(args: argparse.Namespace) -> Results:
         if given is not None and given != recorded:
             raise ConfigError(f"--resume: {results.path} was run with {name} {recorded!r}; "
                               f"drop --{name} or give the same")
+    if args.trajectories and not results.header.get("trajectories"):
+        raise ConfigError(f"--resume: {results.path} was run without --trajectories; drop it "
+                          "(a run's episodes all carry trajectories or none do)")
     if args.retry_errors and (dropped := results.drop_errors()):
         print(f"workgym: running again {dropped} episodes recorded with an error",
               file=sys.stderr)
     return results
 
 
-def _environments(results: Results, tasks: list[Task], url: str | None) -> OpenEnv:
-    """A new environment per episode: of the server at ``url``, else of this process's."""
-    faults = results.header["faults"]
+def _environments(header: dict[str, Any], tasks: list[Task], url: str | None) -> OpenEnv:
+    """A new environment per episode: of the server at ``url`` (checked first: it answers,
+    takes the key, has the tasks), else of this process's."""
+    faults = header["faults"]
     if url:
         from ..sdk import connect, operator_key
 
         key = operator_key()  # before any episode: a run without one fails at once
+        check_server(url, key, header["tasks"])
         return lambda task, seed: connect(url, task, seed=seed, faults=faults, api_key=key)
     from workgym_core.settings import Settings
 
@@ -119,38 +132,51 @@ def _environments(results: Results, tasks: list[Task], url: str | None) -> OpenE
 def bench(args: argparse.Namespace) -> int:
     from ..agents import resolve
 
-    results = _resume(args) if args.resume else _new(args)
-    header = results.header
+    if args.max_infra_errors < 0:
+        raise ConfigError("--max-infra-errors must be 0 or more")
+    resumed = _resume(args) if args.resume else None
+    out, header = (resumed.path, resumed.header) if resumed else _new(args)
     tasks = [catalogue().get(task_id) for task_id in header["tasks"]]
-    todo = plan(tasks, header["seeds"], header["trials"], results.done())
-    total = len(tasks) * len(header["seeds"]) * header["trials"]
     agent = resolve(header["agent"])
     url = args.url or header["url"]
-    open_env = _environments(results, tasks, url)
+    # Preflight, before the results file is created: the model, the server, its key.
+    check_agent(agent)
+    open_env = _environments(header, tasks, url)
+    if header.get("trajectories") and hasattr(agent, "transcripts"):
+        agent.transcripts = {}  # the model's own conversations
+    results = resumed or Results.create(out or claim_next_run(), header)
+    todo = plan(tasks, header["seeds"], header["trials"], results.done())
+    total = len(tasks) * len(header["seeds"]) * header["trials"]
     print(f"workgym: bench {len(todo)} episodes of {total} ({plural(len(tasks), 'task')} × "
           f"{plural(len(header['seeds']), 'seed')} × {plural(header['trials'], 'trial')}), agent "
           f"{header['agent']}, {args.concurrency} at a time, "
           f"{'server ' + url if url else 'in-process'}; recording to {results.path}",
           file=sys.stderr)
-    progress = Progress(total, len(results.episodes),
-                        sum(bool(e["success"]) for e in results.episodes),
-                        sum(e.get("error") is not None for e in results.episodes))
+    recorded = [e for e in results.episodes if not e.get("infra_error")]
+    progress = Progress(total, len(recorded), sum(bool(e["success"]) for e in recorded),
+                        sum(e.get("error") is not None for e in recorded))
+    infra = 0  # infra failures of this run
 
     def record(batch: list[dict[str, Any]]) -> None:
+        nonlocal infra
         results.add(batch)
         for episode in batch:
             progress.update(episode)
+            infra += bool(episode.get("infra_error"))
 
     try:
-        run(todo, open_env, agent, args.concurrency, record, tick=progress.draw)
+        run(todo, open_env, agent, args.concurrency, record, tick=progress.draw,
+            stop=lambda: infra > args.max_infra_errors,
+            trajectories=bool(header.get("trajectories")))
     except KeyboardInterrupt:
         progress.close()
-        print(f"workgym: interrupted: {len(results.episodes)} of {total} episodes recorded "
+        print(f"workgym: interrupted: {len(results.done())} of {total} episodes recorded "
               f"in {results.path}; "
               f"finish them with `workgym bench --resume {results.path}`", file=sys.stderr)
         return 130
     progress.close()
-    if todo or not header["finished"]:
+    stopped = infra > args.max_infra_errors
+    if not stopped and (todo or not header["finished"]):
         results.finish()
     html = write_report(results.path)
     summary = summarize(results.episodes, header["trials"])
@@ -158,6 +184,15 @@ def bench(args: argparse.Namespace) -> int:
     print()
     print(metrics_line(summary, header["trials"]))
     print(headline(summary, header, f"{results.path} (HTML: {html})"))
+    if stopped:
+        print(f"workgym: bench stopped early: {infra_line(summary)}, more than "
+              f"--max-infra-errors {args.max_infra_errors}; {total - len(results.done())} "
+              f"of {total} episodes to run: once fixed, `workgym bench --resume "
+              f"{results.path}` runs them", file=sys.stderr)
+        return STOPPED
+    if summary.infra_errors:
+        print(f"workgym: {infra_line(summary)}: `workgym bench --resume {results.path}` "
+              "runs them again", file=sys.stderr)
     return 0
 
 

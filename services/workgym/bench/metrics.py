@@ -8,12 +8,14 @@ report's ``success``). For k trials drawn among the n without replacement:
 
 Both are averaged over problems. Neither can be estimated from fewer than k trials: for a
 problem with k > n they are None, and the averages leave such problems out (None when no
-problem has k trials). An episode the gym could not score (its report's ``infra_error``) says
-nothing about the agent: it is counted apart and left out of every metric and score.
+problem has k trials). An episode the infrastructure failed (its ``infra_error``: the gym or
+the model's endpoint unreachable or failing, or the gym unable to score it) says nothing about
+the agent: it is counted apart, by what failed, and left out of every metric and score.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from math import comb
@@ -73,12 +75,16 @@ class TaskRow:
     score: float  # mean reward of the scored episodes (0 when none was)
     mean_s: float  # mean episode duration
     errors: int
-    infra_errors: int  # episodes the gym could not score
+    infra_errors: int  # episodes the infrastructure failed: not scored
+
+    @property
+    def scored(self) -> int:
+        return self.episodes - self.infra_errors
 
     @property
     def ok(self) -> bool:
-        """A task passes when every one of its episodes passed."""
-        return self.passed == self.episodes
+        """A task passes when every one of its scored episodes passed (and one was)."""
+        return self.scored > 0 and self.passed == self.scored
 
 
 @dataclass(frozen=True)
@@ -93,12 +99,19 @@ class Summary:
     avg_score: float | None
     errors: int
     infra_errors: int
+    infra_reasons: list[tuple[str, int]]  # (what failed, episodes), most first
     tokens: int | None  # total tokens of the episodes whose agent counted them
     curve: list[tuple[int, float | None, float | None]]  # (k, pass^k, pass@k), k = 1..max n
 
     @property
     def tasks_passed(self) -> int:
         return sum(row.ok for row in self.tasks)
+
+
+def infra_reasons(episodes: Iterable[Mapping[str, Any]]) -> list[tuple[str, int]]:
+    """(what failed, episodes), most first: an ``infra_error`` is ``"<what failed>: ..."``."""
+    return Counter(str(e["infra_error"]).partition(":")[0] for e in episodes
+                   if e.get("infra_error")).most_common()
 
 
 def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
@@ -123,6 +136,7 @@ def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
         avg_score=average(float(e["reward"]) for e in scored),
         errors=sum(row.errors for row in rows),
         infra_errors=sum(row.infra_errors for row in rows),
+        infra_reasons=infra_reasons(episodes),
         tokens=sum(int(e["tokens"].get("total_tokens", 0)) for e in counted)
         if (counted := [e for e in episodes if e.get("tokens")]) else None,
         curve=[(j, mean_pass_hat_k(problems, j), mean_pass_at_k(problems, j))

@@ -25,6 +25,7 @@ class Progress:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
         self.total, self.done, self.passed, self.errors = total, done, passed, errors
+        self.infra = 0
         self._resumed = done
         self._started = time.monotonic()
 
@@ -33,6 +34,8 @@ class Progress:
         ran = self.done - self._resumed
         eta = clock(elapsed / ran * (self.total - self.done)) if ran else "?"
         errors = f" · {self.errors} error{'s' * (self.errors != 1)}" if self.errors else ""
+        if self.infra:
+            errors += f" · {self.infra} infra failure{'s' * (self.infra != 1)}"
         return f"{self.passed} passed{errors} · {clock(elapsed)} elapsed · ETA {eta}"
 
     def update(self, episode: dict[str, Any]) -> None:
@@ -40,10 +43,11 @@ class Progress:
         self.done += 1
         self.passed += bool(episode["success"])
         self.errors += episode.get("error") is not None
+        self.infra += bool(episode.get("infra_error"))
         if self.tty:
             self.draw()
             return
-        status = "error" if episode.get("error") else "infra error" if episode.get(
+        status = "error" if episode.get("error") else "infra failure" if episode.get(
             "infra_error") else ("pass" if episode["success"] else "fail")
         print(f"bench {self.done}/{self.total}  {episode['task']} seed {episode['seed']} "
               f"trial {episode['trial']}: {status}, reward {episode['reward']:.2f}, "

@@ -1,7 +1,8 @@
 """``workgym report``: a bench's results JSON as one self-contained HTML page (inline CSS
 and SVG, no script, nothing fetched): the run's facts, its metrics, four plots (the reward
-histogram, pass^k and pass@k over k, the score per task, the faults met and recovered per
-kind) and every episode with its page link.
+histogram, pass^k and pass@k over k (with two trials or more: with one, both are pass@1),
+the score per task, the faults met and recovered per kind (met alone for a kind that asks
+nothing of the agent)), the infra failures apart, and every episode with its page link.
 
 The plots' geometry is computed here, in plain numbers; the template only draws it.
 """
@@ -9,11 +10,13 @@ The plots' geometry is computed here, in plain numbers; the template only draws 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from workgym_reward.recovery import RULES
 
 from .metrics import Summary, summarize
 from .results import Results
@@ -121,15 +124,29 @@ def task_bars(summary: Summary) -> Plot:
         kind = "pass" if row.ok else ("partial" if row.passed else "fail")
         y = 10 + i * ROW_H
         bar = Bar(min(zero, end), y, max(abs(end - zero), 1), ROW_H - 4,
-                  f"{row.task}: score {row.score:.2f}, {row.passed}/{row.episodes} passed", kind)
+                  f"{row.task}: score {row.score:.2f}, {row.passed}/{row.scored} passed", kind)
         rows.append(Row(y, row.task, [bar], f"{row.score:.2f}"))
     ticks = [Tick(_scale(v, -1, 1, left, right), 10 + len(rows) * ROW_H + 14, f"{v:g}")
              for v in (-1, 0, 1)]
     return Plot(20 + len(rows) * ROW_H + 14, [], ticks, rows, [], [], zero=zero)
 
 
+def asks_recovery(kind: str) -> bool:
+    """Whether a fault of ``kind`` asks the agent to recover (the reward engine judges it:
+    workgym_reward.recovery.RULES); the others (latency, schema drift, ...) ask nothing of
+    it, and are shown as met, never as failed recoveries."""
+    return kind in RULES
+
+
+def judged(faults: dict[str, Any]) -> tuple[int, int]:
+    """An episode's (recovered, judged) faults: those whose kind asks for a recovery."""
+    asked = [f for f in faults["met"] if asks_recovery(f["kind"])]
+    return sum(f.get("recovered") is True for f in asked), len(asked)
+
+
 def fault_bars(episodes: list[dict[str, Any]]) -> Plot | None:
-    """Per fault kind: faults met and recovered from (None when no fault was injected)."""
+    """Per fault kind: faults met and recovered from, or met alone for a kind that asks
+    nothing of the agent (None when no fault was injected)."""
     kinds: dict[str, list[int]] = {}
     for e in episodes:
         for f in e["faults"]["met"]:
@@ -143,12 +160,18 @@ def fault_bars(episodes: list[dict[str, Any]]) -> Plot | None:
     rows = []
     for i, (kind, (met, recovered)) in enumerate(sorted(kinds.items())):
         y = 10 + i * ROW_H * 2
-        rows.append(Row(y, kind, [
-            Bar(left, y, max(_scale(met, 0, top, 0, right - left), 1), ROW_H - 6,
-                f"{kind}: {met} met", "met"),
-            Bar(left, y + ROW_H - 4, max(_scale(recovered, 0, top, 0, right - left), 1),
-                ROW_H - 6, f"{kind}: {recovered} recovered", "recovered")],
-            f"{recovered}/{met}"))
+        bars = [Bar(left, y, max(_scale(met, 0, top, 0, right - left), 1), ROW_H - 6,
+                    f"{kind}: {met} met", "met")]
+        if asks_recovery(kind):
+            bars.append(Bar(left, y + ROW_H - 4,
+                            max(_scale(recovered, 0, top, 0, right - left), 1), ROW_H - 6,
+                            f"{kind}: {recovered} recovered", "recovered"))
+            value = f"{recovered}/{met}"
+        else:
+            value = f"{met} met"
+            bars[0] = replace(bars[0], title=f"{kind}: {met} met; asks nothing of the agent "
+                              "(the task's checks judge what it did)", kind="met asks-nothing")
+        rows.append(Row(y, kind, bars, value))
     return Plot(20 + len(rows) * ROW_H * 2, [], [], rows, [], [])
 
 
@@ -172,8 +195,9 @@ def render(results: Results, json_href: str | None = None) -> str:
         width=WIDTH, row_width=ROW_WIDTH, label_w=LABEL_W,
         episodes=sorted(episodes, key=lambda e: (e["task"], e["seed"], e["trial"])),
         histogram=histogram([float(e["reward"]) for e in episodes if not e.get("infra_error")]),
-        curve=pass_curve(summary.curve), tasks=task_bars(summary),
-        faults=fault_bars(episodes), json_href=json_href,
+        curve=pass_curve(summary.curve) if len(summary.curve) > 1 else None,
+        tasks=task_bars(summary), faults=fault_bars(episodes), judged=judged,
+        json_href=json_href,
         planned=len(header["tasks"]) * len(header["seeds"]) * int(header["trials"]))
 
 

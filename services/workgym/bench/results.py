@@ -9,10 +9,14 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
                    "duration_s", "episode_id", "episode_page", "tokens", "error",
-                   "infra_error", "final_state_hash"}, ...]}
+                   "infra_error", "final_state_hash", "trajectory"?}, ...]}
 
 Episodes are listed in the order they finished; one is keyed by (task, seed, trial). The
-header's ``finished`` is null until every planned episode is recorded.
+header's ``finished`` is null until every planned episode is recorded. An episode recorded
+with an ``infra_error`` (the infrastructure failed it, not the agent) is kept, and run again
+by ``--resume``, its new record replacing it. ``trajectory`` (with ``--trajectories``): the
+episode as ``{"messages", "tools"}``, a ``workgym export --format jsonl`` record without its
+metadata.
 """
 
 from __future__ import annotations
@@ -89,8 +93,9 @@ class Results:
         return cls(path, document["header"], document["episodes"])
 
     def done(self) -> set[Key]:
-        """The episodes recorded (errors included: they are results)."""
-        return {key(e) for e in self.episodes}
+        """The episodes recorded (the agent's errors included: they are results), but those
+        the infrastructure failed (``infra_error``): they are to run again."""
+        return {key(e) for e in self.episodes if not e.get("infra_error")}
 
     def drop_errors(self) -> int:
         """Forget the episodes recorded with an error, the agent's or the gym's (infra_error),
@@ -100,8 +105,10 @@ class Results:
         return dropped
 
     def add(self, episodes: list[dict[str, Any]]) -> None:
-        """Record finished episodes, and write the file."""
-        self.episodes.extend(episodes)
+        """Record finished episodes (replacing an earlier record of the same one: an infra
+        failure run again), and write the file."""
+        new = {key(e) for e in episodes}
+        self.episodes = [e for e in self.episodes if key(e) not in new] + episodes
         self.save()
 
     def finish(self) -> None:

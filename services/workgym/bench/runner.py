@@ -3,9 +3,18 @@
 Each worker runs whole episodes (reset, the agent, finish) and hands a record to the
 calling thread, the only one that writes the results file and draws the progress. Workers
 are daemon threads: on Ctrl-C the caller returns at once and the episodes still running
-are lost, never half-recorded. An episode whose agent (or environment) raises is recorded
-as failed, with the error, and the run goes on; one the gym could not score is recorded with
-its report's ``infra_error`` (the gym's failure, not the agent's).
+are lost, never half-recorded.
+
+An episode whose agent raises (its own crash, a model's output it cannot use) is recorded as
+failed, with the ``error``, and the run goes on. A failure of the infrastructure is never
+the agent's: the gym unreachable or answering 5xx, the API key refused, the episode lost,
+the model's endpoint unreachable or failing after its client's retries, or the gym unable
+to score the episode (its report's ``infra_error``). Such an episode is recorded with an
+``infra_error``, ``"<what failed>: <detail>"`` (what failed: a short phrase the summary
+counts by), and scored nowhere. Starting an episode is retried with backoff
+(``RETRY_PAUSES``): a new episode is a fresh one, so nothing is replayed. An episode that
+fails once its agent has begun is not run again here: it is recorded as an infra failure,
+and ``--resume`` runs it again from scratch.
 """
 
 from __future__ import annotations
@@ -15,15 +24,51 @@ import queue
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..sdk import Env
+import httpx
+
+from ..export import Episode, transcript
+from ..sdk import Env, WorkGymClientError
 from ..tasks import Task
+from ..tools import FINISH_TOOL
 
 OpenEnv = Callable[[str, int], Env]  # (task id, seed) -> a new environment
 Agent = Callable[[Env, Task], "str | None"]
+# Seconds to wait before each new attempt at starting an episode after an infra failure.
+RETRY_PAUSES = (1.0, 4.0, 15.0)
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and the exceptions it was raised from (or while handling)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def infra_failure(exc: BaseException) -> str | None:
+    """What infrastructure ``exc`` says failed (a short phrase), or None when it is the
+    agent's own error. A model endpoint's error names itself (``infra``, see
+    :class:`workgym.agents.openai_agent.ModelEndpointError`)."""
+    for cause in _causes(exc):
+        if named := getattr(cause, "infra", None):
+            return str(named)
+        if isinstance(cause, WorkGymClientError):
+            if cause.status_code in (401, 403):
+                return "gym refused the API key"
+            if cause.error.get("code") == "episode_lost":
+                return "episode lost"
+            if cause.status_code == 429 or cause.status_code >= 500:
+                return f"gym HTTP {cause.status_code}"
+            return None
+        if isinstance(cause, httpx.TransportError):
+            return "gym unreachable"
+    return None
 
 
 @dataclass(frozen=True)
@@ -49,8 +94,42 @@ def _faults(met: list[dict[str, Any]]) -> dict[str, Any]:
                     for f in met]}
 
 
-def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned) -> dict[str, Any]:
-    """One episode's record; never raises for the agent's or the environment's errors."""
+def _start(open_env: OpenEnv, planned: Planned, pauses: Sequence[float]) -> Env:
+    """A new environment of ``planned``, reset: after an infra failure, a new attempt after
+    each of ``pauses`` (seconds), then the failure is raised."""
+    for attempt in itertools.count():
+        env = open_env(planned.task.id, planned.seed)
+        try:
+            env.reset()
+            return env
+        except Exception as exc:
+            env.close()
+            if attempt >= len(pauses) or infra_failure(exc) is None:
+                raise
+            time.sleep(pauses[attempt])
+    raise AssertionError("unreachable")
+
+
+def trajectory(env: Env, task: Task, report: dict[str, Any],
+               messages: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The episode as training data, a record of ``workgym export --format jsonl`` without
+    its metadata (the bench's record is that): ``{"messages", "tools"}``. ``messages``: the
+    model's own conversation when its agent kept it, else the conversation the gym's
+    recorded steps make (:func:`workgym.export.transcript`: one tool call per step)."""
+    obs = env.observation
+    assert obs is not None
+    if messages is not None:
+        return {"messages": messages, "tools": [*obs.tools, FINISH_TOOL]}
+    steps = Episode(steps=env.trajectory(), report=report)
+    tools = {app: env._catalogue(app) for app in obs.apps}
+    return {"messages": transcript(steps, task, tools), "tools": obs.tools}
+
+
+def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
+                trajectories: bool = False,
+                pauses: Sequence[float] = RETRY_PAUSES) -> dict[str, Any]:
+    """One episode's record (its ``trajectory`` too when asked); never raises for the
+    agent's, the environment's or the infrastructure's errors."""
     record: dict[str, Any] = {
         "task": planned.task.id, "seed": planned.seed, "trial": planned.trial,
         "reward": 0.0, "success": False, "harm": False, "signals": {}, "steps": None,
@@ -58,10 +137,15 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned) -> dict[str, 
         "tokens": None, "error": None, "infra_error": None, "final_state_hash": None,
     }
     started = time.perf_counter()
+    kept = getattr(agent, "transcripts", None)  # a model's agent: its conversations, if kept
     try:
-        with open_env(planned.task.id, planned.seed) as env:
-            record["episode_id"] = env.reset().episode_id
+        with _start(open_env, planned, pauses) as env:
+            assert env.observation is not None
+            record["episode_id"] = env.observation.episode_id
             report = env.finish(answer=agent(env, planned.task))
+            if trajectories:
+                messages = kept.pop(record["episode_id"], None) if kept is not None else None
+                record["trajectory"] = trajectory(env, planned.task, report, messages)
         record.update(
             reward=float(report["reward"]), success=bool(report["success"]),
             harm=bool(report.get("harm")), signals=report["signals"], steps=report["steps"],
@@ -69,43 +153,53 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned) -> dict[str, 
             episode_page=report.get("episode_page"), infra_error=report.get("infra_error"),
             final_state_hash=report.get("final_state_hash"))
     except Exception as exc:  # the agent's crash is this episode's failure, not the run's
-        record["error"] = f"{type(exc).__name__}: {exc}"
+        what = infra_failure(exc)
+        if what is None:
+            record["error"] = f"{type(exc).__name__}: {exc}"
+        else:
+            record["infra_error"] = f"{what}: {type(exc).__name__}: {exc}"
         record["traceback"] = "".join(traceback.format_exception(exc)[-8:])
     record["duration_s"] = round(time.perf_counter() - started, 4)
     usage = getattr(agent, "usage", None)  # a model's agent: tokens per episode id
-    if usage is not None and record["episode_id"] is not None:
-        record["tokens"] = usage.pop(record["episode_id"], None)
+    if record["episode_id"] is not None:
+        if usage is not None:
+            record["tokens"] = usage.pop(record["episode_id"], None)
+        if kept is not None:
+            kept.pop(record["episode_id"], None)
     return record
 
 
 def run(planned: Sequence[Planned], open_env: OpenEnv, agent: Agent, concurrency: int,
         record: Callable[[list[dict[str, Any]]], None],
-        tick: Callable[[], None] = lambda: None) -> None:
+        tick: Callable[[], None] = lambda: None, *,
+        stop: Callable[[], bool] = lambda: False, trajectories: bool = False,
+        pauses: Sequence[float] = RETRY_PAUSES) -> None:
     """Run ``planned`` on ``concurrency`` threads; ``record`` gets finished episodes (in
     batches, as they come) on the calling thread, ``tick`` is called there every half
-    second without one. KeyboardInterrupt leaves the workers running as daemons, their
-    episodes unrecorded."""
+    second without one. Once ``stop()`` (asked after each batch) is true, no episode starts:
+    those running finish and are recorded, the rest are not run. KeyboardInterrupt leaves
+    the workers running as daemons, their episodes unrecorded."""
     todo: queue.SimpleQueue[Planned] = queue.SimpleQueue()
     for p in planned:
         todo.put(p)
     finished: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
-    stop = threading.Event()
+    halt = threading.Event()
 
     def work() -> None:
-        while not stop.is_set():
+        while not halt.is_set():
             try:
                 p = todo.get_nowait()
             except queue.Empty:
                 return
-            finished.put(run_episode(open_env, agent, p))
+            finished.put(run_episode(open_env, agent, p, trajectories=trajectories,
+                                     pauses=pauses))
 
     workers = [threading.Thread(target=work, name=f"bench-{i}", daemon=True)
                for i in range(max(1, min(concurrency, len(planned))))]
     for w in workers:
         w.start()
     try:
-        remaining = len(planned)
-        while remaining:
+        while any(w.is_alive() for w in workers) or not finished.empty():
             try:
                 batch = [finished.get(timeout=0.5)]
             except queue.Empty:
@@ -116,7 +210,8 @@ def run(planned: Sequence[Planned], open_env: OpenEnv, agent: Agent, concurrency
                     batch.append(finished.get_nowait())
                 except queue.Empty:
                     break
-            remaining -= len(batch)
             record(batch)
+            if stop():
+                halt.set()
     finally:
-        stop.set()
+        halt.set()

@@ -26,13 +26,13 @@ def table(summary: Summary) -> str:
     lines = [f"{'task':<{width}}  {'score':>6}  {'status':>7}  {'time':>8}",
              "-" * (width + 33)]
     for row in summary.tasks:
-        note = "" if row.ok else "  FAIL"
+        note = "" if row.ok else "  FAIL" if row.scored else "  NOT SCORED"
         if row.errors:
             note += f" ({plural(row.errors, 'error')})"
         if row.infra_errors:
-            note += f" ({plural(row.infra_errors, 'infra error')}, not scored)"
+            note += f" ({plural(row.infra_errors, 'infra failure')}, not scored)"
         lines.append(f"{row.task:<{width}}  {row.score:>6.2f}  "
-                     f"{f'{row.passed}/{row.episodes}':>7}  {row.mean_s:>6.2f} s{note}")
+                     f"{f'{row.passed}/{row.scored}':>7}  {row.mean_s:>6.2f} s{note}")
     return "\n".join(lines)
 
 
@@ -49,8 +49,14 @@ def metrics_line(summary: Summary, trials: int) -> str:
     if summary.errors:
         parts.append(f"{plural(summary.errors, 'agent error')}")
     if summary.infra_errors:
-        parts.append(f"{plural(summary.infra_errors, 'infra error')} (not scored)")
+        parts.append(infra_line(summary))
     return " · ".join(parts)
+
+
+def infra_line(summary: Summary) -> str:
+    """``3 infra failures (not scored): model endpoint unreachable ×3``."""
+    reasons = ", ".join(f"{what} ×{count}" for what, count in summary.infra_reasons)
+    return f"{plural(summary.infra_errors, 'infra failure')} (not scored): {reasons}"
 
 
 def headline(summary: Summary, header: dict[str, Any], saved: str) -> str:

@@ -13,10 +13,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Response
 
 from workgym_core.errors import NotFound
+from workgym_core.trajectory import TrajectoryStep
 from workgym_proxy.faults import PLUGINS, PRESETS
 
 from ..tasks import TaskDetail, TaskSummary
-from .auth import AccessDep, Anyone, OperatorDep, ServiceDep
+from .auth import AccessDep, Anyone, OperatorDep, ServiceDep, operator_only
 from .docs import responses
 from .models import (
     EpisodeCreate,
@@ -62,6 +63,17 @@ async def finish_episode(episode_id: EpisodeId, access: AccessDep, service: Serv
     if access.operator:
         return report
     return FinishAck(episode_id=access.record.id, steps=int(report.get("steps", 0)))
+
+
+@router.get("/episodes/{episode_id}/trajectory", operation_id="get_trajectory",
+            summary="The episode's steps as the proxy recorded them: each request, its "
+            "answer and the faults it met (operator).",
+            responses=responses(401, 403, 404, 410, 502, 503))
+async def get_trajectory(episode_id: EpisodeId, access: AccessDep,
+                         service: ServiceDep) -> list[TrajectoryStep]:
+    if not access.operator:
+        raise operator_only()
+    return await service.registry.trajectory(episode_id)
 
 
 @router.delete("/episodes/{episode_id}", status_code=204, operation_id="delete_episode",
