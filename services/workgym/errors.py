@@ -93,8 +93,11 @@ def refusal(response: httpx.Response) -> Refused:
     if not isinstance(error, dict):
         error = {"message": one_line(response.text)[:200]}
     if response.status_code in (401, 403):
-        server = f"{response.url.scheme}://{response.url.netloc.decode()}"
-        return AuthRefused(response.status_code, error, f"from {server}: {KEY_HINT}")
+        try:
+            server = f"from {response.url.scheme}://{response.url.netloc.decode()}: "
+        except RuntimeError:  # a response built without its request
+            server = ""
+        return AuthRefused(response.status_code, error, server + KEY_HINT)
     if response.status_code == 404:
         return NotFound(response.status_code, error)
     return Refused(response.status_code, error)
