@@ -34,3 +34,10 @@ def serving_app(make_app: Callable[[str], Any], *, lifespan: str = "on") -> Iter
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+def dead_url() -> str:
+    """A loopback URL where nothing listens (a port the system just gave and took back)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
 from collections.abc import Callable, Collection
 from pathlib import Path
@@ -27,6 +28,7 @@ PROXY_PORT = 8080  # compose's
 SWITCH_INTERVAL_S = 0.001
 TELEMETRY_PORT = 4318  # OTLP/HTTP's
 TELEMETRY_URL = f"http://127.0.0.1:{TELEMETRY_PORT}"  # where `workgym export` reads by default
+SIGPIPE_EXIT = 128 + 13  # a shell's code for a command its reader closed on (`| head`)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -175,8 +177,10 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summaries, indent=2))
         return 0
-    for s in summaries:
-        print(f"{s['id']:<44} {s['difficulty']:<7} {', '.join(s['tags'])}")
+    rows = [(s["id"], s["difficulty"], ", ".join(s["tags"])) for s in summaries]
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
+    for first, second, tags in rows:
+        print(f"{first:<{widths[0]}}  {second:<{widths[1]}}  {tags}")
     print(f"{len(summaries)} tasks", file=sys.stderr)
     return 0
 
@@ -265,6 +269,7 @@ def _export(args: argparse.Namespace) -> int:
 
     from replicas.catalog import specs
     from replicas.runtime.app import create_replica_app
+    from workgym_core.observability import enabled
     from workgym_core.settings import Settings
 
     from .export import Exporter, write
@@ -289,7 +294,12 @@ def _export(args: argparse.Namespace) -> int:
     skipped = exporter.skipped_summary()
     if skipped:
         print(f"workgym: {skipped}", file=sys.stderr)
-    return 0
+    if count:
+        return 0
+    what = args.task or f"suite {args.suite}"
+    print(f"workgym: {exporter.nothing_found(args.format, what, enabled(settings))}",
+          file=sys.stderr)
+    return 1
 
 
 def one_of(choices: Callable[[], Collection[str]]) -> Callable[[str], str]:
@@ -450,16 +460,23 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command's exit code: 2 and one line on stderr for any error (a server that does not
+    answer, a refusal, a bad setting), 141 when its reader closed stdout early (``| head``)."""
     from workgym_core.errors import WorkGymError
 
-    from .sdk import MissingApiKey, WorkGymClientError
+    from .errors import WorkGymClientError
 
-    args = parser().parse_args(argv)
     try:
-        return int(args.func(args))
-    except (WorkGymError, WorkGymClientError, MissingApiKey) as exc:
+        args = parser().parse_args(argv)
+        code = int(args.func(args))
+        sys.stdout.flush()  # a reader gone (`| head`) shows here, not at exit
+        return code
+    except (WorkGymError, WorkGymClientError) as exc:
         print(f"workgym: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # Python's "Note on SIGPIPE": quiet, and no second error at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return SIGPIPE_EXIT
 
 
 if __name__ == "__main__":

@@ -36,10 +36,14 @@ import orjson
 from workgym_core import credentials
 from workgym_core.errors import Unauthorized
 
+from .errors import reaching
 from .tasks import Catalogue, Task
 from .tools import ToolCatalogue
 
 FORMATS = ("sft", "dpo", "jsonl")
+STORE_HINT = ("is the telemetry store running (`workgym serve --role telemetry`) and is the URL "
+              "right (--telemetry, WORKGYM_TELEMETRY_URL)?")
+TRACING = "WORKGYM_TRACING=true, or OTEL_EXPORTER_OTLP_ENDPOINT set"
 METADATA = ("episode_id", "task", "seed", "reward", "success", "signals", "assertions", "faults")
 
 
@@ -118,6 +122,7 @@ class Exporter:
         self.tools = tools
         self.api_key = api_key
         self.skipped: Counter[str] = Counter()  # reason -> episodes
+        self.seen: Counter[str] = Counter()  # "listed", "finished", "exported" -> episodes
 
     def episodes(self, task_ids: Iterable[str], limit: int) -> Iterator[Episode]:
         """Finished episodes of these tasks whose report the gym signed, from the telemetry
@@ -127,19 +132,23 @@ class Exporter:
                           headers={"authorization": f"Bearer {self.api_key}"}) as http:
             for task_id in wanted:
                 for listed in self._get(http, "/v1/episodes", {"task": task_id, "limit": limit}):
+                    self.seen["listed"] += 1
                     if listed.get("success") is None:
                         continue  # not finished
+                    self.seen["finished"] += 1
                     timeline = self._get(http, f"/v1/episodes/{listed['id']}/timeline")
                     reason = unverified(self.api_key, timeline)
                     if reason is None and timeline["report"].get("task") not in wanted:
                         reason = "report of another task"
                     if reason is None:
+                        self.seen["exported"] += 1
                         yield Episode(steps=timeline["steps"], report=timeline["report"])
                     else:
                         self.skipped[reason] += 1
 
     def _get(self, http: httpx.Client, path: str, params: dict[str, Any] | None = None) -> Any:
-        response = http.get(path, params=params)
+        with reaching("the telemetry store", self.url, STORE_HINT):
+            response = http.get(path, params=params)
         if response.status_code == 401:
             raise Unauthorized(f"the telemetry store at {self.url} refused the API key: export "
                                "needs the gym's (WORKGYM_API_KEY, or the config directory's)")
@@ -153,6 +162,26 @@ class Exporter:
         reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(self.skipped.items()))
         return (f"skipped {self.skipped.total()} episode(s) without a report signed by this "
                 f"gym: {reasons}")
+
+    def nothing_found(self, fmt: str, what: str, tracing: bool) -> str:
+        """Why ``records(fmt, episodes(...))`` gave no record (``what``: the tasks asked for;
+        ``tracing``: whether it is on where the command runs)."""
+        seen, store = self.seen, f"the telemetry store at {self.url}"
+        if not seen["listed"]:
+            return (f"no episodes of {what} in {store}: episodes are recorded only by a process "
+                    f"that runs them with tracing on ({TRACING}; it is "
+                    f"{'on' if tracing else 'off'} here)")
+        if not seen["finished"]:
+            return (f"{seen['listed']} episode(s) of {what} in {store}, none finished: only "
+                    "finished episodes are exported")
+        if not seen["exported"]:
+            return (f"none of the {seen['finished']} finished episode(s) of {what} has a "
+                    "report signed by this gym's API key")
+        if fmt == "sft":
+            return (f"{seen['exported']} episode(s) of {what}, none successful: sft keeps "
+                    "successful ones (jsonl: every episode)")
+        return (f"{seen['exported']} episode(s) of {what}, no task and seed with both a success "
+                "and a failure: dpo pairs them (jsonl: every episode)")
 
     def record(self, episode: Episode) -> dict[str, Any]:
         task = self.catalogue.get(episode.report["task"])

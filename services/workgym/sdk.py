@@ -8,6 +8,9 @@ transport differs.
     env.call("GET", "/v1/refunds", params={"limit": 3}, app="checkout")
     env.call_tool("helpdesk_search", {"query": "type:ticket status:open"})  # names its app
     report = env.finish(answer="...")
+
+Failures are the one family of :mod:`workgym.errors` (a server that does not answer:
+``Unreachable``; a refusal: ``Refused``; ``app="wiki"``: ``UnknownName``), each one line.
 """
 
 from __future__ import annotations
@@ -19,28 +22,25 @@ import httpx
 import orjson
 
 from workgym_core.credentials import find_api_key
+from workgym_core.errors import WorkGymError
 from workgym_core.settings import Settings
 
-from .tools import REFRESH_TOKEN, ToolCatalogue
+from .errors import MissingApiKey, Refused, UnknownName, reaching, refusal
+from .tools import (
+    NOT_AN_OBJECT,
+    REFRESH_TOKEN,
+    ToolCatalogue,
+    outcome_said,
+    refused,
+    said,
+    tool_app,
+)
 
 if TYPE_CHECKING:  # the in-process server (the whole stack) is loaded by make() alone
     from .local import LocalServer
 
 # "task" (the task's own plan), a preset's name ("none", "hard", ...), or fault configs.
 FaultChoice = str | list[dict[str, Any]]
-
-
-class WorkGymClientError(RuntimeError):
-    """The gym API refused an SDK call; carries the JSON error."""
-
-    def __init__(self, response: httpx.Response) -> None:
-        self.status_code = response.status_code
-        try:
-            self.error = response.json().get("error", {})
-        except ValueError:
-            self.error = {"message": response.text}
-        super().__init__(f"{response.status_code} {self.error.get('code', '')}: "
-                         f"{self.error.get('message', '')}")
 
 
 @dataclass(frozen=True)
@@ -85,9 +85,10 @@ class Env:
         """A gym API call as the operator: its parsed JSON (orjson: episode bodies carry
         every tool schema)."""
         kwargs.setdefault("headers", self._operator)
-        response = self._http.request(method, path, **kwargs)
+        with reaching("the WorkGym server", str(self._http.base_url).rstrip("/")):
+            response = self._http.request(method, path, **kwargs)
         if response.status_code >= 400:
-            raise WorkGymClientError(response)
+            raise refusal(response)
         return orjson.loads(response.content) if response.content else None
 
     @property
@@ -118,8 +119,12 @@ class Env:
              app: str | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
         """One request to an app of the episode, through the proxy (counts as a step);
         ``app``: which one (default: the task's first, as in ``obs.apps``; name it when the
-        task has several); ``headers``: more request headers (e.g. an Idempotency-Key)."""
+        task has several; UnknownName if it has no such app); ``headers``: more request
+        headers (e.g. an Idempotency-Key). A dropped connection raises httpx's TransportError,
+        as any HTTP client's would (faults drop some)."""
         apps = self._obs.apps
+        if app and app not in apps:
+            raise UnknownName("app", app, "this episode", apps)
         base = apps[app] if app else next(iter(apps.values()))
         return self._http.request(method.upper(), base + path, json=json, params=params,
                                   headers={**(headers or {}), **self._auth()})
@@ -140,25 +145,33 @@ class Env:
         return catalogue
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Run one tool call; returns ``{"status": int, "body": JSON}`` for the model
-        (status 0 and an ``error`` when the connection dropped)."""
-        if name == REFRESH_TOKEN:  # the SDK holds the token: the model only learns it worked
-            self.refresh_token()
-            return {"status": 200, "body": {"refreshed": True}}
-        app = next((a for a in self._obs.apps if name.startswith(f"{a}_")), None)
-        if app is None:
-            raise ValueError(f"tool {name!r} belongs to no app of this episode")
-        method, path, params, body, headers = self._catalogue(app).get(name).request(arguments)
+        """Run one tool call as a model's: ``{"text", "error", "finished", "status", "body"}``
+        (:func:`workgym.tools.said`). Never raises for what a model can get wrong (an unknown
+        tool, arguments its schema refuses, an app's refusal, a dropped connection: status 0,
+        the gym's refusal): those are ``error: true`` and text. Raises only when there is no
+        episode (RuntimeError) or the gym API does not answer (``Unreachable``)."""
+        obs = self._obs
+        if not isinstance(arguments, dict):
+            return said(NOT_AN_OBJECT, error=True)
+        try:
+            if name == REFRESH_TOKEN:  # the SDK holds the token: the model learns it worked
+                self.refresh_token()
+                return outcome_said({"status": 200, "body": {"refreshed": True}})
+            app = tool_app(name, obs.apps)
+            method, path, params, body, headers = self._catalogue(app).get(name).request(
+                arguments)
+        except (UnknownName, WorkGymError, Refused) as exc:
+            return refused(exc)
         try:
             response = self.call(method, path, json=body, params=params or None, app=app,
                                  headers=headers or None)
         except httpx.TransportError as exc:
-            return {"status": 0, "error": f"{type(exc).__name__}: {exc}"}
+            return outcome_said({"status": 0, "error": f"{type(exc).__name__}: {exc}"})
         try:
             payload = orjson.loads(response.content)
         except orjson.JSONDecodeError:
             payload = response.text
-        return {"status": response.status_code, "body": payload}
+        return outcome_said({"status": response.status_code, "body": payload})
 
     def state(self) -> dict[str, Any]:
         return self._gym(  # type: ignore[no-any-return]
@@ -203,10 +216,6 @@ def make(task: str, seed: int = 0, faults: FaultChoice = "task",
     from .local import local_server
 
     return Env.inprocess(local_server(settings), task, seed, faults)
-
-
-class MissingApiKey(RuntimeError):
-    """No operator API key was given or found on this machine."""
 
 
 def connect(base_url: str, task: str, seed: int = 0, faults: FaultChoice = "task",

@@ -11,8 +11,10 @@ trainer")::
 
 ``call_tool`` never raises for anything a model can get wrong: an unknown tool, arguments
 that do not fit its schema, an app's refusal, a dropped connection, a call after the
-episode ended are all text the model reads (``error: true``). Only the harness's own
-mistakes raise (``call_tool`` before ``start``). ``row`` keys from a dataset row are taken
+episode ended are all text the model reads (``error: true``). Its result is the SDK's
+``Env.call_tool``'s (``{"text", "error", "finished", "status", "body"}``, one implementation).
+Only the harness's own mistakes raise (``call_tool`` before ``start``), and a gym API that
+does not answer (``workgym.errors.Unreachable``). ``row`` keys from a dataset row are taken
 as the episode's options (``faults``), the rest refused, so a typo in a dataset is an error.
 """
 
@@ -20,18 +22,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from workgym_core.errors import WorkGymError
-
-from .sdk import Env, FaultChoice, WorkGymClientError, connect
-from .tools import FINISH, FINISH_TOOL
+from .sdk import Env, FaultChoice, connect
+from .tools import ENDED, FINISH, FINISH_TOOL, TASK_ENDED, said
 
 if TYPE_CHECKING:
     from .local import LocalServer
 
-# How much of an app's answer a model reads (the rest is cut, and it is told so).
-MAX_TEXT = 20_000
 ROW_OPTIONS = frozenset({"faults"})
 
 
@@ -92,24 +88,17 @@ class Session:
 
     def call_tool(self, name: str, arguments: dict[str, Any] | None = None
                   ) -> dict[str, Any]:
-        """One tool call, its outcome as text (never an exception: see the module doc)."""
-        env, arguments = self.env, arguments or {}
+        """One tool call, its outcome as text (never an exception: see the module doc):
+        ``finish`` here, every other tool through the SDK's ``Env.call_tool``."""
+        env, arguments = self.env, {} if arguments is None else arguments
         if self._ended:
             return said(ENDED, error=True, finished=True)
         if name == FINISH:
-            answer = arguments.get("answer")
+            answer = arguments.get("answer") if isinstance(arguments, dict) else None
             self._answer = answer if isinstance(answer, str) else None
             self._ended = True
             return said(TASK_ENDED, finished=True)
-        if not isinstance(arguments, dict):
-            return said(NOT_AN_OBJECT, error=True)
-        try:
-            outcome = env.call_tool(name, arguments)
-        except (ValueError, WorkGymError) as exc:  # an unknown tool, arguments it refuses
-            return refused(exc)
-        except WorkGymClientError as exc:  # the gym refused (the episode is gone)
-            return refused(exc)
-        return outcome_said(outcome)
+        return env.call_tool(name, arguments)
 
     @property
     def answer(self) -> str | None:
@@ -133,32 +122,3 @@ class Session:
         if self._env is not None:
             self._env.close()
             self._env = None
-
-
-# What a model reads for the calls every harness answers alike (the session, the MCP endpoint).
-ENDED = "The task has ended: no more tool calls."
-TASK_ENDED = "Task ended."
-NOT_AN_OBJECT = "Arguments must be a JSON object."
-
-
-def said(text: str, *, error: bool = False, finished: bool = False) -> dict[str, Any]:
-    """A tool call's result as the model reads it: ``{"text", "error", "finished"}``."""
-    return {"text": text, "error": error, "finished": finished}
-
-
-def refused(exc: Exception) -> dict[str, Any]:
-    """A call refused before it reached an app (an unknown tool, arguments its schema does not
-    take, the gym's refusal), as the model reads it."""
-    return said(f"{exc}", error=True)
-
-
-def outcome_said(outcome: dict[str, Any]) -> dict[str, Any]:
-    """An app's answer to a tool call, ``{"status", "body"}`` (status 0 and ``error``: the
-    connection dropped), as the model reads it: ``HTTP <status>`` and the body as text, cut
-    at MAX_TEXT characters; an error unless the status is 2xx or 3xx."""
-    status = outcome["status"]
-    body = outcome.get("body", outcome.get("error"))
-    text = body if isinstance(body, str) else orjson.dumps(body).decode()
-    if len(text) > MAX_TEXT:
-        text = text[:MAX_TEXT] + f"... [cut: {len(text) - MAX_TEXT} more characters]"
-    return said(f"HTTP {status}\n{text}", error=not 200 <= status < 400)

@@ -13,17 +13,20 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
+import orjson
 from jsonschema import Draft202012Validator, ValidationError
 from jsonschema.exceptions import best_match, by_relevance
 
-from workgym_core.errors import InvalidRequest, NotFound
+from workgym_core.errors import InvalidRequest
 from workgym_core.internal import escapes
+
+from .errors import UnknownName
 
 _METHODS = ("get", "post", "put", "patch", "delete")
 BODY = "body"  # the argument of an operation whose JSON body is free-form
@@ -265,7 +268,54 @@ class ToolCatalogue:
         return None
 
     def get(self, name: str) -> Operation:
+        """The tool ``name``; UnknownName listing the tools there are."""
         op = self._ops.get(name)
         if op is None:
-            raise NotFound(f"no tool named '{name}'", code="tool_not_found", field="name")
+            apps = sorted({op.app for op in self._ops.values()})
+            raise UnknownName("tool", name, f"app {', '.join(apps) or '(none)'}", self._ops)
         return op
+
+
+def tool_app(name: str, apps: Iterable[str]) -> str:
+    """The app of the episode's tool ``name`` (its name's prefix); UnknownName listing the
+    prefixes the episode's tools have."""
+    apps = list(apps)
+    app = next((a for a in apps if name.startswith(f"{a}_")), None)
+    if app is None:
+        raise UnknownName("tool", name, "this episode", [f"{a}_*" for a in apps])
+    return app
+
+
+# What a model reads of a tool call, through every entry (the SDK's ``Env.call_tool``, the
+# session protocol, the MCP endpoint): ``{"text", "error", "finished", "status", "body"}``.
+MAX_TEXT = 20_000  # how much of an app's answer a model reads (the rest is cut, and it is told)
+ENDED = "The task has ended: no more tool calls."
+TASK_ENDED = "Task ended."
+NOT_AN_OBJECT = "Arguments must be a JSON object."
+
+
+def said(text: str, *, error: bool = False, finished: bool = False, status: int | None = None,
+         body: Any = None) -> dict[str, Any]:
+    """A tool call's result: ``text`` is what the model reads; ``status`` the app's HTTP
+    status (0: the connection dropped; None: the call reached no app) and ``body`` its parsed
+    answer, for code."""
+    return {"text": text, "error": error, "finished": finished, "status": status, "body": body}
+
+
+def refused(exc: Exception) -> dict[str, Any]:
+    """A call refused before it reached an app (an unknown tool, arguments its schema does not
+    take, the gym's refusal), as the model reads it."""
+    return said(f"{exc}", error=True)
+
+
+def outcome_said(outcome: dict[str, Any]) -> dict[str, Any]:
+    """An app's answer to a tool call, ``{"status", "body"}`` (status 0 and ``error``: the
+    connection dropped), as the model reads it: ``HTTP <status>`` and the body as text, cut
+    at MAX_TEXT characters; an error unless the status is 2xx or 3xx."""
+    status = outcome["status"]
+    body = outcome.get("body", outcome.get("error"))
+    text = body if isinstance(body, str) else orjson.dumps(body).decode()
+    if len(text) > MAX_TEXT:
+        text = text[:MAX_TEXT] + f"... [cut: {len(text) - MAX_TEXT} more characters]"
+    return said(f"HTTP {status}\n{text}", error=not 200 <= status < 400, status=status,
+                body=outcome.get("body"))

@@ -26,7 +26,8 @@ from locust.env import Environment
 
 from tests.load.agent import SetupError, Workload, take
 from tests.load.recorder import Failed, Recorder
-from workgym.sdk import Env, WorkGymClientError
+from workgym.errors import WorkGymClientError
+from workgym.sdk import Env
 
 logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would cost locust CPU
 TIMEOUT_S = 120.0  # an overloaded server answers late; a late answer is a slow one, not a loss

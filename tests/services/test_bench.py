@@ -23,8 +23,9 @@ from workgym.bench.metrics import pass_at_k, pass_hat_k, summarize
 from workgym.bench.results import FORMAT, Results, ResultsError, claim_next_run
 from workgym.bench.runner import Planned, plan, run, run_episode
 from workgym.bench.summary import headline, metrics_line, table
+from workgym.errors import Refused, refusal
 from workgym.local import LocalServer
-from workgym.sdk import Env, WorkGymClientError
+from workgym.sdk import Env
 from workgym.tasks import catalogue
 from workgym_core.settings import Settings
 
@@ -208,9 +209,8 @@ class _Flaky(_FakeEnv):
         return super().reset()
 
 
-def _refused(status: int, code: str) -> WorkGymClientError:
-    return WorkGymClientError(httpx.Response(status, json={"error": {"code": code,
-                                                                       "message": "no"}}))
+def _refused(status: int, code: str) -> Refused:
+    return refusal(httpx.Response(status, json={"error": {"code": code, "message": "no"}}))
 
 
 def test_infra_failures_are_told_from_the_agents_errors_and_never_scored() -> None:

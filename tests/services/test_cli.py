@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from workgym.cli import parser, seed_list
+from tests.serving import dead_url
+from workgym.cli import main, parser, seed_list
 from workgym.processes import serving, workgym
 from workgym.sdk import connect
 
@@ -103,3 +105,34 @@ def test_the_telemetry_role_runs_alone(tmp_path: Path, args: list[str]) -> None:
     run = _workgym("serve", *args, data_dir=tmp_path)
     assert run.returncode == 2
     assert "--role telemetry runs alone" in run.stderr
+
+
+def test_run_against_a_dead_server_is_one_line_and_exit_2(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WORKGYM_API_KEY", "any")
+    url = dead_url()
+    assert main(["run", "--task", TASK, "--url", url]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"workgym: error: cannot reach the WorkGym server at {url} (")
+    assert "`workgym serve`" in said and said.count("\n") == 1
+
+
+@pytest.mark.parametrize("args", [["tasks"], ["tasks", "--json"]])
+def test_a_reader_that_stops_early_gets_no_traceback(args: list[str]) -> None:
+    """`workgym tasks | head -1`: the reader is gone before the command writes."""
+    with subprocess.Popen(workgym(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()
+        said = process.stderr.read()
+    assert (process.returncode, said) == (141, ""), said
+
+
+def test_tasks_columns_line_up(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tasks"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    columns = {tuple(m.end(gap) for gap in (2, 4))
+               for m in (re.match(r"(\S+)( +)(\S+)( +)", line) for line in lines) if m}
+    assert len(columns) == 1 and len(lines) > 10, columns  # every row: the same two offsets
+    ids = [line.split()[0] for line in lines]
+    assert min(columns)[0] == max(map(len, ids)) + 2  # as wide as the longest id, no wider

@@ -7,8 +7,9 @@ from collections.abc import Callable
 import pytest
 from openapi_spec_validator import validate
 
+from workgym.errors import WorkGymClientError
 from workgym.local import LocalServer
-from workgym.sdk import Env, WorkGymClientError
+from workgym.sdk import Env
 from workgym.tasks import catalogue
 from workgym_core.errors import NotFound
 

@@ -7,11 +7,18 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from replicas.catalog import specs
 from replicas.runtime.app import create_replica_app
+from tests.conftest import TRACED_FAULT_TASK as FAULT_TASK
 from tests.conftest import TRACED_SEED as SEED
 from tests.conftest import TRACED_TASK as TASK
 from tests.conftest import Recorded, workgym_cli
+from tests.serving import dead_url
+from workgym.cli import main
+from workgym.export import TRACING, Exporter
+from workgym.tasks import catalogue
 from workgym.tools import ToolCatalogue
 from workgym_core.settings import Settings
 
@@ -79,3 +86,53 @@ def test_dpo_pairs_success_with_failure_of_the_same_seed(
 def test_jsonl_has_every_episode(recorded: Recorded, tmp_path: Path) -> None:
     records = _export(recorded, "jsonl", tmp_path / "all.jsonl")
     assert sorted(r["metadata"]["success"] for r in records) == [False, True]
+
+
+def _export_said(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    code = main(["export", *args])
+    return code, capsys.readouterr().err.splitlines()
+
+
+def test_no_store_is_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = dead_url()
+    code, said = _export_said(["--format", "jsonl", "--task", TASK, "--out",
+                               str(tmp_path / "out.jsonl"), "--telemetry", url], capsys)
+    assert code == 2 and len(said) == 1, said
+    assert said[0].startswith(f"workgym: error: cannot reach the telemetry store at {url} (")
+    assert "workgym serve --role telemetry" in said[0]
+
+
+def test_nothing_to_export_says_why_and_exits_1(
+        recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("WORKGYM_TRACING", "OTEL_EXPORTER_OTLP_ENDPOINT",
+                 "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    out, store = str(tmp_path / "out.jsonl"), ["--telemetry", recorded.url]
+    code, said = _export_said(["--format", "jsonl", "--task", "tracker/start-work-on-bug",
+                               "--out", out, *store], capsys)
+    assert code == 1 and said[0] == f"workgym: wrote 0 jsonl records to {out}"
+    assert said[-1] == (
+        f"workgym: no episodes of tracker/start-work-on-bug in the telemetry store at "
+        f"{recorded.url}: episodes are recorded only by a process that runs them with tracing "
+        f"on ({TRACING}; it is off here)")
+    code, said = _export_said(["--format", "dpo", "--task", FAULT_TASK, "--out", out, *store],
+                              capsys)
+    assert code == 1 and said[-1] == (
+        f"workgym: 1 episode(s) of {FAULT_TASK}, no task and seed with both a success and a "
+        "failure: dpo pairs them (jsonl: every episode)")
+
+
+@pytest.mark.parametrize(("seen", "fmt", "said"), [
+    ({"listed": 2}, "jsonl", "2 episode(s) of T in the telemetry store at http://store, none "
+     "finished: only finished episodes are exported"),
+    ({"listed": 2, "finished": 1}, "jsonl", "none of the 1 finished episode(s) of T has a "
+     "report signed by this gym's API key"),
+    ({"listed": 2, "finished": 2, "exported": 2}, "sft", "2 episode(s) of T, none "
+     "successful: sft keeps successful ones (jsonl: every episode)"),
+])
+def test_each_reason_for_nothing_is_said(seen: dict[str, int], fmt: str, said: str) -> None:
+    exporter = Exporter("http://store/", catalogue(), {}, "key")
+    exporter.seen.update(seen)
+    assert exporter.nothing_found(fmt, "T", tracing=True) == said

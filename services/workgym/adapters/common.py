@@ -18,7 +18,8 @@ from typing import Any
 import httpx
 import orjson
 
-from ..sdk import WorkGymClientError, operator_key
+from ..errors import reaching, refusal
+from ..sdk import operator_key
 from ..session import Session
 from ..tools import FINISH_TOOL, REFRESH_TOOL, ToolCatalogue
 
@@ -46,9 +47,10 @@ def _gym_client(url: str | None, api_key: str | None) -> httpx.Client:
 
 
 def _get(client: httpx.Client, path: str) -> Any:
-    response = client.get(path)
+    with reaching("the WorkGym server", str(client.base_url).rstrip("/")):
+        response = client.get(path)
     if response.status_code >= 400:
-        raise WorkGymClientError(response)
+        raise refusal(response)
     return orjson.loads(response.content)
 
 

@@ -30,8 +30,9 @@ from typing import Any
 
 import httpx
 
+from ..errors import Refused
 from ..export import Episode, transcript
-from ..sdk import Env, WorkGymClientError
+from ..sdk import Env
 from ..tasks import Task
 from ..tools import FINISH_TOOL
 
@@ -58,7 +59,7 @@ def infra_failure(exc: BaseException) -> str | None:
     for cause in _causes(exc):
         if named := getattr(cause, "infra", None):
             return str(named)
-        if isinstance(cause, WorkGymClientError):
+        if isinstance(cause, Refused):
             if cause.status_code in (401, 403):
                 return "gym refused the API key"
             if cause.error.get("code") == "episode_lost":

@@ -61,8 +61,18 @@ from workgym_core.errors import (
 )
 from workgym_core.registry import FINISHED, FINISHING, EpisodeRecord
 
-from ..session import ENDED, TASK_ENDED, outcome_said, refused, said
-from ..tools import FINISH, FINISH_TOOL, REFRESH_TOKEN
+from ..errors import UnknownName
+from ..tools import (
+    ENDED,
+    FINISH,
+    FINISH_TOOL,
+    REFRESH_TOKEN,
+    TASK_ENDED,
+    outcome_said,
+    refused,
+    said,
+    tool_app,
+)
 from .models import FinishRequest
 from .service import EpisodeService
 
@@ -285,15 +295,11 @@ class EpisodeMCP:
                         arguments: dict[str, Any]) -> types.CallToolResult:
         if name == REFRESH_TOKEN:
             return _result(said(REFRESH_REFUSED, error=True))
-        # The tool's app by its name's prefix, as the SDK finds it (the same refusals).
-        app = next((a for a in record.apps if name.startswith(f"{a}_")), None)
-        if app is None:
-            return _result(refused(ValueError(f"tool {name!r} belongs to no app of this "
-                                              "episode")))
-        try:
+        try:  # the tool's app and operation as the SDK finds them (the same refusals)
+            app = tool_app(name, record.apps)
             op = (await self.service.tools(app)).get(name)  # unknown tools, arguments refused
             method, path, query, body, headers = op.request(arguments)
-        except WorkGymError as exc:
+        except (UnknownName, WorkGymError) as exc:
             return _result(refused(exc))
         settings = self.service.settings
         url = f"{(settings.proxy_url or settings.public_url).rstrip('/')}/apps/{app}{path}"
