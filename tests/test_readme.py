@@ -151,7 +151,7 @@ def run(block: Block, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPro
         command = ["bash", "-c", prelude + block.text]
     # A guard against a hang, not a timed assertion: the longest block (bench) takes minutes.
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=1800, check=False)
+                          timeout=1200, check=False)
 
 
 @pytest.mark.slow
