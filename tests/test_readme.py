@@ -120,6 +120,11 @@ def test_every_marker_is_a_known_reason_on_a_runnable_block() -> None:
         assert block.lang in RUN, f"{block.name}: a marker on a {block.lang!r} block"
 
 
+def test_every_skip_names_tests_that_exist() -> None:
+    named = [path for where in SKIPS.values() for path in re.findall(r"tests/\S+\.py", where)]
+    assert len(named) == 5 and all((ROOT / path).is_file() for path in named), named
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment every block runs in: this interpreter's bin first on PATH, fresh data
