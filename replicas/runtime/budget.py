@@ -9,7 +9,8 @@ statement running; every read the replica makes through ``db.py`` checks the dea
 Python loop issuing many small statements). The request then answers 503
 ``request_budget_exceeded`` in the product's error shape, and its transaction is rolled back
 (``deps.current_episode``): nothing it did stays. Outside a request (building a world, a task's
-setup, exporting state) there is no deadline.
+setup, exporting state) there is no deadline, nor while the world answers an agent's write
+(:func:`world_answers`: the actors' replies must not depend on how loaded the server is).
 """
 
 from __future__ import annotations
@@ -35,12 +36,16 @@ class Budget:
     deadline: float = 0.0  # monotonic; inf once the budget was found spent
     interrupted: bool = False  # the loop interrupted the episode's statements at the deadline
     cpu_s: float = 0.0  # the CPU time the request took (its worker thread's)
+    paused: bool = False  # the world is answering: no interrupt (world_answers)
 
     def __post_init__(self) -> None:
         self.deadline = time.monotonic() + self.seconds
 
     def interrupt(self, conn: sqlite3.Connection) -> None:
-        """Stop ``conn``'s running statement (what the loop calls at the deadline)."""
+        """Stop ``conn``'s running statement (what the loop calls at the deadline), unless the
+        world, not the agent, is running it."""
+        if self.paused:
+            return
         self.interrupted = True
         conn.interrupt()
 
@@ -61,6 +66,26 @@ def limited(budget: Budget) -> Iterator[None]:
     try:
         yield
     finally:
+        _budget.reset(token)
+
+
+@contextlib.contextmanager
+def world_answers() -> Iterator[None]:
+    """Run the body (the world's actors answering the request's write) without the request's
+    deadline, and add the time it took to it: the agent's request is what the budget bounds,
+    and what the world answers must be the same on a loaded server as on an idle one. Its CPU
+    time is still the episode's (workers.py)."""
+    budget = _budget.get()
+    if budget is None:
+        yield
+        return
+    token = _budget.set(None)
+    budget.paused, started = True, time.monotonic()
+    try:
+        yield
+    finally:
+        budget.paused = False
+        budget.deadline += time.monotonic() - started
         _budget.reset(token)
 
 

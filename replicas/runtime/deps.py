@@ -72,11 +72,13 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
 
 
 def _actors_answer(episode: Episode, after_write: Callable[[Episode], None]) -> None:
-    """The app's actors answer the write (the scripted customer, the developers); one that
-    fails undoes only its own part and is logged: the agent's write, answered already, stands."""
+    """The app's actors answer the write (the scripted customer, the developers), outside the
+    request's time budget (``budget.world_answers``); one that fails undoes only its own part
+    and is logged: the agent's write, answered already, stands."""
     episode.db.execute("SAVEPOINT actors")
     try:
-        after_write(episode)
+        with budget.world_answers():
+            after_write(episode)
     except Exception:
         if not episode.db.in_transaction:
             raise  # SQLITE_FULL undid the agent's write too: it is refused

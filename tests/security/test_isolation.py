@@ -8,7 +8,9 @@ new seed built its world on the event loop (3.5 s)."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -16,6 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
+from replicas.runtime import db as sql
+from replicas.runtime.episode import Episode
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
@@ -111,6 +115,29 @@ def test_a_write_past_its_budget_changes_nothing(server: Factory) -> None:
     assert created.status_code == 503
     assert created.json()["error"] == "request_budget_exceeded"
     assert held.state() == initial
+
+
+def test_the_worlds_answer_to_a_write_is_not_held_to_the_agents_budget(
+        server: Factory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The actors (a scripted customer's reply) answer a write whatever the server's load: on a
+    loaded machine the customer's reading of a reply once went past the 2 s budget, was undone,
+    and the reference solution scored 0."""
+    local = server(request_budget_s=0.3)
+    episode = _episode(local, TASK, 1)
+    store = local.server.replicas["helpdesk"].state.store
+    answered: list[int] = []
+
+    def slow_world(held: Episode) -> None:
+        time.sleep(0.6)  # a loaded machine: the world's answer ends past the request's budget
+        found = sql.one(held.db, "SELECT count(*) AS n FROM tickets")  # a read through db.py
+        assert found is not None
+        answered.append(found["n"])
+
+    monkeypatch.setattr(store, "spec", dataclasses.replace(store.spec, after_write=slow_world))
+    created = _call(local, episode, "helpdesk", "POST", "/api/v2/tickets",
+                    json={"ticket": {"subject": "Help", "comment": {"body": "Hello"}}})
+    assert created.status_code == 201, created.text
+    assert len(answered) == 1 and answered[0] > 0
 
 
 def test_a_new_seeds_world_is_built_while_others_are_served(
