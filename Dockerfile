@@ -16,13 +16,14 @@ ENV PYTHONUNBUFFERED=1 \
     PYTHONPATH=/app/services:/app/fault-proxy:/app/reward-engine:/app/telemetry:/app \
     WORKGYM_DATA_DIR=/var/lib/workgym \
     WORKGYM_TELEMETRY_DATA_DIR=/var/lib/workgym/telemetry
-# Dependencies in their own layer: rebuilt only when pyproject.toml changes. The list is
-# [project].dependencies itself, so it is never maintained twice.
-COPY pyproject.toml /tmp/pyproject.toml
+# Dependencies in their own layer: rebuilt only when pyproject.toml or the lock changes. The
+# list is [project].dependencies itself, so it is never maintained twice, at the versions
+# `make setup` installs (.ci/lock/core.txt).
+COPY pyproject.toml .ci/lock/core.txt /tmp/
 RUN python -c 'import tomllib; print("\n".join(tomllib.load(open("/tmp/pyproject.toml", "rb"))["project"]["dependencies"]))' > /tmp/requirements.txt \
- && pip install --no-compile -r /tmp/requirements.txt \
+ && pip install --no-compile -r /tmp/requirements.txt -c /tmp/core.txt \
  && python -m compileall -q -j 0 "$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" >/dev/null \
- && rm /tmp/requirements.txt /tmp/pyproject.toml
+ && rm /tmp/requirements.txt /tmp/pyproject.toml /tmp/core.txt
 RUN useradd --system --uid 10001 --create-home --home-dir /var/lib/workgym workgym \
  && mkdir -p /var/lib/workgym/telemetry && chown -R workgym:workgym /var/lib/workgym
 # The sources (no install step: PYTHONPATH above), byte-compiled so no process compiles at boot.

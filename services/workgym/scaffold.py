@@ -404,6 +404,10 @@ def scaffold(name: str, root: Path = ROOT) -> list[Path]:
     if not NAME.fullmatch(name) or name == "runtime":
         raise ScaffoldError(f"an app name is 2-31 lower-case letters and digits, starting with "
                             f"a letter (and not 'runtime'): {name!r}")
+    if not (root / "docker-compose.yml").is_file():
+        raise ScaffoldError(f"new-replica writes into a WorkGym source checkout (replicas/, "
+                            f"tests/, docker-compose.yml) and {root} is not one: run it from a "
+                            f"clone installed with `pip install -e .`")
     if (root / "replicas" / name).exists():
         raise ScaffoldError(f"replicas/{name} exists already")
     words = {"name": name, "title": name.capitalize(), "Title": name.capitalize()}

@@ -18,6 +18,7 @@ from typing import Any, Literal, Self
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+import workgym_tasks
 from replicas.catalog import app_names, lexicon
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.spec import actors_model, read_allowances, read_brief
@@ -29,7 +30,9 @@ from workgym_proxy.faults import parse_plan
 from workgym_reward import Report, Verifier, score
 from workgym_reward.assertions import Allow, OnlyChanges
 
-TASKS_DIR = Path(__file__).resolve().parents[2] / "tasks"
+# The catalogue is package data: package ``workgym_tasks`` is the checkout's tasks/ (through
+# the services/workgym_tasks link, for a checkout, an editable install and a wheel alike).
+TASKS_DIR = Path(next(iter(workgym_tasks.__path__))).resolve()
 # libyaml's safe loader when PyYAML has it (~10x faster: the gym parses every task at start).
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
