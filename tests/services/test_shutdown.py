@@ -63,7 +63,11 @@ async def _ends(coro: Any) -> bool:
 def _run(coro: Any) -> bool:
     """``coro`` on a loop of its own, left with whatever still runs when it returns
     (asyncio.run would wait for those tasks' cancellation: for ever, if it is swallowed)."""
-    return bool(asyncio.new_event_loop().run_until_complete(coro))
+    loop = asyncio.new_event_loop()
+    try:
+        return bool(loop.run_until_complete(coro))
+    finally:
+        loop.close()
 
 
 def test_a_heartbeat_stops_while_a_beat_is_in_redis() -> None:
