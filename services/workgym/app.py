@@ -174,6 +174,7 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
 
     from workgym_core import errors
 
+    from .gym.index import index
     from .gym.mcp import EpisodeMCP
     from .gym.routes import control, router
 
@@ -193,6 +194,7 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
     app.include_router(router)
     app.include_router(control)
     app.add_api_route("/healthz", healthz, include_in_schema=False)
+    app.add_api_route("/", index, include_in_schema=False)
     # MCP (streamable HTTP) for an episode's agent, by its token; its manager runs in the
     # lifespan. It reaches the proxy over the network until create_app says it runs here.
     app.state.mcp = EpisodeMCP(service, app)
