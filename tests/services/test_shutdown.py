@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
+import sys
 import threading
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,7 +18,7 @@ from typing import Any
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from workgym import app
+from workgym import app, processes
 from workgym.local import LocalServer
 from workgym.placement import Heartbeat
 from workgym_core.settings import Settings
@@ -118,3 +121,19 @@ def test_a_part_that_does_not_close_is_named_and_the_close_ends(
     assert local.loop.is_closed()
     assert [r.getMessage() for r in caplog.records] == [
         "gave up after 1 s waiting on the connections to the replicas"]
+
+
+def test_a_child_that_ignores_sigterm_is_killed_and_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(processes, "STOP_S", 1.0)
+    log = tmp_path / "child.log"
+    stubborn = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, "
+                "signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"]
+    with processes.running(stubborn, log=log) as child:
+        while b"ready" not in log.read_bytes():  # SIGTERM ignored from here on
+            assert child.poll() is None
+            time.sleep(0.01)
+    assert child.returncode == -signal.SIGKILL
+    assert capsys.readouterr().err == (
+        f"workgym: {' '.join(stubborn)} did not stop within 1 s of SIGTERM: killed\n")
