@@ -188,8 +188,7 @@ class EpisodeStore:
     async def aclose(self) -> None:
         """Stop the reaper and drop the read copies (the server is shutting down)."""
         self._reads.close()
-        # Its threads are joined off the loop: the server's shutdown bounds the wait.
-        await asyncio.to_thread(self.workers.close)
+        self.workers.close()
         if self._reaper is not None:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
