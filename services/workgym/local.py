@@ -86,6 +86,8 @@ class LocalServer:
         try:
             return future.result(timeout_s)
         except TimeoutError:
+            if future.done():  # the coroutine's own TimeoutError
+                raise
             future.cancel()
             raise LocalServerTimeout(f"in-process WorkGym server: gave up after "
                                      f"{timeout_s:.0f} s waiting on {what}") from None

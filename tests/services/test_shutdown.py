@@ -137,3 +137,13 @@ def test_a_child_that_ignores_sigterm_is_killed_and_named(
     assert child.returncode == -signal.SIGKILL
     assert capsys.readouterr().err == (
         f"workgym: {' '.join(stubborn)} did not stop within 1 s of SIGTERM: killed\n")
+
+
+def test_a_coroutines_own_timeout_is_not_taken_for_the_servers(server: Any) -> None:
+    local = server()
+
+    async def times_out() -> None:
+        raise TimeoutError("the coroutine's own")
+
+    with pytest.raises(TimeoutError, match="the coroutine's own"):
+        local.run(times_out(), 60.0, "nothing")
