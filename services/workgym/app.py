@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,7 @@ from workgym_core.errors import INTERNAL_ERROR, ConfigError, NotFound
 from workgym_core.internal import APPS_PREFIX
 from workgym_core.registry import Registry
 from workgym_core.settings import Settings
+from workgym_core.waits import within
 
 from .placement import Heartbeat
 
@@ -51,6 +52,8 @@ if TYPE_CHECKING:  # each role imports only what it serves (start-up CPU in cont
 
 
 log = logging.getLogger("workgym")
+# How long a shutdown waits on each part of the server before naming it and going on.
+SHUTDOWN_WAIT_S = 10.0
 
 
 def local_url(app: str) -> str:
@@ -118,18 +121,36 @@ class Server:
             await send(message)
         return lifespan
 
-    async def aclose(self) -> None:
+    def _parts(self) -> list[tuple[str, float, Callable[[], Awaitable[object]]]]:
+        """What a shutdown closes, in order: (what it waits on, its bound, how)."""
+        parts: list[tuple[str, float, Callable[[], Awaitable[object]]]] = []
         if self.heartbeat:
-            await self.heartbeat.stop()
-            self.heartbeat = None
+            parts.append((f"the deregistration of replica {self.heartbeat.url} from Redis",
+                          SHUTDOWN_WAIT_S, self.heartbeat.stop))
         if self.proxy:
-            await self.proxy.aclose()
-        for replica in self.replicas.values():
-            await replica.state.store.aclose()
+            # A step's write is retried through a Redis outage: a clean shutdown loses none.
+            parts.append(("the proxy's trajectory writer (steps queued for Redis)",
+                          self.settings.redis_retry_s + SHUTDOWN_WAIT_S, self.proxy.aclose))
+        parts += [(f"the {name} replica's request workers", SHUTDOWN_WAIT_S,
+                   replica.state.store.aclose) for name, replica in self.replicas.items()]
         if self.upstream:
-            await self.upstream.aclose()
+            parts.append(("the connections to the replicas", SHUTDOWN_WAIT_S,
+                          self.upstream.aclose))
         if self.registry:
-            await self.registry.redis.aclose()
+            parts.append(("the connections to Redis", SHUTDOWN_WAIT_S, self.registry.redis.aclose))
+        return parts
+
+    @property
+    def shutdown_s(self) -> float:
+        """The longest :meth:`aclose` takes."""
+        return sum(bound for _, bound, _ in self._parts())
+
+    async def aclose(self) -> None:
+        """Close every part, each within its bound: a part past it is named in one error
+        line and left behind, and the shutdown goes on."""
+        for what, bound, close in self._parts():
+            await within(close(), bound, what)
+        self.heartbeat = None
 
 
 async def healthz() -> dict[str, str]:
@@ -153,6 +174,7 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
 
     from workgym_core import errors
 
+    from .gym.index import index
     from .gym.mcp import EpisodeMCP
     from .gym.routes import control, router
 
@@ -172,6 +194,7 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
     app.include_router(router)
     app.include_router(control)
     app.add_api_route("/healthz", healthz, include_in_schema=False)
+    app.add_api_route("/", index, include_in_schema=False)
     # MCP (streamable HTTP) for an episode's agent, by its token; its manager runs in the
     # lifespan. It reaches the proxy over the network until create_app says it runs here.
     app.state.mcp = EpisodeMCP(service, app)

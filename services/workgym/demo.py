@@ -6,7 +6,7 @@ telemetry store (``workgym serve --role telemetry``) on another; both are stoppe
 afterwards. It runs the reference and the noop agent on a task of two apps (a
 helpdesk ticket about a returned order, resolved by a refund in the checkout), then
 the reference and the naive agent on a fault-heavy task, prints every reward
-report, and the link to an episode's page.
+report, and the links to the four episodes' pages.
 
 The three processes share this machine's credentials (WORKGYM_API_KEY and
 WORKGYM_INTERNAL_SECRET, else the files of the config directory, created by whichever
@@ -78,15 +78,15 @@ def main() -> int:
             "WORKGYM_TELEMETRY_URL": telemetry}) as url:
         print(f"demo: telemetry at {telemetry}, WorkGym at {url}, both ready in "
               f"{time.perf_counter() - started:.2f} s\n")
-        shown = _episode(url, DEMO_TASK, "reference", opts.seed, show=f" (seed {opts.seed})")
-        _episode(url, DEMO_TASK, "noop", opts.seed)
-        faulted = _episode(url, FAULT_TASK, "reference", opts.seed,
-                           show=f" (seed {opts.seed}; faults: the task's plan)")
-        _episode(url, FAULT_TASK, "naive", opts.seed)
-        for report in (shown, faulted):
+        runs = [(DEMO_TASK, "reference", f" (seed {opts.seed})"), (DEMO_TASK, "noop", None),
+                (FAULT_TASK, "reference", f" (seed {opts.seed}; faults: the task's plan)"),
+                (FAULT_TASK, "naive", None)]
+        reports = [(agent, _episode(url, task, agent, opts.seed, show=show))
+                   for task, agent, show in runs]
+        for agent, report in reports:
             page = str(report.get("episode_page"))
             recorded = _wait_recorded(telemetry, settings.api_key, str(report["episode_id"]))
-            print(f"demo: episode page of {report['task']} (reference): {page}"
+            print(f"demo: episode page of {report['task']} ({agent}): {page}"
                   + ("" if recorded else "  (its spans had not arrived yet)"))
         print(f"demo: the pages stay readable after the demo: the store is kept in "
               f".workgym/telemetry; serve it again with `.venv/bin/workgym serve --role telemetry "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import logging
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar, cast
@@ -23,6 +24,15 @@ from .app import Server, create_app
 
 T = TypeVar("T")
 BASE_URL = "http://workgym.local"
+log = logging.getLogger("workgym")
+# Building the apps (and starting the embedded Redis), on a loaded machine.
+START_S = 120.0
+# The loop's thread, once the server is closed.
+STOP_S = 5.0
+
+
+class LocalServerTimeout(TimeoutError):
+    """The in-process server did not finish something within its bound; says what."""
 
 
 class LoopTransport(httpx.BaseTransport):
@@ -60,7 +70,7 @@ class LocalServer:
         self._thread.start()
         # Agents of an in-process server reach its apps at BASE_URL, whatever was configured.
         self.server: Server = self.run(self._build(settings.model_copy(
-            update={"public_url": BASE_URL})))
+            update={"public_url": BASE_URL})), START_S, "its start (its apps and Redis)")
         self.transport = LoopTransport(self.server, self.run)
         self._client = self.client()
 
@@ -68,8 +78,19 @@ class LocalServer:
     async def _build(settings: Settings) -> Server:
         return create_app(settings)
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+    def run(self, coro: Coroutine[Any, Any, T], timeout_s: float | None = None,
+            what: str = "") -> T:
+        """``coro`` run on the server's loop; with ``timeout_s``, a LocalServerTimeout naming
+        ``what`` past it (a request's bounds are the server's own)."""
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result(timeout_s)
+        except TimeoutError:
+            if future.done():  # the coroutine's own TimeoutError
+                raise
+            future.cancel()
+            raise LocalServerTimeout(f"in-process WorkGym server: gave up after "
+                                     f"{timeout_s:.0f} s waiting on {what}") from None
 
     def client(self) -> httpx.Client:
         """A new client of this server (closing it leaves the server running)."""
@@ -79,12 +100,20 @@ class LocalServer:
         return self._client.request(method, url, **kwargs)
 
     def close(self) -> None:
+        """Close the server and stop its loop. Never hangs: a part that does not close in
+        time is named in one error line (:meth:`Server.aclose`), and so is the loop."""
         if self.loop.is_closed():
             return
         self._client.close()
-        self.run(self.server.aclose())
+        try:
+            self.run(self.server.aclose(), self.server.shutdown_s + STOP_S, "its shutdown")
+        except LocalServerTimeout as exc:
+            log.error("%s", exc)
         self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=STOP_S)
+        if self._thread.is_alive():  # a callback holds the loop: it is left to the process
+            log.error("in-process WorkGym server: its loop did not stop within %.0f s", STOP_S)
+            return
         self.loop.close()
 
 

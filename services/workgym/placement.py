@@ -125,6 +125,7 @@ class Heartbeat:
         self.redis, self.app, self.url, self.live = redis, app, url, live
         self.interval_s, self.ttl_s = interval_s, ttl_s
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
 
     async def beat(self) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -134,7 +135,9 @@ class Heartbeat:
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(self.interval_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.interval_s)
+                return
             try:
                 await self.beat()
             except (RedisError, OSError) as exc:
@@ -151,9 +154,10 @@ class Heartbeat:
     async def stop(self) -> None:
         """Stop beating and deregister (a clean shutdown takes no new episodes at once)."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            # Asked to stop, never cancelled: a cancellation delivered inside a Redis call can
+            # be swallowed there, and the beats went on for ever (and the shutdown with them).
+            self._stopping.set()
+            await self._task
             self._task = None
         with contextlib.suppress(RedisError, OSError):
             await self.redis.zrem(instances_key(self.app), self.url)

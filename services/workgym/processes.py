@@ -12,6 +12,9 @@ from pathlib import Path
 
 import httpx
 
+# How long a child is given to stop on SIGTERM, before it is killed (and said so).
+STOP_S = 10.0
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -32,10 +35,12 @@ def running(args: Sequence[str], *, env: dict[str, str] | None = None,
         finally:
             process.terminate()
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=STOP_S)
             except subprocess.TimeoutExpired:
+                print(f"workgym: {' '.join(args)[:200]} did not stop within {STOP_S:.0f} s of "
+                      "SIGTERM: killed", file=sys.stderr, flush=True)
                 process.kill()
-                process.wait(timeout=10)
+                process.wait(timeout=STOP_S)
     finally:
         if out:
             out.close()

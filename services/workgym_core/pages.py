@@ -17,6 +17,13 @@ PAGE_HEADERS = {
 }
 
 
+def wants_html(accept: str | None) -> bool:
+    """Whether a request's ``Accept`` is a browser's (it names text/html), not an API
+    client's (JSON, ``*/*`` or none): a page answers the one, JSON the other."""
+    return any(kind.split(";")[0].strip().lower() == "text/html" and "q=0;" not in
+               kind.replace(" ", "") + ";" for kind in (accept or "").split(","))
+
+
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _SAME_SITE_FETCH = frozenset({"same-origin", "none"})  # none: typed in, or a bookmark
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from workgym_core.pages import PAGE_HEADERS
+from workgym_core.pages import PAGE_HEADERS, wants_html
 
 from . import render
 from .api import LimitQuery, episode_timeline
 from .auth import OperatorPageDep, ReaderPageDep
 from .deps import StoreDep
+from .errors import UnknownEpisode
 
 router = APIRouter(include_in_schema=False, default_response_class=HTMLResponse)
 
@@ -37,5 +38,13 @@ def index_page(_: OperatorPageDep, store: StoreDep, task: TaskField = "",
 
 
 @router.get("/episodes/{episode_id}")
-def episode_page(access: ReaderPageDep, episode_id: str, store: StoreDep) -> HTMLResponse:
-    return html(render.episode(episode_timeline(store, episode_id), link=access.link))
+def episode_page(access: ReaderPageDep, episode_id: str, store: StoreDep,
+                 request: Request) -> HTMLResponse:
+    """The episode's timeline; an unknown one is a 404 page to a browser (JSON otherwise)."""
+    try:
+        timeline = episode_timeline(store, episode_id)
+    except UnknownEpisode:
+        if not wants_html(request.headers.get("accept")):
+            raise
+        return html(render.unknown_episode(episode_id), status_code=404)
+    return html(render.episode(timeline, link=access.link))

@@ -283,3 +283,13 @@ def login(next_path: str, message: str | None = None) -> str:
         f"<input type=hidden name=next value='{_e(next_path)}'>"
         "<button type=submit>Log in</button></form>"
     ))
+
+
+def unknown_episode(episode_id: str) -> str:
+    """The 404 page of an episode the store holds nothing of."""
+    return _page("Episode not found · WorkGym telemetry", (
+        f"<h1>No episode {_e(episode_id)}</h1><div class=sub>The store holds no spans of it: "
+        "a mistyped id, an episode run without tracing (<code>OTEL_EXPORTER_OTLP_ENDPOINT"
+        "</code> unset), or one whose spans have not arrived yet.</div>"
+        "<p><a href='/'>Recent episodes</a></p>"
+    ))

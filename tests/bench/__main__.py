@@ -1,5 +1,7 @@
 """`make bench`: WorkGym's performance figures, measured in one run and printed
-(`python -m tests.bench stall`: only the stall figure, tests/bench/stall.py).
+(`python -m tests.bench stall`: only the stall figure, tests/bench/stall.py; any section
+alone by its name). A section that runs past its bound (--section-timeout) is stopped with
+one line saying where it waited; the others still run, and the exit code is 1.
 
 Figures are medians and tails over many samples; the machines are shared and
 noisy, so read ratios within one run, not absolute numbers across runs.
@@ -7,12 +9,17 @@ noisy, so read ratios within one run, not absolute numbers across runs.
 
 from __future__ import annotations
 
+import argparse
 import os
 import resource
+import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 from replicas.catalog import specs
 from replicas.runtime.store import EpisodeStore
@@ -35,6 +42,9 @@ from .tracker import bench_tracker_endpoints
 # side by side.
 TASKS = ("helpdesk/stale-contact-update", "checkout/refund-returned-order",
          "tracker/start-work-on-bug")
+# A section's bound: several times its longest here (the in-process one, ~8 min with ~6
+# other jobs on the 2 cores), so only a hang reaches it.
+SECTION_TIMEOUT_S = 1800.0
 
 
 def _create(store: EpisodeStore, task: Task, episode_id: str, ttl_s: float) -> None:
@@ -121,34 +131,112 @@ def bench_http_create(data_dir: Path) -> None:
                         "target p50 <= 1.0 ms"))
 
 
-def main() -> int:
-    if sys.argv[1:] == ["stall"]:  # `python -m tests.bench stall`: that figure alone
-        bench_stall()
-        return 0
-    print(f"WorkGym benchmarks ({os.cpu_count()} cores; one process; medians of many samples)")
-    with tempfile.TemporaryDirectory() as tmp:
-        # The per-key quotas out of the way: the memory figure holds thousands of episodes.
-        settings = Settings(data_dir=Path(tmp), max_live_episodes=10**6,
-                            create_rate_per_s=10**6, create_burst=10**6)
-        local = LocalServer(settings)
-        try:
-            bench_live_episodes(local)  # first: later ones leave freed memory malloc would reuse
-            for task_id in TASKS:
-                bench_in_process(local, task_id)
-                bench_scoring(local, task_id)
-            bench_tracker_endpoints(local)
-        finally:
-            local.close()
+class SectionTimeout(Exception):
+    """A section of the bench ran past its bound."""
+
+
+@contextmanager
+def bounded(name: str, timeout_s: float) -> Iterator[None]:
+    """The block, stopped past ``timeout_s`` (a SIGALRM in this, the main thread, which also
+    interrupts a wait on a lock or a thread): SectionTimeout says which section ran past its
+    bound and where it was waiting."""
+    def stop(_: int, frame: FrameType | None) -> None:
+        where = _at(frame)
+        ours = next((f for f in _outward(frame) if not _library(f)), None)
+        if ours is not None and ours is not frame:
+            where += f" from {_at(ours)}"
+        raise SectionTimeout(f"bench: {name} ran past {timeout_s:.0f} s, waiting in {where}")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _at(frame: FrameType | None) -> str:
+    if frame is None:
+        return "?"
+    return f"{frame.f_code.co_qualname} ({Path(frame.f_code.co_filename).name}:{frame.f_lineno})"
+
+
+def _outward(frame: FrameType | None) -> Iterator[FrameType]:
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+
+
+def _library(frame: FrameType) -> bool:
+    """Python's own code or an installed package's (not WorkGym's)."""
+    path = frame.f_code.co_filename
+    return path.startswith((sys.base_prefix, sys.prefix)) or "site-packages" in path
+
+
+def _in_process(settings: Settings) -> None:
+    local = LocalServer(settings)
+    try:
+        bench_live_episodes(local)  # first: later ones leave freed memory malloc would reuse
         for task_id in TASKS:
-            bench_reset(settings, task_id)
-        bench_http_create(Path(tmp))
-        bench_proxy(Path(tmp))
-        bench_boot(Path(tmp))
-    bench_tracing()
-    bench_stall()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"  peak RSS of the benchmark process: {peak:.0f} MB")
-    return 0
+            bench_in_process(local, task_id)
+            bench_scoring(local, task_id)
+        bench_tracker_endpoints(local)
+    finally:
+        local.close()
+
+
+def _resets(settings: Settings) -> None:
+    for task_id in TASKS:
+        bench_reset(settings, task_id)
+
+
+def sections(tmp: Path) -> dict[str, Callable[[], None]]:
+    """The bench's sections, in order, by name; ``tmp``: their data directory."""
+    # The per-key quotas out of the way: the memory figure holds thousands of episodes.
+    settings = Settings(data_dir=tmp, max_live_episodes=10**6, create_rate_per_s=10**6,
+                        create_burst=10**6)
+    return {"in-process": lambda: _in_process(settings),
+            "reset": lambda: _resets(settings),
+            "http": lambda: bench_http_create(tmp),
+            "proxy": lambda: bench_proxy(tmp),
+            "boot": lambda: bench_boot(tmp),
+            "tracing": bench_tracing,
+            "stall": bench_stall}
+
+
+def main() -> int:
+    args = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
+    args.add_argument("only", nargs="?", metavar="SECTION",
+                      help="that section alone, by its name (an unknown one lists them)")
+    args.add_argument("--section-timeout", type=float, default=SECTION_TIMEOUT_S, metavar="S",
+                      help="stop a section past S seconds, saying where it waited; the next "
+                      f"ones run, and the exit code is 1 (default {SECTION_TIMEOUT_S:.0f})")
+    opts = args.parse_args()
+    if opts.only is None:
+        print(f"WorkGym benchmarks ({os.cpu_count()} cores; one process; medians of many "
+              "samples)")
+    stopped = []
+    with tempfile.TemporaryDirectory() as tmp:
+        run = sections(Path(tmp))
+        if opts.only is not None and opts.only not in run:
+            args.error(f"no section {opts.only!r} (sections: {', '.join(run)})")
+        for name, section in run.items():
+            if opts.only not in (None, name):
+                continue
+            try:
+                with bounded(f"the {name} section", opts.section_timeout):
+                    section()
+            except SectionTimeout as exc:
+                print(exc, file=sys.stderr, flush=True)
+                stopped.append(name)
+    if opts.only is None:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"  peak RSS of the benchmark process: {peak:.0f} MB")
+    if stopped:
+        print(f"bench: sections stopped past their bound: {', '.join(stopped)}",
+              file=sys.stderr)
+    return 1 if stopped else 0
 
 
 if __name__ == "__main__":

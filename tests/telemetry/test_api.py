@@ -103,6 +103,22 @@ def test_unknown_episodes_are_404_json(episodes: Served, path: str) -> None:
     assert response.json()["error"]["code"] == "unknown_episode"
 
 
+def test_a_browser_asking_for_an_unknown_episodes_page_gets_a_404_page(
+        episodes: Served) -> None:
+    browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    response = episodes.http.get("/episodes/no%3Cb%3Esuch", headers={"accept": browser})
+
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/html")
+    assert response.headers["content-security-policy"].startswith("default-src 'none'")
+    assert "<h1>No episode no&lt;b&gt;such</h1>" in response.text
+    assert "<a href='/'>Recent episodes</a>" in response.text
+    # An API client asking for JSON (or anything) still gets the JSON 404.
+    for accept in ("application/json", "*/*", "text/html;q=0"):
+        answer = episodes.http.get("/episodes/nope", headers={"accept": accept})
+        assert answer.json()["error"]["code"] == "unknown_episode", accept
+
+
 def test_health_is_open_and_tells_nothing(episodes: Served) -> None:
     response = episodes.anonymous.get("/healthz")
 

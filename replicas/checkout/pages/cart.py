@@ -31,6 +31,19 @@ def refused(message: str) -> InvalidRequestError:
     return InvalidRequestError(message, code="cart_invalid")
 
 
+def currency_refused(asked: str) -> str | None:
+    """Why the shop cannot show prices in ``asked`` (any case), or None."""
+    if asked.lower() in CURRENCIES:
+        return None
+    return (f"We do not sell in {asked.upper()}: prices are in "
+            f"{', '.join(code.upper() for code in CURRENCIES)}.")
+
+
+def in_other_currency(cart: Cart, currency: str) -> str:
+    return (f"Your cart is in {str(cart.currency).upper()}: empty it to shop in "
+            f"{currency.upper()}.")
+
+
 @dataclass(frozen=True)
 class Line:
     product: Row
@@ -143,8 +156,7 @@ def changed(db: sqlite3.Connection, cart: Cart, price_id: str, quantity: int, *,
     else:
         product, price = sellable(db, price_id)
         if cart.currency not in (None, price["currency"]):
-            raise refused(f"Your cart is in {str(cart.currency).upper()}: empty it to shop in "
-                          f"{price['currency'].upper()}.")
+            raise refused(in_other_currency(cart, price["currency"]))
         if len(cart.lines) >= MAX_LINES:
             raise refused(f"At most {MAX_LINES} different items per order.")
         grown = Cart((*cart.lines, Line(product, price, wanted)))

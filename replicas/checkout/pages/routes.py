@@ -43,7 +43,18 @@ from ..render import Row, loads
 from ..rules import payment_intents as intents
 from ..rules.common import World
 from ..schemas import ChallengeAnswer, PaymentIntentCreate
-from .cart import CURRENCIES, MAX_TEXT, Cart, bought, catalogue, changed, quantity, read
+from .cart import (
+    CURRENCIES,
+    MAX_TEXT,
+    Cart,
+    bought,
+    catalogue,
+    changed,
+    currency_refused,
+    in_other_currency,
+    quantity,
+    read,
+)
 from .forms import COUNTRIES, IntentRef, PaymentForm, ShippingForm, problems
 from .html import PageRoute, href, page, redirect, see_other, with_query
 
@@ -112,11 +123,16 @@ def _order(w: World, row: Row) -> dict[str, Any]:
 @router.get("/shop")
 async def shop(request: Request, w: WorldDep, cart: CartText = None,
                currency: Annotated[str | None, Query(max_length=3)] = None) -> Response:
-    basket = read(w.db, cart)
-    asked = currency if currency in CURRENCIES else None
-    shown = basket.currency or asked or DEFAULT_CURRENCY
-    return page(request, "shop.html", cart=basket, currency=shown, currencies=CURRENCIES,
-                offers=catalogue(w.db, shown))
+    """The catalogue in the currency asked (any case) or the cart's; one the shop does not
+    sell in, or another than the cart's, is said so (400) over the cart's or USD's."""
+    basket, error = read(w.db, cart), None
+    if currency:
+        error = currency_refused(currency) or (
+            in_other_currency(basket, currency)
+            if basket.currency not in (None, currency.lower()) else None)
+    shown = basket.currency or (currency.lower() if currency and not error else DEFAULT_CURRENCY)
+    return page(request, "shop.html", 400 if error else 200, cart=basket, currency=shown,
+                currencies=CURRENCIES, offers=catalogue(w.db, shown), error=error)
 
 
 @router.get("/shop/cart")

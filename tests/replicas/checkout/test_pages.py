@@ -222,3 +222,22 @@ async def test_the_challenge_sends_the_browser_back_to_the_intents_return_url(
                 "&redirect_status=succeeded")
         assert (await api.ok("GET", f"/v1/payment_intents/{intent['id']}"))["status"] == \
             "succeeded"
+
+
+async def test_the_shop_shows_the_currency_asked_or_says_why_not(make_api: MakeApi) -> None:
+    api = make_api()
+    for asked in ("GBP", "gbp", "Gbp"):
+        shop = await api.request("GET", "/shop", params={"currency": asked})
+        assert shop.status_code == 200, asked
+        assert '<a class="current" href="' in shop.text and ">GBP</a>" in shop.text
+        assert "£" in shop.text and "$" not in shop.text, asked
+    unsold = await api.request("GET", "/shop", params={"currency": "CHF"})
+    assert unsold.status_code == 400
+    assert "We do not sell in CHF: prices are in USD, EUR, GBP, JPY." in unsold.text
+    assert "$" in unsold.text  # the default currency's catalogue, below the refusal
+    usd = _prices(await api.request("GET", "/shop"))
+    cart = await api.request("GET", "/shop/cart", params={"add": usd["Gooseneck Kettle"]})
+    other = await api.request("GET", "/shop", params={"cart": _field(cart, "cart"),
+                                                    "currency": "GBP"})
+    assert other.status_code == 400 and "Your cart is in USD: empty it to shop in GBP." in \
+        other.text
