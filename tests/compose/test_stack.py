@@ -47,7 +47,11 @@ TRACKER_TASK = "tracker/start-work-on-bug"  # the tracker, served by its own ser
 
 
 # The framework's test app and its tasks are served too.
-ENV = {**os.environ, "COMPOSE_PROFILES": "framework", "WORKGYM_FRAMEWORK_APPS": "true"}
+# Not a sub-make of `make test` (CI's): `make up` prints as typed in a shell, without
+# "make[1]: Entering directory".
+ENV = {**{name: value for name, value in os.environ.items()
+          if name not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")},
+       "COMPOSE_PROFILES": "framework", "WORKGYM_FRAMEWORK_APPS": "true"}
 CROSS_APP = "framework/note-contact-preference"
 
 

@@ -176,5 +176,5 @@ def test_bench_counts_infra_errors_apart(local: LocalServer, make_env: MakeEnv) 
     assert (summary.infra_errors, summary.errors) == (1, 0)
     assert summary.pass_at_1 == 0.0 and summary.avg_score == scored["reward"]  # one scored
     assert summary.tasks[0].infra_errors == 1 and summary.tasks[0].episodes == 2
-    assert "1 infra error (not scored)" in metrics_line(summary, 2)
-    assert "(1 infra error, not scored)" in table(summary)
+    assert "1 infra failure (not scored): scoring failed ×1" in metrics_line(summary, 2)
+    assert "(1 infra failure, not scored)" in table(summary)
