@@ -10,16 +10,15 @@ from collections.abc import Awaitable
 log = logging.getLogger("workgym")
 
 
-async def within(step: Awaitable[object], timeout_s: float, what: str) -> bool:
-    """Await ``step`` for up to ``timeout_s``; True once it is done (its error raised). Past
-    the bound it is cancelled, without waiting for the cancellation to be honoured (one
-    swallowed inside a Redis call would hang this wait too), and one error line names
-    ``what`` it was waiting on: False."""
+async def within(step: Awaitable[object], timeout_s: float, what: str) -> None:
+    """Await ``step`` for up to ``timeout_s`` (its error raised). Past the bound it is
+    cancelled, without waiting for the cancellation to be honoured (one swallowed inside a
+    Redis call would hang this wait too), and one error line names ``what`` it was waiting
+    on."""
     task = asyncio.ensure_future(step)
     done, _ = await asyncio.wait({task}, timeout=timeout_s)
     if done:
         task.result()
-        return True
+        return
     task.cancel()
     log.error("gave up after %.0f s waiting on %s", timeout_s, what)
-    return False
