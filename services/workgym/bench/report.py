@@ -10,7 +10,7 @@ The plots' geometry is computed here, in plain numbers; the template only draws 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -160,18 +160,16 @@ def fault_bars(episodes: list[dict[str, Any]]) -> Plot | None:
     rows = []
     for i, (kind, (met, recovered)) in enumerate(sorted(kinds.items())):
         y = 10 + i * ROW_H * 2
+        asks = asks_recovery(kind)
         bars = [Bar(left, y, max(_scale(met, 0, top, 0, right - left), 1), ROW_H - 6,
-                    f"{kind}: {met} met", "met")]
-        if asks_recovery(kind):
+                    f"{kind}: {met} met" if asks else f"{kind}: {met} met; asks nothing of "
+                    "the agent (the task's checks judge what it did)",
+                    "met" if asks else "met asks-nothing")]
+        if asks:
             bars.append(Bar(left, y + ROW_H - 4,
                             max(_scale(recovered, 0, top, 0, right - left), 1), ROW_H - 6,
                             f"{kind}: {recovered} recovered", "recovered"))
-            value = f"{recovered}/{met}"
-        else:
-            value = f"{met} met"
-            bars[0] = replace(bars[0], title=f"{kind}: {met} met; asks nothing of the agent "
-                              "(the task's checks judge what it did)", kind="met asks-nothing")
-        rows.append(Row(y, kind, bars, value))
+        rows.append(Row(y, kind, bars, f"{recovered}/{met}" if asks else f"{met} met"))
     return Plot(20 + len(rows) * ROW_H * 2, [], [], rows, [], [])
 
 
