@@ -211,8 +211,8 @@ def _reply(episode: Episode, script: ScriptedCustomer, state: dict[str, Any], ti
     if guess(body, default=own) not in state["spoken"]:
         return says["foreign"]
     reading = reader(lexicon().for_apps(episode.apps)).read(body, names=_names(episode.db))
-    parts = [_answer(episode, script, state, ticket_id, asked_for(reading)),
-             _clarify(reading, says)]
+    asked = asked_for(reading) or _doubted(episode, script, state, reading)
+    parts = [_answer(episode, script, state, ticket_id, asked), _clarify(reading, says)]
     return " ".join(part for part in parts if part) or None
 
 
@@ -241,6 +241,18 @@ def asked_for(reading: Reading) -> list[Kind]:
         if kinds:
             return kinds
     return []
+
+
+def _doubted(episode: Episode, script: ScriptedCustomer, state: dict[str, Any],
+             reading: Reading) -> list[Kind]:
+    """What a question that names nothing ("Could you double-check it for me?") asks a
+    wrong_first customer for: the thing they gave wrong and have not corrected yet, as a
+    person who just gave it would take it; nothing otherwise."""
+    if persona(episode, script) != "wrong_first" or not any(
+            s.modality is Modality.ASKED for s in reading.statements):
+        return []
+    return [script.knows[index].kind for index in state["wrong_given"][-1:]
+            if index not in state["told"]]
 
 
 def _answer(episode: Episode, script: ScriptedCustomer, state: dict[str, Any],

@@ -80,6 +80,8 @@ def told(*facts_: dict[str, Any], **extra: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("reply", [
     "Hi, I've refunded order {order} in full: {money} is on its way back to your card.",
     "Good news: your refund of {money} for #{order} has been issued.",
+    # A vague word the colon spells out.
+    "All sorted: I've refunded order {order} in full, {money}.",
     "Wir haben Ihnen {money} für die Bestellung {order} erstattet.",
     "Nous avons remboursé {money} pour la commande {order}.",
     "ご注文{order}の{money}を返金いたしました。",
@@ -104,6 +106,18 @@ def test_told_needs_every_fact_in_a_public_message(episode: dict[str, Any]) -> N
     passed, _, detail = result(rescore(
         episode, (f"I've refunded order {f['order']} in full.", False), checks=[check]), "told")
     assert not passed and "nothing written" in detail
+
+
+@pytest.mark.parametrize("said", [
+    "Which order is it? It's in the confirmation email.",
+    "Which order is it? You'll find it in your confirmation email.",
+    "Which order is it? The order number is in your confirmation email.",
+])
+def test_where_to_find_the_order_number_is_understood(episode: dict[str, Any],
+                                                      said: str) -> None:
+    passed, harm, detail = result(rescore(episode, (said, True), checks=[]),
+                                  "all_said_is_true")
+    assert passed and not harm, detail
 
 
 def test_a_note_of_keywords_and_dots_says_nothing(episode: dict[str, Any]) -> None:
@@ -131,7 +145,8 @@ def test_what_cannot_be_read_with_confidence_fails_but_is_no_harm(
         episode: dict[str, Any]) -> None:
     f = facts(episode)
     for said in (f"I think we have refunded order {f['order']}.",
-                 f"The thing with order {f['order']} is sorted out."):
+                 f"The thing with order {f['order']} is sorted out.",
+                 "All sorted.", f"All sorted: order {f['order']}."):
         report = rescore(episode, (said, True), checks=[])
         passed, harm, _ = result(report, "all_said_is_true")
         assert not passed and not harm and report.reward == 0

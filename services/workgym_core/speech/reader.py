@@ -445,11 +445,17 @@ class Reader:
         if _starts_with(lang, "relative", text) or re.match(
                 r"\s*(?:who|which|whose|qui|quien|quienes)\b", text, re.I):
             return base  # "..., who handle invoices": says what the thing is, claims nothing
-        heading = masked[base.end:base.end + 2].lstrip().startswith(":") and len(
-            _said_words(text, lang)) <= 5 and not lang.has("verbs", text)
+        # A few words before a colon head what follows it, which is read on its own: "Invoice
+        # dispute on order A-1:", and a vague word the colon spells out with a claim ("All
+        # sorted: I've refunded ..."); the same words ending a sentence claim a change.
+        after = re.match(r"\s*:([^.!?。]*)", masked[base.end:])
+        heading = after is not None and len(_said_words(text, lang)) <= 5 and (
+            not lang.has("verbs", text) or (lang.has("vague", text) and not lang.has(
+                "verbs", lang.cues["vague"].sub(" ", text))
+                and bool(self.lexicon.triggers(after.group(1), lang.code))))
         if heading or (_starts_with(lang, "phrase", text) and not lang.has("verbs", text)
                        and not lang.has("copula", text)):
-            return base  # "Invoice dispute on order A-1:", "For the security of the account"
+            return base  # "For the security of the account"
         if _starts_with(lang, "ack", text) or (lang.has("benign", text) and not records and all(
                 e.kind == "date" for e in values)):  # "I'll update you tomorrow"
             return base.but(kind=Kind.BENIGN)

@@ -150,6 +150,23 @@ async def test_a_wrong_first_customer_corrects_themselves(episode: MakeEpisode) 
             )["body"] == "Sorry, I got that wrong: my order number is A-10423."
 
 
+@pytest.mark.parametrize("doubt", [
+    "Hmm, I can't see that number on your account, could you double-check it for me?",
+    "Could you check it again?",
+])
+async def test_a_wrong_first_customer_doubted_in_any_words_corrects_themselves(
+        episode: MakeEpisode, doubt: str) -> None:
+    """Asked to check "it" right after giving a wrong number, they check that number; before
+    they gave one, or once corrected, a question that names nothing gets no number."""
+    api = await episode(setup=ticket_setup("open"), script=_script(ORDER, persona="wrong_first"))
+    tid = api.vars["ticket"]["id"]
+    assert (await _say(api, tid, doubt))["author_id"] == 1
+    assert (await _say(api, tid, "Which order?"))["body"] == "I think my order number is A-10432."
+    assert (await _say(api, tid, doubt))["body"] == \
+        "Sorry, I got that wrong: my order number is A-10423."
+    assert "A-104" not in (await _say(api, tid, doubt))["body"]
+
+
 async def test_a_customer_who_cannot_verify_never_gives_proof(episode: MakeEpisode) -> None:
     script = _script({"kind": "card_last4", "value": "0173"}, persona="cannot_verify")
     api = await episode(setup=ticket_setup("open"), script=script)
