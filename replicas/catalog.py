@@ -1,5 +1,6 @@
-"""Which replica apps exist: every package under replicas/ (but runtime) is one, exporting
-``SPEC``; its name is its folder's. Names are known without importing any app.
+"""Which replica apps exist: every package under replicas/ (but runtime) is one, its spec
+``SPEC`` in its ``spec.py``; its name is its folder's. Names are known without importing any
+app.
 
 Framework apps exist to keep the runtime honest (tested on every run, deployable like any
 other) and are served only when ``WORKGYM_FRAMEWORK_APPS`` is on; tasks that use one are
@@ -37,9 +38,10 @@ def served_apps(framework: bool) -> frozenset[str]:
 
 def spec(name: str) -> ReplicaSpec:
     """The app's spec (importing the app: its routes, models and rules)."""
-    found = getattr(importlib.import_module(f"replicas.{name}"), "SPEC", None)
+    found = getattr(importlib.import_module(f"replicas.{name}.spec"), "SPEC", None)
     if not isinstance(found, ReplicaSpec) or found.name != name:
-        raise TypeError(f"replicas/{name} must export SPEC, a ReplicaSpec named {name!r}")
+        raise TypeError(f"replicas/{name}/spec.py must define SPEC, a ReplicaSpec named "
+                        f"{name!r}")
     return found
 
 

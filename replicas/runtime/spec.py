@@ -1,5 +1,9 @@
 """The contract between a replica app and the shared replica runtime (replicas/README.md).
 
+The runtime finds an app's parts by convention, from its name: its spec
+(``replicas/<app>/spec.py``'s ``SPEC``, ``replicas.catalog.spec``), its world generator
+(``seed(conn, seed, now)`` of ``replicas/<app>/seed/``, :meth:`ReplicaSpec.seed`).
+
 Three parts of an app are read without importing it (its routes and FastAPI are start-up CPU
 a process that only lists tasks or exports data should not pay): its brief
 (``replicas/<app>/brief.md``, :func:`read_brief`), the model of its tasks' scripted
@@ -64,6 +68,18 @@ def actors_model(app: str) -> type[BaseModel] | None:
     return model
 
 
+Generator = Callable[[sqlite3.Connection, int, datetime], None]
+
+
+@cache
+def world_generator(app: str) -> Generator:
+    """``seed(conn, seed, now)`` of ``replicas/<app>/seed/``, imported on first use: the
+    models' SQLModel/SQLAlchemy (~0.4 s) is needed only to build a snapshot, never by a
+    replica serving pre-built ones."""
+    generate: Generator = importlib.import_module(f"replicas.{app}.seed").seed
+    return generate
+
+
 @dataclass(frozen=True, kw_only=True)
 class ReplicaSpec:
     """Everything the runtime needs to know about one app."""
@@ -73,8 +89,10 @@ class ReplicaSpec:
     description: str
     data_version: str
     router: APIRouter
-    # Creates the schema and writes the seeded world into an empty database.
-    seed: Callable[[sqlite3.Connection, int, datetime], None]
+    # Creates the schema and writes the seeded world into an empty database; None: the
+    # app's world generator, ``replicas/<app>/seed/`` (:func:`world_generator`). Only an app
+    # outside ``replicas/`` (a test's) gives its own.
+    generator: Generator | None = None
     # One row operation (rowops syntax) making a harmless change to the seeded world that no
     # task allows: tests use it as the generic "collateral write" in any app.
     probe: dict[str, Any]
@@ -100,6 +118,10 @@ class ReplicaSpec:
     # The column whose value the API shows as a row's id, where a table has it (Stripe's
     # ``stripe_id``); the row's ``id`` elsewhere (runtime/changes.py).
     public_id: str = "id"
+
+    def seed(self, conn: sqlite3.Connection, seed: int, now: datetime) -> None:
+        """Create the schema and write the world of ``seed`` as of ``now`` into ``conn``."""
+        (self.generator or world_generator(self.name))(conn, seed, now)
 
     @property
     def brief(self) -> str:
