@@ -8,6 +8,7 @@ redirects."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import AsyncIterator, Iterator
@@ -24,6 +25,7 @@ from replicas.runtime import changes
 from replicas.runtime.app import create_replica_app
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.errors import WORKGYM_ERRORS
+from replicas.runtime.generation import WorldGeneration
 from replicas.runtime.params import CANONICAL_INTEGER, MAX_ID
 from replicas.runtime.setup import apply_ops, parse_ops
 from replicas.runtime.setup import schema as tables_of
@@ -52,6 +54,7 @@ def anyio_backend() -> str:
 
 
 APPS = sorted(app_names())
+REPLICAS = Path(__file__).resolve().parents[2] / "replicas"
 
 
 @pytest.fixture(scope="module", params=APPS)
@@ -335,3 +338,12 @@ async def test_a_trailing_slash_is_a_json_404_not_a_redirect(
         not_found = WorkGymError("", code="not_found")
         not_found.status_code = 404
         assert refused(response) == refusal(replica, not_found), (method, path)
+
+
+@pytest.mark.parametrize("app", [a for a in APPS
+                                 if (REPLICAS / a / "seed" / "common.py").is_file()])
+def test_a_world_generator_run_is_the_runtimes(app: str) -> None:
+    """An app's generation state (``seed/common.py``) extends the runtime's: the random
+    stream, clock, static material, identity and tables every app's generator has."""
+    common = importlib.import_module(f"replicas.{app}.seed.common")
+    assert issubclass(common.Generation, WorldGeneration), app
