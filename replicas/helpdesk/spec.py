@@ -8,9 +8,9 @@ from replicas.runtime.spec import ReplicaSpec
 from . import customer
 from .errors import STYLE
 from .factories import ACTIVITY, FACTORIES
+from .middleware import JsonSuffix
 from .routes import TAGS, router
 from .rules import clock
-from .wire import JsonSuffix
 
 _CLOCK = "helpdesk.automations_at"
 
