@@ -4,11 +4,13 @@ The runtime finds an app's parts by convention, from its name: its spec
 (``replicas/<app>/spec.py``'s ``SPEC``, ``replicas.catalog.spec``), its world generator
 (``seed(conn, seed, now)`` of ``replicas/<app>/seed/``, :meth:`ReplicaSpec.seed`).
 
-Three parts of an app are read without importing it (its routes and FastAPI are start-up CPU
+Four parts of an app are read without importing it (its routes and FastAPI are start-up CPU
 a process that only lists tasks or exports data should not pay): its brief
 (``replicas/<app>/brief.md``, :func:`read_brief`), the model of its tasks' scripted
-actors (``replicas/<app>/actors.py``, pydantic only, :func:`actors_model`) and the
-changes every task of it allows (``replicas/<app>/allowances.yaml``, :func:`read_allowances`).
+actors (``replicas/<app>/actors.py``, pydantic only, :func:`actors_model`), the
+changes every task of it allows (``replicas/<app>/allowances.yaml``, :func:`read_allowances`)
+and its manifest (``replicas/<app>/app.yaml``, :func:`read_manifest`: whether it is a
+framework app, its own fault presets).
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 if TYPE_CHECKING:  # the catalogue imports this module in processes that serve no replica
     from fastapi import APIRouter
-    from pydantic import BaseModel
 
     from workgym_core.asgi import ASGIApp
 
@@ -55,6 +57,36 @@ def read_allowances(app: str) -> tuple[dict[str, Any], ...]:
     if not isinstance(rules, list):
         raise ValueError(f"{path}: a list of only_changes allow rules")
     return tuple(rules)
+
+
+class AppManifest(BaseModel):
+    """What the catalogue knows of an app without importing it (``app.yaml``, optional:
+    all defaults when absent)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    framework: bool = Field(False, description=(
+        "The app exists to keep the runtime honest, not to be trained on: served only when "
+        "WORKGYM_FRAMEWORK_APPS is on, its tasks left out of a catalogue that does not serve "
+        "it."))
+    fault_presets: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description=(
+        "Fault plans of the product's own (a fault preset's name -> fault configs), offered "
+        "beside the proxy's (none, hard) wherever a preset can be named."))
+
+
+@cache
+def read_manifest(app: str) -> AppManifest:
+    """``replicas/<app>/app.yaml`` (defaults when there is none); a ValueError naming the
+    file and field when it is not a manifest."""
+    path = _REPLICAS / app / "app.yaml"
+    if not path.is_file():
+        return AppManifest()
+    try:
+        return AppManifest.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the file"
+        raise ValueError(f"{path}: {where}: {first['msg']}") from exc
 
 
 @cache
