@@ -1,8 +1,8 @@
 """The seeded tracker world: the schema from models.py; rows from world.yaml, the seed's
 identity's name lists and ``Random(seed)``. Builders run in order on one
 :class:`~.common.Generation`: ``team`` (users), ``projects`` (projects, roles, components,
-versions, boards, sprints), ``issues`` (issues, comments, links, watchers, histories).
-Work in progress (issue 14): see /work/notes/issue14_plan.md."""
+versions, boards, sprints), ``issues`` (issues, comments, links, watchers, histories);
+the mess they make is README.md's "The mess"."""
 
 from __future__ import annotations
 
