@@ -1,9 +1,11 @@
-"""Which replica apps exist: every package under replicas/ (but runtime) is one, exporting
-``SPEC``; its name is its folder's. Names are known without importing any app.
+"""Which replica apps exist: every package under replicas/ (but runtime) is one, its spec
+``SPEC`` in its ``spec.py``; its name is its folder's. Names are known without importing any
+app.
 
-Framework apps exist to keep the runtime honest (tested on every run, deployable like any
-other) and are served only when ``WORKGYM_FRAMEWORK_APPS`` is on; tasks that use one are
-left out of the catalogue of a deployment that does not serve it."""
+Framework apps (``framework: true`` in their ``app.yaml``) exist to keep the runtime honest
+(tested on every run, deployable like any other) and are served only when
+``WORKGYM_FRAMEWORK_APPS`` is on; tasks that use one are left out of the catalogue of a
+deployment that does not serve it. An app's own fault presets are in its ``app.yaml`` too."""
 
 from __future__ import annotations
 
@@ -11,16 +13,15 @@ import importlib
 import pkgutil
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import replicas
-from workgym_core.speech import Lexicon, lexicon_of
-from workgym_core.speech.realise import Realiser
-from workgym_core.speech.realise import load as load_realiser
 
-from .runtime.spec import ReplicaSpec
+from .runtime.spec import ReplicaSpec, read_manifest
 
-# Apps that exist to test the framework, not to be trained on.
-FRAMEWORK_APPS = frozenset({"notes"})
+if TYPE_CHECKING:  # the speech reader is imported on use: listing apps needs none of it
+    from workgym_core.speech import Lexicon
+    from workgym_core.speech.realise import Realiser
 
 
 @cache
@@ -30,16 +31,36 @@ def app_names() -> frozenset[str]:
                      if m.ispkg and m.name != "runtime")
 
 
+def framework_apps() -> frozenset[str]:
+    """The apps that exist to test the framework, not to be trained on."""
+    return frozenset(name for name in app_names() if read_manifest(name).framework)
+
+
 def served_apps(framework: bool) -> frozenset[str]:
     """The apps a deployment serves: the public ones, and the framework's if asked."""
-    return app_names() if framework else app_names() - FRAMEWORK_APPS
+    return app_names() if framework else app_names() - framework_apps()
+
+
+def fault_presets() -> dict[str, list[dict[str, Any]]]:
+    """Every app's own fault presets (its ``app.yaml``), by name; a ValueError naming both
+    apps when two use one name."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    owner: dict[str, str] = {}
+    for name in sorted(app_names()):
+        for preset, plan in read_manifest(name).fault_presets.items():
+            if preset in owner:
+                raise ValueError(f"fault preset {preset!r} is both {owner[preset]}'s and "
+                                 f"{name}'s: rename one in its app.yaml")
+            found[preset], owner[preset] = plan, name
+    return found
 
 
 def spec(name: str) -> ReplicaSpec:
     """The app's spec (importing the app: its routes, models and rules)."""
-    found = getattr(importlib.import_module(f"replicas.{name}"), "SPEC", None)
+    found = getattr(importlib.import_module(f"replicas.{name}.spec"), "SPEC", None)
     if not isinstance(found, ReplicaSpec) or found.name != name:
-        raise TypeError(f"replicas/{name} must export SPEC, a ReplicaSpec named {name!r}")
+        raise TypeError(f"replicas/{name}/spec.py must define SPEC, a ReplicaSpec named "
+                        f"{name!r}")
     return found
 
 
@@ -64,9 +85,13 @@ def say_files() -> list[Path]:
 @cache
 def realiser() -> Realiser:
     """Every app's templates, read once per process."""
-    return load_realiser(say_files())
+    from workgym_core.speech.realise import load
+
+    return load(say_files())
 
 
 def lexicon() -> Lexicon:
     """Every app's claims, read once per process: the statement reader's vocabulary."""
+    from workgym_core.speech import lexicon_of
+
     return lexicon_of(claim_files())

@@ -84,7 +84,7 @@ _VALIDATION: dict[str, tuple[str, str]] = {
     "extra_forbidden": ("parameter_unknown", "Received unknown parameter: {param}"),
     "int_parsing": ("parameter_invalid_integer", "Invalid {param}: must be an integer"),
     "int_type": ("parameter_invalid_integer", "Invalid {param}: must be an integer"),
-    # schemas.INTEGER's refusal, worded by it: "Invalid integer: <value>".
+    # schemas.requests.INTEGER's refusal, worded by it: "Invalid integer: <value>".
     "stripe_integer": ("parameter_invalid_integer", "{detail}"),
     "canonical_integer": ("parameter_invalid_integer", "Invalid {param}: must be an integer "
                           "in canonical form (digits only)"),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-from datetime import datetime
 from functools import partial
 
 from replicas.runtime.forms import FormBodies
@@ -14,14 +12,6 @@ from .factories import ACTIVITY, FACTORIES
 from .idempotency import InFlightKeys
 from .routes import TAGS, router
 from .rules import accounts
-
-
-def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
-    # Imported on use: SQLModel/SQLAlchemy is needed only to build a snapshot.
-    from .seed import seed as generate
-
-    generate(conn, seed, now)
-
 
 SPEC = ReplicaSpec(
     name="checkout",
@@ -41,7 +31,6 @@ SPEC = ReplicaSpec(
     ),
     data_version="4",
     router=router,
-    seed=_seed,
     probe={"update": "products", "id": 1,
            "values": {"description": "Catalogue review scheduled (probe: no task allows "
                                      "this)."}},

@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import sqlite3
-from datetime import datetime
-
 from replicas.runtime.episode import Episode
 from replicas.runtime.spec import ReplicaSpec
 
 from . import customer
 from .errors import STYLE
 from .factories import ACTIVITY, FACTORIES
+from .middleware import JsonSuffix
 from .routes import TAGS, router
 from .rules import clock
-from .wire import JsonSuffix
 
 _CLOCK = "helpdesk.automations_at"
-
-
-def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
-    # Imported on use: the schema's SQLModel/SQLAlchemy (~0.4 s) is needed only to build a
-    # snapshot, never by a replica serving pre-built ones.
-    from .seed import seed as generate
-
-    generate(conn, seed, now)
 
 
 def after_write(episode: Episode) -> None:
@@ -59,7 +48,6 @@ SPEC = ReplicaSpec(
     # views, triggers, automations, SLA policies and metric events, schedules, job statuses
     data_version="9",
     router=router,
-    seed=_seed,
     probe={"update": "organizations", "id": 1,
            "values": {"notes": "Account review scheduled (probe: no task allows this)."}},
     factories=FACTORIES,

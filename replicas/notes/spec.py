@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
-from datetime import datetime
-
 from replicas.runtime.spec import ReplicaSpec
 
 from .factories import ACTIVITY, FACTORIES
 from .routes import TAGS, router
-
-
-def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
-    from .seed import seed as generate  # SQLAlchemy only when a snapshot is built
-
-    generate(conn, seed, now)
-
 
 SPEC = ReplicaSpec(
     name="notes",
@@ -28,7 +18,6 @@ SPEC = ReplicaSpec(
     ),
     data_version="1",
     router=router,
-    seed=_seed,
     probe={"update": "people", "id": 1,
            "values": {"company": "Probe Holdings (no task allows this)"}},
     factories=FACTORIES,

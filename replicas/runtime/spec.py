@@ -1,10 +1,16 @@
 """The contract between a replica app and the shared replica runtime (replicas/README.md).
 
-Three parts of an app are read without importing it (its routes and FastAPI are start-up CPU
+The runtime finds an app's parts by convention, from its name: its spec
+(``replicas/<app>/spec.py``'s ``SPEC``, ``replicas.catalog.spec``), its world generator
+(``seed(conn, seed, now)`` of ``replicas/<app>/seed/``, :meth:`ReplicaSpec.seed`).
+
+Four parts of an app are read without importing it (its routes and FastAPI are start-up CPU
 a process that only lists tasks or exports data should not pay): its brief
 (``replicas/<app>/brief.md``, :func:`read_brief`), the model of its tasks' scripted
-actors (``replicas/<app>/actors.py``, pydantic only, :func:`actors_model`) and the
-changes every task of it allows (``replicas/<app>/allowances.yaml``, :func:`read_allowances`).
+actors (``replicas/<app>/actors.py``, pydantic only, :func:`actors_model`), the
+changes every task of it allows (``replicas/<app>/allowances.yaml``, :func:`read_allowances`)
+and its manifest (``replicas/<app>/app.yaml``, :func:`read_manifest`: whether it is a
+framework app, its own fault presets).
 """
 
 from __future__ import annotations
@@ -19,10 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 if TYPE_CHECKING:  # the catalogue imports this module in processes that serve no replica
     from fastapi import APIRouter
-    from pydantic import BaseModel
 
     from workgym_core.asgi import ASGIApp
 
@@ -53,6 +59,36 @@ def read_allowances(app: str) -> tuple[dict[str, Any], ...]:
     return tuple(rules)
 
 
+class AppManifest(BaseModel):
+    """What the catalogue knows of an app without importing it (``app.yaml``, optional:
+    all defaults when absent)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    framework: bool = Field(False, description=(
+        "The app exists to keep the runtime honest, not to be trained on: served only when "
+        "WORKGYM_FRAMEWORK_APPS is on, its tasks left out of a catalogue that does not serve "
+        "it."))
+    fault_presets: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description=(
+        "Fault plans of the product's own (a fault preset's name -> fault configs), offered "
+        "beside the proxy's (none, hard) wherever a preset can be named."))
+
+
+@cache
+def read_manifest(app: str) -> AppManifest:
+    """``replicas/<app>/app.yaml`` (defaults when there is none); a ValueError naming the
+    file and field when it is not a manifest."""
+    path = _REPLICAS / app / "app.yaml"
+    if not path.is_file():
+        return AppManifest()
+    try:
+        return AppManifest.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the file"
+        raise ValueError(f"{path}: {where}: {first['msg']}") from exc
+
+
 @cache
 def actors_model(app: str) -> type[BaseModel] | None:
     """The model of ``app``'s scripted actors (``Actors`` in ``replicas/<app>/actors.py``),
@@ -64,6 +100,18 @@ def actors_model(app: str) -> type[BaseModel] | None:
     return model
 
 
+Generator = Callable[[sqlite3.Connection, int, datetime], None]
+
+
+@cache
+def world_generator(app: str) -> Generator:
+    """``seed(conn, seed, now)`` of ``replicas/<app>/seed/``, imported on first use: the
+    models' SQLModel/SQLAlchemy (~0.4 s) is needed only to build a snapshot, never by a
+    replica serving pre-built ones."""
+    generate: Generator = importlib.import_module(f"replicas.{app}.seed").seed
+    return generate
+
+
 @dataclass(frozen=True, kw_only=True)
 class ReplicaSpec:
     """Everything the runtime needs to know about one app."""
@@ -73,8 +121,10 @@ class ReplicaSpec:
     description: str
     data_version: str
     router: APIRouter
-    # Creates the schema and writes the seeded world into an empty database.
-    seed: Callable[[sqlite3.Connection, int, datetime], None]
+    # Creates the schema and writes the seeded world into an empty database; None: the
+    # app's world generator, ``replicas/<app>/seed/`` (:func:`world_generator`). Only an app
+    # outside ``replicas/`` (a test's) gives its own.
+    generator: Generator | None = None
     # One row operation (rowops syntax) making a harmless change to the seeded world that no
     # task allows: tests use it as the generic "collateral write" in any app.
     probe: dict[str, Any]
@@ -100,6 +150,10 @@ class ReplicaSpec:
     # The column whose value the API shows as a row's id, where a table has it (Stripe's
     # ``stripe_id``); the row's ``id`` elsewhere (runtime/changes.py).
     public_id: str = "id"
+
+    def seed(self, conn: sqlite3.Connection, seed: int, now: datetime) -> None:
+        """Create the schema and write the world of ``seed`` as of ``now`` into ``conn``."""
+        (self.generator or world_generator(self.name))(conn, seed, now)
 
     @property
     def brief(self) -> str:

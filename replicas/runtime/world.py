@@ -5,8 +5,9 @@ An app's world generator builds its tables as lists of dicts and hands them here
 
     write_world(conn, METADATA, {"groups": groups, "agents": agents, ...})
 
-Tables are written in the order given (so that foreign keys point backwards and the
-serialized database is the same bytes for the same world), all in one transaction.
+Tables are written in the models' foreign-key order (``metadata.sorted_tables``: a row's
+references are written before it), all in one transaction; the order the generator built
+them in does not matter.
 SQLAlchemy is imported on use: only building a snapshot needs it.
 """
 
@@ -60,12 +61,16 @@ def write_rows(conn: sqlite3.Connection, table: str, rows: Rows) -> None:
 
 def write_world(conn: sqlite3.Connection, metadata: MetaData,
                 tables: Mapping[str, Rows]) -> None:
-    """Create the schema and write every table's rows, in one transaction."""
+    """Create the schema and write every table's rows, in one transaction, in the models'
+    foreign-key order; a table the models do not have is a ValueError naming it."""
+    if unknown := sorted(set(tables) - set(metadata.tables)):
+        raise ValueError(f"the world has rows for {unknown}, tables the models do not have "
+                         f"(they have {sorted(metadata.tables)})")
     conn.execute("BEGIN")
     try:
         create_schema(conn, metadata)
-        for table, rows in tables.items():
-            write_rows(conn, table, rows)
+        for table in metadata.sorted_tables:
+            write_rows(conn, table.name, tables.get(table.name, ()))
     except BaseException:
         conn.execute("ROLLBACK")
         raise

@@ -131,8 +131,9 @@ class Worklog(TrackerModel, table=True):
 
 class IssueLink(TrackerModel, table=True):
     """A link as the REST API states it (``POST /issueLink``): for type Blocks,
-    ``{"inwardIssue": A, "outwardIssue": B}`` means A blocks B (reports against real Jira
-    agree: /work/notes/jira_research.md §8); the columns keep the API's two sides."""
+    ``{"inwardIssue": A, "outwardIssue": B}`` means A blocks B (as Jira Cloud's REST
+    reference for ``POST /rest/api/3/issueLink`` has it); the columns keep the API's two
+    sides."""
 
     __tablename__ = "issue_links"
 

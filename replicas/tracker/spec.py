@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
-from datetime import datetime
-
 from replicas.runtime.spec import ReplicaSpec
 
 from . import developers
 from .errors import STYLE
 from .factories import ACTIVITY, FACTORIES
 from .routes import TAGS, router
-
-
-def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
-    from .seed import seed as generate  # SQLAlchemy only when a snapshot is built
-
-    generate(conn, seed, now)
-
 
 SPEC = ReplicaSpec(
     name="tracker",
@@ -34,7 +24,6 @@ SPEC = ReplicaSpec(
     # backlog, duplicates closed in their workflow's finished status, Jira's changelog items
     data_version="4",
     router=router,
-    seed=_seed,
     probe={"update": "projects", "id": 10000,
            "values": {"description": "Probe (no task allows this)."}},
     factories=FACTORIES,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workgym_proxy.faults.plan import PRESETS
+from .presets import fault_presets
 
 if TYPE_CHECKING:  # the commands import what they run: --help loads no web stack
     from fastapi import FastAPI
@@ -392,7 +392,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--agent", type=agent_spec, default="reference",
                      help="a built-in agent (default: reference; a wrong name lists them) or "
                      "openai:MODEL, a model behind OPENAI_BASE_URL (OPENAI_API_KEY)")
-    run.add_argument("--faults", choices=["task", *PRESETS], default="task",
+    run.add_argument("--faults", choices=["task", *fault_presets()], default="task",
                      help="fault plan: the task's own (default), or a preset")
     run.add_argument("--url", help="a WorkGym server; default: run in this process")
     run.add_argument("--json", action="store_true", help="print the report JSON alone")
@@ -414,7 +414,7 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("--concurrency", type=int, default=4,
                        help="episodes at a time, one thread each (default 4; more for "
                        "model agents, which wait on their API)")
-    bench.add_argument("--faults", choices=["task", *PRESETS],
+    bench.add_argument("--faults", choices=["task", *fault_presets()],
                        help="fault plan: the task's own (default), or a preset")
     bench.add_argument("--agent", type=agent_spec, help="a built-in agent (default: "
                        "reference) or openai:MODEL")

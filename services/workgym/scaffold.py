@@ -23,44 +23,18 @@ FILES: dict[str, str] = {
     "replicas/$name/__init__.py": '''\
 """$title: <what product this app replicates, in one line>.
 
-Exports :data:`SPEC` (built on first access, in ``spec.py``: importing this package imports
-no routes).
+Its spec is ``spec.py``'s ``SPEC`` (found by the catalogue); see README.md.
 """
-
-from __future__ import annotations
-
-from typing import Any
-
-
-def __getattr__(name: str) -> Any:
-    if name == "SPEC":
-        from .spec import SPEC
-
-        return SPEC
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = ["SPEC"]
 ''',
     "replicas/$name/spec.py": '''\
 """The $name app's :class:`ReplicaSpec`."""
 
 from __future__ import annotations
 
-import sqlite3
-from datetime import datetime
-
 from replicas.runtime.spec import ReplicaSpec
 
 from .factories import FACTORIES
 from .routes import TAGS, router
-
-
-def _seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
-    from .seed import seed as generate  # SQLAlchemy only when a snapshot is built
-
-    generate(conn, seed, now)
-
 
 SPEC = ReplicaSpec(
     name="$name",
@@ -69,7 +43,6 @@ SPEC = ReplicaSpec(
     '{"error": {code, message, field, rule}}.',
     data_version="1",
     router=router,
-    seed=_seed,
     probe={"update": "people", "id": 1, "values": {"locale": "xx-XX"}},
     factories=FACTORIES,
     openapi_tags=TAGS,

@@ -95,8 +95,8 @@ class Settings(ServerLimits):
         "replicas are always reached through httpx's ASGI transport). Chosen by `make bench`.",
     )
     framework_apps: bool = Field(
-        False, description="Also serve the framework's own test apps (replicas.catalog."
-        "FRAMEWORK_APPS) and the tasks that use them.",
+        False, description="Also serve the framework's own test apps (`framework: true` in "
+        "their replicas/<app>/app.yaml) and the tasks that use them.",
     )
     tracing: bool = Field(
         False, description="Export traces and metrics over OTLP/HTTP even without an "

@@ -1,5 +1,6 @@
 """The replica contract (replicas/README.md), checked on every app of the catalogue, the
-framework's test app included: every operation, parameter and schema property described;
+framework's test app included: the package's shape as the README's table states it; every
+operation, parameter and schema property described;
 the same seed gives the same world, byte for byte, and different seeds differ; snapshots
 carry the change log; /_env refuses callers without the internal credential; the brief is
 there, the probe and every factory work, and every task's actors validate; canonical and
@@ -8,6 +9,8 @@ redirects."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import re
 from collections.abc import AsyncIterator, Iterator
@@ -24,6 +27,7 @@ from replicas.runtime import changes
 from replicas.runtime.app import create_replica_app
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.errors import WORKGYM_ERRORS
+from replicas.runtime.generation import WorldGeneration
 from replicas.runtime.params import CANONICAL_INTEGER, MAX_ID
 from replicas.runtime.setup import apply_ops, parse_ops
 from replicas.runtime.setup import schema as tables_of
@@ -52,6 +56,7 @@ def anyio_backend() -> str:
 
 
 APPS = sorted(app_names())
+REPLICAS = Path(__file__).resolve().parents[2] / "replicas"
 
 
 @pytest.fixture(scope="module", params=APPS)
@@ -69,6 +74,75 @@ async def client(replica: FastAPI, anyio_backend: str) -> AsyncIterator[httpx.As
     async with httpx.AsyncClient(transport=transport, base_url="http://replica",
                                  headers=HEADERS) as client:
         yield client
+
+
+# ---------------------------------------------------------------------------------------------
+# The package's shape
+# ---------------------------------------------------------------------------------------------
+
+_ROW = re.compile(r"^\| `([^`]+)` \| (required|optional) \|", re.MULTILINE)
+
+
+def shape(readme: str) -> dict[str, bool]:
+    """The entries of an app's folder, as replicas/README.md's table states them: name (a
+    folder's ends in ``/``) -> required."""
+    section = readme.split("## The package shape", 1)[1].split("\n## ", 1)[0]
+    return {name: kind == "required" for name, kind in _ROW.findall(section)}
+
+
+def off_shape(folder: Path, documented: dict[str, bool]) -> list[str]:
+    """What ``folder`` (an app) lacks or has beyond its shape: a required entry missing, or
+    an entry neither documented nor a module or package its README.md names."""
+    readme = (folder / "README.md").read_text(encoding="utf-8") \
+        if (folder / "README.md").is_file() else ""
+    found = {p.name + "/" if p.is_dir() else p.name for p in folder.iterdir()
+             if p.name != "__pycache__" and not p.name.startswith(".")}
+    wrong = [f"{name} is missing" for name, required in documented.items()
+             if required and name not in found]
+    for name in sorted(found - set(documented)):
+        stem = name.removesuffix("/").removesuffix(".py")
+        module = name.endswith(".py") or (folder / name / "__init__.py").is_file()
+        if not (module and re.search(rf"`{re.escape(stem)}(\.py|/)`", readme)):
+            wrong.append(f"{name} is not in the shape (replicas/README.md), nor a module "
+                         "its README.md names")
+    if "schemas.py" in found and "schemas/" in found:
+        wrong.append("schemas.py and schemas/: one or the other")
+    return wrong
+
+
+SHAPE = shape((REPLICAS / "README.md").read_text(encoding="utf-8"))
+
+
+def test_the_readme_states_the_shape() -> None:
+    assert {"__init__.py", "spec.py", "models.py", "seed/", "routes/"} <= {
+        name for name, required in SHAPE.items() if required}
+    assert {"pages/", "app.yaml", "render.py", "errors.py"} <= set(SHAPE)
+
+
+def test_the_shape_check_names_what_is_off(tmp_path: Path) -> None:
+    for name in ("spec.py", "notes.txt", "extra.py", "helpers.py", "schemas.py"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "README.md").write_text("| `helpers.py` | its helpers |")
+    assert off_shape(tmp_path, {"spec.py": True, "models.py": True, "README.md": True,
+                                "schemas.py": False, "schemas/": False}) == [
+        "models.py is missing",
+        "extra.py is not in the shape (replicas/README.md), nor a module its README.md names",
+        "notes.txt is not in the shape (replicas/README.md), nor a module its README.md names",
+        "schemas.py and schemas/: one or the other"]
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_the_app_has_the_documented_shape(app: str) -> None:
+    folder = REPLICAS / app
+    assert off_shape(folder, SHAPE) == []
+    init = ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))
+    assert len(init.body) == 1 and isinstance(init.body[0], ast.Expr) \
+        and isinstance(init.body[0].value, ast.Constant), "__init__.py is a docstring only"
+    outside = [str(path.relative_to(folder)) for path in sorted(folder.rglob("*"))
+               if path.is_file() and path.suffix in (".py", ".md", ".yaml", ".html")
+               and "/work/" in path.read_text(encoding="utf-8")]
+    assert outside == [], "notes outside the repository: write what they say here"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -335,3 +409,12 @@ async def test_a_trailing_slash_is_a_json_404_not_a_redirect(
         not_found = WorkGymError("", code="not_found")
         not_found.status_code = 404
         assert refused(response) == refusal(replica, not_found), (method, path)
+
+
+@pytest.mark.parametrize("app", [a for a in APPS
+                                 if (REPLICAS / a / "seed" / "common.py").is_file()])
+def test_a_world_generator_run_is_the_runtimes(app: str) -> None:
+    """An app's generation state (``seed/common.py``) extends the runtime's: the random
+    stream, clock, static material, identity and tables every app's generator has."""
+    common = importlib.import_module(f"replicas.{app}.seed.common")
+    assert issubclass(common.Generation, WorldGeneration), app

@@ -1,7 +1,9 @@
-"""Fault plans: which faults an episode meets. ``none``, the task's own, ``hard``, or a list."""
+"""Fault plans: which faults an episode meets. ``none``, the task's own, ``hard``, a preset
+of an app's own (the composition root hands them over: the proxy knows no app), or a list."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -12,8 +14,9 @@ from .plugins import FaultSpec
 FaultPlan = list[FaultSpec]
 _plan = TypeAdapter(FaultPlan)
 
-# Task-agnostic faults every well-behaved agent can recover from by retrying,
-# backing off and waiting out rate limits. Writes are never answered-then-lost here.
+# Task- and app-agnostic faults every well-behaved agent can recover from by retrying,
+# backing off and waiting out rate limits. Writes are never answered-then-lost here. An
+# app's own presets are in its app.yaml (replicas/README.md).
 PRESETS: dict[str, list[dict[str, Any]]] = {
     "none": [],
     "hard": [
@@ -24,23 +27,18 @@ PRESETS: dict[str, list[dict[str, Any]]] = {
         {"kind": "connection_reset", "toxicity": 0.03},
         {"kind": "truncated_body", "toxicity": 0.05, "target": {"method": "GET"}},
     ],
-    # Jira Cloud's per-issue write limit: writes to an issue (edits, transitions, comments,
-    # links, worklogs) meet 429 with Retry-After, twice in a row when they come too fast.
-    "jira-write-limit": [
-        {"kind": "rate_limit", "toxicity": 0.3, "retry_after_s": 2, "refusals": 2,
-         "target": {"app": "tracker", "method": method, "path": "/rest/api/*/issue/**"}}
-        for method in ("POST", "PUT")
-    ],
 }
 
 def parse_plan(raw: list[dict[str, Any]]) -> FaultPlan:
     return _plan.validate_python(raw)
 
 
-def resolve_plan(choice: str | list[Any], task_plan: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The plan an episode gets, as JSON-ready configs (validated)."""
+def resolve_plan(choice: str | list[Any], task_plan: list[dict[str, Any]],
+                 presets: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The plan an episode gets, as JSON-ready configs (validated); ``presets``: every plan
+    a name may choose (these and the apps')."""
     if isinstance(choice, str):
-        raw = task_plan if choice == "task" else PRESETS[choice]
+        raw = task_plan if choice == "task" else presets[choice]
     else:
         raw = choice
     return [fault.model_dump(mode="json") for fault in parse_plan(raw)]

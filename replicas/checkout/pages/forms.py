@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from ..schemas import ObjectId, PaymentMethodData
+from ..schemas.requests import ObjectId, PaymentMethodData
 from .cart import MAX_TEXT
 
 # Where the shop ships (the countries of the seed's people).

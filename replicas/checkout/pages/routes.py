@@ -42,7 +42,7 @@ from ..errors import ResourceMissing
 from ..render import Row, loads
 from ..rules import payment_intents as intents
 from ..rules.common import World
-from ..schemas import ChallengeAnswer, PaymentIntentCreate
+from ..schemas.requests import ChallengeAnswer, PaymentIntentCreate
 from .cart import (
     CURRENCIES,
     MAX_TEXT,

@@ -10,9 +10,9 @@ from starlette.responses import Response
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
-from ..objects import Price, Product, StripeList
 from ..rules import catalog
-from ..schemas import PriceCreate, PriceUpdate, ProductCreate, ProductUpdate
+from ..schemas.requests import PriceCreate, PriceUpdate, ProductCreate, ProductUpdate
+from ..schemas.stripe import Price, Product, StripeList
 from .common import PriceId, ProductId, answer, listing, retrieve
 
 router = APIRouter(tags=["catalog"])

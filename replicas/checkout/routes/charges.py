@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from ..deps import WorldDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
-from ..objects import Charge, StripeList
+from ..schemas.stripe import Charge, StripeList
 from .common import ChargeId, listing, retrieve
 
 router = APIRouter(tags=["charges"])

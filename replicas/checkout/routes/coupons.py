@@ -10,9 +10,9 @@ from starlette.responses import Response
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
-from ..objects import Coupon, DeletedCoupon, PromotionCode, StripeList
 from ..rules import coupons
-from ..schemas import CouponCreate, CouponUpdate, PromotionCodeCreate, PromotionCodeUpdate
+from ..schemas.requests import CouponCreate, CouponUpdate, PromotionCodeCreate, PromotionCodeUpdate
+from ..schemas.stripe import Coupon, DeletedCoupon, PromotionCode, StripeList
 from .common import CouponId, PromotionCodeId, answer, listing, retrieve
 
 router = APIRouter(tags=["coupons"])

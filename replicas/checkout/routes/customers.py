@@ -10,9 +10,9 @@ from starlette.responses import Response
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
-from ..objects import Customer, DeletedCustomer, StripeList
 from ..rules import customers
-from ..schemas import CustomerCreate, CustomerUpdate
+from ..schemas.requests import CustomerCreate, CustomerUpdate
+from ..schemas.stripe import Customer, DeletedCustomer, StripeList
 from .common import CustomerId, answer, listing, retrieve
 
 router = APIRouter(tags=["customers"])

@@ -11,9 +11,9 @@ from starlette.responses import Response
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
-from ..objects import Dispute, StripeList
 from ..rules import disputes
-from ..schemas import DisputeClose, DisputeUpdate
+from ..schemas.requests import DisputeClose, DisputeUpdate
+from ..schemas.stripe import Dispute, StripeList
 from .common import DisputeId, answer, listing, retrieve
 
 router = APIRouter(tags=["disputes"])

@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from ..deps import WorldDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Limit, StartingAfter
-from ..objects import Event, StripeList
+from ..schemas.stripe import Event, StripeList
 from .common import EventId, listing, retrieve
 
 router = APIRouter(tags=["events"])

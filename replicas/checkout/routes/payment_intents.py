@@ -12,11 +12,10 @@ from ..deps import WorldDep
 from ..errors import CardError, render
 from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
-from ..objects import PaymentIntent, StripeList
 from ..render import Row
 from ..rules import payment_intents as intents
 from ..rules.common import World
-from ..schemas import (
+from ..schemas.requests import (
     ChallengeAnswer,
     PaymentIntentCancel,
     PaymentIntentCapture,
@@ -24,6 +23,7 @@ from ..schemas import (
     PaymentIntentCreate,
     PaymentIntentUpdate,
 )
+from ..schemas.stripe import PaymentIntent, StripeList
 from .common import IntentId, answer, listing, retrieve
 
 router = APIRouter(tags=["payment_intents"])

@@ -10,14 +10,14 @@ from starlette.responses import Response
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
-from ..objects import PaymentMethod, StripeList
 from ..rules import payment_methods
-from ..schemas import (
+from ..schemas.requests import (
     PaymentMethodAttach,
     PaymentMethodCreate,
     PaymentMethodDetach,
     PaymentMethodUpdate,
 )
+from ..schemas.stripe import PaymentMethod, StripeList
 from .common import CustomerId, PaymentMethodId, answer, listing, retrieve
 
 router = APIRouter(tags=["payment_methods"])

@@ -10,9 +10,9 @@ from starlette.responses import Response
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
-from ..objects import Refund, StripeList
 from ..rules import refunds
-from ..schemas import RefundCancel, RefundCreate, RefundUpdate
+from ..schemas.requests import RefundCancel, RefundCreate, RefundUpdate
+from ..schemas.stripe import Refund, StripeList
 from .common import RefundId, answer, listing, retrieve
 
 router = APIRouter(tags=["refunds"])

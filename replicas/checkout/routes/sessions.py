@@ -13,11 +13,11 @@ from replicas.runtime.responses import ok
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter, cursor_page
-from ..objects import CheckoutSession, LineItem, StripeList
 from ..render import Row
 from ..rules import sessions
 from ..rules.common import World
-from ..schemas import SessionCreate, SessionExpire
+from ..schemas.requests import SessionCreate, SessionExpire
+from ..schemas.stripe import CheckoutSession, LineItem, StripeList
 from .common import SessionId, answer, listing, retrieve
 
 router = APIRouter(tags=["checkout_sessions"])

@@ -14,12 +14,12 @@ from replicas.runtime.paging import DEFAULT_LIMIT, Filters, Limit, Offset, Page,
 from replicas.runtime.params import Id
 from replicas.runtime.responses import ok
 
-from .. import store_objects as out
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
 from ..rules import accounts, orders, refunds
 from ..rules.common import World
-from ..schemas import (
+from ..schemas import store as out
+from ..schemas.requests import (
     ApprovalCreate,
     EmailChangeRequest,
     OrderCancel,

@@ -15,7 +15,7 @@ from replicas.runtime import db as sql
 from replicas.runtime.codes import email_change_code
 
 from ..render import Row
-from ..schemas import CustomerUpdate
+from ..schemas.requests import CustomerUpdate
 from . import customers
 from .common import World, refused
 

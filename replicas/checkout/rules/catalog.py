@@ -6,7 +6,7 @@ from typing import Any
 
 from ..errors import InvalidRequestError
 from ..render import Row
-from ..schemas import PriceCreate, PriceUpdate, ProductCreate, ProductUpdate
+from ..schemas.requests import PriceCreate, PriceUpdate, ProductCreate, ProductUpdate
 from .common import World, currency, given, metadata, text
 
 

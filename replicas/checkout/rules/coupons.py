@@ -27,7 +27,7 @@ from ..discounts import (
 from ..errors import InvalidRequestError, ResourceMissing
 from ..ids import token
 from ..render import Row
-from ..schemas import CouponCreate, CouponUpdate, PromotionCodeCreate, PromotionCodeUpdate
+from ..schemas.requests import CouponCreate, CouponUpdate, PromotionCodeCreate, PromotionCodeUpdate
 from .common import World, currency, exclusive, given, metadata, text
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import ResourceMissing
 from ..render import Row
-from ..schemas import CustomerCreate, CustomerUpdate
+from ..schemas.requests import CustomerCreate, CustomerUpdate
 from . import payment_methods
 from .common import World, dumps, given, metadata, text
 

@@ -12,7 +12,7 @@ import orjson
 
 from ..errors import InvalidRequestError
 from ..render import Row
-from ..schemas import DisputeEvidence
+from ..schemas.requests import DisputeEvidence
 from .common import World, dumps, metadata
 
 OPEN = {"needs_response": "under_review", "warning_needs_response": "warning_under_review"}

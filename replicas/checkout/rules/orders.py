@@ -22,7 +22,7 @@ from replicas.runtime import db as sql
 
 from ..discounts import paid_for
 from ..render import Row
-from ..schemas import ItemQuantity, RefundCreate
+from ..schemas.requests import ItemQuantity, RefundCreate
 from . import payment_intents as intents
 from . import refunds
 from .common import World, dumps, refused

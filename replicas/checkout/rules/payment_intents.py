@@ -25,7 +25,7 @@ from ..cards import AUTHENTICATION_FAILED, Decline, card
 from ..errors import CardError, InvalidRequestError
 from ..ids import token
 from ..render import Row
-from ..schemas import PaymentIntentCreate, PaymentIntentUpdate, PaymentMethodData
+from ..schemas.requests import PaymentIntentCreate, PaymentIntentUpdate, PaymentMethodData
 from . import customers, payment_methods
 from .common import World, charge_amount, currency, dumps, given, metadata, text
 

@@ -11,7 +11,7 @@ from typing import Any
 from ..cards import BY_NAME, BY_NUMBER, LIVE, TestCard, brand_of, luhn
 from ..errors import CardError, InvalidRequestError
 from ..render import Row
-from ..schemas import BillingDetails, CardDetails
+from ..schemas.requests import BillingDetails, CardDetails
 from .common import World, metadata
 
 TEST_PREFIX = "pm_card_"

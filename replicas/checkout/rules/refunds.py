@@ -12,7 +12,7 @@ from workgym_core.money import format_money
 
 from ..errors import InvalidRequestError
 from ..render import Row
-from ..schemas import ApprovalCreate, RefundCreate
+from ..schemas.requests import ApprovalCreate, RefundCreate
 from . import approvals
 from .common import World, metadata
 

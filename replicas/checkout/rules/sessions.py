@@ -28,7 +28,12 @@ from replicas.runtime import db as sql
 from ..discounts import allocate, discount
 from ..errors import CardError, InvalidRequestError
 from ..render import CHECKOUT_PAGE, Row
-from ..schemas import PaymentIntentCreate, PaymentIntentUpdate, PaymentMethodData, SessionCreate
+from ..schemas.requests import (
+    PaymentIntentCreate,
+    PaymentIntentUpdate,
+    PaymentMethodData,
+    SessionCreate,
+)
 from . import coupons, customers
 from . import payment_intents as intents
 from .common import World, exclusive, metadata, text

@@ -18,12 +18,6 @@ from ..models import METADATA
 from . import accounts, catalog, coupons, customers, disputes, events, orders, sessions, stock
 from .common import Generation
 
-# The order tables are written in: foreign keys point backwards.
-INSERT_ORDER = ("customers", "products", "prices", "payment_methods", "payment_intents",
-                "charges", "refunds", "refund_approvals", "disputes", "coupons", "promotion_codes",
-                "checkout_sessions", "checkout_line_items", "accounts", "account_actions",
-                "orders", "order_items", "fulfillments", "returns", "inventory", "events")
-
 
 def seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
     """Create the schema and write the world of ``seed`` as of ``now`` into ``conn``."""
@@ -31,4 +25,4 @@ def seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
     for family in (customers, accounts, catalog, coupons, orders, sessions, stock, disputes,
                    events):
         family.build(g)
-    write_world(conn, METADATA, {table: g.tables.get(table, []) for table in INSERT_ORDER})
+    write_world(conn, METADATA, g.tables)

@@ -29,7 +29,7 @@ def build(g: Generation) -> None:
             "locale": person.locale, "email_verified": int(r.random() < 0.93),
             "two_factor_enabled": int(r.random() < 0.3), "pending_email": None,
             "created_at": g.iso(created),
-            "updated_at": g.iso(min(g.now, created + r.randint(0, 300) * DAY)),
+            "updated_at": g.iso(min(g.unix, created + r.randint(0, 300) * DAY)),
             "legacy_id": None, "legacy_created": None})
         if i < N_LEGACY:  # MESS: the old shop's id and its sign-up date as it wrote it
             account["legacy_id"] = f"WC-C{1003 + 17 * i}"
@@ -45,7 +45,7 @@ def build(g: Generation) -> None:
         domain = r.choice(["fastmail.com", "proton.me"])
         account["pending_email"] = (f"{ascii_fold(first)}.{ascii_fold(last)}."
                                     f"{r.randint(10, 99)}@{domain}")
-        at = g.ago(r.uniform(1, 9))
+        at = g.unix_ago(r.uniform(1, 9))
         actions.append({"account_id": account["id"], "kind": "email_change",
                         "status": "pending", "verification_required": 1,
                         "verification_method": "code_to_new_email",
@@ -53,7 +53,7 @@ def build(g: Generation) -> None:
                         "created_at": g.iso(at), "completed_at": None})
     for account in r.sample(accounts, N_HISTORY):
         kind = r.choice(["password_reset", "password_reset", "2fa_reset"])
-        at = g.ago(r.uniform(5, 300))
+        at = g.unix_ago(r.uniform(5, 300))
         actions.append({"account_id": account["id"], "kind": kind, "status": "completed",
                         "verification_required": int(kind == "2fa_reset"),
                         "verification_method": r.choice(["security_questions", "id_document"])

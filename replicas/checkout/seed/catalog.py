@@ -11,7 +11,7 @@ N_SEASONAL = 3
 
 def build(g: Generation) -> None:
     r = g.rng
-    created = g.ago(700)
+    created = g.unix_ago(700)
     g.price_of = {}
     for sku, spec in data()["products"].items():
         product = g.new("products", {
@@ -35,4 +35,4 @@ def build(g: Generation) -> None:
         g.new("prices", {**{k: v for k, v in usd.items() if k not in ("id", "stripe_id")},
                          "unit_amount": usd["unit_amount"] * 80 // 100, "active": 0,
                          "nickname": "Winter sale 2024", "lookup_key": None,
-                         "created": g.ago(r.uniform(200, 260))})
+                         "created": g.unix_ago(r.uniform(200, 260))})

@@ -1,5 +1,5 @@
-"""One run of the checkout world generator: its random stream, clock (Unix seconds), the
-seed's identity, the tables built so far and what each builder leaves for the next."""
+"""One run of the checkout world generator (replicas/runtime/generation.py), its clock also
+in Unix seconds (Stripe's times), and what its builders leave each other."""
 
 from __future__ import annotations
 
@@ -7,19 +7,21 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
-from replicas.runtime import identity
 from replicas.runtime.clock import iso
+from replicas.runtime.generation import Row, WorldGeneration
 
 from ..ids import stripe_id
 from ..rules.common import unix
+from ..world import data
 
-Row = dict[str, Any]
+__all__ = ["DAY", "Generation", "Row"]
+
 DAY = 86400
 
 
-class Generation:
-    """Deterministic per seed: the only randomness is ``rng`` and the seed's identity, the
-    only time ``now``. Builders run in a fixed order, each filling its tables."""
+class Generation(WorldGeneration):
+    """Stripe's times are Unix seconds: ``unix`` is ``now`` in them, ``unix_ago`` a time
+    before it."""
 
     # Left by the customers builder: each person's customer (the first, not a guest's), and
     # every customer's country.
@@ -38,13 +40,11 @@ class Generation:
     returned: list[tuple[Row, Row, Row]]
 
     def __init__(self, seed: int, now: datetime) -> None:
-        self.rng = random.Random(f"checkout:{seed}")
-        self.now = unix(now)
-        self.identity = identity.identity(seed)
-        self.tables: dict[str, list[Row]] = {}
+        super().__init__(seed, now, random.Random(f"checkout:{seed}"), data())
+        self.unix = unix(now)
 
-    def ago(self, days: float) -> int:
-        return self.now - int(days * DAY)
+    def unix_ago(self, days: float) -> int:
+        return self.unix - int(days * DAY)
 
     def new(self, table: str, values: Row) -> Row:
         """A new Stripe object of ``table``: the next id, a Stripe id, ``values``."""

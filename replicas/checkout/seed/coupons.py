@@ -19,14 +19,14 @@ APOLOGY = "SORRY"
 def _coupon(g: Generation, coupon_id: str, spec: dict[str, Any], *,
             amount: tuple[str, int] | None = None) -> Row:
     ends = spec.get("ends")
-    created = g.ago(spec["days"])
+    created = g.unix_ago(spec["days"])
     return g.new("coupons", {
         "stripe_id": coupon_id, "name": spec["name"], "percent_off": spec.get("percent_off"),
         "amount_off": amount[1] if amount else None,
         "currency": amount[0] if amount else None,
         "duration": spec.get("duration", "once"), "duration_in_months": spec.get("months"),
         "max_redemptions": spec.get("max_redemptions"),
-        "redeem_by": None if ends is None else g.now + int(ends * DAY),
+        "redeem_by": None if ends is None else g.unix + int(ends * DAY),
         "times_redeemed": 0, "deleted": 0,
         "metadata": dumps({"source": "old_shop"} if spec.get("legacy") else {}),
         "created": created})
@@ -38,7 +38,7 @@ def _code(g: Generation, code: str, coupon: Row, *, ends: float | None = None,
           created: int | None = None, meta: dict[str, str] | None = None) -> Row:
     return g.new("promotion_codes", {
         "code": code, "coupon": coupon["stripe_id"], "customer": customer, "active": 1,
-        "expires_at": None if ends is None else g.now + int(ends * DAY),
+        "expires_at": None if ends is None else g.unix + int(ends * DAY),
         "max_redemptions": max_redemptions, "times_redeemed": 0,
         "first_time_transaction": int(first_time),
         "minimum_amount": minimum[1] if minimum else None,
@@ -68,7 +68,7 @@ def build(g: Generation) -> None:
     # One-off apology codes: one customer each, once, in their currency.
     for n, (_, customer) in enumerate(r.sample(g.people, spec["apology_codes"])):
         coupon = coupons[f"{APOLOGY}-{customer['currency'].upper()}"]
-        made = g.ago(r.uniform(20, 290))
+        made = g.unix_ago(r.uniform(20, 290))
         code = _code(g, f"{APOLOGY}-{customer['stripe_id'][-6:].upper()}{n}", coupon,
                      customer=customer["stripe_id"], max_redemptions=1, created=made,
                      meta={"reason": r.choice(["late delivery", "damaged parcel",
@@ -81,5 +81,5 @@ def settle(g: Generation) -> None:
     coupon no longer valid), as the clock and the redemptions would have."""
     coupons = {c["stripe_id"]: c for c in g.tables["coupons"]}
     for code in g.tables["promotion_codes"]:
-        if lapse(code, coupons[code["coupon"]], g.now) is not None:
+        if lapse(code, coupons[code["coupon"]], g.unix) is not None:
             code["active"] = 0

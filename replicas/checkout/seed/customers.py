@@ -28,11 +28,11 @@ def build(g: Generation) -> None:
         first.setdefault(placed.buyer, placed.days_ago)
     for i, person in enumerate(people):
         since = max(r.uniform(20, OLDEST_DAYS), first.get(i, 0.0) + r.uniform(1, 30))
-        values = customer_values(person, g.ago(since))
+        values = customer_values(person, g.unix_ago(since))
         if i < N_LEGACY:
             # MESS: imported from the old shop: its id in metadata, no phone, no locale, some
             # without a name.
-            values |= {"created": g.ago(r.uniform(MOVED_DAYS + 240, OLDEST_DAYS)),
+            values |= {"created": g.unix_ago(r.uniform(MOVED_DAYS + 240, OLDEST_DAYS)),
                        "phone": None, "preferred_locales": "[]",
                        "name": None if r.random() < 0.25 else person.name,
                        "metadata": dumps({"legacy_id": f"wc_cust_{1003 + 17 * i}"})}
@@ -45,7 +45,7 @@ def build(g: Generation) -> None:
                                                  customer["created"], person.name))
     # MESS: the same person twice (a guest checkout made a second customer, same email).
     for person, _ in r.sample(g.people[N_LEGACY:], N_GUESTS):
-        again = customer_values(person, g.ago(r.uniform(20, MOVED_DAYS - 10)))
+        again = customer_values(person, g.unix_ago(r.uniform(20, MOVED_DAYS - 10)))
         guest = g.new("customers", {**again, "metadata": '{"source": "guest_checkout"}'})
         g.country_of[guest["stripe_id"]] = person.country
         g.new("payment_methods", card_values(r, BY_NAME[card_name(r, person.country)],

@@ -17,7 +17,7 @@ RESPONSE_DAYS = 10
 def build(g: Generation) -> None:
     r = g.rng
     for status, days in DISPUTES:
-        opened = g.ago(days)
+        opened = g.unix_ago(days)
         charge = r.choice([c for c in g.disputable if c["created"] < opened - 3 * DAY
                            and not c["disputed"]])
         charge["disputed"] = 1

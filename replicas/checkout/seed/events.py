@@ -19,13 +19,13 @@ INTENT_EVENTS = {"succeeded": "payment_intent.succeeded",
 
 
 def build(g: Generation) -> None:
-    since = g.ago(KEPT_DAYS)
+    since = g.unix_ago(KEPT_DAYS)
     methods = {m["stripe_id"]: m for m in g.tables["payment_methods"]}
     found: list[tuple[int, str, Any]] = []
     for row in g.tables["payment_intents"]:
         if row["created"] >= since:
             found.append((row["created"], INTENT_EVENTS[row["status"]],
-                          CONVERTERS["payment_intents"](row, g.now)))
+                          CONVERTERS["payment_intents"](row, g.unix)))
     for row in g.tables["charges"]:
         if row["created"] >= since:
             kind = "charge.succeeded" if row["status"] == "succeeded" else "charge.failed"
@@ -33,16 +33,16 @@ def build(g: Generation) -> None:
     for table, kind in (("refunds", "refund.created"), ("disputes", "charge.dispute.created")):
         for row in g.tables[table]:
             if row["created"] >= since:
-                found.append((row["created"], kind, CONVERTERS[table](row, g.now)))
+                found.append((row["created"], kind, CONVERTERS[table](row, g.unix)))
     paid_at = {c["payment_intent"]: c["created"] for c in g.tables["charges"]
                if c["status"] == "succeeded"}
     for row in g.tables["checkout_sessions"]:
         if row["status"] == "expired" and row["expires_at"] >= since:
             found.append((row["expires_at"], "checkout.session.expired",
-                          CONVERTERS["checkout_sessions"](row, g.now)))
+                          CONVERTERS["checkout_sessions"](row, g.unix)))
         elif row["status"] == "complete" and paid_at[row["payment_intent"]] >= since:
             found.append((paid_at[row["payment_intent"]], "checkout.session.completed",
-                          CONVERTERS["checkout_sessions"](row, g.now)))
+                          CONVERTERS["checkout_sessions"](row, g.unix)))
     for created, kind, obj in sorted(found, key=lambda item: (item[0], item[1])):
         g.new("events", {"type": kind, "data": dumps({"object": obj}),
                          "idempotency_key": None, "created": created})

@@ -149,7 +149,7 @@ class _Shop:
             "charge": charge["stripe_id"], "payment_intent": charge["payment_intent"],
             "amount": amount, "currency": charge["currency"], "status": "succeeded",
             "reason": reason, "failure_reason": None, "metadata": dumps(meta or {}),
-            "created": min(created, self.g.now - 3600)})
+            "created": min(created, self.g.unix - 3600)})
 
     # -- the store ------------------------------------------------------------------------
     def order(self, number: str, customer: Row | None, email: str | None, placed: int,
@@ -196,11 +196,11 @@ class _Shop:
         self.g.add("fulfillments", {
             "order_id": order["id"], "carrier": carrier,
             "tracking_number": f"{carrier[:2].upper()}{self.r.randint(10**9, 10**10 - 1)}",
-            "status": "delivered" if delivered < self.g.now else "in_transit",
+            "status": "delivered" if delivered < self.g.unix else "in_transit",
             "items": dumps([{"item_id": item["id"], "quantity": count}
                             for item, count in units]),
             "shipped_at": self.g.iso(at),
-            "delivered_at": self.g.iso(delivered) if delivered < self.g.now else None})
+            "delivered_at": self.g.iso(delivered) if delivered < self.g.unix else None})
 
 
 def _fates(g: Generation, placed: list[Placed], times: list[int]) -> list[str]:
@@ -213,13 +213,13 @@ def _fates(g: Generation, placed: list[Placed], times: list[int]) -> list[str]:
         # 3-D Secure never finished: a checkout never paid; the others: paid ones.
         fits = [i for i, t in enumerate(times)
                 if (not placed[i].paid if fate == "requires_action" else not fates[i])
-                and g.ago(high) <= t <= g.ago(low)]
+                and g.unix_ago(high) <= t <= g.unix_ago(low)]
         for i in r.sample(fits, min(count, len(fits))):
             fates[i] = fate
     for i, t in enumerate(times):
         if not fates[i]:
             fate = r.choices(list(FATES), list(FATES.values()))[0]
-            fates[i] = "paid" if fate == "manual" and t > g.ago(8) else fate
+            fates[i] = "paid" if fate == "manual" and t > g.unix_ago(8) else fate
     return fates
 
 
@@ -229,7 +229,7 @@ def build(g: Generation) -> None:
     g.returned = []
     _legacy(g, shop)
     placed = g.identity.world_orders[:N_ORDERS]
-    times = [g.ago(p.days_ago) for p in placed]
+    times = [g.unix_ago(p.days_ago) for p in placed]
     for p, created, fate in zip(placed, times, _fates(g, placed, times), strict=True):
         _checkout(g, shop, created, p, fate)
     _refund_mess(g, shop)
@@ -266,7 +266,7 @@ def _legacy(g: Generation, shop: _Shop) -> None:
     or cancelled), their payments brought over without the card, the guests' without a
     customer, the old shop's ids in metadata."""
     r = g.rng
-    times = sorted(g.ago(r.uniform(MOVED_DAYS + 2, SPAN_DAYS)) for _ in range(N_LEGACY))
+    times = sorted(g.unix_ago(r.uniform(MOVED_DAYS + 2, SPAN_DAYS)) for _ in range(N_LEGACY))
     guests = [person for person, _ in g.people]
     contradictions = set(r.sample(range(N_LEGACY), N_CANCELLED_AND_SHIPPED))
     for i, placed in enumerate(times):
@@ -345,7 +345,7 @@ def _checkout(g: Generation, shop: _Shop, created: int, placed: Placed, fate: st
     if fate == "manual":  # captured when it shipped; an item out of stock cancelled first
         _manual(g, shop, order, items, intent, charge)
         return
-    age = (g.now - created) / DAY
+    age = (g.unix - created) / DAY
     if age < 1.5:
         return
     if age < 6:
@@ -407,7 +407,7 @@ def _after(g: Generation, shop: _Shop, after: str, order: Row, items: list[Row],
         return
     shop.ship(order, items, ship_at)
     order["fulfillment_status"] = fulfillment_status(items)
-    back = min(g.now - 7200, ship_at + r.randint(5, 20) * DAY)
+    back = min(g.unix - 7200, ship_at + r.randint(5, 20) * DAY)
     if after == "returned" and back > ship_at + 2 * DAY:
         _return(g, shop, order, items, charge, back, meta)
     elif after == "goodwill":

@@ -33,7 +33,7 @@ def _session(g: Generation, customer: Row, created: int, items: Sequence[Row], *
     coupon = next(c["coupon"] for c in g.tables["promotion_codes"]
                   if c["stripe_id"] == code) if code else None
     session = g.new("checkout_sessions", {
-        "status": "complete" if paid else "open" if expires > g.now else "expired",
+        "status": "complete" if paid else "open" if expires > g.unix else "expired",
         "payment_status": "paid" if paid else "unpaid", "mode": "payment",
         "customer": customer["stripe_id"], "customer_email": None,
         "details_email": customer["email"] if paid else None,
@@ -67,7 +67,7 @@ def _cart(g: Generation, customer: Row) -> list[dict[str, Any]]:
 
 
 def build(g: Generation) -> None:
-    r, since = g.rng, g.ago(SESSIONS_DAYS)
+    r, since = g.rng, g.unix_ago(SESSIONS_DAYS)
     customers = {c["stripe_id"]: c for c in g.tables["customers"]}
     items: dict[int, list[Row]] = {}
     for item in g.tables["order_items"]:
@@ -84,7 +84,7 @@ def build(g: Generation) -> None:
                                shipping=order["shipping"], intent=intent, order=order)
             order["checkout_session"] = session["stripe_id"]
         elif intent["cancellation_reason"] == "abandoned" or (
-                intent["status"] == "requires_payment_method" and started + TTL < g.now):
+                intent["status"] == "requires_payment_method" and started + TTL < g.unix):
             # An abandoned checkout: its session expired, canceling its PaymentIntent.
             _session(g, customer, started, _cart(g, customer), intent=intent)
             intent.update(status="canceled", cancellation_reason="abandoned",
@@ -93,4 +93,4 @@ def build(g: Generation) -> None:
     for days in [*(r.uniform(1.5, SESSIONS_DAYS) for _ in range(N_CARTS)),  # carts left
                  *(r.uniform(0.05, 0.8) for _ in range(N_OPEN))]:  # on the page now
         customer = r.choice(people)
-        _session(g, customer, g.ago(days), _cart(g, customer))
+        _session(g, customer, g.unix_ago(days), _cart(g, customer))

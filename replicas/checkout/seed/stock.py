@@ -25,4 +25,4 @@ def build(g: Generation) -> None:
             else promised + r.randint(5, 240))
         g.add("inventory", {"sku": sku, "name": spec["name"], "on_hand": on_hand,
                             "committed": promised,
-                            "updated_at": g.iso(g.ago(r.uniform(0.1, 3)))})
+                            "updated_at": g.iso(g.unix_ago(r.uniform(0.1, 3)))})

@@ -22,31 +22,11 @@ from ..rules.clock import settle
 from . import config, knowledge, people, team, tickets
 from .common import Generation
 
-# The order tables are written in: foreign keys point backwards.
-INSERT_ORDER = (
-    "groups",
-    "organizations",
-    "users",
-    "user_identities",
-    "group_memberships",
-    "schedules",
-    "ticket_fields",
-    "sla_policies",
-    "views",
-    "triggers",
-    "automations",
-    "tickets",
-    "comments",
-    "satisfaction_ratings",
-    "articles",
-    "macros",
-)
-
 
 def seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
     """Create the schema and write the world of ``seed`` as of ``now`` into ``conn``."""
     g = Generation(seed, now)
     for family in (team, people, config, tickets, knowledge):
         family.build(g)
-    write_world(conn, METADATA, {table: g.tables[table] for table in INSERT_ORDER})
+    write_world(conn, METADATA, g.tables)
     settle(conn, now)

@@ -1,8 +1,8 @@
 """The seeded tracker world: the schema from models.py; rows from world.yaml, the seed's
 identity's name lists and ``Random(seed)``. Builders run in order on one
 :class:`~.common.Generation`: ``team`` (users), ``projects`` (projects, roles, components,
-versions, boards, sprints), ``issues`` (issues, comments, links, watchers, histories).
-Work in progress (issue 14): see /work/notes/issue14_plan.md."""
+versions, boards, sprints), ``issues`` (issues, comments, links, watchers, histories);
+the mess they make is README.md's "The mess"."""
 
 from __future__ import annotations
 
@@ -15,15 +15,10 @@ from ..models import METADATA
 from . import issues, projects, team
 from .common import Generation
 
-# The order tables are written in: foreign keys point backwards.
-INSERT_ORDER = ("users", "projects", "project_role_members", "components", "versions",
-                "boards", "sprints", "issues", "comments", "issue_links", "watchers",
-                "changelog")
-
 
 def seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
     """Create the schema and write the world of ``seed`` as of ``now`` into ``conn``."""
     g = Generation(seed, now)
     for family in (team, projects, issues):
         family.build(g)
-    write_world(conn, METADATA, {table: g.tables[table] for table in INSERT_ORDER})
+    write_world(conn, METADATA, g.tables)

@@ -6,12 +6,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from workgym_proxy.faults import PRESETS
+from ..presets import fault_presets
 
 
 def _known_plan(name: str) -> str:
-    if name != "task" and name not in PRESETS:
-        raise ValueError(f"not a fault plan: {name!r} (task, {', '.join(PRESETS)})")
+    if name != "task" and name not in fault_presets():
+        raise ValueError(f"not a fault plan: {name!r} (task, {', '.join(fault_presets())})")
     return name
 
 

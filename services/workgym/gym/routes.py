@@ -14,8 +14,9 @@ from fastapi import APIRouter, Path, Response
 
 from workgym_core.errors import NotFound
 from workgym_core.trajectory import TrajectoryStep
-from workgym_proxy.faults import PLUGINS, PRESETS
+from workgym_proxy.faults import PLUGINS
 
+from ..presets import fault_presets
 from ..tasks import TaskDetail, TaskSummary
 from .auth import AccessDep, Anyone, OperatorDep, ServiceDep, operator_only
 from .docs import responses
@@ -137,7 +138,7 @@ async def remove_fault(episode_id: EpisodeId,
             responses=responses(401, 403))
 async def list_fault_kinds(operator: OperatorDep) -> dict[str, Any]:
     return {"plugins": {kind: cls.model_json_schema() for kind, cls in PLUGINS.items()},
-            "presets": PRESETS}
+            "presets": fault_presets()}
 
 
 @router.get("/tasks", operation_id="list_tasks",

@@ -40,6 +40,7 @@ from workgym_proxy.faults import PLUGINS, resolve_plan
 from workgym_reward import Report
 
 from ..placement import Placement
+from ..presets import fault_presets
 from ..tasks import Catalogue, Task
 from ..tools import REFRESH_TOOL, ToolCatalogue
 from .models import EpisodeCreate, EpisodeCreated, EpisodeStatus, EpisodeView
@@ -67,7 +68,7 @@ def _invalid_plan(exc: ValidationError) -> InvalidRequest:
 def plan_for(choice: str | list[Any], task_plan: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The fault plan an episode gets; a bad custom plan is a 422 naming the field."""
     try:
-        return resolve_plan(choice, task_plan)
+        return resolve_plan(choice, task_plan, fault_presets())
     except ValidationError as exc:
         raise _invalid_plan(exc) from exc
 

@@ -11,8 +11,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from replicas.checkout import SPEC
 from replicas.checkout.rules.common import World, unix
+from replicas.checkout.spec import SPEC
 from replicas.runtime.app import create_replica_app
 from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym_core.settings import Settings

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from pydantic import BaseModel
 
-from replicas.checkout import schemas
+from replicas.checkout.schemas import requests as schemas
 
 from .conftest import Api
 

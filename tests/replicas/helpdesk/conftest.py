@@ -12,7 +12,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from replicas.helpdesk import SPEC
+from replicas.helpdesk.spec import SPEC
 from replicas.runtime.app import create_replica_app
 from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym_core.settings import Settings

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from replicas.helpdesk import SPEC
+from replicas.helpdesk.spec import SPEC
 from replicas.runtime.app import create_replica_app
 from workgym_core.settings import Settings
 

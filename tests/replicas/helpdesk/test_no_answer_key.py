@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 
-from replicas.helpdesk import SPEC
+from replicas.helpdesk.spec import SPEC
 from tests.replicas.helpdesk.helpdesk_support import MakeEpisode
 from tests.replicas.policy import ARTICLE, WINDOWS, policy_values, strings
 

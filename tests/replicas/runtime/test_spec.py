@@ -1,13 +1,18 @@
-"""What is read of an app without importing it: its brief and its actors' model."""
+"""What is read of an app without importing it: its brief and its actors' model; what the
+runtime finds of an app by convention: its world generator."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from replicas.helpdesk import SPEC
+from replicas.catalog import spec
 from replicas.helpdesk.actors import Actors
-from replicas.runtime.spec import actors_model, read_brief
+from replicas.helpdesk.spec import SPEC
+from replicas.notes import seed as notes_world
+from replicas.runtime.clock import WORLD_START
+from replicas.runtime.db import connect_memory
+from replicas.runtime.spec import actors_model, read_brief, world_generator
 
 
 def test_the_brief_and_actors_are_the_apps_files() -> None:
@@ -25,3 +30,12 @@ def test_reading_them_imports_no_routes() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out == "[]\n"
+
+
+def test_the_runtime_seeds_an_app_with_its_seed_package() -> None:
+    found = spec("notes")
+    assert found.generator is None and world_generator("notes") is notes_world.seed
+    conn = connect_memory()
+    found.seed(conn, 3, WORLD_START)
+    assert conn.execute("SELECT COUNT(*) AS n FROM notes").fetchone() == {
+        "n": notes_world.N_NOTES}

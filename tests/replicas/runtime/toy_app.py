@@ -50,6 +50,6 @@ FACTORIES = {"person": PersonFactory()}
 
 SPEC = ReplicaSpec(
     name="toy", title="Toy", description="A toy app.", data_version="1", router=APIRouter(),
-    seed=seed, probe={"update": "people", "id": 1, "values": {"name": "probed"}},
+    generator=seed, probe={"update": "people", "id": 1, "values": {"name": "probed"}},
     factories=FACTORIES,
 )

@@ -16,8 +16,8 @@ from fastapi import FastAPI
 from replicas.runtime.app import create_replica_app
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.db import dict_factory
-from replicas.tracker import SPEC
 from replicas.tracker.seed import seed
+from replicas.tracker.spec import SPEC
 from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym_core.settings import Settings
 

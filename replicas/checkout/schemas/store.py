@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from replicas.runtime import db as sql
 from replicas.runtime.clock import ISO_DESCRIPTION
 
-from .rules.orders import open_units
+from ..rules.orders import open_units
 
 Row = dict[str, Any]
 _TS = ISO_DESCRIPTION

@@ -1,7 +1,7 @@
 """Request bodies, as Stripe's API takes them: form-encoded in bracket notation (the runtime's
 FormBodies makes them JSON) or JSON; values given as text (``amount=2000``) read as their
 types. Unknown parameters are refused (``parameter_unknown``). The objects answered are in
-objects.py.
+stripe.py and store.py.
 
 Every integer parameter is marked :data:`INTEGER` (``Annotated[int, Interval(...),
 INTEGER]``, the bounds checked after it): Stripe's coercion, a JSON integer or its
