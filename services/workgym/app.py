@@ -265,7 +265,7 @@ def create_app(settings: Settings | None = None) -> Server:
         from .tasks import catalogue
 
         service = EpisodeService(
-            settings=settings, registry=registry, catalogue=catalogue(),
+            settings=settings, registry=registry, catalogue=catalogue(settings.tasks),
             replicas=ReplicaClient(upstream, settings.internal_secret), apps=apps,
             instances=instances,
         )

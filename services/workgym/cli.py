@@ -173,7 +173,19 @@ def _tasks(args: argparse.Namespace) -> int:
 
     if args.action == "check":
         return _check(args)
-    summaries = [task.summary().model_dump() for task in catalogue()]
+    if args.action in ("schema", "splits"):
+        from .splits import render
+        from .tasks import Task
+
+        print(json.dumps(Task.file_schema(), indent=2) if args.action == "schema"
+              else render(catalogue([])), end="\n" if args.action == "schema" else "")
+        return 0
+    tasks = list(catalogue())
+    if args.split:
+        from .splits import in_split
+
+        tasks = in_split(tasks, args.split)
+    summaries = [task.summary().model_dump() for task in tasks]
     if args.json:
         print(json.dumps(summaries, indent=2))
         return 0
@@ -378,8 +390,12 @@ def parser() -> argparse.ArgumentParser:
 
     tasks = sub.add_parser("tasks", help="list the task catalogue, or check it (the quality "
                            "gate: every solution of every task over seeds)")
-    tasks.add_argument("action", nargs="?", choices=["list", "check"], default="list")
+    tasks.add_argument("action", nargs="?", choices=["list", "check", "schema", "splits"],
+                       default="list", help="schema: print the task files' JSON Schema; "
+                       "splits: print tasks/splits.yaml as the packaged tasks give it")
     tasks.add_argument("--json", action="store_true", help="list: print JSON")
+    tasks.add_argument("--split", choices=["train", "test"], help="list: only this split's "
+                       "tasks (tasks/splits.yaml)")
     tasks.add_argument("--seeds", type=int, default=10, help="check: seeds 0..N-1 (default 10)")
     tasks.add_argument("--task", action="append", help="check: only this task (repeat for "
                        "several)")
@@ -409,6 +425,8 @@ def parser() -> argparse.ArgumentParser:
     which.add_argument("--suite", help="every task of a suite, e.g. helpdesk")
     which.add_argument("--tasks", help="task ids or globs, comma-separated, e.g. "
                        "'helpdesk/refund-*,tracker/start-work-on-bug'")
+    which.add_argument("--split", choices=["train", "test"], help="every task of a split "
+                       "(tasks/splits.yaml)")
     bench.add_argument("--seeds", type=seed_list, help="e.g. 0-2 or 0,3,7-9 (default 0)")
     bench.add_argument("--trials", type=int, help="runs of each task and seed (default 1)")
     bench.add_argument("--concurrency", type=int, default=4,

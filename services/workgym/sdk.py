@@ -74,6 +74,7 @@ class Env:
         self.observation: Observation | None = None
         self._finished = False
         self._tools: dict[str, ToolCatalogue] = {}
+        self.waits: list[float] = []
 
     @classmethod
     def inprocess(cls, server: LocalServer, task: str, seed: int = 0,
@@ -113,6 +114,7 @@ class Env:
             max_steps=body["max_steps"], token=body["token"], refresh_token=body["refresh_token"],
         )
         self._finished = False
+        self.waits = []
         return self.observation
 
     def call(self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None,
@@ -128,6 +130,13 @@ class Env:
         base = apps[app] if app else next(iter(apps.values()))
         return self._http.request(method.upper(), base + path, json=json, params=params,
                                   headers={**(headers or {}), **self._auth()})
+
+    def wait(self, seconds: float) -> None:
+        """Wait ``seconds`` on the episode's clock (e.g. a 429's Retry-After, or a backoff):
+        an episode's world time and its faults' rate limits count requests, never wall time
+        (a limit refuses the next requests however long one waits), so this spends none; it
+        is kept, in order, in ``waits`` (cleared by :meth:`reset`)."""
+        self.waits.append(seconds)
 
     def refresh_token(self) -> str:
         """Trade the refresh token for a new bearer token (after a 401 token_expired)."""

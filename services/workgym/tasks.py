@@ -9,8 +9,9 @@ only: never the setup, verifier, scripted actors or reference solution.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -22,9 +23,10 @@ import workgym_tasks
 from replicas.catalog import app_names, lexicon
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.spec import actors_model, read_allowances, read_brief
-from workgym_core.errors import NotFound
+from workgym_core.errors import ConfigError, NotFound
 from workgym_core.refs import resolve
 from workgym_core.rowops import parse_ops
+from workgym_core.settings import TaskRoots
 from workgym_core.templates import render
 from workgym_proxy.faults import parse_plan
 from workgym_reward import Report, Verifier, score
@@ -176,6 +178,11 @@ class Task(BaseModel):
     title: str
     difficulty: Literal["easy", "medium", "hard"]
     tags: list[str] = Field(min_length=1)
+    template: str = Field(
+        min_length=1, description="The task's family, by which tasks/splits.yaml splits the "
+        "catalogue into train and test: variants of one task (the same skill on other data "
+        "or under other faults) name the same template, so that they fall in one split. "
+        "Default: the task's id.")
     instruction: str = Field(min_length=20)
     setup: dict[str, list[dict[str, Any]]] = Field(
         default_factory=dict, description="app -> its row operations, run app by app in the "
@@ -221,7 +228,8 @@ class Task(BaseModel):
         several apps keys both by app."""
         if not isinstance(raw, dict):
             return raw
-        raw = {**raw, "apps": raw.get("apps") or [raw.get("suite")]}
+        raw = {**raw, "apps": raw.get("apps") or [raw.get("suite")],
+               "template": raw.get("template") or raw.get("id")}
         if len(raw["apps"]) == 1:
             app = raw["apps"][0]
             if isinstance(raw.get("setup"), list):
@@ -229,6 +237,25 @@ class Task(BaseModel):
             if raw.get("actors") and set(raw["actors"]) != {app}:
                 raw["actors"] = {app: raw["actors"]}
         return raw
+
+    @classmethod
+    def file_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of a task file (``workgym tasks schema``): the model's, as a file
+        writes it: its id and suite are its path's (:func:`load_task`), its apps and template
+        have defaults, and a one-app task may write its setup as a list and its actors
+        unkeyed (:meth:`_per_app`)."""
+        schema = cls.model_json_schema()
+        fields = schema["properties"]
+        for derived in ("id", "suite"):
+            del fields[derived]
+        schema["required"] = [name for name in schema["required"]
+                              if name not in ("id", "suite", "apps", "template")]
+        for name in ("setup", "actors"):
+            keyed = fields[name]
+            fields[name] = {"title": keyed.pop("title"), "description": keyed.pop("description"),
+                            "anyOf": [keyed, keyed["additionalProperties"]]}
+        return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                **schema, "title": "WorkGym task file"}
 
     @model_validator(mode="after")
     def _valid_world(self) -> Self:
@@ -401,7 +428,31 @@ class Catalogue:
         return Catalogue([task for task in self if set(task.apps) <= set(apps)])
 
 
+def task_roots(extra: Iterable[Path] | None = None) -> tuple[Path, ...]:
+    """Where tasks are read from: the packaged tasks/ first, then ``extra`` (default: the
+    WORKGYM_TASKS setting's folders), each once."""
+    more = TaskRoots().tasks if extra is None else extra
+    return tuple(dict.fromkeys([TASKS_DIR, *(Path(root).resolve() for root in more)]))
+
+
+def catalogue(extra: Iterable[Path] | None = None) -> Catalogue:
+    """Every task of the task roots (:func:`task_roots`), parsed once per process."""
+    return _catalogue(task_roots(extra))
+
+
 @cache
-def catalogue(root: Path = TASKS_DIR) -> Catalogue:
-    """Every task under ``root`` (parsed once per process)."""
-    return Catalogue([load_task(path, root) for path in sorted(root.glob("*/*.yaml"))])
+def _catalogue(roots: tuple[Path, ...]) -> Catalogue:
+    where: dict[str, Path] = {}
+    tasks = []
+    for root in roots:
+        if not root.is_dir():
+            raise ConfigError(f"task root {root} is no folder: check WORKGYM_TASKS "
+                              f"({os.pathsep!r}-separated folders of <suite>/<name>.yaml)")
+        for path in sorted(root.glob("*/*.yaml")):
+            task = load_task(path, root)
+            if task.id in where:
+                raise ConfigError(f"task {task.id!r} is defined twice: {where[task.id]} and "
+                                  f"{path} (rename one of them)")
+            where[task.id] = path
+            tasks.append(task)
+    return Catalogue(tasks)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 from pathlib import Path
-from typing import Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from . import credentials
 
@@ -33,7 +34,27 @@ class ServerLimits(BaseSettings):
         "of the process's open-file limit (the rest for its databases, Redis and logs).")
 
 
-class Settings(ServerLimits):
+class TaskRoots(BaseSettings):
+    """Where the task catalogue is read from, besides the packaged tasks (read alone by the
+    catalogue: listing tasks needs no credentials)."""
+
+    model_config = SettingsConfigDict(env_prefix="WORKGYM_", extra="ignore")
+
+    tasks: Annotated[tuple[Path, ...], NoDecode] = Field(
+        (), description="More task roots, read after the packaged tasks/ "
+        f"({os.pathsep!r}-separated folders, each holding <suite>/<name>.yaml, as tasks/ "
+        "does): every root must exist, and no two may define the same task id.")
+
+    @field_validator("tasks", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        """``WORKGYM_TASKS=~/my-tasks:/srv/tasks`` (os.pathsep), as PATH is written."""
+        if isinstance(value, str):
+            return tuple(Path(part).expanduser() for part in value.split(os.pathsep) if part)
+        return value
+
+
+class Settings(ServerLimits, TaskRoots):
     model_config = SettingsConfigDict(env_prefix="WORKGYM_", extra="ignore")
 
     data_dir: Path = Field(

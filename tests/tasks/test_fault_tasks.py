@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from workgym.agents.reference import run_script
+from workgym.agents.reference import reference, run_script
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
@@ -52,3 +52,18 @@ def test_a_throw_away_invalid_refund_does_not_absorb_the_lost_answer(
                     json={"payment_intent": order["payment_intent"], "amount": 400})
     assert real.status_code == 504
     assert [(f["step"], f["kind"]) for f in env.finish()["faults"]] == [(1, "timeout_after")]
+
+
+def test_the_reference_waits_out_rate_limits_on_the_episodes_clock(
+    make_env: Callable[..., Env]
+) -> None:
+    """A 429's Retry-After is waited on the episode's clock (the proxy counts refusals, never
+    seconds): each refusal is met and recorded as a wait of its Retry-After, and the reference
+    still succeeds, spending no wall time on it."""
+    task = catalogue().get("helpdesk/fault-rate-limited-lookup")  # two bursts of three 429s
+    with make_env(task.id, 0) as env:
+        env.reset()
+        answer = reference(env, task)
+        refused = [step for step in env.trajectory() if step["status"] == 429]
+        assert env.waits == [1.0] * len(refused) and len(refused) == 6, env.waits
+        assert env.finish(answer=answer)["success"]

@@ -15,7 +15,9 @@ Two ways to meet faults:
 * :func:`reference` recovers the way a careful agent does: it backs off and
   retries 5xx, timeouts, dropped connections and unreadable bodies; waits out
   ``Retry-After``; refreshes an expired token; and after a write whose answer
-  was lost, reads (the step's ``check``) before deciding to send it again.
+  was lost, reads (the step's ``check``) before deciding to send it again. Its
+  waits are on the episode's clock (:meth:`Env.wait`), never wall time: the
+  proxy counts refusals in requests, so waiting longer would change nothing.
 * :func:`naive` is the same script without any of that: it skips the steps
   marked ``recovery`` and retries a failed request at once, blindly, twice.
 """
@@ -23,7 +25,6 @@ Two ways to meet faults:
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -219,13 +220,13 @@ def _applied(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> bool:
 
 
 def _recover(env: Env, attempt: Attempt) -> None:
-    """What a careful agent does before trying again."""
+    """What a careful agent does before trying again (its waits on the episode's clock)."""
     if attempt.status == 401 and attempt.error_code == "token_expired":
         env.refresh_token()
     elif attempt.status == 429 and attempt.response is not None:
-        time.sleep(float(attempt.response.headers.get("retry-after", "1")))
+        env.wait(float(attempt.response.headers.get("retry-after", "1")))
     else:
-        time.sleep(BACKOFF_S)
+        env.wait(BACKOFF_S)
 
 
 def _lost_write(step: ReferenceStep, attempt: Attempt) -> bool:

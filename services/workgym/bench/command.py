@@ -21,6 +21,7 @@ from typing import Any
 
 from workgym_core.errors import ConfigError
 
+from ..splits import Split, in_split
 from ..tasks import Task, catalogue
 from .metrics import summarize
 from .preflight import check_agent, check_server
@@ -34,9 +35,12 @@ DEFAULTS: dict[str, Any] = {"seeds": [0], "trials": 1, "faults": "task", "agent"
 STOPPED = 3  # the exit code of a run stopped by its infra failures
 
 
-def select(suite: str | None, patterns: Sequence[str]) -> list[Task]:
-    """A suite's tasks, or those whose ids match ``patterns`` (globs), in catalogue order."""
+def select(suite: str | None, patterns: Sequence[str], split: Split | None = None) -> list[Task]:
+    """A suite's tasks, a split's (tasks/splits.yaml), or those whose ids match ``patterns``
+    (globs), in catalogue order."""
     tasks = list(catalogue())
+    if split:
+        return in_split(tasks, split)
     if suite:
         chosen = [t for t in tasks if t.suite == suite]
         if not chosen:
@@ -59,6 +63,7 @@ def _version() -> str:
 def _command(header: dict[str, Any]) -> str:
     """The command that runs this plan again."""
     which = ["--suite", header["suite"]] if header["suite"] else \
+        ["--split", header["split"]] if header.get("split") else \
         ["--tasks", ",".join(header["selection"])]
     seeds = ",".join(str(s) for s in header["seeds"])
     url = ["--url", header["url"]] if header["url"] else []
@@ -70,8 +75,9 @@ def _command(header: dict[str, Any]) -> str:
 
 def _new(args: argparse.Namespace) -> tuple[Path | None, dict[str, Any]]:
     """Where a new run records (None: the next results/run-NNNN.json) and its header."""
-    if not args.suite and not args.tasks:
-        raise ConfigError("bench: choose --suite or --tasks (or --resume a results file)")
+    if not args.suite and not args.tasks and not args.split:
+        raise ConfigError("bench: choose --suite, --split or --tasks (or --resume a results "
+                          "file)")
     if args.retry_errors:
         raise ConfigError("--retry-errors goes with --resume")
     options = {name: getattr(args, name) if getattr(args, name) is not None else default
@@ -79,8 +85,9 @@ def _new(args: argparse.Namespace) -> tuple[Path | None, dict[str, Any]]:
     if options["trials"] < 1:
         raise ConfigError("--trials must be at least 1")
     selection = [p.strip() for p in (args.tasks or "").split(",") if p.strip()]
-    tasks = select(args.suite, selection)
-    header = {"agent": options["agent"], "suite": args.suite, "selection": selection,
+    tasks = select(args.suite, selection, args.split)
+    header = {"agent": options["agent"], "suite": args.suite, "split": args.split,
+              "selection": selection,
               "tasks": [t.id for t in tasks], "seeds": options["seeds"],
               "trials": options["trials"], "faults": options["faults"], "url": args.url,
               "trajectories": args.trajectories, "started": now(),
@@ -91,9 +98,9 @@ def _new(args: argparse.Namespace) -> tuple[Path | None, dict[str, Any]]:
 
 def _resume(args: argparse.Namespace) -> Results:
     results = Results.load(Path(args.resume))
-    if args.suite or args.tasks or (args.out and Path(args.out) != results.path):
-        raise ConfigError("--resume runs the plan of the results file: drop --suite, --tasks "
-                          "and --out")
+    if args.suite or args.split or args.tasks or (args.out and Path(args.out) != results.path):
+        raise ConfigError("--resume runs the plan of the results file: drop --suite, --split, "
+                          "--tasks and --out")
     for name in DEFAULTS:
         given, recorded = getattr(args, name), results.header[name]
         if given is not None and given != recorded:

@@ -3,8 +3,8 @@ file, then ``os.replace``) each time episodes finish, so that an interrupted run
 most the episodes still running, and ``--resume`` runs only the ones it has not recorded.
 
     {"format": "workgym-bench/1",
-     "header": {"agent", "suite", "selection", "tasks", "seeds", "trials", "faults", "url",
-                "started", "finished", "workgym_version", "command"},
+     "header": {"agent", "suite", "split"?, "selection", "tasks", "seeds", "trials", "faults",
+                "url", "started", "finished", "workgym_version", "command"},
      "episodes": [{"task", "seed", "trial", "reward", "success", "harm", "signals", "steps",
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
