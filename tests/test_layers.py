@@ -179,11 +179,11 @@ def _app_crossings(folder: Path, apps: Collection[str]) -> list[str]:
     """Every import of an app by another app or by the runtime, in the replicas' ``folder``."""
     found: dict[tuple[str, str], str] = {}
     for name, edges in _graph(folder).items():
-        importer = name.split(".")[1] if "." in name else None
+        importer = name.split(".")[1] if "." in name else ""
         if importer not in {*apps, RUNTIME}:
             continue
         for imported, where in edges.items():
-            app = imported.split(".")[1] if "." in imported else None
+            app = imported.split(".")[1] if "." in imported else ""
             if app in apps and app != importer:
                 who = "the runtime" if importer == RUNTIME else f"app {importer}"
                 found.setdefault((name, app), f"{where} imports {imported}: {who} imports "
