@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 
 from replicas.catalog import app_names
+from workgym_core.asgi import READ_METHODS
+from workgym_core.timestamps import ISO_FORMAT
 
 ROOT = "workgym"  # the composition root: gym API, SDK, CLI
 KERNEL = "workgym_core"
@@ -203,6 +205,26 @@ def test_no_import_circle_inside_a_package(package: str) -> None:
 
 def test_no_app_imports_another_app_and_the_runtime_imports_none() -> None:
     assert _app_crossings(_folder("replicas"), app_names()) == []
+
+
+def _written(value: object) -> list[str]:
+    """Where the source of every package writes ``value``: a string, or a set of strings."""
+    found = []
+    for package in PACKAGES:
+        folder = _folder(package)
+        for path, _ in _modules(folder).values():
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Constant) and node.value == value or isinstance(
+                        node, ast.Set) and {getattr(e, "value", e) for e in node.elts} == value:
+                    found.append(_where(path, folder, node.lineno))
+    return found
+
+
+@pytest.mark.parametrize(("value", "home"), [(ISO_FORMAT, "workgym_core/timestamps.py"),
+                                              (set(READ_METHODS), "workgym_core/asgi.py")])
+def test_kernel_wide_facts_are_written_once(value: object, home: str) -> None:
+    """The timestamp format and the methods that only read: one definition, imported."""
+    assert [where.partition(":")[0] for where in _written(value)] == [home]
 
 
 def test_the_scan_sees_every_kind_of_import() -> None:
