@@ -7,12 +7,11 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from replicas.runtime.deps import EpisodeDep
+from workgym_core.asgi import READ_METHODS
 
 from .rules import coupons, sessions
 from .rules.common import World, unix
 from .rules.payment_intents import expire_authorizations
-
-_READS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 async def world(episode: EpisodeDep, request: Request) -> World:
@@ -21,7 +20,7 @@ async def world(episode: EpisodeDep, request: Request) -> World:
     found = World(episode.db, unix(episode.now()), episode.seed,
                   idempotency_key=request.headers.get("idempotency-key"),
                   secret=episode.secret)
-    if request.method not in _READS:
+    if request.method not in READ_METHODS:
         expire_authorizations(found)
         sessions.expire_due(found)
         coupons.expire_due(found)

@@ -10,6 +10,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from workgym_core.asgi import READ_METHODS
 from workgym_core.errors import InvalidRequest
 from workgym_core.internal import (
     BASE_HEADER,
@@ -24,7 +25,6 @@ from .db import storage_full
 from .episode import Episode
 from .store import EpisodeStore
 
-_READS = frozenset({"GET", "HEAD", "OPTIONS"})
 log = logging.getLogger(__name__)
 
 
@@ -44,7 +44,7 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
     step = request.headers.get(STEP_HEADER)
     if step is not None and step.isdigit():
         episode.step = int(step)
-    if request.method in _READS:
+    if request.method in READ_METHODS:
         try:
             yield episode
         except sqlite3.OperationalError as exc:

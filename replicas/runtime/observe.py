@@ -15,7 +15,7 @@ from opentelemetry.trace import SpanKind
 
 import workgym_core.observability as obs
 from workgym_core import spans
-from workgym_core.asgi import ASGIApp, Message, Receive, Scope, Send
+from workgym_core.asgi import READ_METHODS, ASGIApp, Message, Receive, Scope, Send
 from workgym_core.internal import (
     CHANGES_HEADER,
     EPISODE_HEADER,
@@ -29,7 +29,6 @@ from . import changes
 from .episode import Episode
 from .store import EpisodeStore
 
-_READS = frozenset({"GET", "HEAD", "OPTIONS"})
 _ROUTE = ROUTE_HEADER.encode()
 
 
@@ -82,7 +81,7 @@ class ObserveRequests:
         if episode is None:  # the route answers for itself (a 404, say)
             await self._observe(scope, receive, send, headers, None)
             return
-        async with self.store.opened(episode, write=scope["method"] not in _READS) as opened:
+        async with self.store.opened(episode, write=scope["method"] not in READ_METHODS) as opened:
             await self.store.workers.serve(
                 lambda scope, receive, send: self._observe(scope, receive, send, headers,
                                                            opened),
@@ -90,7 +89,7 @@ class ObserveRequests:
 
     async def _observe(self, scope: Scope, receive: Receive, send: Send,
                        headers: dict[str, str], episode: Episode | None) -> None:
-        write = scope["method"] not in _READS and episode is not None
+        write = scope["method"] not in READ_METHODS and episode is not None
         # A validate-only pass (deps.current_episode) changes nothing: no change is logged.
         logs = write and headers.get(VALIDATE_HEADER) != "1"
         start = episode.memory.get("changes_seq", 0) if logs and episode else 0

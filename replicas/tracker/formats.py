@@ -14,6 +14,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from workgym_core.timestamps import iso
+
 ADFNode = dict[str, Any]
 
 
@@ -342,7 +344,7 @@ def _instant(text: str) -> datetime:
 def parse_jira_time(text: str) -> str:
     """Jira's '2025-06-16T09:00:00.000+0200' (worklog `started`) or an ISO 8601 date-time
     with an offset, as the tables' UTC 'YYYY-MM-DDTHH:MM:SSZ' (fractions dropped)."""
-    return _instant(text).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return iso(_instant(text))
 
 
 def jira_time(iso: str) -> str:

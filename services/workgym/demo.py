@@ -27,7 +27,7 @@ from workgym_core import credentials
 from workgym_core.settings import Settings
 
 from .agents import AGENTS
-from .cli import format_report
+from .cli.run import format_report
 from .processes import serving
 from .sdk import connect
 from .tasks import catalogue

@@ -21,6 +21,7 @@ from workgym_core.asgi import ASGIApp
 from workgym_core.settings import Settings
 
 from .app import Server, create_app
+from .asgi_transport import DroppingASGITransport
 
 T = TypeVar("T")
 BASE_URL = "http://workgym.local"
@@ -43,15 +44,12 @@ class LoopTransport(httpx.BaseTransport):
 
     def __init__(self, app: ASGIApp, run: Callable[[Coroutine[Any, Any, httpx.Response]],
                                                    httpx.Response]) -> None:
-        self._asgi = httpx.ASGITransport(app=app)
+        self._asgi = DroppingASGITransport(app=app)
         self._run = run
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.read()  # the body, buffered here: the app reads it on the loop
-        try:
-            return self._run(self._send(request))
-        except ConnectionResetError as exc:
-            raise httpx.RemoteProtocolError("connection reset by peer", request=request) from exc
+        return self._run(self._send(request))
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
         response = await self._asgi.handle_async_request(request)

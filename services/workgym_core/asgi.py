@@ -17,6 +17,9 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+# The HTTP methods that only read (RFC 9110's safe methods): a request with one changes nothing.
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
 
 async def read_body(receive: Receive, limit: int) -> bytes:
     """The whole request body, or PayloadTooLarge past ``limit`` bytes."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from .asgi import READ_METHODS
+
 PAGE_HEADERS = {
     "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; "
                                "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -24,7 +26,6 @@ def wants_html(accept: str | None) -> bool:
                kind.replace(" ", "") + ";" for kind in (accept or "").split(","))
 
 
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _SAME_SITE_FETCH = frozenset({"same-origin", "none"})  # none: typed in, or a bookmark
 
 
@@ -37,7 +38,7 @@ def cross_site(method: str, headers: list[tuple[bytes, bytes]]) -> str | None:
     send ``Origin`` on a POST): allowed; ``null`` with no ``Sec-Fetch-Site`` is refused.
     SameSite cookies alone let another port of the same host (same site, another origin)
     post."""
-    if method in SAFE_METHODS:
+    if method in READ_METHODS:
         return None
     sent = {k: v.decode("latin-1") for k, v in headers
             if k in (b"origin", b"sec-fetch-site", b"host")}

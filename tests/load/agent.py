@@ -12,7 +12,7 @@ from typing import Any, TypeAlias
 import httpx
 
 from workgym.agents.reference import ReferenceFailed, given, run_step, runs
-from workgym.cli import seed_list
+from workgym.cli.arguments import seed_list
 from workgym.sdk import Env
 from workgym.tasks import ReferenceStep, Task, catalogue
 from workgym.tools import Operation, ToolCatalogue

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.serving import dead_url
-from workgym.cli import main, parser, seed_list
+from workgym.cli import main, parser
+from workgym.cli.arguments import seed_list
 from workgym.processes import serving, workgym
 from workgym.sdk import connect
 

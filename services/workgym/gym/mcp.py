@@ -61,6 +61,7 @@ from workgym_core.errors import (
 )
 from workgym_core.registry import FINISHED, FINISHING, EpisodeRecord
 
+from ..asgi_transport import DroppingASGITransport
 from ..errors import UnknownName
 from ..tools import (
     ENDED,
@@ -91,21 +92,6 @@ LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
 _STREAM_RETRY_S = 5  # Retry-After of a stream refused for the cap: slots free when streams close
 REFRESH_REFUSED = (f"{REFRESH_TOKEN} is not offered over MCP: this connection's token is the "
                    "episode's. After a 401 token_expired the apps refuse it; finish the task.")
-
-
-class _Dropped(httpx.AsyncBaseTransport):
-    """An ASGI transport on which a dropped connection (the ``connection_reset`` fault) is
-    what a network client sees: an ``httpx.RemoteProtocolError`` (as the SDK's in-process
-    transport has it)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self._asgi = httpx.ASGITransport(app=app)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        try:
-            return await self._asgi.handle_async_request(request)
-        except ConnectionResetError as exc:
-            raise httpx.RemoteProtocolError("connection reset by peer", request=request) from exc
 
 
 def _refusal_body(error: WorkGymError) -> bytes:
@@ -167,7 +153,8 @@ class EpisodeMCP:
         server = Server("workgym", version="0.1.0", on_list_tools=self._list_tools,
                         on_call_tool=self._call_tool)
         manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
-        proxy = _Dropped(self._proxy_app) if self._proxy_app is not None else None
+        proxy = (DroppingASGITransport(app=self._proxy_app) if self._proxy_app is not None
+                 else None)
         async with manager.run(), \
                 httpx.AsyncClient(transport=httpx.ASGITransport(app=self._gym_app),
                                   base_url="http://gym.local", timeout=_TIMEOUT) as self._gym, \

@@ -35,6 +35,7 @@ from workgym_core.registry import (
 )
 from workgym_core.rowops import check_schema, parse_ops
 from workgym_core.settings import Settings
+from workgym_core.timestamps import iso
 from workgym_core.trajectory import steps_of
 from workgym_proxy.faults import PLUGINS, resolve_plan
 from workgym_reward import Report
@@ -78,7 +79,7 @@ PLACEMENT_ATTEMPTS = 3
 
 
 def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return iso(datetime.fromtimestamp(ts, UTC))
 
 
 class EpisodeService:

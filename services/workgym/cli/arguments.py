@@ -1,0 +1,37 @@
+"""Argument types more than one subcommand takes (seeds, agents) and the lazy choice check."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Collection
+
+
+def seed_list(text: str) -> list[int]:
+    """Seeds written as ``0-15`` or ``0,3,7-9``."""
+    found: list[int] = []
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        found.extend(range(int(first), int(last or first) + 1))
+    return found
+
+
+def one_of(choices: Callable[[], Collection[str]]) -> Callable[[str], str]:
+    """An argparse type accepting one of ``choices()``, looked up only when the command that
+    has the option runs: serving never loads the agents or the exporter."""
+    def check(value: str) -> str:
+        if value not in (found := choices()):
+            raise argparse.ArgumentTypeError(
+                f"invalid choice: {value!r} (choose from {', '.join(sorted(found))})")
+        return value
+    return check
+
+
+def agent_spec(value: str) -> str:
+    """An argparse type: a built-in agent's name or ``openai:MODEL`` (checked when the
+    command runs, as :func:`one_of`)."""
+    from ..agents import check_spec
+
+    try:
+        return check_spec(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

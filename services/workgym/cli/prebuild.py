@@ -1,0 +1,39 @@
+"""``workgym prebuild APP``: an app's pristine snapshots, built ahead of time."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .arguments import seed_list
+
+
+def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    prebuild = commands.add_parser("prebuild", help="build an app's pristine snapshots ahead "
+                                   "of time (in WORKGYM_DATA_DIR, where its instances look first)")
+    prebuild.add_argument("app", help="the replica app, e.g. helpdesk")
+    prebuild.add_argument("--seeds", type=seed_list, default=seed_list("0-15"),
+                          help="seeds to build, e.g. 0-15 or 0,3,7-9 (default 0-15)")
+    prebuild.set_defaults(func=_prebuild)
+
+
+def _prebuild(args: argparse.Namespace) -> int:
+    """Build an app's pristine snapshots under WORKGYM_DATA_DIR/snapshots, where every
+    instance of the app looks first: the replica image runs it at build time so that no
+    instance seeds at boot or on its first episodes."""
+    import time
+
+    from replicas.catalog import app_names, spec
+    from replicas.runtime.snapshots import SnapshotCache
+    from workgym_core.errors import ConfigError
+    from workgym_core.settings import Settings
+
+    if args.app not in app_names():
+        raise ConfigError(f"no replica app {args.app!r}; the apps are {sorted(app_names())}")
+    cache = SnapshotCache(spec(args.app), Settings().data_dir, size=1)
+    started = time.perf_counter()
+    total = sum(len(cache.pristine(seed)) for seed in args.seeds)
+    print(f"workgym: prebuild {args.app}: {len(args.seeds)} pristine snapshots "
+          f"({total / 1e6:.1f} MB) in {cache.dir} in {time.perf_counter() - started:.1f} s",
+          file=sys.stderr)
+    return 0
