@@ -440,7 +440,7 @@ class Registry:
 
     async def matches_so_far(self, episode_id: str, positions: list[int]) -> dict[int, int]:
         """For each fault (by plan position), how many requests it has counted so far."""
-        counts = await self.redis.hmget(_ep(episode_id), [f"match:{p}" for p in positions])  # type: ignore[misc]
+        counts = await self.redis.hmget(_ep(episode_id), [f"match:{p}" for p in positions])
         return {position: int(n or 0) for position, n in zip(positions, counts, strict=True)}
 
     async def count_matches(self, episode_id: str, positions: list[int]) -> dict[int, int]:

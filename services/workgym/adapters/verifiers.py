@@ -118,13 +118,13 @@ class WorkGymTask(vf.Task[WorkGymTaskData, WorkGymState, WorkGymTaskConfig]):  #
     def key(self) -> str:
         return f"{self.data.task}@{self.data.seed}"
 
-    @vf.reward
+    @vf.reward  # type: ignore[untyped-decorator]  # verifiers ships no types
     async def reward(self, trace: vf.Trace) -> float:
         """The episode's reward; 0 when it was never finished."""
         state = trace.state
         return float(state.reward) if getattr(state, "finished", False) else 0.0
 
-    @vf.metric
+    @vf.metric  # type: ignore[untyped-decorator]  # verifiers ships no types
     async def finished(self, trace: vf.Trace) -> float:
         return 1.0 if getattr(trace.state, "finished", False) else 0.0
 
