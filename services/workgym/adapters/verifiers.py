@@ -30,6 +30,8 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+# verifiers ships no types: its classes are Any (each subclass below ignores misc, the error
+# subclassing Any is) and its decorators untyped.
 import verifiers.v1 as vf
 
 from ..session import Session
