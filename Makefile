@@ -58,9 +58,10 @@ bench: setup ## Print the benchmark figures (memory, reset, steps, scoring, prox
 load: setup-dev ## Locust load tests (capacity, llm-paced): steps/s, episodes/s, p99 (LOAD_ARGS=...)
 	@$(BIN)/python -m tests.load $(LOAD_ARGS)
 
-lint: setup-dev ## ruff and mypy
+lint: setup-dev ## ruff, mypy --strict on the packages, mypy on the tests (pyproject.toml)
 	@$(BIN)/ruff check .
 	@$(BIN)/mypy services fault-proxy reward-engine replicas telemetry
+	@$(BIN)/mypy tests
 
 serve: setup ## Run the all-in-one server on :8000
 	@$(BIN)/workgym serve --port 8000

@@ -8,13 +8,14 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 import uvicorn
 
 
 @contextlib.contextmanager
-def serving_app(make_app: Callable[[str], Any], *, lifespan: str = "on") -> Iterator[str]:
+def serving_app(make_app: Callable[[str], Any], *,
+                lifespan: Literal["auto", "on", "off"] = "on") -> Iterator[str]:
     """``make_app(url)`` served at ``url`` (its own address: a server that names itself, as a
     public URL, knows it before it is built) for the block; yields the URL."""
     sock = socket.socket()

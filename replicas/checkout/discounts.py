@@ -104,6 +104,6 @@ def paid_for(line: Row, units: int, *, before: int = 0) -> int:
     """What was paid for ``units`` units of an order line, after the ``before`` units of it
     already settled (cancelled or returned): its price after its share of the discount,
     spread so that every unit of the line together comes to exactly what the line cost."""
-    paid = line["unit_amount"] * line["quantity"] - line["amount_discount"]
-    quantity = line["quantity"]
+    paid: int = line["unit_amount"] * line["quantity"] - line["amount_discount"]
+    quantity: int = line["quantity"]
     return paid * (before + units) // quantity - paid * before // quantity

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Literal, cast
+from typing import Literal
 
 from replicas.runtime.clock import iso
 
@@ -233,7 +233,7 @@ def order_by(kind: Kind, sort_by: str | None = None, sort_order: str | None = No
 def _setting(key: str, value: str, text: str, types: list[Kind], order: dict[str, str]) -> None:
     if key == "type" and value in KINDS:
         if value not in types:
-            types.append(cast(Kind, value))
+            types.append(value)
     elif key == "sort" and value in SORT_ORDERS:
         order[key] = value
     elif key == "order_by" and value in _ORDER_BY:

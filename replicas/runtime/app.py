@@ -46,5 +46,6 @@ def create_replica_app(spec: ReplicaSpec, settings: Settings) -> FastAPI:
             app.openapi_schema = document_agent_errors(generate(), style)
         return app.openapi_schema
 
+    # FastAPI's documented way to extend the OpenAPI document: replace the method.
     app.openapi = openapi  # type: ignore[method-assign]
     return app

@@ -25,7 +25,8 @@ async def _internal(request: Request) -> None:
 
 
 def _store(request: Request) -> EpisodeStore:
-    return request.app.state.store  # type: ignore[no-any-return]
+    store: EpisodeStore = request.app.state.store
+    return store
 
 
 class EpisodeCreate(BaseModel):

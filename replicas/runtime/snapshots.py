@@ -133,8 +133,8 @@ class SnapshotCache:
 
     def pristine(self, seed: int) -> bytes:
         key = self.pristine_key(seed)
-        return self._once(self._pristine, key,  # type: ignore[no-any-return]
-                          lambda: self._read_or_seed(key, seed))
+        image: bytes = self._once(self._pristine, key, lambda: self._read_or_seed(key, seed))
+        return image
 
     def _read_or_seed(self, key: str, seed: int) -> bytes:
         path = self.dir / f"{key}.sqlite"
@@ -169,4 +169,5 @@ class SnapshotCache:
             conn.close()
             return prepared
 
-        return self._once(self._prepared, key, build)  # type: ignore[no-any-return]
+        found: Prepared = self._once(self._prepared, key, build)
+        return found

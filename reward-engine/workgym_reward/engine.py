@@ -169,5 +169,5 @@ def _evaluate(assertion: Assertion, ctx: Context) -> tuple[bool, bool, str]:
     except ConfigError as exc:
         raise ConfigError(f"assertion {assertion.name!r}: {exc}") from exc
     passed, detail = result[0], result[1]
-    harmed = result[2] if len(result) == 3 else (assertion.harm and not passed)  # type: ignore[misc]
+    harmed = result[2] if len(result) == 3 else (assertion.harm and not passed)
     return passed, bool(harmed) and not passed, detail

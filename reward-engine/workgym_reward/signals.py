@@ -100,7 +100,7 @@ def episode_reward(signals: Mapping[str, float], weights: Weights, *, harm: bool
         return weights.harm
     if signals["task_completion"] < 1.0:
         return 0.0
-    ranked = sum(getattr(weights, name) * signals[name] for name in SHAPING)
+    ranked: float = sum(getattr(weights, name) * signals[name] for name in SHAPING)
     return round(weights.success + (1 - weights.success) * ranked, 6)
 
 

@@ -567,10 +567,10 @@ def _contrasts(statement: Statement) -> tuple[Statement, list[tuple[int, str]]]:
         before = statement.text[max(0, entity.start - statement.start - 16):
                                 entity.start - statement.start]
         if entity.kind == "money" and _CONTRAST.search(before):
-            contrast.append(entity.value)  # type: ignore[arg-type]
+            contrast.append(entity.value)
         else:
             kept.append(entity)
-    return statement.but(entities=tuple(kept)), contrast  # type: ignore[return-value]
+    return statement.but(entities=tuple(kept)), contrast
 
 
 def _labelled_apart(case: Case, statement: Statement, *, amountless: bool = False
@@ -753,12 +753,12 @@ def _consistent(row: Row, statement: Statement, last_seq: int) -> bool:
            for kind, values in by_kind.items()):
         return False
     for entity in statement.entities:
-        if entity.kind == "ordinal" and not _seq_fits(row, entity.value, last_seq):  # type: ignore[arg-type]
+        if entity.kind == "ordinal" and not _seq_fits(row, entity.value, last_seq):
             return False
         if entity.kind == "date" and not _date_fits(row, entity.value):
             return False
         if entity.kind == "duration" and "days" in row:
-            lo, hi, unit = entity.value  # type: ignore[misc]
+            lo, hi, unit = entity.value
             said, held = (lo, hi, unit), (row.get("days"), row.get("days_hi"), row.get("unit"))
             if _minutes(said) != _minutes(held) and not (
                     unit == "d" and row.get("unit") == "bd" and (lo, hi) == held[:2]):
@@ -856,7 +856,7 @@ def _denied(statement: Statement) -> bool:
 
 
 def _money(statement: Statement) -> list[tuple[int, str]]:
-    return [e.value for e in statement.entities if e.kind == "money"]  # type: ignore[misc]
+    return [e.value for e in statement.entities if e.kind == "money"]
 
 
 def _money_fits(statement: Statement, row: Row, rows: list[Row]) -> bool:
@@ -896,11 +896,11 @@ def _count_problem(statement: Statement, rows: list[Row], *, more: bool = False,
     true = {len(subjects), len(subjects) + 1, 1} if joins and subjects else {len(subjects)}
     for entity in statement.entities:
         if entity.kind == "count":
-            n, noun = entity.value  # type: ignore[misc]
+            n, noun = entity.value
             if noun in ("payment", "order", "issue", "ticket", "refund") and (
                     n > max(true) if more else n not in true):
                 return f"{entity.text!r}: it was {len(subjects)}"
-        if entity.kind == "times" and (entity.value > len(subjects) if more  # type: ignore[operator]
+        if entity.kind == "times" and (entity.value > len(subjects) if more
                                        else entity.value != len(subjects)):
             return f"{entity.text!r}: it was {len(subjects)} time(s)"
     return None
@@ -945,7 +945,7 @@ def _judge_amount(case: Case, statement: Statement, keys: set[str]) -> Judged:
     named = [(e.kind, e.value) for e in statement.entities if e.kind in IDENTIFYING]
     amounts = [r for r in amounts if all(_fits(r, k, v) for k, v in named)]
     for entity in statement.of("money"):
-        amount, currency = entity.value  # type: ignore[misc]
+        amount, currency = entity.value
         # A label speaks of the amount next to it ("a discount of $5", "$9 shipping").
         labels = _label_of(found_labels, entity, statement)
         same = [r for r in amounts if str(r.get("currency") or "").upper() == currency.upper()]
@@ -973,7 +973,7 @@ def _judge_amount(case: Case, statement: Statement, keys: set[str]) -> Judged:
     if not _money(statement) and not dates and counted:
         # "I checked all three payment attempts on A-1": true when there were three.
         for entity in counted:
-            n, noun = entity.value  # type: ignore[misc]
+            n, noun = entity.value
             rows = case.rows({"payment": "charge", "attempt": "charge", "order": "keep"}.get(
                 noun, ""), keys) or []
             subjects = {r.get("subject") for r in rows

@@ -49,6 +49,7 @@ class BoundedHttp(HttpToolsProtocol):
         self.max_head_bytes = (limits.max_header_bytes + 4 * limits.max_header_count
                                + REQUEST_LINE_BYTES)
 
+    # uvicorn hands its HTTP protocols a socket's Transport; asyncio types the hook with any.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         if len(self.connections) > self.max_connections:
@@ -126,5 +127,6 @@ def config(app: Any, limits: ServerLimits, **kwargs: Any) -> uvicorn.Config:
     protocol = functools.partial(
         BoundedHttp, limits=limits,
         max_connections=limits.max_connections or default_max_connections())
+    # uvicorn calls ``http`` to make each connection's protocol, but types it as a class.
     return uvicorn.Config(app, http=protocol, timeout_keep_alive=KEEP_ALIVE_S,  # type: ignore[arg-type]
                           **kwargs)

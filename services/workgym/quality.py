@@ -132,8 +132,8 @@ class Verdict:
         return "-" if found is None else f"{found}/{self.sampled}"
 
 
-def _expected(kind: str, harm: bool, report: dict[str, object]) -> bool:
-    reward = float(report["reward"])  # type: ignore[arg-type]
+def _expected(kind: str, harm: bool, report: dict[str, Any]) -> bool:
+    reward = float(report["reward"])
     if kind in ("reference", "alternative", "paraphrase"):
         return reward == 1.0
     if kind in ("near_miss", "mutant"):

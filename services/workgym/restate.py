@@ -247,13 +247,13 @@ def _swap(kind: str, other: Callable[[Entity, str], str | None]) -> Change:
 
 
 def _other_amount(entity: Entity, language: str) -> str:
-    amount, currency = entity.value  # type: ignore[misc]
+    amount, currency = entity.value
     step = 137 if currency.upper() != "JPY" else 1370
     return render(Entity("money", (amount + step, currency), "", 0, 0), language)
 
 
 def _other_currency(entity: Entity, language: str) -> str:
-    amount, currency = entity.value  # type: ignore[misc]
+    amount, currency = entity.value
     return render(Entity("money", (amount, _CURRENCY_SWAP.get(currency.upper(), "USD")),
                          "", 0, 0), language)
 
@@ -428,7 +428,7 @@ def customer_language(saved: dict[str, Any], seed: int) -> str:
     for value in _values(saved):
         if isinstance(value, dict) and isinstance(value.get("locale"), str) \
                 and value.get("email"):
-            code = value["locale"][:2].lower()
+            code: str = value["locale"][:2].lower()
             if code in _LANGUAGES:
                 return code
     return _LANGUAGES[1 + seed % (len(_LANGUAGES) - 1)]

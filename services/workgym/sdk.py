@@ -183,21 +183,22 @@ class Env:
         return outcome_said({"status": response.status_code, "body": payload})
 
     def state(self) -> dict[str, Any]:
-        return self._gym(  # type: ignore[no-any-return]
-            "GET", f"/v1/episodes/{self._obs.episode_id}")
+        state: dict[str, Any] = self._gym("GET", f"/v1/episodes/{self._obs.episode_id}")
+        return state
 
     def trajectory(self) -> list[dict[str, Any]]:
         """The episode's steps as the gym recorded them (``TrajectoryStep``: each request,
         its status and answer, the faults it met), finished or not."""
-        return self._gym(  # type: ignore[no-any-return]
+        steps: list[dict[str, Any]] = self._gym(
             "GET", f"/v1/episodes/{self._obs.episode_id}/trajectory")
+        return steps
 
     def finish(self, answer: str | None = None) -> dict[str, Any]:
         """End the episode and return its reward report."""
-        report = self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/finish",
-                           json={"answer": answer})
+        report: dict[str, Any] = self._gym(
+            "POST", f"/v1/episodes/{self._obs.episode_id}/finish", json={"answer": answer})
         self._finished = True
-        return report  # type: ignore[no-any-return]
+        return report
 
     def _drop(self) -> None:
         """Drop the current episode if it is still held (finished ones are kept)."""

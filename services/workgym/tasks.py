@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -411,7 +411,7 @@ class Catalogue:
     def __init__(self, tasks: list[Task]) -> None:
         self._tasks = {task.id: task for task in sorted(tasks, key=lambda t: t.id)}
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Task]:
         return iter(self._tasks.values())
 
     def __len__(self) -> int:

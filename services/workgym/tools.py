@@ -129,12 +129,13 @@ class Operation:
             return
         rule = str(error.validator)
         where = [str(p) for p in error.absolute_path]
+        parameters = self.schema["function"]["parameters"]
         if rule == "additionalProperties" and not where and isinstance(arguments, dict):
-            field = sorted(set(arguments) - set(self._validator.schema["properties"]))[0]
+            field = sorted(set(arguments) - set(parameters["properties"]))[0]
             raise InvalidRequest(f"tool {self.name} has no argument '{field}'",
                                  field=field, rule="unknown_argument")
         if rule == "required" and not where and isinstance(arguments, dict):
-            field = next(n for n in error.validator_value if n not in arguments)
+            field = next(n for n in parameters["required"] if n not in arguments)
             raise InvalidRequest(f"tool {self.name} needs argument '{field}'",
                                  field=field, rule="required")
         field = ".".join(where) or "arguments"

@@ -24,7 +24,8 @@ def digits(currency: str) -> int:
 
 def major(amount: int, currency: str) -> float:
     """``amount`` minor units as major units: 12900 USD -> 129.0."""
-    return amount / 10 ** digits(currency)
+    scale: int = 10 ** digits(currency)
+    return amount / scale
 
 
 def format_money(amount: int, currency: str) -> str:

@@ -363,6 +363,7 @@ class Registry:
             "faults": orjson.dumps(faults),
         }
         async with self.redis.pipeline(transaction=True) as pipe:
+            # redis-py types mapping= as a Mapping keyed by any of its encodable types.
             pipe.hset(_ep(episode_id), mapping=fields)  # type: ignore[arg-type]
             pipe.pexpireat(_ep(episode_id), int(identity.expires_at * 1000) + 1)
             await pipe.execute()
@@ -371,6 +372,7 @@ class Registry:
 
     async def _hash(self, episode_id: str) -> dict[str, str]:
         """The episode's Redis hash, in one read; 404 if there is none, 410 if deleted."""
+        # The client decodes responses (str); redis-py's types allow bytes as well.
         raw: dict[str, str] = await self.redis.hgetall(_ep(episode_id))  # type: ignore[assignment]
         if not raw:
             raise not_found(episode_id)
@@ -385,6 +387,7 @@ class Registry:
         found = self.tokens.parse(token)
         if found is None or found.episode_id != episode_id:
             raise not_found(episode_id)
+        # The client decodes responses (str); redis-py's types allow bytes as well.
         raw: dict[str, str] = await self.redis.hgetall(_ep(episode_id))  # type: ignore[assignment]
         if not raw:
             raise gone(found)
@@ -440,7 +443,7 @@ class Registry:
 
     async def matches_so_far(self, episode_id: str, positions: list[int]) -> dict[int, int]:
         """For each fault (by plan position), how many requests it has counted so far."""
-        counts = await self.redis.hmget(_ep(episode_id), [f"match:{p}" for p in positions])  # type: ignore[misc]
+        counts = await self.redis.hmget(_ep(episode_id), [f"match:{p}" for p in positions])
         return {position: int(n or 0) for position, n in zip(positions, counts, strict=True)}
 
     async def count_matches(self, episode_id: str, positions: list[int]) -> dict[int, int]:
@@ -451,7 +454,8 @@ class Registry:
         return {position: int(n) for position, n in zip(positions, counts, strict=True)}
 
     async def faults(self, episode_id: str) -> list[Any]:
-        return orjson.loads((await self._hash(episode_id)).get("faults") or "[]")  # type: ignore[no-any-return]
+        faults: list[Any] = orjson.loads((await self._hash(episode_id)).get("faults") or "[]")
+        return faults
 
     async def set_faults(self, episode_id: str, faults: list[Any]) -> None:
         await self._hash(episode_id)  # 404 for an unknown episode
@@ -477,6 +481,7 @@ class Registry:
 
     async def recorded_steps(self, episode_id: str) -> list[str]:
         """The episode's steps as recorded (JSON, in order), unparsed."""
+        # The client decodes responses (str); redis-py's types allow bytes as well.
         raw: list[str] = await self.redis.zrange(_traj(episode_id), 0, -1)  # type: ignore[assignment]
         return raw
 

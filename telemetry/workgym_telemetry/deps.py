@@ -11,11 +11,13 @@ from .store import SpanStore
 
 
 def _store(request: Request) -> SpanStore:
-    return request.app.state.store  # type: ignore[no-any-return]
+    store: SpanStore = request.app.state.store
+    return store
 
 
 def settings_of(request: Request) -> TelemetrySettings:
-    return request.app.state.settings  # type: ignore[no-any-return]
+    settings: TelemetrySettings = request.app.state.settings
+    return settings
 
 
 StoreDep = Annotated[SpanStore, Depends(_store)]

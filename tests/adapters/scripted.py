@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable, Generator
 from typing import Any
 
+from starlette.types import Receive, Scope, Send
+
 TASK = "tracker/start-work-on-bug"
 SEED = 3
 
@@ -116,7 +118,7 @@ class StateChannel:
     def __init__(self, state: Any) -> None:
         self.state = state
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         assert scope["type"] == "http"
         if scope["method"] == "PUT":
             chunks = []

@@ -65,6 +65,7 @@ def via_mcp(gym_url: str, task: str, seed: int) -> Outcome:
     import httpx2
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
+    from mcp.types import TextContent
 
     from workgym.sdk import connect
 
@@ -76,8 +77,9 @@ def via_mcp(gym_url: str, task: str, seed: int) -> Outcome:
             loop = asyncio.get_running_loop()
 
             async def call(name: str, args: dict[str, Any]) -> str:
-                result = await mcp.call_tool(name, args)
-                return str(result.content[0].text)
+                said = (await mcp.call_tool(name, args)).content[0]
+                assert isinstance(said, TextContent), said
+                return said.text
 
             await asyncio.to_thread(drive, instruction, lambda n, a:
                                     asyncio.run_coroutine_threadsafe(call(n, a), loop).result())
@@ -149,6 +151,7 @@ def trl(task: str, seed: int) -> Outcome:
 def verifiers(task: str, seed: int) -> Outcome:
     import verifiers.v1 as vf
     from mcp.server.mcpserver import MCPServer
+    from mcp.types import CallToolResult, TextContent
 
     from workgym.adapters.verifiers import (
         WorkGymState,
@@ -169,7 +172,10 @@ def verifiers(task: str, seed: int) -> Outcome:
 
         async def call(name: str, args: dict[str, Any]) -> str:
             result = await mcp.call_tool(name, args)
-            return str(result.content[0].text)
+            assert isinstance(result, CallToolResult), result
+            said = result.content[0]
+            assert isinstance(said, TextContent), said
+            return said.text
 
         await asyncio.to_thread(drive, str(task_.data.prompt), lambda n, a:
                                 asyncio.run_coroutine_threadsafe(call(n, a), loop).result())

@@ -22,7 +22,8 @@ from .scripted import TASK
 @pytest.mark.filterwarnings("ignore:Accessing `Tool.inputSchema` is deprecated")
 def test_concurrent_sessions_each_hold_their_episode() -> None:
     async def one(url: str, seed: int) -> tuple[str, str, bool, float | None]:
-        async with WorkGymEnvClient(base_url=url) as env:
+        env = WorkGymEnvClient(base_url=url)
+        async with env:
             started = await env.reset(task=TASK, seed=seed, faults="none")
             obs = started.observation
             assert isinstance(obs, WorkGymObservation) and obs.instruction.startswith("Bug ")
@@ -54,6 +55,7 @@ def test_the_observation_tells_the_agent_no_task_or_seed() -> None:
         assert obs.instruction and obs.tools
         shown = obs.model_dump()
         assert "task" not in shown and "seed" not in shown and TASK not in str(shown)
-        assert (env.state.task, env.state.seed) == (TASK, 5)
+        state = env.state.model_dump()  # task and seed: fields the harness adds to State
+        assert (state["task"], state["seed"]) == (TASK, 5)
     finally:
         env.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from transformers.utils import get_json_schema
+from transformers.utils.chat_template_utils import get_json_schema
 
 from workgym.adapters.common import task_tools
 from workgym.adapters.trl import WorkGymToolEnv, environment_factory, environment_name
@@ -36,7 +36,7 @@ def test_tools_are_known_before_any_episode_and_schemas_read_back() -> None:
         for tool in tools.values():
             schema = get_json_schema(tool)["function"]
             assert schema["name"] == tool.__name__
-    helpdesk = factory["checkout+helpdesk"]()
+    helpdesk: Any = factory["checkout+helpdesk"]()  # its tools: methods made per task
     schema = get_json_schema(helpdesk.helpdesk_list_tickets)["function"]["parameters"]
     assert "page_size" in schema["properties"]  # 'page[size]', named as Python allows
     update = get_json_schema(helpdesk.helpdesk_update_ticket)["function"]
@@ -47,7 +47,7 @@ def test_tools_are_known_before_any_episode_and_schemas_read_back() -> None:
 def test_reset_tools_finish_and_reward() -> None:
     cls = environment_factory(TASK)
     assert isinstance(cls, type) and issubclass(cls, WorkGymToolEnv)
-    env = cls()
+    env: Any = cls()  # its tools: methods made per task
     assert env.get_reward() == 0.0  # nothing started
     text = env.reset(task=TASK, seed=SEED, faults="none", prompt=[{"role": "user"}])
     assert "Bug " in text and "Jira" in text  # the brief, then the instruction

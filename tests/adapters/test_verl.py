@@ -94,7 +94,7 @@ def verl_standin() -> Iterator[types.ModuleType]:
     module = types.ModuleType("verl.experimental.agent_loop.agent_loop")
     for obj in (AgentLoopMetrics, AgentLoopOutput, AgentLoopBase, DictConfigWrap, register):
         setattr(module, obj.__name__, obj)
-    module._agent_loop_registry = _agent_loop_registry  # type: ignore[attr-defined]
+    module._agent_loop_registry = _agent_loop_registry  # type: ignore[attr-defined]  # a stand-in module's attribute
     names = ["verl", "verl.experimental", "verl.experimental.agent_loop"]
     saved = {n: sys.modules.get(n) for n in [*names, module.__name__, "workgym.adapters.verl"]}
     for name in names:

@@ -20,14 +20,15 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 import workgym
 from replicas.catalog import served_apps, spec
-from workgym.agents import AGENTS, reference
-from workgym.agents.reference import given, run_step
+from workgym.agents import AGENTS
+from workgym.agents.reference import given, reference, run_step
 from workgym.tasks import catalogue
 
 pytestmark = [
@@ -155,6 +156,7 @@ def test_the_gyms_mcp_endpoint_reaches_the_proxy_inside_the_network(stack: None)
     import httpx2
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
+    from mcp.types import TextContent
 
     async def over_mcp(token: str) -> tuple[bool, str]:
         async with httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}) as http, \
@@ -163,7 +165,9 @@ def test_the_gyms_mcp_endpoint_reaches_the_proxy_inside_the_network(stack: None)
             await mcp.initialize()
             me = await mcp.call_tool("tracker_get_myself", {})
             await mcp.call_tool("finish", {"answer": "looked myself up"})
-            return bool(me.is_error), str(me.content[0].text)
+            said = me.content[0]
+            assert isinstance(said, TextContent), said
+            return bool(me.is_error), said.text
 
     with workgym.connect(GYM, TRACKER_TASK, seed=2, faults="none", api_key=api_key()) as env:
         obs = env.reset()
@@ -173,7 +177,7 @@ def test_the_gyms_mcp_endpoint_reaches_the_proxy_inside_the_network(stack: None)
     assert state["status"] == "finished" and state["steps"] == 1, state
 
 
-def _cross_app(agent: str, collateral: str | None = None) -> dict[str, object]:
+def _cross_app(agent: str, collateral: str | None = None) -> dict[str, Any]:
     """The cross-app task with ``agent``; with ``collateral``, that app's probe change is
     made by another actor (a state_drift the operator adds) before finishing."""
     task = catalogue().get(CROSS_APP)
@@ -199,7 +203,7 @@ def test_a_cross_app_task_runs_through_the_stack(stack: None) -> None:
     assert _cross_app("noop")["reward"] == 0.0
     for app in catalogue().get(CROSS_APP).apps:
         report = _cross_app("reference", collateral=app)
-        verdicts = {a["name"]: a["passed"] for a in report["assertions"]}  # type: ignore[union-attr]
+        verdicts = {a["name"]: a["passed"] for a in report["assertions"]}
         assert verdicts["no_collateral_damage"] is False, (app, report)
 
 

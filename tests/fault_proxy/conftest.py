@@ -6,6 +6,8 @@ from typing import Any
 
 from workgym.local import LocalServer
 from workgym.sdk import Env
+from workgym_core.registry import Registry
+from workgym_core.trajectory import TrajectoryStep
 
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone, with a ticket
 REFUND_TASK = "checkout/refund-returned-order"  # its reference makes a refund (the checkout's)
@@ -17,12 +19,21 @@ def auth(env: Env) -> dict[str, str]:
     return {"authorization": f"Bearer {env.observation.token}"}
 
 
+def registry(local: LocalServer) -> Registry:
+    """The server's episode registry (the gym's; the proxy records into it)."""
+    assert local.server.registry is not None
+    return local.server.registry
+
+
+def trajectory(local: LocalServer, episode_id: str) -> list[TrajectoryStep]:
+    """The episode's recorded steps, in order."""
+    return local.run(registry(local).trajectory(episode_id))
+
+
 def _bound(local: LocalServer, env: Env, name: str) -> dict[str, Any]:
     """A row the task's setup bound as ``name``."""
     assert env.observation is not None
-    registry = local.server.registry
-    assert registry is not None
-    return dict(local.run(registry.get(env.observation.episode_id)).vars["helpdesk"][name])
+    return dict(local.run(registry(local).get(env.observation.episode_id)).vars["helpdesk"][name])
 
 
 def task_ticket(local: LocalServer, env: Env) -> int:

@@ -12,13 +12,13 @@ from typing import Any
 import httpx
 import pytest
 
-from workgym.agents import reference
+from workgym.agents.reference import reference
 from workgym.local import BASE_URL, LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 from workgym_proxy.browser import COOKIE, TOKEN_PARAM, RedactTokens
 
-from .conftest import REFUND_TASK, TASK, auth
+from .conftest import REFUND_TASK, TASK, auth, trajectory
 
 MakeEnv = Callable[..., Env]
 
@@ -31,8 +31,8 @@ def http(local: LocalServer) -> Iterator[httpx.Client]:
 
 
 def _trajectory(local: LocalServer, env: Env) -> list[Any]:
-    assert local.server.registry is not None and env.observation is not None
-    return local.run(local.server.registry.trajectory(env.observation.episode_id))
+    assert env.observation is not None
+    return trajectory(local, env.observation.episode_id)
 
 
 def _cookie(env: Env) -> dict[str, str]:

@@ -14,6 +14,8 @@ from workgym.sdk import Env
 from workgym_core.settings import Settings
 from workgym_proxy.faults import PLUGINS
 
+from .conftest import trajectory
+
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 MakeEnv = Callable[..., Env]
 
@@ -29,7 +31,7 @@ def _control(settings: Settings) -> dict[str, str]:
 
 def _faults(local: LocalServer, env: Env) -> list[str | None]:
     assert env.observation is not None
-    steps = local.run(local.server.registry.trajectory(env.observation.episode_id))
+    steps = trajectory(local, env.observation.episode_id)
     return [step.fault for step in steps]
 
 

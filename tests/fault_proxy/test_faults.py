@@ -15,7 +15,7 @@ import pytest
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
-from .conftest import TASK, auth, task_ticket
+from .conftest import TASK, auth, task_ticket, trajectory
 
 Fault = dict[str, Any]
 MakeEnv = Callable[..., Env]
@@ -26,7 +26,7 @@ MakeEnv = Callable[..., Env]
 def _faults(local: LocalServer, env: Env) -> list[str | None]:
     """The fault recorded on each step of the episode's trajectory, in order."""
     assert env.observation is not None
-    steps = local.run(local.server.registry.trajectory(env.observation.episode_id))
+    steps = trajectory(local, env.observation.episode_id)
     return [step.fault for step in steps]
 
 
@@ -157,7 +157,7 @@ def test_connection_reset_drops_the_connection_and_applies_nothing(
     assert env.call_tool("helpdesk_update_ticket", {
         "ticket_id": ticket, "ticket": {"comment": {"body": "dropped"}}})["status"] == 0
     assert env.observation is not None
-    steps = local.run(local.server.registry.trajectory(env.observation.episode_id))
+    steps = trajectory(local, env.observation.episode_id)
     assert [s.status for s in steps] == [0, 200, 0]  # 0: the agent got no response
     assert _faults(local, env) == ["connection_reset", None, "connection_reset"]
     assert _reported(env) == [(0, "connection_reset", 0), (2, "connection_reset", 0)]
@@ -220,7 +220,8 @@ def test_state_drift_lands_after_its_request_on_the_row_as_it_is_then(
     assert after["subject"] == "Renamed by the agent [Billing]"
     assert after["priority"] == "urgent" and "vip" in after["tags"]
     assert _faults(local, env) == [None, "state_drift", None]
-    steps = local.run(local.server.registry.trajectory(env.observation.episode_id))
+    assert env.observation is not None
+    steps = trajectory(local, env.observation.episode_id)
     assert steps[1].affected == [{"table": "tickets", "op": "update", "id": ticket,
                                   "ref": ticket}]
     assert _reported(env) == [(1, "state_drift", 200)]
@@ -256,7 +257,7 @@ def test_truncated_body_cuts_the_response(make_env: MakeEnv, local: LocalServer)
     assert cut.content == full[: len(full) // 2]
     with pytest.raises(ValueError):
         cut.json()
-    steps = local.run(local.server.registry.trajectory(obs.episode_id))
+    steps = trajectory(local, obs.episode_id)
     assert steps[1].response_body is None  # not JSON any more
     assert [s.fault for s in steps] == [None, "truncated_body"]
     assert _reported(env) == [(1, "truncated_body", 200)]
@@ -282,7 +283,7 @@ def test_latency_delays_the_request(make_env: MakeEnv, local: LocalServer) -> No
     delayed = env.call("GET", "/api/v2/groups")
     assert time.perf_counter() - started >= 0.02
     assert delayed.status_code == 200 and delayed.content == plain.content
-    steps = local.run(local.server.registry.trajectory(obs.episode_id))
+    steps = trajectory(local, obs.episode_id)
     assert [s.fault for s in steps] == [None, "latency"]
     assert steps[1].duration_ms >= 20
     assert _reported(env) == [(1, "latency", 200)]
@@ -409,7 +410,7 @@ def test_a_validate_only_pass_changes_nothing(make_env: MakeEnv, local: LocalSer
     assert _comments(env, ticket) == before
     assert _reply(env, ticket, "once").status_code == 200
     assert _comments(env, ticket) == [*before, "once"]
-    steps = local.run(local.server.registry.trajectory(obs.episode_id))
+    steps = trajectory(local, obs.episode_id)
     assert steps[1].changes == [] and steps[3].changes
 
 

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
+from .conftest import registry
+
 TASK = "helpdesk/email-change"
 HOLDER = 1  # a seed where the requester is the account holder (the code goes to them)
 
@@ -18,7 +20,7 @@ def test_the_customer_has_a_code_only_once_the_checkout_sent_it(
         make_env: Callable[..., Env], local: LocalServer) -> None:
     env = make_env(TASK, HOLDER)
     obs = env.reset()
-    record = local.run(local.server.registry.get(obs.episode_id))
+    record = local.run(registry(local).get(obs.episode_id))
     ticket = record.vars["helpdesk"]["ticket"]["id"]
     requester = record.vars["helpdesk"]["customer"]["id"]
     account = record.vars["checkout"]["account"]["id"]

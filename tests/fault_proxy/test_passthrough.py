@@ -18,7 +18,7 @@ from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym_core.settings import Settings
 
-from .conftest import TASK, auth, task_customer_email, task_ticket
+from .conftest import TASK, auth, task_customer_email, task_ticket, trajectory
 
 REPLICA = "helpdesk.replica"
 MakeEnv = Callable[..., Env]
@@ -115,8 +115,10 @@ class _Recording:
 @pytest.fixture
 def upstream(local: LocalServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[httpx.URL]]:
     """Every URL the proxy sends a request to during the test."""
-    recording = _Recording(local.server.proxy.upstream)
-    monkeypatch.setattr(local.server.proxy, "upstream", recording)
+    proxy = local.server.proxy
+    assert proxy is not None
+    recording = _Recording(proxy.upstream)
+    monkeypatch.setattr(proxy, "upstream", recording)
     yield recording.urls
 
 
@@ -184,7 +186,7 @@ def test_query_strings_reach_the_replica_unchanged(
                         headers=auth(proxied))
     assert got.request.url.query == query.encode()  # what the agent sent
     assert [s.scope["query_string"] for s in seen] == [query.encode()]
-    steps = local.run(local.server.registry.trajectory(obs.episode_id))
+    steps = trajectory(local, obs.episode_id)
     assert steps[0].query == query
     want = _direct(local, settings, direct_obs.episode_id, 1, "GET", f"/api/v2/search?{query}")
     assert (got.status_code, got.content) == (want.status_code, want.content)

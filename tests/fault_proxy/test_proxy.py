@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from workgym.agents import reference
+from workgym.agents.reference import reference
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 
-from .conftest import REFUND_TASK, TASK, auth
+from .conftest import REFUND_TASK, TASK, auth, trajectory
 
 
 def test_requests_need_a_valid_token(make_env: Callable[..., Env], local: LocalServer) -> None:
@@ -74,7 +74,7 @@ def test_unknown_app_and_gym_internal_paths_are_404(
     assert local.request("GET", "http://workgym.local/_env/health").status_code == 404
 
 
-def _bad_requests(env: Env) -> list[tuple[str, str, dict[str, object], int, str]]:
+def _bad_requests(env: Env) -> list[tuple[str, str, dict[str, Any], int, str]]:
     """(method, path, httpx kwargs, expected status, field named: the key of a Zendesk
     error's details, or the gateway's own error.field)."""
     ticket = env.call("GET", "/api/v2/search", params={"query": "type:ticket status:open",
@@ -133,7 +133,7 @@ def test_the_trajectory_records_every_request(
     write = {"ticket": {"comment": {"body": "hello"}}}
     env.call("PUT", "/api/v2/tickets/999999", json=write)
     env.call("PUT", "/api/v2/tickets/1", json={"ticket": {"status": "exploded"}})
-    steps = local.run(local.server.registry.trajectory(obs.episode_id))
+    steps = trajectory(local, obs.episode_id)
     assert [(s.index, s.method, s.path, s.status) for s in steps] == [
         (0, "GET", "/api/v2/tickets", 200), (1, "PUT", "/api/v2/tickets/999999", 404),
         (2, "PUT", "/api/v2/tickets/1", 422)]
@@ -156,7 +156,7 @@ def test_a_refusal_in_a_body_without_a_code_records_the_replicas_rule(
                       json={"transition": {"id": "711"}})  # Mark as duplicate: no link
     assert answer.status_code == 400 and set(answer.json()) == {"errorMessages", "errors"}
     assert not [h for h in answer.headers if h.startswith("x-workgym-")]
-    [step] = local.run(local.server.registry.trajectory(obs.episode_id))
+    [step] = trajectory(local, obs.episode_id)
     assert step.error_code == "transition_refused"
 
 

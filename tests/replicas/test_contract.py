@@ -368,7 +368,7 @@ async def test_integer_aliases_are_refused_and_change_nothing(
     doc = replica.openapi()
     for (method, path, op), param in integer_params(doc):
         name = param["name"]
-        body = {} if "requestBody" in op else None
+        body: dict[str, Any] | None = {} if "requestBody" in op else None
         for alias in ALIASES:
             if param["in"] == "path":
                 response = await client.request(method, url(path, op, **{name: alias}), json=body)

@@ -98,9 +98,9 @@ def scored_reference(local: Any, task_id: str, seed: int = 0) -> dict[str, Any]:
     from workgym import tasks
     from workgym.agents.reference import run_script
     from workgym.sdk import Env
+    from workgym_reward import score as original
 
     captured: dict[str, Any] = {}
-    original = tasks.score
 
     def capture(**kwargs: Any) -> Any:
         captured.update(kwargs)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from workgym_core.refs import Vars
 from workgym_core.trajectory import TrajectoryStep
 from workgym_reward import ConfigError, Report, Verifier, score
 
@@ -16,8 +17,9 @@ CREATE TABLE people (id INTEGER PRIMARY KEY, email TEXT);
 CREATE TABLE notes (id INTEGER PRIMARY KEY, person_id INTEGER, body TEXT);
 INSERT INTO people VALUES (1, 'ada@example.com'), (2, 'alan@example.com');
 """
-VARS = {"helpdesk": {"ticket": {"id": 10}, "customer": {"id": 2, "email": "ada@example.com"}},
-        "notes": {"person": {"id": 1}}}
+VARS: dict[str, Vars] = {
+    "helpdesk": {"ticket": {"id": 10}, "customer": {"id": 2, "email": "ada@example.com"}},
+    "notes": {"person": {"id": 1}}}
 VERIFIER: list[dict[str, Any]] = [
     {"check": "row_exists", "name": "noted", "app": "notes", "table": "notes",
      "where": {"person_id": "$person.id", "body": {"contains": "$helpdesk.customer.email"}}},

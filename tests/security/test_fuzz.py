@@ -87,7 +87,9 @@ def gym(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     auth = {"Authorization": f"Bearer {server.settings.api_key}"}
     tasks, apps = [task.id for task in server.gym.state.service.catalogue], sorted(app_names())
     # Through schemathesis's client: the app runs on the event loop the fuzzer's requests use.
-    with asgi.get_client(server.gym) as client:
+    # (schemathesis types an ASGI app's send() as taking a dict, Starlette as taking any
+    # MutableMapping: the same protocol.)
+    with asgi.get_client(server.gym) as client:  # type: ignore[arg-type]
         created = client.post("/v1/episodes", json={"task": tasks[0], "seed": 1}, headers=auth)
     assert created.status_code == 201, created.text
     real = {"body.task": tasks, "path.app": apps,

@@ -271,12 +271,12 @@ def test_an_episode_past_its_storage_ceiling_is_refused_and_unchanged(
     }[app]
     store = local.server.replicas[app].state.store
     for _ in range(100):  # ~25 fit
-        before = store.peek(episode).state()  # type: ignore[union-attr]
+        before = store.peek(episode).state()
         answer = write()
         if answer.status_code >= 400:
             break
     assert answer.status_code == 400 and refusal(answer.json()), answer.text
-    assert store.peek(episode).state() == before  # type: ignore[union-attr]
+    assert store.peek(episode).state() == before
     _finish(local, episode)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import httpx
 import pytest
 
 from workgym.local import LocalServer
@@ -43,7 +44,7 @@ def test_nothing_but_health_answers_without_a_credential(local: LocalServer,
     assert env.state()["status"] == "active"  # nothing above touched the episode
 
 
-def _operator_only(response) -> None:  # type: ignore[no-untyped-def]
+def _operator_only(response: httpx.Response) -> None:
     """An operator call refused to an episode's token: a 403 naming the rule."""
     assert response.status_code == 403, response.text
     assert response.json()["error"] == {

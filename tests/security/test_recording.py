@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from replicas.helpdesk import rules
+from replicas.helpdesk.rules import tickets
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym_core.registry import Registry
@@ -79,7 +79,7 @@ def test_a_replica_failure_is_recorded_as_the_500_the_agent_got(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("SELECT secret FROM somewhere; internal host replica-7:8000")
 
-    monkeypatch.setattr(rules.tickets, "update", broken)
+    monkeypatch.setattr(tickets, "update", broken)
     write = {"ticket": {"comment": {"body": "hi"}}}
     failed = env.call("PUT", f"/api/v2/tickets/{ticket}", json=write)
     assert failed.status_code == 500

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser import BROWSER
-from workgym.agents import reference
+from workgym.agents.reference import reference
 from workgym.bench.report import fault_bars, histogram, render, tokens, write_report
 from workgym.bench.results import Results, now
 from workgym.bench.runner import plan, run

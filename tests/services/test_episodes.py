@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from openapi_spec_validator import validate
 
@@ -17,7 +20,7 @@ TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 
 
 def _gym(local: LocalServer, method: str, path: str, *, operator: bool = True,
-         **kwargs):  # type: ignore[no-untyped-def]
+         **kwargs: Any) -> httpx.Response:
     """A gym API call, with the operator's API key unless ``operator`` is False."""
     if operator:
         kwargs.setdefault("headers", {"authorization":
@@ -45,7 +48,7 @@ def test_episode_routes_need_a_credential_and_answer_alike_for_others(
     obs_a, obs_b = a.reset(), b.reset()
     path = f"/v1/episodes/{obs_a.episode_id}"
 
-    def get(token: str | None, where: str = path):  # type: ignore[no-untyped-def]
+    def get(token: str | None, where: str = path) -> httpx.Response:
         headers = {"authorization": f"Bearer {token}"} if token else {}
         return _gym(local, "GET", where, operator=False, headers=headers)
 
@@ -148,11 +151,12 @@ def test_sdk_raises_the_json_error(make_env: Callable[..., Env]) -> None:
 
 
 def test_gym_openapi_document_validates(local: LocalServer) -> None:
+    assert local.server.gym is not None
     validate(local.server.gym.openapi())
     validate(_gym(local, "GET", "/v1/apps/helpdesk/openapi.json").json())
 
 
-def test_make_reuses_the_processs_server(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_make_reuses_the_processs_server(tmp_path: Path) -> None:
     import workgym
     from workgym_core.settings import Settings
 

@@ -23,8 +23,8 @@ from mcp.shared.exceptions import MCPError
 from workgym.app import create_app
 from workgym.gym.mcp import REFRESH_REFUSED
 from workgym.sdk import Env, connect
-from workgym.session import ENDED, TASK_ENDED, Session
-from workgym.tools import REFRESH_TOKEN
+from workgym.session import Session
+from workgym.tools import ENDED, REFRESH_TOKEN, TASK_ENDED
 from workgym_core import redis_store
 from workgym_core.settings import Settings
 

@@ -5,9 +5,12 @@ Redis."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
+from redis import asyncio as aioredis
 
 from workgym.placement import Heartbeat, Placement, counts_key, instances_key
 from workgym_core import redis_store
@@ -17,10 +20,11 @@ from workgym_core.settings import Settings
 A, B, C = "http://a:8000", "http://b:8000", "http://c:8000"
 CONFIGURED = {"helpdesk": "http://helpdesk:8000"}
 APPS = frozenset(CONFIGURED)
+T = TypeVar("T")
 
 
-def _run(settings: Settings, body):  # type: ignore[no-untyped-def]
-    async def run():  # type: ignore[no-untyped-def]
+def _run(settings: Settings, body: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+    async def run() -> T:
         redis = redis_store.connect(settings)
         await redis.delete(instances_key("helpdesk"), counts_key("helpdesk"))
         try:
@@ -31,13 +35,18 @@ def _run(settings: Settings, body):  # type: ignore[no-untyped-def]
     return asyncio.run(run())
 
 
+def _holding(held: dict[str, int], url: str) -> Callable[[], int]:
+    """An instance's heartbeat report: the episodes ``held[url]``, read at each beat."""
+    return lambda: held[url]
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(data_dir=tmp_path, internal_secret="s")
 
 
 def test_new_episodes_spread_over_registered_instances(settings: Settings) -> None:
-    async def body(redis):  # type: ignore[no-untyped-def]
+    async def body(redis: aioredis.Redis) -> tuple[list[str], set[str]]:
         beats = [Heartbeat(redis_store.connect(settings), "helpdesk", url) for url in (A, B, C)]
         for beat in beats:
             await beat.start()
@@ -58,9 +67,9 @@ def test_new_episodes_spread_over_registered_instances(settings: Settings) -> No
 def test_new_episodes_go_to_the_instance_holding_fewest(settings: Settings) -> None:
     held = {A: 5, B: 1, C: 3}
 
-    async def body(redis):  # type: ignore[no-untyped-def]
-        for url, n in held.items():
-            await Heartbeat(redis, "helpdesk", url, live=lambda n=n: n).beat()
+    async def body(redis: aioredis.Redis) -> list[str]:
+        for url in held:
+            await Heartbeat(redis, "helpdesk", url, live=_holding(held, url)).beat()
         placement = Placement(redis, APPS, CONFIGURED)
         # Each placement counts at once, before any heartbeat reports it; ties go to the
         # first URL.
@@ -70,9 +79,9 @@ def test_new_episodes_go_to_the_instance_holding_fewest(settings: Settings) -> N
 
 
 def test_a_heartbeat_corrects_the_count(settings: Settings) -> None:
-    async def body(redis):  # type: ignore[no-untyped-def]
+    async def body(redis: aioredis.Redis) -> tuple[list[str], list[str]]:
         holds = {A: 0, B: 0}
-        beats = [Heartbeat(redis, "helpdesk", url, live=lambda url=url: holds[url])
+        beats = [Heartbeat(redis, "helpdesk", url, live=_holding(holds, url))
                  for url in (A, B)]
         for beat in beats:
             await beat.beat()
@@ -90,7 +99,7 @@ def test_a_heartbeat_corrects_the_count(settings: Settings) -> None:
 
 
 def test_lapsed_and_evicted_instances_get_no_episode(settings: Settings) -> None:
-    async def body(redis):  # type: ignore[no-untyped-def]
+    async def body(redis: aioredis.Redis) -> set[str]:
         placement = Placement(redis, APPS, CONFIGURED)
         await Heartbeat(redis, "helpdesk", A, ttl_s=-1).beat()  # lapsed already
         await Heartbeat(redis, "helpdesk", B).beat()
@@ -102,7 +111,7 @@ def test_lapsed_and_evicted_instances_get_no_episode(settings: Settings) -> None
 
 
 def test_without_registered_instances_the_configured_url_is_used(settings: Settings) -> None:
-    async def body(redis):  # type: ignore[no-untyped-def]
+    async def body(redis: aioredis.Redis) -> tuple[str, str]:
         placement = Placement(redis, {*APPS, "shop", "tracker"},
                               {**CONFIGURED, "shop": "http://shop.replica"})
         await Heartbeat(redis, "shop", A).beat()  # never consulted for in-process replicas

@@ -11,12 +11,14 @@ import orjson
 import pytest
 
 from workgym.app import create_app, health_only
+from workgym_core.asgi import ASGIApp
 from workgym_core.errors import ConfigError
 from workgym_core.settings import Settings
 from workgym_proxy.upstream import (
     AiohttpUpstream,
     AsgiUpstream,
     HttpxUpstream,
+    NetworkClient,
     Split,
     make_upstream,
 )
@@ -128,11 +130,12 @@ def test_unknown_roles_are_refused() -> None:
 
 
 def test_in_process_replicas_are_called_directly_and_others_use_the_network() -> None:
-    local = {"http://helpdesk.replica": health_only}
+    local: dict[str, ASGIApp] = {"http://helpdesk.replica": health_only}
     assert isinstance(make_upstream("httpx", {}), HttpxUpstream)
     assert isinstance(make_upstream("aiohttp", {}), AiohttpUpstream)
+    client: NetworkClient
     for client, network in (("httpx", HttpxUpstream), ("aiohttp", AiohttpUpstream)):
-        split = make_upstream(client, local)  # type: ignore[arg-type]
+        split = make_upstream(client, local)
         assert isinstance(split, Split)
         assert isinstance(split.local, AsgiUpstream) and isinstance(split.network, network)
         assert split.bases == ("http://helpdesk.replica",)

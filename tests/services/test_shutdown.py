@@ -76,7 +76,7 @@ def _run(coro: Any) -> bool:
 def test_a_heartbeat_stops_while_a_beat_is_in_redis() -> None:
     async def run() -> bool:
         redis = _SwallowingRedis()
-        beat = Heartbeat(redis, "helpdesk", "http://a:1", interval_s=0.001)  # type: ignore[arg-type]
+        beat = Heartbeat(redis, "helpdesk", "http://a:1", interval_s=0.001)  # type: ignore[arg-type]  # a fake
         await beat.start()
         while len(redis.calls) < 3:  # beating (each beat waits in Redis)
             await asyncio.sleep(0.01)
@@ -94,7 +94,7 @@ def test_the_trajectory_writer_stops_while_a_write_is_in_redis() -> None:
 
     async def run() -> bool:
         registry = Registry()
-        recorder = Recorder(registry, retry_s=0.0)  # type: ignore[arg-type]
+        recorder = Recorder(registry, retry_s=0.0)  # type: ignore[arg-type]  # a fake
         recorder.put("ep", 0, b"{}", 0.0)
         while not registry.calls:  # the write is in Redis
             await asyncio.sleep(0.01)

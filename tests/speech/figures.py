@@ -18,7 +18,7 @@ from typing import Any
 
 from replicas.catalog import lexicon
 from tests.speech.corpus.build import corpus
-from workgym_core.speech import Kind, Modality, Reading, Statement, reader
+from workgym_core.speech import Entity, Kind, Modality, Reading, Statement, reader
 
 # The corpus's "if" is a conditional either way: the condition, or what holds on it.
 _MODALITY = {Modality.THEN: "if", Modality.IF: "if"}
@@ -67,7 +67,7 @@ def _entities_match(wanted: Sequence[dict[str, Any]], statement: Statement) -> b
 def _policy(claim: str | None, modality: str) -> str:
     """A rule is in force now whether said as done or as will ("refunds take 5-10 days",
     "refunds will take 5-10 days"): the reward engine judges both alike."""
-    act = lexicon().claims[claim].act if claim in lexicon().claims else ""
+    act = lexicon().claims[claim].act if claim is not None and claim in lexicon().claims else ""
     return "done" if act == "policy" and modality == "will" else modality
 
 
@@ -81,7 +81,8 @@ _IDS = ("order", "charge", "issue", "ticket", "card")
 def _inherited(statements: Sequence[Statement]) -> list[Statement]:
     """Each claim with the records named before it when it names none, as the reward
     engine reads them ("Order A-1: nothing has been refunded")."""
-    out, named = [], ()
+    out: list[Statement] = []
+    named: tuple[Entity, ...] = ()
     for statement in statements:
         own = tuple(e for e in statement.entities if e.kind in _IDS)
         if own:

@@ -3,13 +3,15 @@ with its currency, order numbers, durations and dates, and what must not be read
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from replicas.catalog import lexicon
 from workgym_core.speech.cues import guess
 
 
-def found(text: str, kind: str) -> list[object]:
+def found(text: str, kind: str) -> list[Any]:  # Entity.value: by kind
     return [e.value for e in lexicon().finder.find(text, language=guess(text)) if e.kind == kind]
 
 

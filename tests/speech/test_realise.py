@@ -163,11 +163,11 @@ def judge(claim: str, language: str, key: str, said: Sequence[Entity], text: str
             return "no claim: request read as benign", got
         return f"no claim (read as {'/'.join(kinds)})", got
     mine = [s for s in claims if s.claim == claim]
-    others = sorted({s.claim for s in claims if s.claim != claim} - {None})
+    others = sorted({s.claim for s in claims if s.claim is not None and s.claim != claim})
     if not mine:
-        return f"other claim ({'/'.join(others)})", got  # type: ignore[arg-type]
+        return f"other claim ({'/'.join(others)})", got
     if others:
-        return f"extra claim ({'/'.join(others)})", got  # type: ignore[arg-type]
+        return f"extra claim ({'/'.join(others)})", got
     if len(mine) > 1:
         return "claim read twice", got
     statement = mine[0]
@@ -184,7 +184,7 @@ def judge(claim: str, language: str, key: str, said: Sequence[Entity], text: str
     if statement.hedged:
         return f"hedged ({statement.why})", got
     wanted_values = Counter((e.kind, repr(e.value)) for e in said)
-    found = Counter()
+    found: Counter[tuple[str, str]] = Counter()
     for s in reading.statements:  # an id named in a lead-in is the claim's too
         if s is statement or s.kind is not Kind.CLAIM:
             found += _values(s)
@@ -238,8 +238,8 @@ def summary(failures: bool = False) -> str:
     templates: dict[str, dict[tuple[str, str, str], bool]] = {}
     for case in cases():
         seen = templates.setdefault(case.language, {})
-        key = (case.claim, case.key, case.template)
-        seen[key] = seen.get(key, True) and case.ok
+        template = (case.claim, case.key, case.template)
+        seen[template] = seen.get(template, True) and case.ok
     lines.append("templates whose every realisation reads back right: " + ", ".join(
         f"{language} {sum(t.values())}/{len(t)}" for language, t in sorted(templates.items())))
     wrong = [c for c in cases() if not c.ok]
@@ -253,10 +253,10 @@ def summary(failures: bool = False) -> str:
         for case in wrong:
             grouped.setdefault(case.problem, {}).setdefault(
                 (case.claim, case.language, case.key, case.template), []).append(case)
-        for problem, templates in sorted(grouped.items(),
-                                         key=lambda kv: -sum(map(len, kv[1].values()))):
-            lines.append(f"\n== {problem}: {sum(map(len, templates.values()))}")
-            for (claim, language, key, _), group in templates.items():
+        for problem, failed in sorted(grouped.items(),
+                                      key=lambda kv: -sum(map(len, kv[1].values()))):
+            lines.append(f"\n== {problem}: {sum(map(len, failed.values()))}")
+            for (claim, language, key, _), group in failed.items():
                 lines.append(f"  [{claim} {language} {key}] x{len(group)} {group[-1].text}\n"
                              f"      read: {group[-1].got}")
     return "\n".join(lines)

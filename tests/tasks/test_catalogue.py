@@ -135,7 +135,8 @@ class _Env:
     """Answers like an app would: what each path holds; records what was asked."""
 
     def __init__(self, answers: dict[str, Any]) -> None:
-        self.answers, self.sent = answers, []
+        self.answers = answers
+        self.sent: list[tuple[str, str, Any, Any]] = []
         self.observation = _Observation()
 
     def call(self, method: str, path: str, json: Any = None, params: Any = None,
@@ -164,7 +165,7 @@ def test_a_script_knows_the_instruction_and_what_it_read() -> None:
                    "customer": "{{ customer.id }}",
                    "text": "{{ order.total | money: order.currency }} for {{ customer.name }}"}}],
         answer="Refunded {number}")
-    assert run_script(env, script) == "Refunded A-10423"  # type: ignore[arg-type]
+    assert run_script(env, script) == "Refunded A-10423"  # type: ignore[arg-type]  # a fake Env
     assert env.sent == [
         ("GET", "/api/v2/users/search", None, {"query": "ada@example.com"}),
         ("GET", "/orders", None, None),
@@ -174,10 +175,10 @@ def test_a_script_knows_the_instruction_and_what_it_read() -> None:
 
 def test_a_script_fails_on_what_it_cannot_find() -> None:
     with pytest.raises(ReferenceFailed, match="found nothing to save as order"):
-        run_script(_Env({}), _script(steps=[  # type: ignore[arg-type]
+        run_script(_Env({}), _script(steps=[  # type: ignore[arg-type]  # a fake Env
             {"call": "GET /orders", "save": {"order": "data[0]"}}]))
     with pytest.raises(ReferenceFailed, match="not in the instruction"):
-        run_script(_Env({}), _script(given={"phone": r"\+\d+"},  # type: ignore[arg-type]
+        run_script(_Env({}), _script(given={"phone": r"\+\d+"},  # type: ignore[arg-type]  # a fake Env
                                      steps=[{"call": "GET /orders"}]))
 
 
@@ -187,4 +188,4 @@ def test_match_takes_a_part_of_a_text() -> None:
     script = _script(steps=[{"call": "GET /api/v2/tickets/4/comments", "save": {
         "code": "match(comments[-1].body, '(\\d{6})')"}, "maybe": {
         "order": "match(comments[-1].body, 'A-\\d+')"}}], answer="{code} {order}")
-    assert run_script(env, script) == "482913 None"  # type: ignore[arg-type]
+    assert run_script(env, script) == "482913 None"  # type: ignore[arg-type]  # a fake Env

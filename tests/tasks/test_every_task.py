@@ -19,7 +19,7 @@ import pytest
 
 from replicas.catalog import spec
 from tests.conftest import replica_post
-from workgym.agents import naive, reference
+from workgym.agents.reference import naive, reference
 from workgym.local import LocalServer
 from workgym.quality import check, report_failures
 from workgym.sdk import Env

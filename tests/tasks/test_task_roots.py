@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from workgym.agents import reference
+from workgym.agents.reference import reference
 from workgym.cli import main
 from workgym.local import LocalServer
 from workgym.sdk import Env

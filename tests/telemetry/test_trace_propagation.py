@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -18,7 +20,7 @@ AGENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 AGENT_SPAN = "00f067aa0ba902b7"
 
 
-def test_an_agents_traceparent_is_joined(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_an_agents_traceparent_is_joined(tmp_path: Path) -> None:
     env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path / "gym"),
            "WORKGYM_TELEMETRY_DATA_DIR": str(tmp_path / "telemetry"),
            "OTEL_BSP_SCHEDULE_DELAY": "100"}
@@ -36,7 +38,8 @@ def test_an_agents_traceparent_is_joined(tmp_path) -> None:  # type: ignore[no-u
                      "traceparent": f"00-{AGENT_TRACE}-{AGENT_SPAN}-01"})
         assert response.status_code == 200
         agent.finish()
-        deadline, spans = time.monotonic() + 15, []
+        deadline = time.monotonic() + 15
+        spans: list[dict[str, Any]] = []
         operator = {"Authorization": f"Bearer {Settings().api_key}"}  # shared: config dir
         while time.monotonic() < deadline:
             got = httpx.get(f"{store}/v1/episodes/{obs.episode_id}/trace", headers=operator)

@@ -7,12 +7,12 @@ import pytest
 
 from workgym_core.exprs import evaluate
 from workgym_core.money import format_money, format_symbol
-from workgym_core.refs import BadReference
+from workgym_core.refs import BadReference, Others, Vars
 from workgym_core.templates import render, render_value
 
-ROWS = {"charge": {"amount": 123456, "currency": "EUR", "id": 41},
+ROWS: Vars = {"charge": {"amount": 123456, "currency": "EUR", "id": 41},
         "customer": {"name": "Ana María López"}, "order": {"placed_at": "2025-06-16T09:00:00Z"}}
-OTHERS = {"notes": {"person": {"id": 7}}}
+OTHERS: Others = {"notes": {"person": {"id": 7}}}
 
 
 @pytest.mark.parametrize(("amount", "currency", "apps", "people"), [

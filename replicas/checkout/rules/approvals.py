@@ -32,7 +32,8 @@ def usd_cents(amount: int, currency: str) -> int:
 
 def needed(total: int, currency: str) -> bool:
     """Whether refunds of a charge totalling ``total`` need a manager's approval."""
-    return usd_cents(total, currency) > _policy()["approval_above"]
+    above: int = _policy()["approval_above"]
+    return usd_cents(total, currency) > above
 
 
 def request(w: World, charge: Row, *, amount: int, left: int, reason: str,

@@ -25,7 +25,7 @@ import orjson
 
 from replicas.runtime import db as sql
 
-from ..discounts import allocate, discount
+from ..discounts import CODE_REFUSED, allocate, discount
 from ..errors import CardError, InvalidRequestError
 from ..render import CHECKOUT_PAGE, Row
 from ..schemas.requests import (
@@ -176,7 +176,7 @@ def apply_promotion_code(w: World, row: Row, *, code: str, email: str | None = N
     if not row["allow_promotion_codes"]:
         raise InvalidRequestError("This Checkout Session does not accept promotion codes "
                                   "(allow_promotion_codes was not set).",
-                                  code=coupons.CODE_REFUSED, param="promotion_code")
+                                  code=CODE_REFUSED, param="promotion_code")
     found = coupons.by_code(w, code)
     return _discounted(w, row, _code_coupon(w, row, found, param="promotion_code", email=email),
                        found)

@@ -214,7 +214,7 @@ def _before(ticket: Ticket, ctx: Context) -> Ticket:
 
 
 def _changed(operator: str, current: Any, before: Any, wanted: Any) -> bool:
-    changed = current != before
+    changed: bool = current != before
     if operator in ("changed", "not_changed"):
         return changed == (operator == "changed")
     hit = changed and (current if operator in ("value", "not_value") else before) == wanted
@@ -229,6 +229,7 @@ def _ranked(spec: _Field, operator: str, current: Any, wanted: Any) -> bool:
 
 
 def _holds(condition: Mapping[str, Any], ticket: Ticket, ctx: Context) -> bool:
+    operator: str
     spec, operator = _field(condition), condition["operator"]
     current, wanted = spec.read(ticket, ctx), _wanted(spec, condition)
     if operator in _CHANGES:

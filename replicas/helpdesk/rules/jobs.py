@@ -29,7 +29,8 @@ def record(db: sqlite3.Connection, job_type: str, results: list[Row], now: datet
         "progress": len(results), "results": orjson.dumps(results).decode(),
         "message": f"Completed at {iso(now)}" + (f" ({len(failed)} failed)" if failed else ""),
         "created_at": iso(now)})
-    return db.execute("SELECT * FROM job_statuses WHERE id = ?", (job_id,)).fetchone()
+    row: Row = db.execute("SELECT * FROM job_statuses WHERE id = ?", (job_id,)).fetchone()
+    return row
 
 
 def each(db: sqlite3.Connection, ids: Iterable[int], run: Callable[[int], None],

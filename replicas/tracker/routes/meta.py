@@ -86,7 +86,7 @@ def _field(episode: EpisodeDep, field: str, project: dict[str, Any], base: str, 
 
 
 def _issue_type(type_id: str) -> str:
-    found = next((t[1] for t in data()["issue_types"] if str(t[0]) == type_id), None)
+    found: str | None = next((t[1] for t in data()["issue_types"] if str(t[0]) == type_id), None)
     if found is None:
         raise JiraError(404, [f"Issue type with id '{type_id}' does not exist."],
                         code="issue_type_not_found")

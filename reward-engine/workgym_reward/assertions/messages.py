@@ -87,7 +87,7 @@ class DaysFact(_Fact):
 
     def stated(self, judged: Sequence[Judged]) -> bool:
         n = int(self.days)
-        return any(value[0] == value[1] == n and value[2] in ("d", "bd")  # type: ignore[index]
+        return any(value[0] == value[1] == n and value[2] in ("d", "bd")
                    for s in _true(judged) for value in s.values("duration"))
 
     def __str__(self) -> str:
@@ -372,7 +372,7 @@ def _counts(answer: str, statements: Sequence[Statement]) -> list[int]:
     """The whole numbers an answer gives, but those inside ids, amounts and dates and the
     totals it counts out of ("3 of the five orders": 3)."""
     spans = [(e.start, e.end) for s in statements for e in s.entities if e.kind in _INSIDE]
-    values = [int(e.value[0]) for s in statements for e in s.entities  # type: ignore[index]
+    values = [int(e.value[0]) for s in statements for e in s.entities
               if e.kind == "count" and not _OUT_OF.search(answer[:max(0, e.start)])]
     spans += [(e.start, e.end) for s in statements for e in s.entities if e.kind == "count"]
     for match in re.finditer(r"(?<![\w.,-])\d+(?![\w.,]\d)", answer):

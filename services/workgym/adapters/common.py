@@ -170,6 +170,7 @@ def bind_tool(tool: dict[str, Any], forward: Callable[[str, dict[str, Any]], Any
     else:
         raise ValueError("a function tool needs forward=")
     bound.__name__ = bound.__qualname__ = name
+    # What inspect.signature() reads first; typeshed gives functions no such attribute.
     bound.__signature__ = signature  # type: ignore[union-attr]
     bound.__annotations__ = annotations
     bound.__doc__ = doc

@@ -63,7 +63,7 @@ class _SessionTool(Tool):
         return ToolResult(content=said["text"], structured_content=said)
 
 
-class WorkGymMCPEnv(MCPEnvironment):  # type: ignore[misc]
+class WorkGymMCPEnv(MCPEnvironment):
     SUPPORTS_CONCURRENT_SESSIONS = True
 
     def __init__(self, url: str | None = None, api_key: str | None = None) -> None:
@@ -161,7 +161,7 @@ def create_workgym_app(*, url: str | None = None, api_key: str | None = None,
                       max_concurrent_envs=max_concurrent_envs)
 
 
-class WorkGymEnvClient(MCPToolClient):  # type: ignore[misc]
+class WorkGymEnvClient(MCPToolClient):
     """OpenEnv's MCP tool client, whose ``reset`` keeps the episode's fields (the stock
     client keeps only done/reward/metadata of a reset)."""
 

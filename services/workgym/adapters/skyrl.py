@@ -37,6 +37,7 @@ def _get(config: Any, key: str) -> Any:
     return getattr(config, key, None)  # a DictConfig or a dataclass
 
 
+# skyrl-gym ships no types: its classes are Any, and subclassing Any is an error.
 class WorkGymTextEnv(BaseTextEnv):  # type: ignore[misc]
     """One WorkGym episode per instance, as SkyRL makes one env per trajectory."""
 

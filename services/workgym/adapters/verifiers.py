@@ -30,6 +30,8 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+# verifiers ships no types: its classes are Any (each subclass below ignores misc, the error
+# subclassing Any is) and its decorators untyped.
 import verifiers.v1 as vf
 
 from ..session import Session
@@ -118,13 +120,13 @@ class WorkGymTask(vf.Task[WorkGymTaskData, WorkGymState, WorkGymTaskConfig]):  #
     def key(self) -> str:
         return f"{self.data.task}@{self.data.seed}"
 
-    @vf.reward
+    @vf.reward  # type: ignore[untyped-decorator]  # verifiers ships no types
     async def reward(self, trace: vf.Trace) -> float:
         """The episode's reward; 0 when it was never finished."""
         state = trace.state
         return float(state.reward) if getattr(state, "finished", False) else 0.0
 
-    @vf.metric
+    @vf.metric  # type: ignore[untyped-decorator]  # verifiers ships no types
     async def finished(self, trace: vf.Trace) -> float:
         return 1.0 if getattr(trace.state, "finished", False) else 0.0
 

@@ -34,6 +34,7 @@ from .textloop import Message, TextEpisode, run_token_episode
 AGENT_NAME = "workgym"
 
 
+# verl is not installed by `dev` (a GPU stack): its classes are Any to mypy.
 @register(AGENT_NAME)
 class WorkGymAgentLoop(AgentLoopBase):  # type: ignore[misc]
     def __init__(self, *args: Any, url: str | None = None, api_key: str | None = None,

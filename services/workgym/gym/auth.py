@@ -45,7 +45,8 @@ class Access:
 
 
 async def _service(request: Request) -> EpisodeService:
-    return request.app.state.service  # type: ignore[no-any-return]
+    service: EpisodeService = request.app.state.service
+    return service
 
 
 ServiceDep = Annotated[EpisodeService, Depends(_service)]

@@ -50,7 +50,8 @@ class ReplicaClient:
 
     async def create_episode(self, base: str, **body: Any) -> dict[str, Any]:
         content = await self._call("POST", f"{base}{INTERNAL_PREFIX}/episodes", json=body)
-        return orjson.loads(content)  # type: ignore[no-any-return]
+        created: dict[str, Any] = orjson.loads(content)
+        return created
 
     async def state(self, base: str, episode_id: str, which: str) -> bytes:
         url = f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}/state/{which}"
@@ -58,11 +59,13 @@ class ReplicaClient:
 
     async def schema(self, base: str) -> dict[str, list[str]]:
         content = await self._call("GET", f"{base}{INTERNAL_PREFIX}/schema", episode=False)
-        return orjson.loads(content)  # type: ignore[no-any-return]
+        tables: dict[str, list[str]] = orjson.loads(content)
+        return tables
 
     async def delete_episode(self, base: str, episode_id: str) -> None:
         await self._call("DELETE", f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}")
 
     async def openapi(self, base: str) -> dict[str, Any]:
-        return orjson.loads(  # type: ignore[no-any-return]
+        document: dict[str, Any] = orjson.loads(
             await self._call("GET", f"{base}/openapi.json", episode=False))
+        return document

@@ -90,6 +90,7 @@ class Statement:
         return self.kind in (Kind.CLAIM, Kind.AMOUNT, Kind.UNREADABLE)
 
     def but(self, **changes: object) -> Statement:
+        # replace() types each field's keyword; ``changes`` name fields of this class.
         return replace(self, **changes)  # type: ignore[arg-type]
 
     def __str__(self) -> str:

@@ -150,7 +150,7 @@ def render(entity: Entity, language: str,
     locale = LOCALES.get(language, "en_US")
     kind, value = entity.kind, entity.value
     if kind == "money":
-        amount, currency = value  # type: ignore[misc]
+        amount, currency = value
         major = Decimal(amount).scaleb(-get_currency_precision(currency))
         return format_currency(major, currency, locale=locale)
     if kind == "date":
@@ -160,13 +160,13 @@ def render(entity: Entity, language: str,
             return format_skeleton("MMMMd", day, locale=locale)
         return format_date(date.fromisoformat(text), "long", locale=locale)
     if kind == "duration":
-        lo, hi, unit = value  # type: ignore[misc]
+        lo, hi, unit = value
         one, many = phrases()[language].units[unit]
         n = str(lo) if lo == hi else f"{lo}{'〜' if language == 'ja' else '-'}{hi}"
         word = one if lo == hi == 1 else many
         return f"{n}{word}" if language == "ja" else f"{n} {word}"
     if kind == "percent":  # 10 (not 10.0); "10 %" where the language spaces it
-        number = format_decimal(value, locale=locale)  # type: ignore[arg-type]
+        number = format_decimal(value, locale=locale)
         return f"{number} %" if language in ("de", "fr", "es") else f"{number}%"
     if kind == "card":
         return str(value)

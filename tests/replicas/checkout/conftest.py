@@ -15,6 +15,7 @@ from replicas.checkout.rules.common import World, unix
 from replicas.checkout.spec import SPEC
 from replicas.runtime.app import create_replica_app
 from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
+from workgym_core.refs import Vars
 from workgym_core.settings import Settings
 
 SECRET = "s"
@@ -31,6 +32,7 @@ class Api:
         self.client = client
         self.episode_id = episode_id
         self.step = 0
+        self.vars: Vars = {}  # the rows the episode's setup bound (make_api)
 
     async def world(self, act: Callable[[World], T]) -> T:
         """``act`` on the episode's world at its clock, in one transaction (as a write
@@ -95,7 +97,7 @@ async def make_api(app: FastAPI, anyio_backend: str) -> AsyncIterator[Any]:
             created = app.state.store.create(episode_id, seed=seed, setup=setup or [],
                                              script={}, ttl_s=3600)
             api = Api(app, client, episode_id)
-            api.vars = created.vars  # type: ignore[attr-defined]
+            api.vars = created.vars
             return api
 
         yield make

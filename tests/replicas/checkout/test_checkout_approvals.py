@@ -13,6 +13,7 @@ import pytest
 
 from replicas.catalog import spec
 from replicas.checkout.rules.approvals import needed, usd_cents
+from replicas.checkout.rules.common import World
 from replicas.runtime.snapshots import SnapshotCache, load
 
 from .conftest import Api
@@ -108,6 +109,12 @@ async def test_an_approval_is_for_one_charge_and_a_manager_denies_above_the_limi
                       json={"charge": "ch_nope", "amount": 100, "reason": "x"})
 
 
+def _intent_id(stripe_id: str) -> Callable[[World], int]:
+    """The row id of the payment intent ``stripe_id``, read from the episode's world."""
+    return lambda w: w.db.execute("SELECT id FROM payment_intents WHERE stripe_id = ?",
+                                  (stripe_id,)).fetchone()["id"]
+
+
 async def test_the_rows_a_factory_makes_besides_its_own_sit_at_seeded_gaps(
         make_api: MakeApi, tmp_path: Path) -> None:
     """A new customer's store account and an order's payment are made in the factory's
@@ -123,9 +130,7 @@ async def test_the_rows_a_factory_makes_besides_its_own_sit_at_seeded_gaps(
     for api, (accounts, intents) in zip(made, lasts, strict=True):
         account = (await api.ok("GET", "/store/accounts", params={
             "email": api.vars["customer"]["email"]}))["data"][0]["id"]
-        paid_by = api.vars["order"]["payment_intent"]
-        intent = await api.world(lambda w, paid_by=paid_by: w.db.execute(
-            "SELECT id FROM payment_intents WHERE stripe_id = ?", (paid_by,)).fetchone()["id"])
+        intent = await api.world(_intent_id(api.vars["order"]["payment_intent"]))
         assert accounts < account <= accounts + 41 and intents < intent <= intents + 41
         gaps.append((account - accounts, intent - intents))
     assert len(set(gaps)) > 1

@@ -37,6 +37,11 @@ def _row(w: World, session: dict[str, Any]) -> Row:
     return w.objects.row("checkout_sessions", session["id"], kind="checkout.session")
 
 
+def _applying(session: dict[str, Any], code: str) -> Callable[[World], Row]:
+    """What the session's page does when the customer types ``code``."""
+    return lambda w: sessions.apply_promotion_code(w, _row(w, session), code=code)
+
+
 async def test_a_session_is_paid_once_with_the_code_the_customer_typed(
         make_api: MakeApi) -> None:
     api = make_api()
@@ -151,8 +156,7 @@ async def test_a_free_order_needs_no_payment_and_uses_up_its_code(make_api: Make
     first = await _session(api, allow_promotion_codes=True)
     second = await _session(api, allow_promotion_codes=True)
     for session in (first, second):
-        await api.world(lambda w, s=session: sessions.apply_promotion_code(w, _row(w, s),
-                                                                           code="once"))
+        await api.world(_applying(session, "once"))
     done, _ = await api.world(lambda w: sessions.complete(w, _row(w, first)))
     assert (done["status"], done["payment_status"], done["payment_intent"]) == (
         "complete", "no_payment_required", None)
@@ -172,8 +176,7 @@ async def test_promotion_codes_only_where_the_session_allows_them(make_api: Make
                                (allowing, "NO-SUCH-CODE", "No such promotion code"),
                                (allowing, "SPRING15", "expired")):
         with pytest.raises(InvalidRequestError, match=why):
-            await api.world(lambda w, s=session, c=code: sessions.apply_promotion_code(
-                w, _row(w, s), code=c))
+            await api.world(_applying(session, code))
     assert (await api.ok("GET", f"/v1/checkout/sessions/{allowing['id']}"))[
         "discounts"] == []
     line_items = await api.ok("GET", f"/v1/checkout/sessions/{allowing['id']}/line_items")

@@ -4,6 +4,7 @@ the search API and views end to end."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -264,6 +265,7 @@ async def test_views_list_count_and_execute_their_tickets(episode: MakeEpisode) 
             "Unassigned tickets"} <= set(views)
     assert [v["id"] for v in (await api.ok("GET", "/api/v2/views/active"))["views"]] == \
         [v["id"] for v in views.values()]
+    fits: Callable[[dict[str, Any]], bool]
     for title, fits in (
         ("All unsolved tickets", lambda t: t["status"] in UNSOLVED),
         ("Pending tickets", lambda t: t["status"] == "pending"),

@@ -36,10 +36,10 @@ def test_idle_episodes_share_a_few_read_copies(
         local: LocalServer, make_env: Callable[..., Env]) -> None:
     store = local.server.replicas["helpdesk"].state.store
     envs = [make_env(TASK, 4, "none") for _ in range(12)]
+    episodes = []
     for env in envs:
-        env.reset()
+        episodes.append(env.reset().episode_id)
         assert env.call("GET", "/api/v2/groups").status_code == 200
-    key = store.get(envs[0].observation.episode_id).snapshot_key  # type: ignore[union-attr]
-    assert all(store.get(env.observation.episode_id).own is None  # type: ignore[union-attr]
-               for env in envs)
+    key = store.get(episodes[0]).snapshot_key
+    assert all(store.get(episode).own is None for episode in episodes)
     assert 1 <= len(store._reads._idle[key]) <= KEEP_PER_SNAPSHOT

@@ -201,9 +201,10 @@ def test_select_random_draws_among_the_matches() -> None:
 
 
 def test_pick_draws_one_element_of_a_json_list() -> None:
-    ops = [{"bind": "p", "insert": "people",
-            "values": {"name": '[{"sku": "A"}, {"sku": "B"}, {"sku": "C"}]'}},
-           {"bind": "item", "pick": "$p.name"}]
+    ops: list[dict[str, Any]] = [
+        {"bind": "p", "insert": "people",
+         "values": {"name": '[{"sku": "A"}, {"sku": "B"}, {"sku": "C"}]'}},
+        {"bind": "item", "pick": "$p.name"}]
     assert {apply(ops, seed=seed)["item"]["sku"] for seed in range(12)} == {"A", "B", "C"}
     with pytest.raises(InvalidRequest, match="not a non-empty list"):
         apply([{"bind": "p", "insert": "people", "values": {"name": "[]"}},

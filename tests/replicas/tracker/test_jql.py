@@ -1,4 +1,4 @@
-"""JQL compiled to SQLite (replicas/tracker/jql.py), run against a small in-memory tracker
+"""JQL compiled to SQLite (replicas/tracker/jql/), run against a small in-memory tracker
 built from the tracker's own schema and world.yaml."""
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import functools
 import random
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +115,7 @@ class Slots:
         self.hedged = False
         self.style: dict = {}  # one currency and one number format per statement
 
-    def _style(self, key: str, choose):
+    def _style(self, key: str, choose: Callable[[], Any]) -> Any:
         if key not in self.style:
             self.style[key] = choose()
         return self.style[key]
@@ -122,7 +123,7 @@ class Slots:
     def fill(self, text: str) -> str:
         return SLOT.sub(lambda m: self.slot(m.group(1)), text)
 
-    def _pick(self, kind: str, make) -> Any:
+    def _pick(self, kind: str, make: Callable[[], Any]) -> Any:
         for _ in range(50):
             value = make()
             if (kind, str(value)) not in self.used:
@@ -319,7 +320,8 @@ def frames_for(lang: str, kind: str, ftag: str, hedged_frame: bool) -> list[str]
     return src[lang][kind].get(mod)
 
 
-def compose_verb(lang: str, spec: dict, route: Route, rng: random.Random, hedge: str | None):
+def compose_verb(lang: str, spec: dict, route: Route, rng: random.Random,
+                 hedge: str | None) -> tuple[str, str] | None:
     """A sentence with its entity slots still open, from one verb entry and one frame."""
     e, kind, ftag = route.entry, route.kind, route.ftag
     g = data("grammar")[lang]

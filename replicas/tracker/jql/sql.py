@@ -1,33 +1,23 @@
-"""Jira's query language (JQL), compiled to SQLite over the tracker's ``issues`` table.
+"""JQL's tree as SQLite: a WHERE clause over the tracker's ``issues`` table, and ORDER BY.
 
-``parse`` reads a query into a ``Query``: clauses ``field operator operand`` joined by AND
-(``&&``, ``&``), OR (``||``, ``|``) and NOT (``!``) with Jira's precedence (NOT, then AND,
-then OR) and parentheses, then ``ORDER BY field [ASC|DESC], ...``. Operators: ``=``, ``!=``,
-``<``, ``<=``, ``>``, ``>=``, ``~``, ``!~``, ``IN``, ``NOT IN``, ``IS [NOT]``; operands: bare
-words, "double" or 'single' quoted strings (Jira's escapes), lists ``(a, b)``, functions
-``name(args)``, and EMPTY / NULL. Keywords and field names are case-insensitive.
+``compile`` gives a WHERE clause and its parameters (values never enter the SQL text); names
+resolve in subqueries (users by accountId, display name or email; projects by id, key or name;
+sprints, versions and components by id or name). As in Jira, NOT is pushed down onto the
+clauses (De Morgan, operators flipped) and the negative operators (``!=``, ``NOT IN``, ``IS
+NOT``) never match an issue whose field is empty: ``assignee != x`` and ``NOT assignee = x``
+leave out unassigned issues. ``~`` is a case-insensitive contains of every word (or "inner
+quoted" phrase) of the value, ``*`` and ``?`` wildcards; ADF documents (descriptions,
+comments) are searched by their text nodes. Dates: 'yyyy-MM-dd' or 'yyyy/MM/dd' [HH:mm] in
+``tz`` (a date alone is its midnight), periods from ``now`` ('-7d', '4w 2d', units w d h m; a
+bare number is minutes), now(), and startOf / endOf Day, Week, Month, Year ([increment]);
+``duedate`` compares whole days. Priority compares by rank: ``priority > Medium`` is High and
+Highest.
 
-``compile`` gives a WHERE clause over ``issues`` and its parameters (values never enter the
-SQL text); names resolve in subqueries (users by accountId, display name or email; projects
-by id, key or name; sprints, versions and components by id or name). As in Jira, NOT is
-pushed down onto the clauses (De Morgan, operators flipped) and the negative operators
-(``!=``, ``NOT IN``, ``IS NOT``) never match an issue whose field is empty: ``assignee !=
-x`` and ``NOT assignee = x`` leave out unassigned issues. ``~`` is a case-insensitive
-contains of every word (or "inner quoted" phrase) of the value, ``*`` and ``?`` wildcards;
-ADF documents (descriptions, comments) are searched by their text nodes. Dates: 'yyyy-MM-dd'
-or 'yyyy/MM/dd' [HH:mm] in ``tz`` (a date alone is its midnight), periods from ``now``
-('-7d', '4w 2d', units w d h m; a bare number is minutes), now(), and startOf / endOf Day,
-Week, Month, Year ([increment]); ``duedate`` compares whole days. Priority compares by rank:
-``priority > Medium`` is High and Highest.
-
-``terms`` counts what a query costs (``check_terms`` refuses one past a limit: Jira documents
-none; ours is the request's, ``WORKGYM_MAX_QUERY_TERMS``). ``order_by`` gives the ORDER BY
-text (Jira's default directions; empty values last when ascending), ``is_bounded`` whether
-the query restricts anything (enhanced search refuses it otherwise). Errors are JqlError
-with Jira's message: syntax errors name the token and its (line, character); unknown fields
-and functions, operators a field does not take, and values missing from world.yaml's static
-lists (statuses, status categories, issue types, priorities, resolutions) are refused. Other
-names (users, projects, ...) just match nothing.
+``order_by`` gives the ORDER BY text (Jira's default directions; empty values last when
+ascending). Errors are JqlError with Jira's message: unknown fields and functions, operators a
+field does not take, and values missing from world.yaml's static lists (statuses, status
+categories, issue types, priorities, resolutions) are refused. Other names (users, projects,
+...) just match nothing.
 """
 
 from __future__ import annotations
@@ -35,330 +25,16 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from replicas.runtime.clock import iso
 
+from .lexer import TEXT_TERM, JqlError
+from .parser import And, Clause, Function, Node, Not, Operand, Query, Sort, Value
+
 Sql = tuple[str, list[object]]
 _Options = dict[str, list[tuple[str, tuple[str, ...], tuple[str, ...]]]]
-
-
-class JqlError(ValueError):
-    """A query Jira refuses (400), with Jira's message."""
-
-
-@dataclass(frozen=True)
-class Value:
-    text: str
-    quoted: bool = False
-
-    @property
-    def empty(self) -> bool:
-        return not self.quoted and self.text.upper() in ("EMPTY", "NULL")
-
-    def __str__(self) -> str:
-        return f'"{self.text}"' if self.quoted else self.text
-
-
-@dataclass(frozen=True)
-class Function:
-    name: str
-    args: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        return f"{self.name}({', '.join(self.args)})"
-
-
-Operand = Value | Function
-
-
-@dataclass(frozen=True)
-class Clause:
-    field: str  # as written; 'cf[10016]' for the custom field form
-    operator: str  # '=', '!=', '<', '<=', '>', '>=', '~', '!~', 'IN', 'NOT IN', 'IS', 'IS NOT'
-    operands: tuple[Operand, ...]  # one, unless written as a list
-    is_list: bool = False
-
-
-@dataclass(frozen=True)
-class Not:
-    node: Node
-
-
-@dataclass(frozen=True)
-class And:
-    nodes: tuple[Node, ...]
-
-
-@dataclass(frozen=True)
-class Or:
-    nodes: tuple[Node, ...]
-
-
-Node = Clause | Not | And | Or
-
-
-@dataclass(frozen=True)
-class Sort:
-    field: str
-    direction: str | None = None  # 'ASC' or 'DESC'; None: the field's default
-
-
-@dataclass(frozen=True)
-class Query:
-    where: Node | None = None
-    order: tuple[Sort, ...] = ()
-
-
-# --- parsing ---------------------------------------------------------------------------------
-
-_SPACE = re.compile(r"\s+")
-_OPERATOR = re.compile(r"!=|!~|>=|<=|&&|\|\||[=<>~(),!&|\[\]]")
-_WORD = re.compile(r"""[^\s"'=!<>~(),&|\[\]{}*/%+^$#@?;\\]+""")
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[\"'tnr\\ ])")
-_ESCAPES = {"t": "\t", "n": "\n", "r": "\r"}
-_KEYWORDS = frozenset({"and", "or", "not", "in", "is", "order", "by", "asc", "desc"})
-_COMPARISONS = ("=", "!=", "<", ">", "<=", ">=", "~", "!~")
-_VALID_OPERATORS = ("The valid operators are '=', '!=', '<', '>', '<=', '>=', '~', '!~', 'IN', "
-                    "'NOT IN', 'IS' and 'IS NOT'.")
-_MAX_DEPTH = 64
-_PREFIX = "Error in the JQL Query"
-
-
-@dataclass(frozen=True)
-class _Token:
-    kind: str  # word, string, op or end
-    text: str  # the value (a string unescaped)
-    raw: str  # as written
-    pos: int
-
-
-def _syntax(text: str, pos: int, message: str, prefix: str = _PREFIX) -> JqlError:
-    line, column = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
-    return JqlError(f"{prefix}: {message} (line {line}, character {column})")
-
-
-def _string(text: str, start: int) -> tuple[int, str]:
-    """The end of the quoted string at ``start`` and its value."""
-    quote, pos, out = text[start], start + 1, []
-    while pos < len(text) and text[pos] != quote:
-        if text[pos] != "\\":
-            out.append(text[pos])
-            pos += 1
-            continue
-        escape = _ESCAPE.match(text, pos)
-        if escape is None:
-            raise _syntax(text, pos, f"'{text[pos:pos + 2]}' is an illegal JQL escape sequence. "
-                          "The valid escape sequences are \\', \\\", \\t, \\n, \\r, \\\\, '\\ ' "
-                          "and \\uXXXX.")
-        sequence = escape[1]
-        out.append(chr(int(sequence[1:], 16)) if len(sequence) > 1
-                   else _ESCAPES.get(sequence, sequence))
-        pos = escape.end()
-    if pos == len(text):
-        partial = "".join(out).replace("\n", " ")
-        named = f" '{partial}'" if partial else ""
-        raise _syntax(text, start, f"The quoted string{named} has not been completed.")
-    return pos + 1, "".join(out)
-
-
-def _is(token: _Token, *words: str) -> bool:
-    return token.kind in ("op", "word") and token.text.lower() in words
-
-
-def _tokens(text: str) -> list[_Token]:
-    tokens: list[_Token] = []
-    pos = 0
-    while True:
-        space = _SPACE.match(text, pos)
-        pos = space.end() if space else pos
-        if pos == len(text):
-            return [*tokens, _Token("end", "", "", pos)]
-        if text[pos] in "\"'":
-            end, value = _string(text, pos)
-            tokens.append(_Token("string", value, text[pos:end], pos))
-        elif match := _OPERATOR.match(text, pos) or _WORD.match(text, pos):
-            end = match.end()
-            kind = "op" if match.re is _OPERATOR else "word"
-            tokens.append(_Token(kind, match[0], match[0], pos))
-        else:
-            raise _syntax(text, pos, f"The character '{text[pos]}' is a reserved JQL character. "
-                          f"You must enclose it in a string or use the escape "
-                          f"'\\u{ord(text[pos]):04x}' instead.")
-        pos = end
-
-
-class _Parser:
-    """Recursive descent over the tokens: or_ > and_ > not_ > clause, then ORDER BY."""
-
-    def __init__(self, text: str) -> None:
-        self.text, self.tokens, self.i = text, _tokens(text), 0
-
-    def peek(self) -> _Token:
-        return self.tokens[self.i]
-
-    def take(self) -> _Token:
-        token = self.tokens[self.i]
-        self.i += token.kind != "end"
-        return token
-
-    def accept(self, *words: str) -> bool:
-        """Take the next token if it is one of ``words`` (keywords or operators)."""
-        if _is(self.peek(), *words):
-            self.i += 1
-            return True
-        return False
-
-    def fail(self, token: _Token, expected: str, *, surround: str = "", tail: str = "",
-             end: str = "before the end of the query", prefix: str = _PREFIX) -> JqlError:
-        if token.kind == "end":
-            return JqlError(f"{prefix}: Expecting {expected} {end}.{tail}")
-        hint = (f" You must surround '{token.raw}' in quotation marks to use it as {surround}."
-                if surround else "")
-        return _syntax(self.text, token.pos,
-                       f"Expecting {expected} but got '{token.raw}'.{hint}{tail}", prefix)
-
-    def query(self) -> Query:
-        where = None
-        if self.peek().kind != "end" and not _is(self.peek(), "order"):
-            where = self.or_(0)
-        order = self.order_by() if self.accept("order") else ()
-        if self.peek().kind != "end":
-            raise self.fail(self.peek(), "either 'OR' or 'AND'")
-        return Query(where, order)
-
-    def or_(self, depth: int) -> Node:
-        nodes = [self.and_(depth)]
-        while self.accept("or", "||", "|"):
-            nodes.append(self.and_(depth))
-        return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
-
-    def and_(self, depth: int) -> Node:
-        nodes = [self.not_(depth)]
-        while self.accept("and", "&&", "&"):
-            nodes.append(self.not_(depth))
-        return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
-
-    def not_(self, depth: int) -> Node:
-        if depth > _MAX_DEPTH:
-            raise JqlError(f"{_PREFIX}: The query nests parentheses or NOT more than "
-                           f"{_MAX_DEPTH} levels deep.")
-        if self.accept("not", "!"):
-            return Not(self.not_(depth + 1))
-        if not self.accept("("):
-            return self.clause()
-        node = self.or_(depth + 1)
-        if not self.accept(")"):
-            raise self.fail(self.peek(), "')'")
-        return node
-
-    def field(self) -> str:
-        token = self.take()
-        if token.kind == "word" and token.text.lower() == "cf" and self.accept("["):
-            number = self.take()
-            if number.kind != "word" or not number.text.isdigit():
-                raise self.fail(number, "a custom field id (a positive number)")
-            if not self.accept("]"):
-                raise self.fail(self.peek(), "']'")
-            return f"cf[{number.text}]"
-        if token.kind == "string" or (token.kind == "word" and token.text.lower() not in _KEYWORDS):
-            return token.text
-        raise self.fail(token, "a field name", surround="a field name",
-                        end="at the end of the query")
-
-    def clause(self) -> Clause:
-        field, token = self.field(), self.take()
-        if token.kind == "op" and token.text in _COMPARISONS:
-            operator = token.text
-        elif _is(token, "in"):
-            operator = "IN"
-        elif _is(token, "is"):
-            operator = "IS NOT" if self.accept("not") else "IS"
-        elif _is(token, "not"):
-            if not self.accept("in"):
-                raise self.fail(self.peek(), "'IN'")
-            operator = "NOT IN"
-        else:
-            raise self.fail(token, "operator", tail=" " + _VALID_OPERATORS)
-        if not self.accept("("):
-            return Clause(field, operator, (self.operand(),))
-        operands = [self.operand()]
-        while self.accept(","):
-            operands.append(self.operand())
-        if not self.accept(")"):
-            raise self.fail(self.peek(), "')'")
-        return Clause(field, operator, tuple(operands), is_list=True)
-
-    def operand(self) -> Operand:
-        token = self.take()
-        if token.kind == "string" or (token.kind == "word" and token.text.lower() not in _KEYWORDS):
-            if not self.accept("("):
-                return Value(token.text, quoted=token.kind == "string")
-            args: list[str] = []
-            while not self.accept(")"):
-                if args and not self.accept(","):
-                    raise self.fail(self.peek(), "')' or ','")
-                argument = self.take()
-                if argument.kind not in ("string", "word"):
-                    raise self.fail(argument, "a function argument", surround="an argument")
-                args.append(argument.text)
-            return Function(token.text, tuple(args))
-        raise self.fail(token, "either a value, list or function", surround="a value",
-                        prefix="Error in JQL Query")  # sic: Cloud's wording here
-
-    def order_by(self) -> tuple[Sort, ...]:
-        if not self.accept("by"):
-            raise self.fail(self.peek(), "'by'")
-        sorts: list[Sort] = []
-        while True:
-            field, direction = self.field(), None
-            if self.accept("asc", "desc"):
-                direction = self.tokens[self.i - 1].text.upper()
-            sorts.append(Sort(field, direction))
-            if self.accept(","):
-                continue
-            if self.peek().kind != "end":
-                raise self.fail(self.peek(), "','" if direction else "either 'ASC' or 'DESC'")
-            return tuple(sorts)
-
-
-def parse(text: str) -> Query:
-    """The query ``text`` as a tree; JqlError (Jira's message) if it is malformed."""
-    return _Parser(text).query()
-
-
-def is_bounded(query: Query) -> bool:
-    """Whether ``query`` restricts the issues at all. Enhanced search refuses an empty query
-    or one with only ORDER BY: 400 "Unbounded JQL queries are not allowed here. Please add a
-    search restriction to your query." """
-    return query.where is not None
-
-
-def terms(query: Query) -> int:
-    """What ``query`` costs to run, in terms: each clause counts its values (a list's values,
-    a text search's words and phrases), at least one."""
-    def count(node: Node) -> int:
-        if isinstance(node, Not):
-            return count(node.node)
-        if isinstance(node, Clause) and node.operator in ("~", "!~"):
-            return max(1, sum(len(_TERM.findall(o.text)) for o in node.operands
-                              if isinstance(o, Value)))
-        if isinstance(node, Clause):
-            return len(node.operands)
-        return sum(count(child) for child in node.nodes)
-    return count(query.where) if query.where is not None else 0
-
-
-def check_terms(query: Query, most: int) -> None:
-    """JqlError if ``query`` has more than ``most`` terms (:func:`terms`)."""
-    if (n := terms(query)) > most:
-        raise JqlError(f"{_PREFIX}: The query is too complex: it has {n} terms (clauses, list "
-                       f"values and the words of text searches); at most {most} are allowed.")
-
-
-# --- compiling -------------------------------------------------------------------------------
 
 # JQL field (lower case) -> (kind, issues column)
 _FIELDS: dict[str, tuple[str, str]] = {
@@ -425,7 +101,6 @@ _KEY_PROJECT = "substr(issues.key, 1, instr(issues.key, '-') - 1)"
 _KEY_NUMBER = "CAST(substr(issues.key, instr(issues.key, '-') + 1) AS INTEGER)"
 _ISSUE_KEY = re.compile(r"([A-Za-z][A-Za-z0-9_]*)-(\d+)")
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
-_TERM = re.compile(r'"([^"]*)"|(\S+)')
 _DATE = re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:\s+(\d{1,2}):(\d{2}))?")
 _PERIOD = re.compile(r"([-+]?)((?:\d+[wdhm]\s*)+|\d+)")  # a bare number: minutes
 _PERIOD_PART = re.compile(r"(\d+)([wdhm]?)")
@@ -642,7 +317,8 @@ class _Compiler:
             sql = f"coalesce({_TEXT_VALUE[kind]}, '') = ''"
             return (sql if operator == "IS" else f"NOT ({sql})"), []
         assert isinstance(operand, Value)  # no function serves text
-        terms = [phrase or word for phrase, word in _TERM.findall(operand.text) if phrase or word]
+        terms = [phrase or word for phrase, word in TEXT_TERM.findall(operand.text)
+                 if phrase or word]
         if not terms:
             raise JqlError(f"The field '{name}' does not support searching for an empty string.")
         match = _TEXT_MATCH[kind]
