@@ -80,8 +80,11 @@ def seen(local: LocalServer, monkeypatch: pytest.MonkeyPatch) -> list[Seen]:
     received: list[Seen] = []
 
     async def recording(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"].startswith("/_env/episodes"):
-            await inner(scope, receive, send)  # the gym API's own lifecycle calls
+        if scope["type"] != "http" or scope["path"].startswith("/_env/episodes") \
+                or scope["path"] == "/openapi.json":
+            # The gym's own calls: episode lifecycle, and the API description it reads once
+            # per process for the tools (the first test to run sees that read).
+            await inner(scope, receive, send)
             return
         entry = Seen(dict(scope))
         received.append(entry)
