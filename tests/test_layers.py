@@ -15,10 +15,12 @@ import pytest
 ROOT = "workgym"  # the composition root: gym API, SDK, CLI
 KERNEL = "workgym_core"
 LEAVES = ("workgym_proxy", "workgym_reward", "workgym_telemetry", "replicas")
-PACKAGES = (ROOT, KERNEL, *LEAVES)
+TOP = "workgym_perf"  # the benchmark and load programs: on top, nothing imports them
+PACKAGES = (TOP, ROOT, KERNEL, *LEAVES)
 
 # What each package may import of the others.
 ALLOWED: dict[str, frozenset[str]] = {
+    ROOT: frozenset({KERNEL, *LEAVES}),
     KERNEL: frozenset(),
     **{leaf: frozenset({KERNEL}) for leaf in LEAVES},
 }

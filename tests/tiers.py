@@ -72,11 +72,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           "fast tier's sample and the tasks changed against main")
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "gate: a per-task test of a task outside the fast "
-                                       "tier's sample: runs with --all-tasks (make gate)")
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("--all-tasks"):
         return

@@ -1,4 +1,4 @@
-"""`python -m tests.bench stall`: one episode's worst requests against the others' steps.
+"""`python -m workgym_perf.bench stall`: one episode's worst requests against the others' steps.
 
 A ``workgym serve`` of its own (all in one process, as ``make demo`` runs it). This process
 times other episodes' steps (a helpdesk read through the proxy, over loopback HTTP) on the quiet

@@ -1,7 +1,7 @@
 """`make bench`: WorkGym's performance figures, measured in one run and printed
-(`python -m tests.bench stall`: only the stall figure, tests/bench/stall.py; any section
-alone by its name). A section that runs past its bound (--section-timeout) is stopped with
-one line saying where it waited; the others still run, and the exit code is 1.
+(`python -m workgym_perf.bench stall`: only the stall figure, workgym_perf/bench/stall.py;
+any section alone by its name). A section that runs past its bound (--section-timeout) is
+stopped with one line saying where it waited; the others still run, and the exit code is 1.
 
 Figures are medians and tails over many samples; the machines are shared and
 noisy, so read ratios within one run, not absolute numbers across runs.
@@ -206,7 +206,7 @@ def sections(tmp: Path) -> dict[str, Callable[[], None]]:
 
 
 def main() -> int:
-    args = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
+    args = argparse.ArgumentParser(prog="python -m workgym_perf.bench", description=__doc__)
     args.add_argument("only", nargs="?", metavar="SECTION",
                       help="that section alone, by its name (an unknown one lists them)")
     args.add_argument("--section-timeout", type=float, default=SECTION_TIMEOUT_S, metavar="S",
