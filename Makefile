@@ -52,7 +52,7 @@ test: setup-dev ## The test suite's fast tier, in parallel (per-task tests: a sa
 	@$(BIN)/pytest -n auto
 
 gate: setup-dev ## The task quality gate: every task's per-task tests, and its solutions on SEEDS seeds (default 10)
-	@$(BIN)/pytest -n auto --all-tasks -m gate
+	@$(BIN)/pytest -n auto --all-tasks -m gate || [ $$? = 5 ]  # 5: every task is in the sample
 	@$(BIN)/workgym tasks check --seeds $(or $(SEEDS),10)
 
 bench: setup ## Print the benchmark figures (memory, reset, steps, ...; BENCH_ARGS=stall: one section)
