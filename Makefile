@@ -10,6 +10,8 @@ CORE := $(VENV)/.installed-core
 DEV := $(VENV)/.installed-dev
 LOCK := .ci/lock
 SEED ?= 7
+# The benchmark and load programs (services/workgym_perf/) are in no install: run from here.
+PERF := PYTHONPATH=services$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 .DEFAULT_GOAL := help
 .PHONY: help setup setup-dev lock demo test gate bench load lint serve clean compose-env images up down compose-boot
@@ -46,17 +48,18 @@ lock: | $(BIN)/python ## Pin pyproject's dependencies in .ci/lock/ (LOCK_ARGS=--
 demo: setup ## Serve WorkGym + telemetry, run reference, noop, naive agents; print rewards, page links
 	@$(BIN)/python -m workgym.demo --seed $(SEED)
 
-test: setup-dev ## Run the test suite
-	@$(BIN)/pytest
+test: setup-dev ## The test suite's fast tier, in parallel (per-task tests: a sample and the changed tasks)
+	@$(BIN)/pytest -n auto
 
-gate: setup ## The task quality gate: every task's solutions on SEEDS seeds (default 10)
+gate: setup-dev ## The task quality gate: every task's per-task tests, and its solutions on SEEDS seeds (default 10)
+	@$(BIN)/pytest -n auto --all-tasks -m gate || [ $$? = 5 ]  # 5: every task is in the sample
 	@$(BIN)/workgym tasks check --seeds $(or $(SEEDS),10)
 
-bench: setup ## Print the benchmark figures (memory, reset, steps, scoring, proxy, boot, tracing, stall)
-	@$(BIN)/python -m tests.bench
+bench: setup ## Print the benchmark figures (memory, reset, steps, ...; BENCH_ARGS=stall: one section)
+	@$(PERF) $(BIN)/python -m workgym_perf.bench $(BENCH_ARGS)
 
 load: setup-dev ## Locust load tests (capacity, llm-paced): steps/s, episodes/s, p99 (LOAD_ARGS=...)
-	@$(BIN)/python -m tests.load $(LOAD_ARGS)
+	@$(PERF) $(BIN)/python -m workgym_perf.load $(LOAD_ARGS)
 
 lint: setup-dev ## ruff, mypy --strict on the packages, mypy on the tests (pyproject.toml)
 	@$(BIN)/ruff check .

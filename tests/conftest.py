@@ -22,8 +22,9 @@ from workgym.sdk import Env
 from workgym_core.internal import INTERNAL_HEADER
 from workgym_core.settings import Settings
 
-# Debian's Chromium for the tests of pages: the `browser` fixture and marks.
-pytest_plugins = ["tests.browser"]
+# Debian's Chromium for the tests of pages: the `browser` fixture and marks; the test tiers
+# (the per-task tests' sample, `--all-tasks`); pytest's own, to run pytest in a test.
+pytest_plugins = ["tests.browser", "tests.tiers", "pytester"]
 
 _CONFIG_DIRS: list[str] = []
 

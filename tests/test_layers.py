@@ -31,11 +31,13 @@ from workgym_core.timestamps import ISO_FORMAT
 ROOT = "workgym"  # the composition root: gym API, SDK, CLI
 KERNEL = "workgym_core"
 LEAVES = ("workgym_proxy", "workgym_reward", "workgym_telemetry", "replicas")
-PACKAGES = (ROOT, KERNEL, *LEAVES)
+TOP = "workgym_perf"  # the benchmark and load programs: on top, nothing imports them
+PACKAGES = (TOP, ROOT, KERNEL, *LEAVES)
 RUNTIME = "runtime"  # replicas/runtime: what every app stands on, not an app
 
 # What each package may import of the others.
 ALLOWED: dict[str, frozenset[str]] = {
+    ROOT: frozenset({KERNEL, *LEAVES}),
     KERNEL: frozenset(),
     **{leaf: frozenset({KERNEL}) for leaf in LEAVES},
 }

@@ -2,11 +2,10 @@
 
 In-process replicas are ASGI apps the proxy calls directly (:class:`AsgiUpstream`: no
 sockets, no HTTP client, no copies); replicas over the network are reached by the client
-``Settings.proxy_client`` names. ``make bench``
-(tests/bench/proxy.py: replica and proxy each alone, loopback, 2 cores) chose aiohttp: its hop
-adds ~1.0-1.3 ms p50 over a direct call where httpx's adds ~2.0-2.2 ms, and it keeps ~2.3x
-httpx's throughput at 16 episodes; the client alone costs ~0.2 ms CPU per request against
-httpx's ~0.9-1.6 ms.
+``Settings.proxy_client`` names. ``make bench`` (services/workgym_perf/bench/proxy.py:
+replica and proxy each alone, loopback, 2 cores) chose aiohttp: its hop adds ~1.0-1.3 ms
+p50 over a direct call where httpx's adds ~2.0-2.2 ms, and it keeps ~2.3x httpx's throughput
+at 16 episodes; the client alone costs ~0.2 ms CPU per request against httpx's ~0.9-1.6 ms.
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
 """OpenEnv for real: ``create_workgym_app`` under uvicorn, OpenEnv's MCP tool client over its
-WebSocket, several sessions at once, each its own environment and episode."""
+WebSocket, several sessions at once, each its own environment and episode. OpenEnv is
+imported by the tests, not at collection (~10 s: it brings gradio)."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
-from openenv.core.env_server.mcp_types import CallToolAction
-
-from workgym.adapters.openenv import (
-    WorkGymEnvClient,
-    WorkGymMCPEnv,
-    WorkGymObservation,
-    create_workgym_app,
-)
 
 from ..serving import serving_app
 from .scripted import TASK
@@ -21,6 +14,10 @@ from .scripted import TASK
 
 @pytest.mark.filterwarnings("ignore:Accessing `Tool.inputSchema` is deprecated")
 def test_concurrent_sessions_each_hold_their_episode() -> None:
+    from openenv.core.env_server.mcp_types import CallToolAction
+
+    from workgym.adapters.openenv import WorkGymEnvClient, WorkGymObservation, create_workgym_app
+
     async def one(url: str, seed: int) -> tuple[str, str, bool, float | None]:
         env = WorkGymEnvClient(base_url=url)
         async with env:
@@ -49,6 +46,8 @@ def test_concurrent_sessions_each_hold_their_episode() -> None:
 def test_the_observation_tells_the_agent_no_task_or_seed() -> None:
     """What reset answers is what the model is given: the instruction and the tools, never
     which task or seed the episode is (the harness reads those from ``state``)."""
+    from workgym.adapters.openenv import WorkGymMCPEnv
+
     env = WorkGymMCPEnv()
     try:
         obs = env.reset(task=TASK, seed=5, faults="none")

@@ -1,16 +1,22 @@
 """SkyRL: the env is made by skyrl_gym as SkyRL's generator makes it (``make(env_class,
-env_config=..., extras=row["env_extras"])``), then init, step until done, close."""
+env_config=..., extras=row["env_extras"])``), then init, step until done, close. skyrl_gym
+is imported by the tests, not at collection."""
 
 from __future__ import annotations
 
-import skyrl_gym
-
-from workgym.adapters.skyrl import WorkGymTextEnv
+from typing import TYPE_CHECKING
 
 from .scripted import SEED, TASK, hermes
 
+if TYPE_CHECKING:
+    from workgym.adapters.skyrl import WorkGymTextEnv
+
 
 def make(**extras: object) -> WorkGymTextEnv:
+    import skyrl_gym
+
+    from workgym.adapters.skyrl import WorkGymTextEnv
+
     env = skyrl_gym.make("workgym", env_config={"max_turns": 3},
                          extras={"task": TASK, "seed": SEED, "faults": "none", **extras})
     assert isinstance(env, WorkGymTextEnv)

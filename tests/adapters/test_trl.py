@@ -3,14 +3,12 @@ installed: it needs torch): tools discovered on the class of a probe instance ma
 reset (``inspect.getmembers(type(env), inspect.isfunction)``, public names but reset and
 get_reward), their schemas by ``transformers.utils.get_json_schema`` (what
 ``apply_chat_template(tools=...)`` does), ``reset(**row)``, tool calls by keyword,
-``get_reward()``."""
+``get_reward()``. transformers is imported by the test that uses it, not at collection."""
 
 from __future__ import annotations
 
 import inspect
 from typing import Any
-
-from transformers.utils.chat_template_utils import get_json_schema
 
 from workgym.adapters.common import task_tools
 from workgym.adapters.trl import WorkGymToolEnv, environment_factory, environment_name
@@ -25,6 +23,8 @@ def discovered(env: Any) -> dict[str, Any]:
 
 
 def test_tools_are_known_before_any_episode_and_schemas_read_back() -> None:
+    from transformers.utils.chat_template_utils import get_json_schema
+
     tasks = [TASK, "helpdesk/refund-standard"]
     factory = environment_factory(tasks)
     assert isinstance(factory, dict) and set(factory) == {environment_name(t) for t in tasks}

@@ -34,6 +34,7 @@ from workgym.tasks import catalogue
 pytestmark = [
     pytest.mark.compose,
     pytest.mark.slow,
+    pytest.mark.xdist_group("compose"),  # one stack (one project, compose's ports): one worker
     pytest.mark.skipif(os.environ.get("WORKGYM_COMPOSE_TESTS") != "1",
                        reason="needs Docker: set WORKGYM_COMPOSE_TESTS=1 (.ci/run does)"),
 ]

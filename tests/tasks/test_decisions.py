@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.tiers import tiered
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
@@ -46,7 +47,7 @@ TASKS = sorted({*DECISIONS, *(task.id for task in catalogue() if task.decision)}
 SEEDS = range(20, 24)  # any four consecutive seeds, none of the gate's
 
 
-@pytest.mark.parametrize("task_id", TASKS)
+@pytest.mark.parametrize("task_id", tiered(TASKS))
 def test_the_seed_draws_each_outcome(make_env: Callable[..., Env], local: LocalServer,
                                      task_id: str) -> None:
     task = catalogue().get(task_id)

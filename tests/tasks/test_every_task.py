@@ -19,6 +19,7 @@ import pytest
 
 from replicas.catalog import spec
 from tests.conftest import replica_post
+from tests.tiers import tiered
 from workgym.agents.reference import naive, reference
 from workgym.local import LocalServer
 from workgym.quality import check, report_failures
@@ -43,13 +44,13 @@ def _unrelated_write(local: LocalServer, env: Env, app: str) -> None:
     assert status == 200, body
 
 
-@pytest.mark.parametrize("task_id", TASKS)
+@pytest.mark.parametrize("task_id", tiered(TASKS))
 def test_the_gate(make_env: Callable[..., Env], task_id: str) -> None:
     verdict, = check([catalogue().get(task_id)], GATE_SEEDS, make_env, restated=False)
     assert verdict.ok, report_failures([verdict])
 
 
-@pytest.mark.parametrize(("task_id", "app"), COLLATERAL)
+@pytest.mark.parametrize(("task_id", "app"), tiered(COLLATERAL))
 def test_collateral_damage_fails(
     make_env: Callable[..., Env], local: LocalServer, task_id: str, app: str
 ) -> None:
@@ -71,7 +72,7 @@ def test_collateral_damage_fails(
 FAULT_TASKS = [task.id for task in catalogue() if task.faults]
 
 
-@pytest.mark.parametrize("task_id", FAULT_TASKS)
+@pytest.mark.parametrize("task_id", tiered(FAULT_TASKS))
 def test_naive_agent_fails_fault_tasks(make_env: Callable[..., Env], task_id: str) -> None:
     """The reference without fault handling must not pass a task whose difficulty is faults."""
     env = make_env(task_id, SEED)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.tiers import tiered
 from workgym.agents.reference import reference, run_script
 from workgym.local import LocalServer
 from workgym.sdk import Env
@@ -20,7 +21,7 @@ SOLUTIONS = [(task.id, name) for task in catalogue() if task.faults
              if kind in ("reference", "alternative")]
 
 
-@pytest.mark.parametrize(("task_id", "solution"), SOLUTIONS)
+@pytest.mark.parametrize(("task_id", "solution"), tiered(SOLUTIONS))
 def test_every_successful_solution_meets_the_tasks_faults(
     make_env: Callable[..., Env], task_id: str, solution: str
 ) -> None:

@@ -21,6 +21,7 @@ from replicas.catalog import spec
 from replicas.runtime.identity import data
 from replicas.runtime.snapshots import SnapshotCache, load
 from tests.tasks.test_every_task import GATE_SEEDS
+from tests.tiers import tiered
 from workgym.tasks import Task, catalogue
 from workgym_core.rowops import FactoryRow, InsertRow, parse_ops, table_of
 
@@ -114,7 +115,7 @@ def _hidden(db: Any, table: str, rows: list[dict[str, Any]]) -> list[str]:
 TARGETED = [task.id for task in catalogue() if _targets(task)]
 
 
-@pytest.mark.parametrize("task_id", TARGETED)
+@pytest.mark.parametrize("task_id", tiered(TARGETED))
 def test_the_verifiers_records_are_neither_the_newest_nor_the_highest_nor_a_block(
         prepare: Prepare, task_id: str) -> None:
     task = catalogue().get(task_id)

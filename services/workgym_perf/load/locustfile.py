@@ -1,13 +1,13 @@
-"""Locust users that are agents doing WorkGym episodes (see ``tests/load/__init__.py``).
-From the repository's root (it imports ``tests.load``):
+"""Locust users that are agents doing WorkGym episodes (see ``workgym_perf/load/__init__.py``).
+From the repository's root (it imports ``workgym_perf.load``):
 
-    python -m locust -f tests/load/locustfile.py --host http://127.0.0.1:8000
+    python -m locust -f services/workgym_perf/load/locustfile.py --host http://127.0.0.1:8000
         [--headless -u 16 -t 60s] [--steps 3-20] [--think 3-30] [--seeds 0-15]
         [--held-file held.json]
 
 The operator's API key is found as the SDK finds it (``WORKGYM_API_KEY``, else this machine's
 ``~/.config/workgym/api-key``). Episodes run with faults "none": what is measured is the
-platform, and a failure is one of ours (:func:`tests.load.recorder.failure`).
+platform, and a failure is one of ours (:func:`workgym_perf.load.recorder.failure`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ import httpx
 from locust import User, constant, events, task
 from locust.env import Environment
 
-from tests.load.agent import SetupError, Workload, take
-from tests.load.recorder import Failed, Recorder
 from workgym.errors import WorkGymClientError
 from workgym.sdk import Env
+from workgym_perf.load.agent import SetupError, Workload, take
+from workgym_perf.load.recorder import Failed, Recorder
 
 logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would cost locust CPU
 TIMEOUT_S = 120.0  # an overloaded server answers late; a late answer is a slow one, not a loss

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench import __main__ as bench
+from workgym_perf.bench import __main__ as bench
 
 
 def test_a_section_that_hangs_is_stopped_and_named(

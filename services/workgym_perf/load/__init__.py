@@ -1,4 +1,4 @@
-"""Load tests of rollout throughput with locust (`make load`, ``python -m tests.load``).
+"""Load tests of rollout throughput with locust (`make load`, ``python -m workgym_perf.load``).
 
 One locust user is one agent doing episodes against a WorkGym server over HTTP: it creates an
 episode with the operator's API key, takes steps through the proxy with the episode's token

@@ -1,7 +1,7 @@
 """`make bench`: WorkGym's performance figures, measured in one run and printed
-(`python -m tests.bench stall`: only the stall figure, tests/bench/stall.py; any section
-alone by its name). A section that runs past its bound (--section-timeout) is stopped with
-one line saying where it waited; the others still run, and the exit code is 1.
+(`python -m workgym_perf.bench stall`: only the stall figure, workgym_perf/bench/stall.py;
+any section alone by its name). A section that runs past its bound (--section-timeout) is
+stopped with one line saying where it waited; the others still run, and the exit code is 1.
 
 Figures are medians and tails over many samples; the machines are shared and
 noisy, so read ratios within one run, not absolute numbers across runs.
@@ -31,10 +31,11 @@ from workgym.tasks import Task, catalogue
 from workgym_core.settings import Settings
 
 from .boot import bench_boot
-from .memory import bench_live_episodes, reads
+from .memory import bench_live_episodes
 from .proxy import bench_proxy
 from .stall import bench_stall
 from .stats import line, sample, step_line
+from .steps import reads
 from .tracing import bench_tracing
 from .tracker import bench_tracker_endpoints
 
@@ -206,7 +207,7 @@ def sections(tmp: Path) -> dict[str, Callable[[], None]]:
 
 
 def main() -> int:
-    args = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
+    args = argparse.ArgumentParser(prog="python -m workgym_perf.bench", description=__doc__)
     args.add_argument("only", nargs="?", metavar="SECTION",
                       help="that section alone, by its name (an unknown one lists them)")
     args.add_argument("--section-timeout", type=float, default=SECTION_TIMEOUT_S, metavar="S",

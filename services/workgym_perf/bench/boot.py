@@ -27,7 +27,7 @@ from workgym.processes import free_port, running, workgym
 from .proxy import _cpu_s, _wait_redis
 
 TARGET_S, TARGET_CPU_S = 2.0, 0.5
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _compose_boot() -> ModuleType:

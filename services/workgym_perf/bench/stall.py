@@ -1,4 +1,4 @@
-"""`python -m tests.bench stall`: one episode's worst requests against the others' steps.
+"""`python -m workgym_perf.bench stall`: one episode's worst requests against the others' steps.
 
 A ``workgym serve`` of its own (all in one process, as ``make demo`` runs it). This process
 times other episodes' steps (a helpdesk read through the proxy, over loopback HTTP) on the quiet
@@ -67,7 +67,8 @@ def create(client: httpx.Client, api_key: str, task: str, seed: int) -> dict[str
     return dict(made.json())
 
 
-def _attacker(url: str, api_key: str, kind: str, stop: Event, served: Synchronized) -> None:
+def _attacker(url: str, api_key: str, kind: str, stop: Event,
+              served: Synchronized[int]) -> None:
     """One attacker process: ``kind``'s worst request, back to back, until ``stop``. At the
     lowest CPU priority: an agent's client runs on its own machine, not on the server's
     cores (it still sends its next request the moment the last is answered)."""

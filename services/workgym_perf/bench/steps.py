@@ -10,10 +10,12 @@ from .stats import sample_steps
 
 # Each app's list of records (its path, the query for a page of one, the key of the page's
 # records, where one of them is read by its id).
-LISTS = {"helpdesk": ("/api/v2/tickets", {"per_page": 1}, "tickets", "/api/v2/tickets/{id}"),
-         "checkout": ("/v1/customers", {"limit": 1}, "data", "/v1/customers/{id}"),
-         "tracker": ("/rest/api/3/search/jql", {"jql": "project = SHOP", "maxResults": 1},
-                     "issues", "/rest/api/3/issue/{id}")}
+Listing = tuple[str, dict[str, object], str, str]
+LISTS: dict[str, Listing] = {
+    "helpdesk": ("/api/v2/tickets", {"per_page": 1}, "tickets", "/api/v2/tickets/{id}"),
+    "checkout": ("/v1/customers", {"limit": 1}, "data", "/v1/customers/{id}"),
+    "tracker": ("/rest/api/3/search/jql", {"jql": "project = SHOP", "maxResults": 1},
+                "issues", "/rest/api/3/issue/{id}")}
 
 
 def reads(env: Env, n: int) -> list[float]:

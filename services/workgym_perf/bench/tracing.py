@@ -1,7 +1,7 @@
 """Tracing on vs off: in-process steps/s, and the cost of one span.
 
 The OpenTelemetry provider is per process, so each mode runs in a child process
-(``python -m tests.bench.tracing --mode on|off``); "on" exports with the batch
+(``python -m workgym_perf.bench.tracing --mode on|off``); "on" exports with the batch
 processor to a real telemetry store on loopback.
 """
 
@@ -75,8 +75,9 @@ def bench_tracing() -> None:
         for mode in ("off", "on"):
             env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": telemetry} if mode == "on" \
                 else {k: v for k, v in os.environ.items() if not k.startswith("OTEL_EXPORTER")}
-            out = subprocess.run([sys.executable, "-m", "tests.bench.tracing", "--mode", mode],
-                                 env=env, capture_output=True, text=True, check=True, timeout=600)
+            child = [sys.executable, "-m", "workgym_perf.bench.tracing", "--mode", mode]
+            out = subprocess.run(child, env=env, capture_output=True, text=True, check=True,
+                                 timeout=600)
             rate, span_us = (float(x) for x in out.stdout.split())
             results[mode] = (rate, span_us)
     off, on = results["off"][0], results["on"][0]

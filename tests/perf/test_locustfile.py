@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.load.stage import EPISODE, run_stage
 from workgym.processes import serving
+from workgym_perf.load.stage import EPISODE, run_stage
 
 pytestmark = pytest.mark.slow
 

@@ -5,6 +5,7 @@ A write's episode is replaced before its step budget runs out (untimed)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from workgym.local import LocalServer
@@ -87,4 +88,4 @@ def bench_tracker_endpoints(local: LocalServer) -> None:
     print("  tracker, the covered Jira endpoints (in-process, through the proxy):")
     for name, (method, path, given) in ENDPOINTS.items():
         step, fresh = _timer(env, method, path, given)
-        print(step_line(f"  {name}", lambda s=step, f=fresh: sample_steps(s, N, BUDGET, f)))
+        print(step_line(f"  {name}", partial(sample_steps, step, N, BUDGET, fresh)))

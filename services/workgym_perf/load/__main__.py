@@ -1,6 +1,6 @@
 """`make load`: rollout throughput under locust, in two profiles, and a summary table.
 
-    python -m tests.load [--profile capacity|llm-paced|all] [--host URL] [--out DIR] ...
+    python -m workgym_perf.load [--profile capacity|llm-paced|all] [--host URL] [--out DIR] ...
 
 * capacity: agents without think time, at 1, 2, 4, ... users (a locust run each), until the
   p99 step latency passes 100 ms: the knee is the last stage under it.
@@ -42,7 +42,7 @@ def _users(text: str) -> list[int]:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m tests.load", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m workgym_perf.load", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--profile", choices=[*PROFILES, "all"], default="all")
     p.add_argument("--host", help="a running WorkGym's gym API (e.g. the compose stack's "

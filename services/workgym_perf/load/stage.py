@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -13,7 +14,9 @@ from typing import Any
 
 from workgym_core.internal import APPS_PREFIX
 
-ROOT = Path(__file__).resolve().parents[2]
+# The folder workgym_perf is in (not in the wheel, nor the editable install): the locust
+# process imports the locustfile's package from there.
+PACKAGES = str(Path(__file__).resolve().parents[2])
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 EPISODE = "EPISODE"
 GENERATOR_BUSY = "CPU usage above"  # locust's warning when its own process is the bottleneck
@@ -96,7 +99,9 @@ def run_stage(host: str, prefix: Path, *, users: int, seconds: float, spawn_rate
     ]
     log = Path(f"{prefix}.log")
     with open(log, "wb") as out:
-        done = subprocess.run(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+        path = os.pathsep.join(filter(None, (PACKAGES, os.environ.get("PYTHONPATH"))))
+        done = subprocess.run(command, env={**os.environ, "PYTHONPATH": path}, stdout=out,
+                              stderr=subprocess.STDOUT,
                               timeout=users / spawn_rate + seconds + 300, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"locust exited with code {done.returncode}; see {log}:\n"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import statistics
+from typing import Any
 
 from replicas.runtime.memory import resident_mb
 from workgym.local import LocalServer
@@ -30,8 +31,10 @@ TARGET_MB = 0.2
 def _redis_used(local: LocalServer) -> int:
     registry = local.server.registry
     assert registry is not None
-    info = local.run(registry.redis.info("memory"))
-    return int(info["used_memory"])
+    async def info() -> dict[str, Any]:
+        return await registry.redis.info("memory")
+
+    return int(local.run(info())["used_memory"])
 
 
 def bench_live_episodes(local: LocalServer) -> None:
