@@ -392,19 +392,24 @@ def _scalar(value: Any) -> Any:
     return int(value) if isinstance(value, bool) else value
 
 
-class TaskFileError(ValueError):
-    """A task file that does not parse; names the file."""
+class TaskFileError(ConfigError, ValueError):
+    """A task file that does not parse; names the file (the CLI's one error)."""
 
 
 def load_task(path: Path, root: Path = TASKS_DIR) -> Task:
     rel = path.relative_to(root).with_suffix("")
-    raw = yaml.load(path.read_text(), Loader=_YAML_LOADER)
+    try:
+        raw = yaml.load(path.read_text(), Loader=_YAML_LOADER)
+    except yaml.YAMLError as exc:
+        raise TaskFileError(f"{path}: not YAML: {' '.join(str(exc).split())}") from exc
     if not isinstance(raw, dict):
         raise TaskFileError(f"{path}: a task file must hold a mapping")
     try:
         return Task.model_validate({**raw, "id": rel.as_posix(), "suite": rel.parts[0]})
-    except ValidationError as exc:
-        raise TaskFileError(f"{path}: {exc}") from exc
+    except ValidationError as exc:  # one line: each problem at its field
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'file'}: {e['msg']}"
+                             for e in exc.errors())
+        raise TaskFileError(f"{path}: {problems}") from exc
 
 
 class Catalogue:

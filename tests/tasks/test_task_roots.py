@@ -65,6 +65,25 @@ def test_a_root_that_is_not_there_is_one_error_line(
     assert f"task root {tmp_path / 'nowhere'} is no folder: check WORKGYM_TASKS" in error
 
 
+@pytest.mark.parametrize(("text", "why"), [
+    ("instruction: [unclosed\n", "not YAML"),
+    ("- a list\n", "a task file must hold a mapping"),
+    ("instruction: 3\n", "instruction: Input should be a valid string; "),
+])
+def test_a_broken_user_task_file_is_an_error_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    text: str, why: str
+) -> None:
+    broken = tmp_path / "mine" / "oops.yaml"
+    broken.parent.mkdir()
+    broken.write_text(text)
+    monkeypatch.setenv("WORKGYM_TASKS", str(tmp_path))
+    assert main(["tasks"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"workgym: error: {broken}: ") and why in error
+    assert error.count("\n") == 1
+
+
 def test_two_roots_defining_one_task_id_name_both_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
