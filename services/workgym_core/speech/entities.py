@@ -263,7 +263,9 @@ class Finder:
                                              rf"(?P<o>{words})(?:の)?\s?(?P<noun>{nouns})",
                                              re.IGNORECASE)
         card_cues = "|".join(f"(?:{lang.cues['card'].pattern})" for lang in self.langs.values())
-        self._card = re.compile(rf"(?:{card_cues})\s?(?:[:：]\s?)?(?:[*•xX]+\s?)?{_CARD_DIGITS}",
+        # Masks are possessive (here and in the cues: "x{2,}+"): a run of "x" or "*" is not
+        # given back a character at a time (quadratic in the run's length).
+        self._card = re.compile(rf"(?:{card_cues})\s?(?:[:：]\s?)?(?:[*•xX]++\s?)?{_CARD_DIGITS}",
                                 re.IGNORECASE)
 
     def find(self, text: str, names: Mapping[str, Mapping[str, str]] | None = None,

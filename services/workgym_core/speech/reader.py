@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from .cues import Language, guess, languages
@@ -55,6 +55,12 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": 
                          "\u00bb": '"', "\u2013": "-", "\u2014": " - ", "\u2212": "-",
                          "\u2026": "...", "\u00a0": " ", "\u202f": " ", "\u3000": " "})
 _QUOTED = re.compile(r'"[^"\n]{3,}"|「[^」]{2,}」|『[^』]{2,}』')
+# Longer than this, a run of characters with no space (in scripts written with spaces, not
+# Japanese) is no word of any language (an agent's longest URL is shorter), and a run of
+# spaces or newlines says nothing: the reader reads around them, so no cue rescans them at
+# every place (quadratic: a 32 KB comment of one letter took minutes to score).
+MAX_WORD = 256
+_UNREAD = re.compile(rf"[^\s\u3000-\u9fff\uff00-\uffef]{{{MAX_WORD + 1},}}|\s{{{MAX_WORD + 1},}}")
 _ABBREVIATIONS = re.compile(r"(?:^|\W)(?:e\.g|i\.e|etc|no|nr|approx|ca|mr|mrs|ms|dr|st|vs|inc|ltd|"
                             r"z\.b|d\.h|bzw|usw|p\.ex|núm|aprox|n°|[a-z])\.$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+|\s+[•*]\s+|\s-\s(?=[A-Z])")
@@ -139,6 +145,26 @@ class Reader:
         the episode's date (for "today", "tomorrow"), language the reader's guess to start
         from (the customer's, when known)."""
         text = normalise(text)
+        statements: list[Statement] = []
+        start, read_as = 0, language
+        for gap in [*_UNREAD.finditer(text), None]:
+            end = len(text) if gap is None else gap.start()
+            if text[start:end].strip():
+                part, guessed = self._read_part(text[start:end], names, today, language)
+                statements += [_shifted(s, start) for s in part]
+                read_as = read_as or guessed
+            if gap is not None and not gap.group().isspace():
+                statements.append(Statement(
+                    gap.group(), gap.start(), gap.end(), Kind.UNREADABLE, language=read_as or "en",
+                    why=f"a word of {len(gap.group())} characters is no language"))
+            if gap is not None:
+                start = gap.end()
+        return Reading(text=text, statements=tuple(statements), language=read_as or guess(text))
+
+    def _read_part(self, text: str, names: Mapping[str, Mapping[str, str]] | None,
+                   today: date | None, language: str | None) -> tuple[list[Statement], str]:
+        """The statements of ``text`` (normalised, no unreadable run in it), and its
+        language."""
         masked = _QUOTED.sub(lambda m: " " * len(m.group()), text)
         entities = self.lexicon.finder.find(masked, names, today, language or guess(masked))
         statements: list[Statement] = []
@@ -187,7 +213,7 @@ class Reader:
                 read = self._read(text, blanked, clause, inside, lang, asked)
                 statements += [s.but(hedged=True, why=hedge) if hedge and s.checked else s
                                for s in read]
-        return Reading(text=text, statements=tuple(statements), language=language)
+        return statements, language
 
     def _to_come(self, entity: Entity) -> bool:
         """Whether the entity is a day to come named as such ("tomorrow", "morgen")."""
@@ -634,6 +660,14 @@ class Reader:
                 if lang.has("alternative", between) or "/" in between:
                     return statement.but(hedged=True, why=f"{a.text!r} or {b.text!r}")
         return statement
+
+
+def _shifted(statement: Statement, by: int) -> Statement:
+    """``statement`` of a part of a message, placed in the whole message."""
+    if not by:
+        return statement
+    return statement.but(start=statement.start + by, end=statement.end + by, entities=tuple(
+        replace(e, start=e.start + by, end=e.end + by) for e in statement.entities))
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
