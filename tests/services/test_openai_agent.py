@@ -278,7 +278,8 @@ def test_hard_failures_are_clear_errors(
     assert len(model.requests) == 2 + 3
     unreachable = f"http://127.0.0.1:{free_port()}/v1"
     agent = ChatAgent("fake", base_url=unreachable, api_key=KEY, max_retries=1, timeout=2)
-    with pytest.raises(ModelEndpointError, match="did not answer .after 1 retries") as caught:
+    with pytest.raises(ModelEndpointError,
+                       match="did not answer model 'fake' .after 1 retries") as caught:
         agent(env, task)
     assert isinstance(caught.value, WorkGymError) and unreachable in str(caught.value)
     assert env.state()["steps"] == 0
@@ -312,8 +313,9 @@ def test_the_cli_runs_the_model(model: FakeModel, tmp_path: Path) -> None:
     failed = subprocess.run(workgym("run", "--task", TASK, "--agent", "openai:nope"), env=env,
                             capture_output=True, text=True, timeout=180, check=False)
     assert failed.returncode == 2, failed.stderr
-    assert failed.stderr.startswith("workgym: error: the model endpoint"), failed.stderr
-    assert "Traceback" not in failed.stderr
+    assert failed.stderr == (  # the preflight's line: no episode was started
+        f"workgym: error: the model endpoint {model.url} does not serve model 'nope' (it "
+        "serves fake, loop, talk): check the model's name in --agent openai:MODEL\n")
 
 
 def test_bench_checks_the_model_endpoint_before_it_runs(
@@ -331,8 +333,8 @@ def test_bench_checks_the_model_endpoint_before_it_runs(
     assert main([*bench, "openai:fake"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(
-        f"workgym: error: the model endpoint {dead} is unreachable (Connection error.): check "
-        "OPENAI_BASE_URL and that the server is up"), err
+        f"workgym: error: the model endpoint {dead} did not answer GET /models (after 1 "
+        "retries: Connection error.): check OPENAI_BASE_URL and that the server is up"), err
     monkeypatch.setenv("OPENAI_BASE_URL", model.url)
     assert main([*bench, "openai:nope"]) == 2
     assert capsys.readouterr().err == (

@@ -58,7 +58,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -166,24 +167,13 @@ class ChatAgent:
     def check(self) -> None:
         """Preflight: the endpoint answers ``GET {base}/models``, takes the key and serves the
         model; else ModelEndpointError naming what to check. One retry, 10 s."""
-        openai = self._openai
         client = self._client.with_options(max_retries=1, timeout=10.0)
-        where = f"the model endpoint {self._endpoint}"
-        try:
+        with self._answering("GET /models", retries=1):
             served = [m.id for m in client.models.list()]
-        except openai.APIStatusError as exc:
-            hint = _hint(exc.status_code) or " (check OPENAI_BASE_URL)"
-            raise ModelEndpointError(
-                f"{where} refused GET /models: HTTP {exc.status_code}: {_reason(exc)}{hint}",
-                infra=_infra(exc.status_code)) from None
-        except openai.APIConnectionError as exc:
-            raise ModelEndpointError(
-                f"{where} is unreachable ({exc}): check OPENAI_BASE_URL and that the server "
-                "is up", infra="model endpoint unreachable") from None
         if self.model not in served:
             raise ModelEndpointError(
-                f"{where} does not serve model {self.model!r} (it serves "
-                f"{', '.join(sorted(served)[:10]) or 'none'}): check the model's name in "
+                f"the model endpoint {self._endpoint} does not serve model {self.model!r} (it "
+                f"serves {', '.join(sorted(served)[:10]) or 'none'}): check the model's name in "
                 "--agent openai:MODEL", infra="model endpoint has no such model")
 
     def __call__(self, env: Env, task: Task) -> str | None:
@@ -221,29 +211,36 @@ class ChatAgent:
                     said = str(session.call_tool(name, arguments)["text"])
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": said})
 
-    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                  usage: dict[str, int]) -> Any:
-        """The model's next message (its usage added to ``usage``)."""
+    @contextmanager
+    def _answering(self, request: str, retries: int) -> Iterator[None]:
+        """The client's errors on ``request`` as ModelEndpointError: what failed, what to
+        check, and ``infra`` when it is the endpoint's doing."""
         openai = self._openai
+        where = f"the model endpoint {self._endpoint}"
         try:
-            # JSON dicts, not the SDK's TypedDicts: what the episode gave and the model said
-            create: Any = self._client.chat.completions.with_raw_response.create
-            raw = create(model=self.model, messages=messages, tools=tools, **self._options)
-            response = raw.parse()
+            yield
         except openai.APIStatusError as exc:
+            hint = _hint(exc.status_code) or " (check OPENAI_BASE_URL)"
             raise ModelEndpointError(
-                f"the model endpoint {self._endpoint} refused model {self.model!r}: "
-                f"HTTP {exc.status_code}: {_reason(exc)}{_hint(exc.status_code)}",
+                f"{where} refused {request}: HTTP {exc.status_code}: {_reason(exc)}{hint}",
                 infra=_infra(exc.status_code)) from exc
         except openai.APIConnectionError as exc:  # a timeout too; retries are spent
             what = "timed out" if isinstance(exc, openai.APITimeoutError) else "unreachable"
             raise ModelEndpointError(
-                f"the model endpoint {self._endpoint} did not answer "
-                f"(after {self._client.max_retries} retries): {exc}",
+                f"{where} did not answer {request} (after {retries} retries: {exc}): check "
+                "OPENAI_BASE_URL and that the server is up",
                 infra=f"model endpoint {what}") from exc
         except openai.OpenAIError as exc:  # a body the client cannot read
-            raise ModelEndpointError(
-                f"the model endpoint {self._endpoint} failed: {exc}") from exc
+            raise ModelEndpointError(f"{where} failed on {request}: {exc}") from exc
+
+    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                  usage: dict[str, int]) -> Any:
+        """The model's next message (its usage added to ``usage``)."""
+        with self._answering(f"model {self.model!r}", retries=self._client.max_retries):
+            # JSON dicts, not the SDK's TypedDicts: what the episode gave and the model said
+            create: Any = self._client.chat.completions.with_raw_response.create
+            raw = create(model=self.model, messages=messages, tools=tools, **self._options)
+            response = raw.parse()
         usage["requests"] += 1 + int(getattr(raw, "retries_taken", 0))
         usage["turns"] += 1
         counted = getattr(response, "usage", None)

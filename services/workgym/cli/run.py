@@ -48,10 +48,12 @@ def _run(args: argparse.Namespace) -> int:
     import workgym
 
     from ..agents import resolve
+    from ..bench.preflight import check_agent
     from ..tasks import catalogue
 
     task = catalogue().get(args.task)
     agent = resolve(args.agent)
+    check_agent(agent)  # a model's endpoint and model, before an episode starts
     env = (workgym.connect(args.url, task.id, seed=args.seed, faults=args.faults) if args.url
            else workgym.make(task.id, seed=args.seed, faults=args.faults))
     with env:
