@@ -25,6 +25,7 @@ import httpx
 
 from workgym_core import credentials
 from workgym_core.settings import Settings
+from workgym_telemetry.settings import TelemetrySettings
 
 from .agents import AGENTS
 from .cli.run import format_report
@@ -89,9 +90,9 @@ def main() -> int:
             print(f"demo: episode page of {report['task']} ({agent}): {page}"
                   + ("" if recorded else "  (its spans had not arrived yet)"))
         print(f"demo: the pages stay readable after the demo: the store is kept in "
-              f".workgym/telemetry; serve it again with `.venv/bin/workgym serve --role telemetry "
-              f"--port {telemetry.rsplit(':', 1)[1]}` and open the links; the index page "
-              f"({telemetry}/) asks for the API key: WORKGYM_API_KEY, else the file "
+              f"{TelemetrySettings().data_dir}; serve it again with `.venv/bin/workgym serve "
+              f"--role telemetry --port {telemetry.rsplit(':', 1)[1]}` and open the links; the "
+              f"index page ({telemetry}/) asks for the API key: WORKGYM_API_KEY, else the file "
               f"{settings.config_dir / credentials.API_KEY_FILE}.")
     return 0
 

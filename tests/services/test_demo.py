@@ -1,10 +1,12 @@
-"""`make demo` prints a link to the page of every episode it runs."""
+"""`make demo` prints a link to the page of every episode it runs, and where the pages' store
+is kept."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,8 +15,10 @@ from workgym import demo
 
 
 def test_the_demo_prints_every_episodes_link(monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+                                             capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
     run: list[tuple[str, str]] = []
+    monkeypatch.setenv("WORKGYM_TELEMETRY_DATA_DIR", str(tmp_path / "spans"))
 
     @contextmanager
     def serving(*_: Any, **__: Any) -> Iterator[str]:
@@ -31,8 +35,9 @@ def test_the_demo_prints_every_episodes_link(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(demo, "_wait_recorded", lambda *_: True)
     monkeypatch.setattr(sys, "argv", ["demo"])
     assert demo.main() == 0
-    links = [line for line in capsys.readouterr().out.splitlines()
-             if line.startswith("demo: episode page of")]
+    out = capsys.readouterr().out
+    assert f"the store is kept in {tmp_path / 'spans'}; serve it again" in out
+    links = [line for line in out.splitlines() if line.startswith("demo: episode page of")]
     assert len(run) == 4
     assert links == [f"demo: episode page of {task} ({agent}): http://store/episodes/ep{i}"
                      for i, (task, agent) in enumerate(run, 1)]
