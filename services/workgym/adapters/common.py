@@ -18,6 +18,8 @@ from typing import Any
 import httpx
 import orjson
 
+from replicas.catalog import app_names
+
 from ..errors import reaching, refusal
 from ..sdk import operator_key
 from ..session import Session
@@ -76,8 +78,10 @@ def task_tools(tasks: str | Iterable[str], *, url: str | None = None,
 
 
 def tool_surface(tools: list[dict[str, Any]]) -> str:
-    """A short stable name for a set of tools: its apps (``tracker``, ``checkout+helpdesk``)."""
-    apps = sorted({t["function"]["name"].split("_", 1)[0] for t in tools} - {"workgym", "finish"})
+    """A short stable name for a set of tools: its apps (``tracker``, ``checkout+helpdesk``),
+    the catalogue's apps whose tools it has."""
+    names = [t["function"]["name"] for t in tools]
+    apps = sorted(a for a in app_names() if any(n.startswith(f"{a}_") for n in names))
     return "+".join(apps) or "none"
 
 
