@@ -37,6 +37,14 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["WORKGYM_CONFIG_DIR"] = _CONFIG_DIRS[-1]
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked slow first, each group in its order: under `-n`, the long ones start
+    at once and the short ones fill in around them (collected last, the per-task tests and
+    the fuzzers kept one worker busy minutes after the other had finished)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     for path in _CONFIG_DIRS:
         shutil.rmtree(path, ignore_errors=True)

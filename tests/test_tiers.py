@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tiers import GATE, changed, kinds, sample, tiered
+from tests.tiers import GATE, SLOW, changed, kinds, sample, tiered
 from workgym.tasks import catalogue
 
 
@@ -62,10 +62,32 @@ def test_tiered_marks_the_tasks_outside_the_sample_gate() -> None:
     pairs = [(task.id, app) for task in catalogue() for app in task.apps]
     params = tiered(pairs)
     assert [p.values for p in params] == pairs
-    fast = {p.values[0] for p in params if not p.marks}
+    fast = {p.values[0] for p in params if p.marks == (SLOW,)}
     assert sample(catalogue().get(task_id) for task_id, _ in pairs) <= fast
     assert fast - sample(catalogue().get(task_id) for task_id, _ in pairs) <= changed()
-    assert all(p.marks == (GATE,) for p in params if p.values[0] not in fast)
+    assert all(p.marks == (SLOW, GATE) for p in params if p.values[0] not in fast)
+
+
+def test_slow_tests_are_run_first(pytester: pytest.Pytester) -> None:
+    """So that under -n the long ones start at once and the short ones fill in."""
+    pytester.makeconftest("from tests.conftest import pytest_collection_modifyitems")
+    pytester.makeini("[pytest]\nmarkers = slow: long")
+    pytester.makepyfile("""
+        import pytest
+
+        def test_quick():
+            pass
+
+        @pytest.mark.slow
+        def test_long():
+            pass
+
+        def test_quick_too():
+            pass
+    """)
+    run = pytester.runpytest("-v")
+    run.stdout.fnmatch_lines(["*test_long PASSED*", "*test_quick PASSED*",
+                              "*test_quick_too PASSED*"])
 
 
 def test_gate_tests_run_only_with_all_tasks(pytester: pytest.Pytester) -> None:

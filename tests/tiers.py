@@ -17,6 +17,7 @@ from workgym.tasks import TASKS_DIR, Task, catalogue
 
 BASE = "main"  # what "changed" is measured against: the tasks a branch adds or edits
 GATE = pytest.mark.gate
+SLOW = pytest.mark.slow  # a task's episodes, several of them: seconds each
 
 
 def kinds(task: Task) -> set[tuple[str, object]]:
@@ -58,11 +59,11 @@ def changed(root: Path = TASKS_DIR, base: str = BASE) -> set[str]:
 
 def tiered(params: Sequence[str | tuple[str, ...]]) -> list[pytest.ParameterSet]:
     """``params`` of a per-task test (a task id, or a tuple whose first item is one) as
-    pytest params: those of the sample's and the changed tasks as they are, the others
-    marked ``gate``."""
+    pytest params, marked ``slow``: those of the sample's and the changed tasks, and the others
+    marked ``gate`` too."""
     task_ids = {param if isinstance(param, str) else param[0] for param in params}
     fast = sample(catalogue().get(task_id) for task_id in task_ids) | changed()
-    return [pytest.param(*values, marks=() if values[0] in fast else GATE)
+    return [pytest.param(*values, marks=(SLOW,) if values[0] in fast else (SLOW, GATE))
             for values in ((param,) if isinstance(param, str) else param for param in params)]
 
 
