@@ -38,11 +38,25 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The tests marked slow first, each group in its order: under `-n`, the long ones start
     at once and the short ones fill in around them (collected last, the per-task tests and
-    the fuzzers kept one worker busy minutes after the other had finished)."""
+    the fuzzers kept one worker busy minutes after the other had finished).
+
+    And `--dist loadgroup` made to work: pytest-xdist 3.8 sends the tests of one
+    ``xdist_group`` to one worker by renaming each to ``<node id>@<group>`` through
+    ``Node._nodeid``, which pytest 9.2 no longer reads (a node's id is ``Node._id``): the
+    compose tests, which share one stack, ran on both workers and tore it down under each
+    other."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        groups = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                         for mark in item.iter_markers("xdist_group")})
+        node_id = getattr(item, "_id", None)
+        if groups and node_id is not None and not item.nodeid.endswith(f"@{'_'.join(groups)}"):
+            item._id = type(node_id).parse(f"{item.nodeid}@{'_'.join(groups)}")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

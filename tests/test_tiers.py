@@ -3,6 +3,7 @@ that the others wait for `--all-tasks` (`make gate`)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -106,3 +107,24 @@ def test_gate_tests_run_only_with_all_tasks(pytester: pytest.Pytester) -> None:
     rest = pytester.runpytest("-p", "tests.tiers", "--all-tasks", "-m", "gate", "-v")
     rest.assert_outcomes(passed=1, deselected=1)
     rest.stdout.fnmatch_lines(["*test_task?other? PASSED*"])
+
+
+def test_one_xdist_group_runs_on_one_worker(pytester: pytest.Pytester,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compose tests share one stack: under `-n`, never on two workers at once."""
+    root = str(Path(__file__).resolve().parents[1])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    pytester.makeconftest("from tests.conftest import pytest_collection_modifyitems")
+    pytester.makepyfile("""
+        import pytest
+
+        pytestmark = pytest.mark.xdist_group("stack")
+
+        @pytest.mark.parametrize("n", range(8))
+        def test_part(n):
+            pass
+    """)
+    run = pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-v")
+    run.assert_outcomes(passed=8)
+    workers = {line.split("]")[0] for line in run.outlines if "PASSED" in line}
+    assert len(workers) == 1, run.outlines
