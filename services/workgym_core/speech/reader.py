@@ -153,12 +153,13 @@ class Reader:
                 part, guessed = self._read_part(text[start:end], names, today, language)
                 statements += [_shifted(s, start) for s in part]
                 read_as = read_as or guessed
-            if gap is not None and not gap.group().isspace():
+            if gap is None:
+                break
+            if not gap.group().isspace():
                 statements.append(Statement(
                     gap.group(), gap.start(), gap.end(), Kind.UNREADABLE, language=read_as or "en",
                     why=f"a word of {len(gap.group())} characters is no language"))
-            if gap is not None:
-                start = gap.end()
+            start = gap.end()
         return Reading(text=text, statements=tuple(statements), language=read_as or guess(text))
 
     def _read_part(self, text: str, names: Mapping[str, Mapping[str, str]] | None,
