@@ -14,7 +14,7 @@ SEED ?= 7
 PERF := PYTHONPATH=services$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup setup-dev lock demo test gate bench load lint serve clean compose-env images up down compose-boot
+.PHONY: help setup setup-dev lock demo test gate coverage bench load lint serve clean compose-env images up down compose-boot
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -54,6 +54,9 @@ test: setup-dev ## The test suite's fast tier, in parallel (per-task tests: a sa
 gate: setup-dev ## The task quality gate: every task's per-task tests, and its solutions on SEEDS seeds (default 10)
 	@$(BIN)/pytest -n auto --all-tasks -m gate || [ $$? = 5 ]  # 5: every task is in the sample
 	@$(BIN)/workgym tasks check --seeds $(or $(SEEDS),10)
+
+coverage: setup-dev ## Write each app's COVERAGE.md from its product's published description (fetched)
+	@$(BIN)/python -m tests.conformance.coverage --write
 
 bench: setup ## Print the benchmark figures (memory, reset, steps, ...; BENCH_ARGS=stall: one section)
 	@$(PERF) $(BIN)/python -m workgym_perf.bench $(BENCH_ARGS)

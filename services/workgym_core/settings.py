@@ -132,7 +132,11 @@ class Settings(ServerLimits, TaskRoots):
         "telemetry page opens it (the telemetry store keeps spans 7 days by default).",
     )
     episode_ttl_s: int = Field(3600, gt=0, description="Seconds an unfinished episode lives.")
-    max_steps: int = Field(200, gt=0, description="Default step budget of an episode.")
+    step_budget: int | None = Field(
+        None, gt=0, description="Every episode's step budget (requests), in place of its "
+        "task's max_steps: an operator's setting, e.g. to run a client's test suite in one "
+        "episode. Unset: each task's own.",
+    )
     max_body_bytes: int = Field(256_000, gt=0, description="Largest request body accepted.")
     snapshot_cache_size: int = Field(
         64, gt=0, description="Pristine/setup snapshots kept in memory per replica instance."

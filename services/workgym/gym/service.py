@@ -163,7 +163,8 @@ class EpisodeService:
         try:
             bound = await self._world(task, identity.episode_id, body.seed, ttl, placed)
             record = await self.registry.create(
-                identity, owner=owner, task=task.id, seed=body.seed, max_steps=task.max_steps,
+                identity, owner=owner, task=task.id, seed=body.seed,
+                max_steps=self.settings.step_budget or task.max_steps,
                 apps=placed, vars=bound, faults=faults, ttl_s=ttl,
             )
         except BaseException:

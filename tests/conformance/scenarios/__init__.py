@@ -1,0 +1,1 @@
+"""Conformance scenarios: ``<app>_<area>.py``, each with ``scenario*(call)`` functions (harness.py)."""
