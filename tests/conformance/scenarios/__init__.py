@@ -1,1 +1,2 @@
-"""Conformance scenarios: ``<app>_<area>.py``, each with ``scenario*(call)`` functions (harness.py)."""
+"""Conformance scenarios: ``<app>_<area>.py``, each with ``scenario*(call)``
+functions (harness.py)."""
