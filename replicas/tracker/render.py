@@ -37,13 +37,21 @@ def text(stored: str | None, adf: bool) -> Any:
 
 
 def user(row: Row | None, base: str, version: str) -> Row | None:
+    """A person as an issue, comment, worklog, history or watch list shows them (Jira's
+    UserDetails: no locale)."""
     if row is None:
         return None
     return {"self": f"{api(base, version)}/user?accountId={row['account_id']}",
             "accountId": row["account_id"], "accountType": "atlassian",
             "emailAddress": row["email"], "displayName": row["display_name"],
-            "active": bool(row["active"]), "timeZone": row["time_zone"],
-            "locale": row["locale"], "avatarUrls": {}}
+            "active": bool(row["active"]), "timeZone": row["time_zone"], "avatarUrls": {}}
+
+
+def account(row: Row | None, base: str, version: str) -> Row | None:
+    """A user as the user operations (myself, user search) and leads show them (Jira's
+    User: with the locale)."""
+    shown = user(row, base, version)
+    return None if shown is None or row is None else {**shown, "locale": row["locale"]}
 
 
 def status(name: str, base: str, version: str) -> Row:

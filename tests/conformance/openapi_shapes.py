@@ -11,7 +11,7 @@ false``) starts with ``EXTRA``, so a report can count "valid ignoring extra prop
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -46,19 +46,24 @@ def _json_schema(node: Any) -> Any:
 
 @dataclass
 class OpenAPIShapes:
-    """The shapes of one OpenAPI document (a JSON file)."""
+    """The shapes of one OpenAPI document (a JSON file); ``corrections``: properties that
+    replace or add to a component schema's where the document's own examples contradict it
+    (schema name -> property -> schema)."""
 
     path: Path
+    corrections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     _validators: dict[str, Draft4Validator] = field(default_factory=dict)
 
     @cached_property
     def document(self) -> dict[str, Any]:
         found: dict[str, Any] = json.loads(self.path.read_text())
+        for name, properties in self.corrections.items():
+            found["components"]["schemas"][name]["properties"].update(properties)
         return found
 
     @cached_property
     def _registry(self) -> Registry[Any]:
-        resource = Resource(contents=_json_schema(self.document), specification=DRAFT4)
+        resource: Resource[Any] = DRAFT4.create_resource(_json_schema(self.document))
         return Registry().with_resource(URI, resource)
 
     @property

@@ -21,8 +21,11 @@ from tests.conformance.openapi_shapes import EXTRA
 from workgym.processes import serving
 
 TASK = "tracker/start-work-on-bug"
-# Answered only with an error, as Jira Cloud does: the old search is gone (410).
-ERROR_ONLY = {"GET /rest/api/3/search: no success case"}
+# Operations the agent meets only refused, as Jira would refuse it: the old search is gone
+# (410); Delete issues is the Administrators' alone and the agent is a Developer in every
+# project (403; the deletion itself: tests/replicas/tracker/test_api_links.py).
+ERROR_ONLY = {"GET /rest/api/3/search: no success case",
+              "DELETE /rest/api/3/issue/{issue}: no success case"}
 # Where Jira's document names a shape its API does not answer with: GET remotelink documents
 # one RemoteIssueLink, the API (and every client) gives the issue's list of them.
 DOCUMENT_SLIPS = {("GET", "/rest/api/3/issue/{}/remotelink", "200"): "RemoteIssueLink[]"}

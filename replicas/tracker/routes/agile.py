@@ -88,8 +88,9 @@ async def board_sprints(board_id: BoardId, episode: EpisodeDep, base: Base,
                             "Only these states, comma-separated: future, active, closed."))]
                         = None, startAt: StartAt = 0, maxResults: MaxResults = CAP
                         ) -> Response:
-    """The board's sprints, closed first, then active, then future."""
-    boards_rules.board(episode.db, board_id, CALLER)
+    """The board's sprints, closed first, then active, then future (a kanban board has
+    none: 400)."""
+    boards_rules.scrum(episode.db, board_id, CALLER)
     wanted = set((state or "future,active,closed").split(","))
     found = [s for s in rows(episode.db, "SELECT * FROM sprints WHERE board_id = ? ORDER BY "
                              "id", (board_id,)) if s["state"] in wanted]

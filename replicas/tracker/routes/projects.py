@@ -38,7 +38,7 @@ def found_project(episode: EpisodeDep, ref: str) -> dict[str, Any]:
 def _full(episode: EpisodeDep, row: dict[str, Any], base: str, v: str) -> dict[str, Any]:
     lead = one(episode.db, "SELECT * FROM users WHERE id = ?", (row["lead_id"],))
     return {**render.project(row, base, v), "description": row["description"],
-            "lead": render.user(lead, base, v), "assigneeType": "PROJECT_LEAD",
+            "lead": render.account(lead, base, v), "assigneeType": "PROJECT_LEAD",
             "components": [render.component(c, base, v) for c in _components(episode, row)],
             "versions": [render.fix_version(x, base, v) for x in _versions(episode, row)],
             "issueTypes": [render.issue_type(t[1], base, v) for t in data()["issue_types"]]}
@@ -100,7 +100,7 @@ def _component(episode: EpisodeDep, row: dict[str, Any], project: dict[str, Any]
                v: str) -> dict[str, Any]:
     """A component with its lead (the default assignee of its issues) and project."""
     lead = one(episode.db, "SELECT * FROM users WHERE id = ?", (row["lead_id"],))
-    return {**render.component(row, base, v), "lead": render.user(lead, base, v),
+    return {**render.component(row, base, v), "lead": render.account(lead, base, v),
             "leadAccountId": lead["account_id"] if lead else None,
             "assigneeType": "COMPONENT_LEAD" if lead else "PROJECT_DEFAULT",
             "projectId": project["id"], "project": project["key"]}

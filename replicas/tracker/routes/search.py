@@ -25,8 +25,9 @@ from .common import CALLER, Base, Version, shown
 
 router = APIRouter(tags=["search"])
 
-MaxResults = Annotated[int, Interval(ge=1, le=5000), CANONICAL, Query(
-    description="Issues per page (at most 5000; fewer come back with many fields).")]
+CAP = 5000  # Jira's most issues per page
+MaxResults = Annotated[int, Interval(ge=1, le=1_000_000), CANONICAL, Query(
+    description="Issues per page: above 5000, 5000 (as Jira caps it).")]
 
 
 def _offset(token: str | None) -> int:
@@ -96,14 +97,14 @@ async def search(version: Version, episode: EpisodeDep, base: Base,
                  ) -> Response:
     """Issues matching the JQL, in its ORDER BY; ids only unless `fields` asks for more."""
     where, params, order = compiled(jql_, episode, bounded=True)
-    offset = _offset(nextPageToken)
+    offset, size = _offset(nextPageToken), min(maxResults, CAP)
     found = rows(episode.db, f"SELECT * FROM issues WHERE ({where}) AND {visible(episode)} "
-                 f"ORDER BY {order} LIMIT ? OFFSET ?", (*params, maxResults + 1, offset))
-    page, more = found[:maxResults], len(found) > maxResults
+                 f"ORDER BY {order} LIMIT ? OFFSET ?", (*params, size + 1, offset))
+    page, more = found[:size], len(found) > size
     out: dict[str, object] = {"issues": shown_issues(episode, page, fields or "id", base,
                                                      shown(version)), "isLast": not more}
     if more:
-        out["nextPageToken"] = cursor_of(offset + maxResults)
+        out["nextPageToken"] = cursor_of(offset + size)
     return ok(out)
 
 

@@ -15,10 +15,13 @@ from replicas.runtime.responses import ok
 from .. import render
 from ..errors import JiraError
 from ..formats import jira_time
+from ..rules import issues
 from ..world import data
-from .common import CALLER, Base, Version, shown
+from .common import CALLER, Base, MaxResults, StartAt, Version, shown
+from .projects import found_project
 
 router = APIRouter(tags=["site"])
+USERS_CAP = 1000  # the user searches look at the first thousand users at most
 # The system fields the API shows (GET /field), with the custom ones from world.yaml.
 SYSTEM_FIELDS = ("summary", "description", "issuetype", "project", "status", "resolution",
                  "priority", "assignee", "reporter", "labels", "components", "fixVersions",
@@ -38,7 +41,7 @@ async def server_info(version: Version, episode: EpisodeDep, base: Base) -> Resp
 @router.get("/myself", operation_id="get_myself", summary="Get yourself")
 async def myself(version: Version, episode: EpisodeDep, base: Base) -> Response:
     """Your account (the AI agent)."""
-    return ok(render.user(one(episode.db, "SELECT * FROM users WHERE id = ?", (CALLER,)),
+    return ok(render.account(one(episode.db, "SELECT * FROM users WHERE id = ?", (CALLER,)),
                           base, shown(version)))
 
 
@@ -70,29 +73,44 @@ def _users(episode: EpisodeDep, query: str | None, where: str = "1",
     return found
 
 
+def _page(found: list[dict[str, object]], start_at: int, max_results: int, base: str,
+          version: str) -> Response:
+    """A page of users, as a bare list: ``maxResults`` above the cap is the cap."""
+    return ok([render.account(u, base, shown(version))
+               for u in found[start_at:start_at + min(max_results, USERS_CAP)]])
+
+
 @router.get("/user/search", operation_id="find_users",
             summary="Find users")
 async def find_users(version: Version, episode: EpisodeDep, base: Base,
-                     query: Query_ = None) -> Response:
-    """Users by account id, name or email."""
-    return ok([render.user(u, base, shown(version)) for u in _users(episode, query)])
+                     query: Query_ = None, startAt: StartAt = 0,
+                     maxResults: MaxResults = 50) -> Response:
+    """Users by account id, name or email, a page at a time."""
+    return _page(_users(episode, query), startAt, maxResults, base, version)
 
 
 @router.get("/user/assignable/search", operation_id="find_assignable_users",
             summary="Find users assignable to issues")
 async def assignable(version: Version, episode: EpisodeDep, base: Base,
                      project: Annotated[str | None, Query(max_length=40, description=(
-                         "The project's key."))] = None,
-                     query: Query_ = None) -> Response:
-    """Users who may be assigned issues of the project (active developers and admins)."""
-    found = one(episode.db, "SELECT id FROM projects WHERE key = ?", ((project or "").upper(),))
-    if found is None:
+                         "The project's key or id (unless issueKey is given)."))] = None,
+                     issueKey: Annotated[str | None, Query(max_length=40, description=(
+                         "The issue's key: the users who may be assigned it."))] = None,
+                     query: Query_ = None, startAt: StartAt = 0,
+                     maxResults: MaxResults = 50) -> Response:
+    """Users who may be assigned the issue, or issues of the project: the active members of
+    the roles holding Assignable user in its project."""
+    if issueKey:
+        project_id = issues.get(episode.db, issueKey, CALLER)["project_id"]
+    elif project:
+        project_id = found_project(episode, project)["id"]
+    else:
         raise JiraError(400, ["Project or issue key must be specified"], code="project_needed")
     roles = data()["permissions"]["ASSIGNABLE_USER"]
     where = ("active AND id IN (SELECT user_id FROM project_role_members WHERE project_id = ? "
              f"AND role IN ({','.join('?' * len(roles))}))")
-    return ok([render.user(u, base, shown(version))
-               for u in _users(episode, query, where, (found["id"], *roles))])
+    return _page(_users(episode, query, where, (project_id, *roles)), startAt, maxResults,
+                 base, version)
 
 
 @router.get("/issuetype", operation_id="get_issue_types", summary="Get issue types")

@@ -12,6 +12,7 @@ from ..errors import JiraError
 from . import permissions
 
 Row = dict[str, Any]
+NO_SPRINTS = "The board does not support sprints"  # Jira's words, no full stop
 # A board with its project's key and name.
 _BOARDS = ("SELECT b.*, p.key, p.name AS project_name FROM boards b JOIN projects p ON "
            "p.id = b.project_id")
@@ -24,6 +25,14 @@ def board(db: sqlite3.Connection, board_id: int, caller_id: int) -> Row:
                                             "BROWSE_PROJECTS"):
         raise JiraError(404, ["Board does not exist or you do not have permission to see "
                               "it."], code="board_not_found")
+    return found
+
+
+def scrum(db: sqlite3.Connection, board_id: int, caller_id: int) -> Row:
+    """The board if it runs sprints (scrum); a kanban board is Jira's 400."""
+    found = board(db, board_id, caller_id)
+    if found["type"] != "scrum":
+        raise JiraError(400, [NO_SPRINTS], code="board_kanban")
     return found
 
 

@@ -18,6 +18,7 @@ from ..errors import JiraError
 from ..formats import FormatError, parse_jira_time
 from ..world import status_category
 from . import permissions
+from .boards import NO_SPRINTS
 from .issues import get, log
 
 Row = dict[str, Any]
@@ -38,7 +39,7 @@ def _project(db: sqlite3.Connection, board_id: int) -> int:
         raise JiraError(404, [f"Board with id {board_id} does not exist."],
                         code="board_not_found")
     if found["type"] != "scrum":
-        raise JiraError(400, ["The board does not support sprints."], code="board_kanban")
+        raise JiraError(400, [NO_SPRINTS], code="board_kanban")
     return int(found["project_id"])
 
 

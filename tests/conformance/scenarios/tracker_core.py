@@ -42,7 +42,11 @@ def scenario_users(call: Call) -> None:
          params={"query": "x" * 201})
     call("GET", f"{API}/user/assignable/search", status=200, shape="User[]",
          params={"project": "SHOP"})
+    call("GET", f"{API}/user/assignable/search", status=200, shape="User[]",
+         params={"issueKey": "SHOP-1", "maxResults": 5000})
     call("GET", f"{API}/user/assignable/search", status=400, shape=ERROR)
+    call("GET", f"{API}/user/assignable/search", status=404, shape=ERROR,
+         params={"issueKey": "SHOP-99999"})
 
 
 def scenario_projects(call: Call) -> None:
@@ -96,8 +100,8 @@ def scenario_issues(call: Call) -> None:
     call("GET", f"{MISSING}/changelog", status=404, shape=ERROR)
     call("GET", f"{API}/issue/{key}/editmeta", status=200, shape="IssueUpdateMetadata")
     call("GET", f"{MISSING}/editmeta", status=404, shape=ERROR)
-    call("DELETE", f"{API}/issue/{key}", status=204)
-    call("DELETE", f"{API}/issue/{key}", status=404, shape=ERROR)
+    call("DELETE", f"{API}/issue/{key}", status=403, shape=ERROR)  # Administrators only
+    call("DELETE", MISSING, status=404, shape=ERROR)
 
 
 def scenario_create_metadata(call: Call) -> None:
