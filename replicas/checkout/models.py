@@ -114,6 +114,8 @@ class PaymentIntent(CheckoutModel, table=True):
     customer: str | None = Field(default=None, foreign_key="customers.stripe_id", index=True)
     payment_method: str | None = Field(default=None, foreign_key="payment_methods.stripe_id")
     capture_method: str  # automatic | automatic_async | manual
+    # automatic_payment_methods[allow_redirects] when they are on (always | never), else None
+    automatic_payment_methods: str | None = None
     amount_capturable: int = 0
     amount_received: int = 0
     description: str | None = None

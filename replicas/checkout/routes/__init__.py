@@ -17,6 +17,7 @@ from . import (
     refunds,
     sessions,
     store,
+    unrecognized,
 )
 
 router = APIRouter()
@@ -46,3 +47,5 @@ TAGS = [
 from ..pages import router as pages  # noqa: E402 - after the API's routes, which match first
 
 router.routes.extend(pages.routes)
+# Last: whatever else is asked under /v1 is Stripe's "Unrecognized request URL".
+router.routes.extend(unrecognized.router.routes)
