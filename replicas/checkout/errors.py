@@ -6,12 +6,12 @@ error the app answers in Stripe's shape::
                "param": null, "charge": "ch_...", "payment_intent": {...}}}
 
 ``type`` follows the status (402 card_error, 5xx api_error, others invalid_request_error)
-unless an error says otherwise (idempotency_error); ``code`` is always there (trajectories
+unless an error says otherwise (idempotency_error); ``code`` is there (trajectories
 record it): Stripe's where it has one, else the runtime's (``episode_not_found``...); only
 Stripe's own 404 for a URL it does not serve under /v1 has none, as Stripe's (``type`` and
-``message`` alone: :class:`UnrecognizedURL`). Request validation (FastAPI's, the runtime's canonical integers)
-becomes Stripe's 400 with its codes and wording (``Missing required param: amount.``) and
-the parameter in bracket notation (``payment_method_data[card][number]``).
+``message`` alone: :class:`UnrecognizedURL`). Request validation (FastAPI's, the runtime's
+canonical integers) becomes Stripe's 400 with its codes and wording (``Missing required
+param: amount.``) and the parameter in bracket notation (``payment_method_data[card][number]``).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from . import (
     payment_intents,
     payment_methods,
     refunds,
+    search,
     sessions,
     store,
     unrecognized,
@@ -22,7 +23,7 @@ from . import (
 
 router = APIRouter()
 # Flattened rather than include_router'ed (route matching pays for every nesting level).
-for module in (customers, catalog, payment_methods, payment_intents, charges, refunds,
+for module in (search, customers, catalog, payment_methods, payment_intents, charges, refunds,
                disputes, events, coupons, sessions, store):
     router.routes.extend(module.router.routes)
 

@@ -413,3 +413,18 @@ class StripeList(BaseModel, Generic[T]):
     has_more: bool = Field(description="Whether more objects follow: pass the last one's id as "
                            "starting_after for them.")
     url: str = Field(description="The list's path.")
+
+
+class SearchResult(BaseModel, Generic[T]):
+    """Stripe's page of search results (docs.stripe.com/api/pagination/search)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    object: Literal["search_result"] = Field(description="'search_result'.")
+    data: list[T] = Field(description="This page's objects, newest first.")
+    has_more: bool = Field(description="Whether more objects follow: pass next_page as page "
+                           "for them.")
+    next_page: str | None = Field(description="The cursor of the next page, if any.")
+    url: str = Field(description="The search's path.")
+    total_count: int | None = Field(None, description="How many objects match in all (with "
+                                    "expand[]=total_count).")
