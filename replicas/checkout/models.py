@@ -174,6 +174,9 @@ class Refund(CheckoutModel, table=True):
     status: str  # pending | requires_action | succeeded | failed | canceled
     reason: str | None = None  # duplicate | fraudulent | requested_by_customer
     failure_reason: str | None = None
+    # An asynchronous refund (cards.RefundOutcome): when it settles, and to what. Not rendered.
+    settles_at: int | None = Field(default=None, index=True)
+    settles_to: str | None = None  # succeeded | failed
     metadata_: str = metadata()
     created: int
 
