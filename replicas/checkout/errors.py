@@ -7,11 +7,12 @@ error the app answers in Stripe's shape::
 
 ``type`` follows the status (402 card_error, 5xx api_error, others invalid_request_error)
 unless an error says otherwise (idempotency_error); ``code`` is there (trajectories
-record it): Stripe's where it has one, else the runtime's (``episode_not_found``...); only
-Stripe's own 404 for a URL it does not serve under /v1 has none, as Stripe's (``type`` and
-``message`` alone: :class:`UnrecognizedURL`). Request validation (FastAPI's, the runtime's
-canonical integers) becomes Stripe's 400 with its codes and wording (``Missing required
-param: amount.``) and the parameter in bracket notation (``payment_method_data[card][number]``).
+record it): Stripe's where it has one, else the runtime's (``episode_not_found``...);
+only a 404 for a URL the app does not serve has none, as Stripe's (``type`` and ``message``
+alone; under /v1 in Stripe's words: :class:`UnrecognizedURL`). Request validation (FastAPI's,
+the runtime's canonical integers) becomes Stripe's 400 with its codes and wording
+(``Missing required param: amount.``) and the parameter in bracket notation
+(``payment_method_data[card][number]``).
 """
 
 from __future__ import annotations
@@ -138,8 +139,8 @@ def _type_of(status: int) -> ErrorType:
 
 def error_object(exc: WorkGymError) -> dict[str, Any]:
     """Stripe's error object for ``exc``."""
-    if isinstance(exc, StripeError) and exc.bare:
-        return {"type": exc.type, "message": exc.message}
+    if isinstance(exc, StripeError) and exc.bare or exc.code == "not_found":
+        return {"type": "invalid_request_error", "message": exc.message}
     if isinstance(exc, StripeError):
         error = {"type": exc.type, "code": exc.code, "message": exc.message,
                  "param": exc.field, **exc.extra}

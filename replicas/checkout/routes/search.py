@@ -36,8 +36,9 @@ def _search(w: World, resource: str, query: str, limit: int, page: str | None,
 
 @router.get("/v1/customers/search", operation_id="search_customers", tags=["customers"],
             summary="Search customers", response_model=SearchResult[Customer])
-async def search_customers(w: WorldDep, query: SearchQuery, limit: Limit = DEFAULT_LIMIT,
-                           page: Page = None, expand: Expand = None) -> Response:
+async def search_customers(w: WorldDep, *, limit: Limit = DEFAULT_LIMIT,
+                           query: SearchQuery, page: Page = None,
+                           expand: Expand = None) -> Response:
     """Customers matching the query (fields: created, email, name, phone, metadata),
     newest first; deleted ones left out."""
     return _search(w, "customers", query, limit, page, expand)
@@ -45,8 +46,9 @@ async def search_customers(w: WorldDep, query: SearchQuery, limit: Limit = DEFAU
 
 @router.get("/v1/charges/search", operation_id="search_charges", tags=["charges"],
             summary="Search charges", response_model=SearchResult[Charge])
-async def search_charges(w: WorldDep, query: SearchQuery, limit: Limit = DEFAULT_LIMIT,
-                         page: Page = None, expand: Expand = None) -> Response:
+async def search_charges(w: WorldDep, *, limit: Limit = DEFAULT_LIMIT,
+                           query: SearchQuery, page: Page = None,
+                           expand: Expand = None) -> Response:
     """Charges matching the query (fields: amount, created, currency, customer, disputed,
     payment_intent, refunded, status, payment_method_details.card.{brand, exp_month,
     exp_year, fingerprint, last4}, metadata), newest first."""
@@ -56,8 +58,8 @@ async def search_charges(w: WorldDep, query: SearchQuery, limit: Limit = DEFAULT
 @router.get("/v1/payment_intents/search", operation_id="search_payment_intents",
             tags=["payment_intents"], summary="Search PaymentIntents",
             response_model=SearchResult[PaymentIntent])
-async def search_payment_intents(w: WorldDep, query: SearchQuery,
-                                 limit: Limit = DEFAULT_LIMIT, page: Page = None,
+async def search_payment_intents(w: WorldDep, *, limit: Limit = DEFAULT_LIMIT,
+                                 query: SearchQuery, page: Page = None,
                                  expand: Expand = None) -> Response:
     """PaymentIntents matching the query (fields: amount, created, currency, customer,
     status, metadata), newest first."""
