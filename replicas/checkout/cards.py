@@ -43,6 +43,21 @@ AUTHENTICATION_FAILED = Decline(
     "The provided PaymentMethod has failed authentication. You can provide payment_method_data "
     "or a new PaymentMethod to attempt to fulfill this PaymentIntent again.")
 
+@dataclass(frozen=True)
+class RefundOutcome:
+    """What a refund of a payment with the card does (docs.stripe.com/testing#refunds): its
+    status at first, and the one it settles to later (on the episode's clock)."""
+
+    first: Literal["pending", "succeeded"]
+    then: Literal["succeeded", "failed"]
+    failure_reason: str | None = None
+
+
+# 4000000000007726: pending at first, succeeded later.
+PENDING_REFUND = RefundOutcome("pending", "succeeded")
+# 4000000000005126: succeeded at first, failed later (the card expired or was canceled).
+REFUND_FAILS = RefundOutcome("succeeded", "failed", "expired_or_canceled_card")
+
 # always: every payment is challenged; on_session: unless the card was set up for later
 # off-session payments (a payment made now is on session: challenged too).
 ThreeDSecure = Literal["always", "on_session"]
@@ -57,6 +72,7 @@ class TestCard:
     country: str = "US"
     three_d_secure: ThreeDSecure | None = None
     decline: Decline | None = None  # without 3-D Secure: at once; with it: once authenticated
+    refund: RefundOutcome | None = None  # None: a refund succeeds at once
 
 
 CARDS = (
@@ -65,6 +81,8 @@ CARDS = (
     TestCard("mastercard", "5555555555554444", "mastercard"),
     TestCard("amex", "378282246310005", "amex"),
     TestCard("jcb", "3566002020360505", "jcb", country="JP"),
+    TestCard("pendingRefund", "4000000000007726", "visa", refund=PENDING_REFUND),
+    TestCard("refundFail", "4000000000005126", "visa", refund=REFUND_FAILS),
     TestCard("chargeDeclined", "4000000000000002", "visa", decline=GENERIC),
     TestCard("chargeDeclinedInsufficientFunds", "4000000000009995", "visa", decline=INSUFFICIENT),
     TestCard("chargeDeclinedExpiredCard", "4000000000000069", "visa", decline=EXPIRED),

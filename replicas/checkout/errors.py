@@ -6,11 +6,13 @@ error the app answers in Stripe's shape::
                "param": null, "charge": "ch_...", "payment_intent": {...}}}
 
 ``type`` follows the status (402 card_error, 5xx api_error, others invalid_request_error)
-unless an error says otherwise (idempotency_error); ``code`` is always there (trajectories
-record it): Stripe's where it has one, else the runtime's (``not_found`` for an unknown URL,
-``episode_not_found``...). Request validation (FastAPI's, the runtime's canonical integers)
-becomes Stripe's 400 with its codes and wording (``Missing required param: amount.``) and
-the parameter in bracket notation (``payment_method_data[card][number]``).
+unless an error says otherwise (idempotency_error); ``code`` is there (trajectories
+record it): Stripe's where it has one, else the runtime's (``episode_not_found``...);
+only a 404 for a URL the app does not serve has none, as Stripe's (``type`` and ``message``
+alone; under /v1 in Stripe's words: :class:`UnrecognizedURL`). Request validation (FastAPI's,
+the runtime's canonical integers) becomes Stripe's 400 with its codes and wording
+(``Missing required param: amount.``) and the parameter in bracket notation
+(``payment_method_data[card][number]``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ class StripeError(WorkGymError):
     status_code = 400
     code = "invalid_request_error"
     type: ErrorType = "invalid_request_error"
+    # Stripe's error has only its type and message (no code, no param).
+    bare = False
 
     def __init__(self, message: str, *, code: str | None = None, param: str | None = None,
                  **extra: Any) -> None:
@@ -54,6 +58,17 @@ class ResourceMissing(StripeError):
         super().__init__(f"No such {kind}: '{object_id}'", param=param)
         if param != "id":
             self.status_code = 400
+
+
+class UnrecognizedURL(StripeError):
+    """A method and path under /v1 that Stripe does not serve: its 404, in its words."""
+
+    status_code = 404
+    bare = True
+
+    def __init__(self, method: str, path: str) -> None:
+        super().__init__(f"Unrecognized request URL ({method}: {path}). Please see "
+                         "https://stripe.com/docs or we can help at https://support.stripe.com/.")
 
 
 class CardError(StripeError):
@@ -124,6 +139,8 @@ def _type_of(status: int) -> ErrorType:
 
 def error_object(exc: WorkGymError) -> dict[str, Any]:
     """Stripe's error object for ``exc``."""
+    if isinstance(exc, StripeError) and exc.bare or exc.code == "not_found":
+        return {"type": "invalid_request_error", "message": exc.message}
     if isinstance(exc, StripeError):
         error = {"type": exc.type, "code": exc.code, "message": exc.message,
                  "param": exc.field, **exc.extra}
@@ -149,8 +166,10 @@ class StripeErrorDetail(BaseModel):
         None, description="The kind of error: card_error (a declined card, HTTP 402), "
         "invalid_request_error (parameters or the object's state), idempotency_error, "
         "api_error. Absent from the gateway's own refusals (token, quotas, episode state).")
-    code: str = Field(description="Machine-readable error code, e.g. 'card_declined', "
-                      "'resource_missing', 'payment_intent_unexpected_state'.")
+    code: str | None = Field(None, description="Machine-readable error code, e.g. "
+                             "'card_declined', 'resource_missing', "
+                             "'payment_intent_unexpected_state'; absent from Stripe's 404 for "
+                             "a URL it does not serve.")
     message: str = Field(description="What was refused and why.")
     param: str | None = Field(None, description="The parameter the error is about, in "
                               "bracket notation, if any.")

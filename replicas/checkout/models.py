@@ -114,6 +114,8 @@ class PaymentIntent(CheckoutModel, table=True):
     customer: str | None = Field(default=None, foreign_key="customers.stripe_id", index=True)
     payment_method: str | None = Field(default=None, foreign_key="payment_methods.stripe_id")
     capture_method: str  # automatic | automatic_async | manual
+    # automatic_payment_methods[allow_redirects] when they are on (always | never), else None
+    automatic_payment_methods: str | None = None
     amount_capturable: int = 0
     amount_received: int = 0
     description: str | None = None
@@ -172,6 +174,9 @@ class Refund(CheckoutModel, table=True):
     status: str  # pending | requires_action | succeeded | failed | canceled
     reason: str | None = None  # duplicate | fraudulent | requested_by_customer
     failure_reason: str | None = None
+    # An asynchronous refund (cards.RefundOutcome): when it settles, and to what. Not rendered.
+    settles_at: int | None = Field(default=None, index=True)
+    settles_to: str | None = None  # succeeded | failed
     metadata_: str = metadata()
     created: int
 

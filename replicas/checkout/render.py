@@ -93,7 +93,9 @@ def payment_method(row: Row, now: int) -> Row:
 def payment_intent(row: Row, now: int) -> Row:
     return {**_common(row, "payment_intent"), "amount": row["amount"],
             "amount_capturable": row["amount_capturable"],
-            "amount_received": row["amount_received"], "automatic_payment_methods": None,
+            "amount_received": row["amount_received"],
+            "automatic_payment_methods": None if row["automatic_payment_methods"] is None else {
+                "allow_redirects": row["automatic_payment_methods"], "enabled": True},
             "canceled_at": row["canceled_at"], "cancellation_reason": row["cancellation_reason"],
             "capture_method": row["capture_method"], "client_secret": row["client_secret"],
             "confirmation_method": "automatic", "currency": row["currency"],

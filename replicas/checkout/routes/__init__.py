@@ -15,13 +15,15 @@ from . import (
     payment_intents,
     payment_methods,
     refunds,
+    search,
     sessions,
     store,
+    unrecognized,
 )
 
 router = APIRouter()
 # Flattened rather than include_router'ed (route matching pays for every nesting level).
-for module in (customers, catalog, payment_methods, payment_intents, charges, refunds,
+for module in (search, customers, catalog, payment_methods, payment_intents, charges, refunds,
                disputes, events, coupons, sessions, store):
     router.routes.extend(module.router.routes)
 
@@ -46,3 +48,5 @@ TAGS = [
 from ..pages import router as pages  # noqa: E402 - after the API's routes, which match first
 
 router.routes.extend(pages.routes)
+# Last: whatever else is asked under /v1 is Stripe's "Unrecognized request URL".
+router.routes.extend(unrecognized.router.routes)

@@ -91,7 +91,23 @@ def _no_method() -> InvalidRequestError:
         code="payment_intent_unexpected_state", param="payment_method")
 
 
+def _automatic(body: PaymentIntentCreate) -> str | None:
+    """``automatic_payment_methods[allow_redirects]`` when they are on, else None: on by
+    default unless ``payment_method_types`` is given (Stripe's default since API version
+    2023-08-16), never with it."""
+    given_ = body.automatic_payment_methods
+    if given_ is None:
+        return "always" if body.payment_method_types is None else None
+    if given_.enabled and body.payment_method_types is not None:
+        raise InvalidRequestError("You may only specify one of these parameters: "
+                                  "automatic_payment_methods, payment_method_types.",
+                                  code="parameters_exclusive",
+                                  param="automatic_payment_methods")
+    return (given_.allow_redirects or "always") if given_.enabled else None
+
+
 def create(w: World, body: PaymentIntentCreate) -> tuple[Row, CardError | None]:
+    automatic = _automatic(body)
     code = currency(body.currency)
     charge_amount(body.amount, code)
     customer = _customer(w, body.customer)
@@ -103,7 +119,8 @@ def create(w: World, body: PaymentIntentCreate) -> tuple[Row, CardError | None]:
         "amount": body.amount, "currency": code,
         "status": "requires_confirmation" if method else "requires_payment_method",
         "customer": customer, "payment_method": method["stripe_id"] if method else None,
-        "capture_method": body.capture_method or "automatic", "amount_capturable": 0,
+        "capture_method": body.capture_method or "automatic",
+        "automatic_payment_methods": automatic, "amount_capturable": 0,
         "amount_received": 0, "description": text(body.description),
         "receipt_email": text(body.receipt_email), "return_url": text(body.return_url),
         "client_secret": "", "metadata": metadata("{}", body.metadata)})

@@ -1,15 +1,21 @@
 """Refunds (docs.stripe.com/api/refunds): of a captured charge, never more in all than was
 captured (refunds that did not fail or get canceled count), never of a charge the cardholder
-disputed. A card refund succeeds at once; one waiting on the customer (``requires_action``)
-may be canceled. Staff refunds follow the shop's approval policy (``approvals``); the store's
+disputed. A card refund succeeds at once, except with Stripe's refund test cards
+(``cards.RefundOutcome``): ``pending`` then ``succeeded``, or ``succeeded`` then ``failed``
+(``failure_reason``; the charge's ``amount_refunded`` given back), settled
+:data:`SETTLE_AFTER` later on the episode's clock, when the next write arrives (as
+authorizations expire). One waiting on the customer (``requires_action``) may be
+canceled. Staff refunds follow the shop's approval policy (``approvals``); the store's
 cancellations and returns refund what the order's own rules work out."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from workgym_core.money import format_money
 
+from ..cards import card
 from ..errors import InvalidRequestError
 from ..render import Row
 from ..schemas.requests import ApprovalCreate, RefundCreate
@@ -17,6 +23,8 @@ from . import approvals
 from .common import World, metadata
 
 COUNTED = ("pending", "requires_action", "succeeded")
+# How long an asynchronous refund takes to settle (virtual time: one step is a minute).
+SETTLE_AFTER = int(timedelta(minutes=5).total_seconds())
 
 
 def _money(amount: int, currency: str) -> str:
@@ -85,10 +93,14 @@ def create(w: World, body: RefundCreate, *, policy: bool = True) -> Row:
             code="amount_too_large", param="amount")
     named = body.metadata.get("approval") if isinstance(body.metadata, dict) else None
     approval = approvals.check(w, charge, amount, earlier, named) if policy else None
+    method = w.objects.row("payment_methods", charge["payment_method"], kind="PaymentMethod")
+    later = card(method["test_card"]).refund
     row = w.create("refunds", {
         "charge": charge["stripe_id"], "payment_intent": charge["payment_intent"],
-        "amount": amount, "currency": charge["currency"], "status": "succeeded",
-        "reason": body.reason, "failure_reason": None,
+        "amount": amount, "currency": charge["currency"],
+        "status": later.first if later else "succeeded", "reason": body.reason,
+        "failure_reason": None, "settles_at": w.now + SETTLE_AFTER if later else None,
+        "settles_to": later.then if later else None,
         "metadata": metadata("{}", body.metadata)})
     approvals.used(w, approval, row)
     w.emit("refund.created", "refunds", row)
@@ -97,6 +109,29 @@ def create(w: World, body: RefundCreate, *, policy: bool = True) -> Row:
                                           "refunded": int(total >= charge["amount"])})
     w.emit("charge.refunded", "charges", charge)
     return row
+
+
+def settle_due(w: World) -> None:
+    """Asynchronous refunds whose time has come settle: ``succeeded``, or ``failed`` with
+    the card's failure reason and the amount given back to the charge. Run before every
+    write."""
+    due = w.db.execute("SELECT * FROM refunds WHERE settles_at <= ? ORDER BY settles_at, id",
+                       (w.now,)).fetchall()
+    for row in due:
+        failed = row["settles_to"] == "failed"
+        method = w.db.execute(
+            "SELECT pm.test_card FROM charges c JOIN payment_methods pm ON pm.stripe_id = "
+            "c.payment_method WHERE c.stripe_id = ?", (row["charge"],)).fetchone()
+        outcome = card(method["test_card"]).refund
+        row = w.update("refunds", row, {
+            "status": row["settles_to"], "settles_at": None, "settles_to": None,
+            "failure_reason": outcome.failure_reason if failed and outcome else None})
+        if failed:
+            charge = w.objects.row("charges", row["charge"], kind="charge")
+            w.update("charges", charge, {
+                "amount_refunded": charge["amount_refunded"] - row["amount"], "refunded": 0})
+        w.emit("refund.failed" if failed else "refund.updated", "refunds", row)
+        w.emit("charge.refund.updated", "refunds", row)
 
 
 def update(w: World, row: Row, meta: Any) -> Row:

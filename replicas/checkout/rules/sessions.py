@@ -203,6 +203,7 @@ def _intent(w: World, row: Row, email: str | None, payment_method: str | None,
         found = intents.create(w, PaymentIntentCreate(
             amount=row["amount_total"], currency=row["currency"], customer=row["customer"],
             payment_method=payment_method, payment_method_data=data, confirm=True,
+            payment_method_types=["card"],
             description=row["intent_description"], receipt_email=email, return_url=back,
             metadata=orjson.loads(row["intent_metadata"])))
         w.update("checkout_sessions", row, {"payment_intent": found[0]["stripe_id"]})

@@ -195,6 +195,13 @@ _PAYMENT_METHOD = ("A PaymentMethod id, or one of Stripe's test PaymentMethods "
 _RETURN_URL = "Where the customer's browser returns after a 3-D Secure challenge."
 
 
+class AutomaticPaymentMethodsParam(Body):
+    enabled: bool = Field(description="Accept the payment methods the account has switched on "
+                          "(cards).")
+    allow_redirects: Literal["always", "never"] | None = Field(
+        None, description="Whether payment methods that redirect may be used (default always).")
+
+
 class PaymentIntentCreate(Body):
     amount: Amount = Field(description="Amount in the currency's minor unit (JPY: whole yen).")
     currency: Currency = Field(description="Three-letter ISO currency code, e.g. 'usd'.")
@@ -203,7 +210,10 @@ class PaymentIntentCreate(Body):
     payment_method_data: PaymentMethodData | None = Field(
         None, description="A card to make a new PaymentMethod from.")
     payment_method_types: list[Literal["card"]] | None = Field(
-        None, max_length=5, description="Kinds of payment method it accepts.")
+        None, max_length=5, description="Kinds of payment method it accepts (then automatic "
+        "payment methods are off).")
+    automatic_payment_methods: AutomaticPaymentMethodsParam | None = Field(
+        None, description="On by default when payment_method_types is not given.")
     confirm: bool | None = Field(None, description="Confirm it at once (charges the card).")
     capture_method: CaptureMethod | None = Field(None, description=_CAPTURE)
     description: Text | None = Field(None, description="An internal description.")

@@ -132,12 +132,20 @@ class PaymentMethod(StripeObject):
     type: Literal["card"] = Field(description="The kind of payment method.")
 
 
+class AutomaticPaymentMethods(BaseModel):
+    allow_redirects: Literal["always", "never"] = Field(
+        description="Whether payment methods that redirect the customer may be used.")
+    enabled: Literal[True] = Field(description="true.")
+
+
 class PaymentIntent(StripeObject):
     object: Literal["payment_intent"] = Field(description="'payment_intent'.")
     amount: int = Field(description=_AMOUNT)
     amount_capturable: int = Field(description="What can still be captured (requires_capture).")
     amount_received: int = Field(description="What was captured.")
-    automatic_payment_methods: None = Field(description="Not used: card payments only.")
+    automatic_payment_methods: AutomaticPaymentMethods | None = Field(
+        description="On: it accepts the payment methods the account has switched on (cards); "
+        "off (null) when payment_method_types was given.")
     canceled_at: int | None = Field(description="When it was canceled: Unix seconds.")
     cancellation_reason: str | None = Field(
         description="duplicate, fraudulent, requested_by_customer, abandoned, or automatic (an "
@@ -405,3 +413,18 @@ class StripeList(BaseModel, Generic[T]):
     has_more: bool = Field(description="Whether more objects follow: pass the last one's id as "
                            "starting_after for them.")
     url: str = Field(description="The list's path.")
+
+
+class SearchResult(BaseModel, Generic[T]):
+    """Stripe's page of search results (docs.stripe.com/api/pagination/search)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    object: Literal["search_result"] = Field(description="'search_result'.")
+    data: list[T] = Field(description="This page's objects, newest first.")
+    has_more: bool = Field(description="Whether more objects follow: pass next_page as page "
+                           "for them.")
+    next_page: str | None = Field(description="The cursor of the next page, if any.")
+    url: str = Field(description="The search's path.")
+    total_count: int | None = Field(None, description="How many objects match in all (with "
+                                    "expand[]=total_count).")

@@ -92,7 +92,8 @@ class _Shop:
             "amount": amount, "currency": money, "status": "succeeded",
             "customer": customer["stripe_id"] if customer else None, "payment_method": None,
             "capture_method": capture, "amount_capturable": 0, "amount_received": 0,
-            "description": description,
+            # the shop's checkout names its payment method types: automatic ones are off
+            "automatic_payment_methods": None, "description": description,
             "receipt_email": customer["email"] if customer and description else None,
             "latest_charge": None, "last_payment_error": None, "next_action": None,
             "return_url": None, "client_secret": "", "cancellation_reason": None,

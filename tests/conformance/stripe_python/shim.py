@@ -1,0 +1,73 @@
+"""A loopback stand-in for stripe-mock's address: stripe-python's suite reaches
+``http://localhost:$STRIPE_MOCK_PORT/v1/...`` with the key ``sk_test_123``; this forwards each
+request to the episode's checkout (``<checkout url>/v1/...``) with the episode's token in place
+of the key, and counts what it forwarded (``/__shim/count``, ``/__shim/paths?since=N``) for
+the suite's plugin.
+
+TO BE REPLACED by Part P's per-app port (each app at its product's own base path): then the
+suite points at the checkout's own address and this shim goes."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from workgym.processes import free_port
+
+# Headers the stripe library sends that the checkout reads; the rest stay here.
+_FORWARDED = ("content-type", "idempotency-key", "stripe-version", "user-agent")
+
+
+def shim_app(checkout: str, token: str) -> Starlette:
+    paths: list[str] = []
+    client = httpx.AsyncClient(timeout=30)
+
+    async def forward(request: Request) -> Response:
+        path = request.url.path
+        paths.append(f"{request.method} {path}")
+        headers = {k: v for k, v in request.headers.items() if k in _FORWARDED}
+        answer = await client.request(
+            request.method, f"{checkout}{path}", params=request.query_params.multi_items(),
+            content=await request.body(), headers={**headers,
+                                                   "authorization": f"Bearer {token}"})
+        kept = {k: v for k, v in answer.headers.items()
+                if k in ("content-type", "idempotent-replayed", "request-id")}
+        return Response(answer.content, status_code=answer.status_code, headers=kept)
+
+    async def count(request: Request) -> Response:
+        return JSONResponse(len(paths))
+
+    async def since(request: Request) -> Response:
+        return JSONResponse(paths[int(request.query_params.get("since", "0")):])
+
+    async def root(request: Request) -> Response:  # the suite's "is stripe-mock up?" probe
+        return JSONResponse({})
+
+    return Starlette(routes=[
+        Route("/__shim/count", count), Route("/__shim/paths", since), Route("/", root),
+        Route("/v1/{rest:path}", forward, methods=["GET", "POST", "DELETE"])])
+
+
+@contextmanager
+def shim(checkout: str, token: str) -> Iterator[int]:
+    """The shim serving on a free loopback port for the block: its port."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(shim_app(checkout, token), host="127.0.0.1",
+                                           port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        threading.Event().wait(0.01)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
