@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from tests.conformance.registry import npm_package
 
@@ -52,7 +52,7 @@ class Ref:
 
 
 @dataclass(frozen=True)
-class Union_:
+class OneOf:
     options: tuple[Type, ...]
 
 
@@ -68,7 +68,7 @@ class Obj:
     bases: tuple[Type, ...] = ()
 
 
-Type = Union[Lit, Prim, Ref, Union_, Arr, Obj]
+Type = Lit | Prim | Ref | OneOf | Arr | Obj
 PRIMITIVES = frozenset({"string", "number", "boolean", "null", "any", "unknown", "object",
                         "void", "undefined", "never"})
 
@@ -215,7 +215,7 @@ class Reader:
         while self.peek() == "|":
             self.take()
             options.append(self.intersection())
-        return options[0] if len(options) == 1 else Union_(tuple(options))
+        return options[0] if len(options) == 1 else OneOf(tuple(options))
 
     def intersection(self) -> Type:
         first = self.postfix()
@@ -322,7 +322,7 @@ class Validator:
         if isinstance(kind, Ref):
             target, where, inner = self.resolve(kind, scope, env)
             return self.check(value, target, where, inner, at)
-        if isinstance(kind, Union_):
+        if isinstance(kind, OneOf):
             return self.union(value, kind, scope, env, at)
         if isinstance(kind, Lit):
             return [] if value == kind.value and type(value) is type(kind.value) else [
@@ -347,7 +347,7 @@ class Validator:
             return [f"{at}: null, but the type has no null"]
         return [f"{at}: {_kind(value)}, expected {name}"]
 
-    def union(self, value: Any, kind: Union_, scope: str, env: Env, at: str) -> list[str]:
+    def union(self, value: Any, kind: OneOf, scope: str, env: Env, at: str) -> list[str]:
         tries = [self.check(value, option, scope, env, at) for option in kind.options]
         best = min(tries, key=lambda found: _fit(found, at))
         if best and all(isinstance(o, Lit) for o in kind.options):

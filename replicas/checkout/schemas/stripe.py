@@ -4,6 +4,7 @@ the episode's clock), ``livemode`` (always false: test mode) and, but events, ``
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,8 +24,13 @@ _UNSET = "Not used by this replica: always null."
 def unset(model: type[BaseModel]) -> dict[str, None]:
     """The members of ``model`` typed ``None`` (those this replica never sets), as null: what
     render.py adds so that every member Stripe always answers is there."""
-    return {name: None for name, info in model.model_fields.items()
-            if info.annotation is type(None)}
+    return dict.fromkeys(_unset_names(model))
+
+
+@cache
+def _unset_names(model: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(name for name, info in model.model_fields.items()
+                 if info.annotation is type(None))
 
 
 class StripeObject(BaseModel):
