@@ -37,7 +37,7 @@ ERROR_WIRE_MEMBERS = """{ advice_code?: string; doc_url?: string; network_advice
 
 @dataclass(frozen=True)
 class Lit:
-    value: str | int | bool
+    value: str | int | float | bool
 
 
 @dataclass(frozen=True)
@@ -255,7 +255,7 @@ class Reader:
         if tok in ("true", "false"):
             return Lit(tok == "true")
         if re.fullmatch(r"-?\d+(\.\d+)?", tok):
-            return Lit(int(tok) if tok.lstrip("-").isdigit() else tok)
+            return Lit(int(tok) if tok.lstrip("-").isdigit() else float(tok))
         if tok in PRIMITIVES:
             return Prim("any" if tok in ("unknown", "object", "void", "never") else tok)
         name = tok
@@ -350,10 +350,12 @@ class Validator:
     def union(self, value: Any, kind: OneOf, scope: str, env: Env, at: str) -> list[str]:
         tries = [self.check(value, option, scope, env, at) for option in kind.options]
         best = min(tries, key=lambda found: _fit(found, at))
-        if best and all(isinstance(o, Lit) for o in kind.options):
+        if not best or not _fit(best, at)[0]:
+            return best
+        if all(isinstance(o, Lit) for o in kind.options):
             return [f"{at}: {value!r} is not one of "
                     f"{', '.join(repr(o.value) for o in kind.options if isinstance(o, Lit))}"]
-        return best
+        return [f"{at}: {_kind(value)}, expected {' | '.join(map(_named, kind.options))}"]
 
     def members(self, kind: Obj, scope: str, env: Env
                 ) -> tuple[dict[str, tuple[bool, Type, str, Env]], tuple[Type, str] | None]:
@@ -397,6 +399,14 @@ def _fit(problems: list[str], at: str) -> tuple[int, int, int, int]:
                and " is not " in p for p in problems)
     extras = sum(p.startswith(EXTRA) for p in problems)
     return own, tags, len(problems) - extras, extras
+
+
+def _named(kind: Type) -> str:
+    if isinstance(kind, Lit):
+        return repr(kind.value)
+    if isinstance(kind, Prim | Ref):
+        return kind.name
+    return "array" if isinstance(kind, Arr) else "object"
 
 
 def _kind(value: Any) -> str:

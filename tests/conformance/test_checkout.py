@@ -48,7 +48,6 @@ def figures(found: Report) -> list[str]:
 
 def test_every_answer_matches_stripes_types(report: Report) -> None:
     print("\n".join(figures(report)))
-    print("\n".join(report.invalid))
     assert report.invalid == []
 
 
