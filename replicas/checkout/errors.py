@@ -149,7 +149,7 @@ def error_object(exc: WorkGymError) -> dict[str, Any]:
     else:
         error = {"type": _type_of(exc.status_code), "code": exc.code, "message": exc.message,
                  "param": bracketed(exc.field)}
-    return {k: v for k, v in error.items() if v is not None or k == "param"}
+    return {k: v for k, v in error.items() if v is not None}
 
 
 def render(exc: WorkGymError) -> Response:

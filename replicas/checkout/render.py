@@ -19,6 +19,8 @@ from replicas.runtime import db as sql
 from .discounts import coupon_valid
 from .errors import InvalidRequestError, ResourceMissing
 from .ids import table_of
+from .schemas import stripe as out
+from .schemas.stripe import unset
 
 Row = dict[str, Any]
 # The API version this replica answers as (events carry it).
@@ -30,6 +32,12 @@ EVIDENCE_FIELDS = (
     "refund_policy_disclosure", "refund_refusal_explanation", "service_date",
     "shipping_address", "shipping_carrier", "shipping_date", "shipping_tracking_number",
     "uncategorized_text",
+)
+# Evidence given as files: not kept (null).
+FILE_EVIDENCE = (
+    "cancellation_policy", "customer_communication", "customer_signature",
+    "duplicate_charge_documentation", "receipt", "refund_policy", "service_documentation",
+    "shipping_documentation", "uncategorized_file",
 )
 MAX_EXPAND_DEPTH = 4
 # Where an open Checkout Session is paid: the checkout page's path on the app (pages/).
@@ -52,30 +60,33 @@ def customer(row: Row, now: int) -> Row:
             "currency": row["currency"], "default_source": None, "delinquent": False,
             "description": row["description"], "email": row["email"], "name": row["name"],
             "phone": row["phone"], "preferred_locales": loads(row["preferred_locales"]),
-            "shipping": None, "tax_exempt": "none"}
+            "shipping": None, "tax_exempt": "none",
+            "invoice_settings": unset(out.InvoiceSettings)}
 
 
 def product(row: Row, now: int) -> Row:
     return {**_common(row, "product"), "active": bool(row["active"]),
             "default_price": row["default_price"], "description": row["description"],
-            "images": [], "name": row["name"], "updated": row["updated"], "url": row["url"]}
+            "images": [], "name": row["name"], "updated": row["updated"], "url": row["url"],
+            "marketing_features": [], "type": "service", **unset(out.Product)}
 
 
 def price(row: Row, now: int) -> Row:
     recurring = None if row["recurring_interval"] is None else {
         "interval": row["recurring_interval"],
-        "interval_count": row["recurring_interval_count"], "usage_type": "licensed"}
+        "interval_count": row["recurring_interval_count"], "usage_type": "licensed",
+        **unset(out.RecurringOut)}
     return {**_common(row, "price"), "active": bool(row["active"]),
             "billing_scheme": "per_unit", "currency": row["currency"],
             "lookup_key": row["lookup_key"], "nickname": row["nickname"],
             "product": row["product"], "recurring": recurring, "tax_behavior": "unspecified",
             "type": row["type"], "unit_amount": row["unit_amount"],
-            "unit_amount_decimal": str(row["unit_amount"])}
+            "unit_amount_decimal": str(row["unit_amount"]), **unset(out.Price)}
 
 
 def _billing(row: Row) -> Row:
-    return {"address": None, "email": row["billing_email"], "name": row["billing_name"],
-            "phone": None}
+    return {"email": row["billing_email"], "name": row["billing_name"],
+            **unset(out.BillingDetailsOut)}
 
 
 def payment_method(row: Row, now: int) -> Row:
@@ -86,7 +97,9 @@ def payment_method(row: Row, now: int) -> Row:
                 "exp_month": row["exp_month"], "exp_year": row["exp_year"],
                 "fingerprint": row["fingerprint"], "funding": row["funding"],
                 "last4": row["last4"],
-                "three_d_secure_usage": {"supported": True}, "wallet": None},
+                "three_d_secure_usage": {"supported": True},
+                "networks": {"available": [row["brand"]], "preferred": None},
+                **unset(out.CardOut)},
             "customer": row["customer"], "type": row["type"]}
 
 
@@ -103,16 +116,19 @@ def payment_intent(row: Row, now: int) -> Row:
             "last_payment_error": loads(row["last_payment_error"]),
             "latest_charge": row["latest_charge"], "next_action": loads(row["next_action"]),
             "payment_method": row["payment_method"], "payment_method_types": ["card"],
-            "receipt_email": row["receipt_email"], "status": row["status"]}
+            "receipt_email": row["receipt_email"], "status": row["status"],
+            **unset(out.PaymentIntent)}
 
 
 def charge(row: Row, method: Row | None) -> Row:
     """A charge (``method``: its PaymentMethod's row, for the card's details)."""
-    details = None if method is None else {"type": "card", "card": {
-        "brand": method["brand"], "capture_before": row["capture_before"],
-        "country": method["country"], "exp_month": method["exp_month"],
-        "exp_year": method["exp_year"], "funding": method["funding"],
-        "last4": method["last4"]}}
+    card = {"brand": method["brand"], "country": method["country"],
+            "exp_month": method["exp_month"], "exp_year": method["exp_year"],
+            "funding": method["funding"], "last4": method["last4"],
+            **unset(out.ChargeCard)} if method is not None else {}
+    if row["capture_before"] is not None:  # only on an uncaptured authorization
+        card["capture_before"] = row["capture_before"]
+    details = None if method is None else {"type": "card", "card": card}
     return {**_common(row, "charge"), "amount": row["amount"],
             "amount_captured": row["amount_captured"],
             "amount_refunded": row["amount_refunded"],
@@ -123,17 +139,20 @@ def charge(row: Row, method: Row | None) -> Row:
             "failure_message": row["failure_message"],
             "outcome": {"network_status": row["network_status"],
                         "reason": row["outcome_reason"], "risk_level": "normal",
-                        "seller_message": row["seller_message"], "type": row["outcome_type"]},
+                        "seller_message": row["seller_message"], "type": row["outcome_type"],
+                        **unset(out.Outcome)},
             "paid": row["status"] == "succeeded", "payment_intent": row["payment_intent"],
             "payment_method": row["payment_method"], "payment_method_details": details,
-            "refunded": bool(row["refunded"]), "status": row["status"]}
+            "refunded": bool(row["refunded"]), "status": row["status"], **unset(out.Charge)}
 
 
 def refund(row: Row, now: int) -> Row:
-    return {**_common(row, "refund"), "amount": row["amount"], "charge": row["charge"],
-            "currency": row["currency"], "failure_reason": row["failure_reason"],
-            "payment_intent": row["payment_intent"], "reason": row["reason"],
-            "status": row["status"]}
+    failure = {} if row["failure_reason"] is None else {"failure_reason": row["failure_reason"]}
+    refunded = _common(row, "refund")
+    del refunded["livemode"]  # Stripe's refund has none
+    return {**refunded, "amount": row["amount"], "charge": row["charge"],
+            "currency": row["currency"], **failure, "payment_intent": row["payment_intent"],
+            "reason": row["reason"], "status": row["status"], **unset(out.Refund)}
 
 
 def dispute(row: Row, now: int) -> Row:
@@ -141,10 +160,12 @@ def dispute(row: Row, now: int) -> Row:
     open_ = row["status"] in ("needs_response", "warning_needs_response")
     return {**_common(row, "dispute"), "amount": row["amount"], "charge": row["charge"],
             "currency": row["currency"],
-            "evidence": {name: given.get(name) for name in EVIDENCE_FIELDS},
+            "evidence": {**{name: given.get(name) for name in EVIDENCE_FIELDS},
+                         **dict.fromkeys(FILE_EVIDENCE), "enhanced_evidence": {}},
             "evidence_details": {"due_by": row["due_by"], "has_evidence": bool(
                 row["has_evidence"]), "past_due": open_ and now > row["due_by"],
-                "submission_count": row["submission_count"]},
+                "submission_count": row["submission_count"], "enhanced_eligibility": {}},
+            "balance_transactions": [], "enhanced_eligibility_types": [],
             "is_charge_refundable": bool(row["is_charge_refundable"]),
             "payment_intent": row["payment_intent"], "reason": row["reason"],
             "status": row["status"]}
@@ -193,7 +214,8 @@ def checkout_session(row: Row, now: int) -> Row:
             "amount_subtotal": row["amount_subtotal"], "amount_total": row["amount_total"],
             "cancel_url": row["cancel_url"], "client_reference_id": row["client_reference_id"],
             "currency": row["currency"], "customer": row["customer"],
-            "customer_details": {"email": row["details_email"], "name": row["details_name"]}
+            "customer_details": {"email": row["details_email"], "name": row["details_name"],
+                                 **unset(out.CustomerDetails)}
             if done else None, "customer_email": row["customer_email"],
             "discounts": discounts, "expires_at": row["expires_at"], "mode": row["mode"],
             "payment_intent": row["payment_intent"], "payment_method_types": ["card"],
@@ -202,7 +224,10 @@ def checkout_session(row: Row, now: int) -> Row:
             "total_details": {"amount_discount": row["amount_discount"],
                               "amount_shipping": row["amount_shipping"], "amount_tax": 0},
             "url": CHECKOUT_PAGE.format(session=row["stripe_id"])
-            if row["status"] == "open" else None}
+            if row["status"] == "open" else None,
+            "automatic_tax": {"enabled": False, **unset(out.AutomaticTax)},
+            "custom_fields": [], "custom_text": unset(out.CustomText), "shipping_options": [],
+            "ui_mode": "hosted", **unset(out.CheckoutSession)}
 
 
 def line_item(row: Row, bought: Row) -> Row:

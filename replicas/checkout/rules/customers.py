@@ -46,6 +46,5 @@ def update(w: World, row: Row, body: CustomerUpdate) -> Row:
 
 
 def delete(w: World, row: Row) -> Row:
-    row = w.update("customers", row, {"deleted": 1})
-    w.emit("customer.deleted", "customers", row)
-    return row
+    w.emit("customer.deleted", "customers", row)  # data.object: the customer as it was
+    return w.update("customers", row, {"deleted": 1})

@@ -4,6 +4,7 @@ the episode's clock), ``livemode`` (always false: test mode) and, but events, ``
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,6 +17,20 @@ _LIVEMODE = "Always false: this is test mode."
 _METADATA = "Your key-value pairs."
 _CURRENCY = "Three-letter ISO currency code, lowercase."
 _AMOUNT = "In the currency's minor unit (JPY, KRW: whole units)."
+# A member Stripe always answers (null when unset) that this replica never sets.
+_UNSET = "Not used by this replica: always null."
+
+
+def unset(model: type[BaseModel]) -> dict[str, None]:
+    """The members of ``model`` typed ``None`` (those this replica never sets), as null: what
+    render.py adds so that every member Stripe always answers is there."""
+    return dict.fromkeys(_unset_names(model))
+
+
+@cache
+def _unset_names(model: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(name for name, info in model.model_fields.items()
+                 if info.annotation is type(None))
 
 
 class StripeObject(BaseModel):
@@ -41,6 +56,16 @@ class Customer(StripeObject):
     preferred_locales: list[str] = Field(description="Languages the customer prefers.")
     shipping: None = Field(description="Not kept by this replica.")
     tax_exempt: Literal["none"] = Field(description="Tax exemption: none.")
+    invoice_settings: InvoiceSettings = Field(description="Invoicing defaults (none set).")
+
+
+class InvoiceSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    custom_fields: None = Field(description=_UNSET)
+    default_payment_method: None = Field(description=_UNSET)
+    footer: None = Field(description=_UNSET)
+    rendering_options: None = Field(description=_UNSET)
 
 
 class DeletedCustomer(BaseModel):
@@ -60,6 +85,11 @@ class Product(StripeObject):
     name: str = Field(description="The product's name.")
     updated: int = Field(description="When it last changed: Unix seconds.")
     url: str | None = Field(description="A public page about the product.")
+    marketing_features: list[dict[str, str]] = Field(description="Features listed (none).")
+    package_dimensions: None = Field(description=_UNSET)
+    shippable: None = Field(description=_UNSET)
+    tax_code: None = Field(description=_UNSET)
+    type: Literal["service"] = Field(description="service (Stripe's default).")
 
 
 class RecurringOut(BaseModel):
@@ -68,6 +98,8 @@ class RecurringOut(BaseModel):
     interval: str = Field(description="Billing period: day, week, month or year.")
     interval_count: int = Field(description="Periods between two billings.")
     usage_type: Literal["licensed"] = Field(description="Billed per unit: licensed.")
+    meter: None = Field(description=_UNSET)
+    trial_period_days: None = Field(description=_UNSET)
 
 
 class Price(StripeObject):
@@ -83,6 +115,9 @@ class Price(StripeObject):
     type: Literal["one_time", "recurring"] = Field(description="One-time or recurring.")
     unit_amount: int = Field(description=_AMOUNT)
     unit_amount_decimal: str = Field(description="unit_amount as a decimal string.")
+    custom_unit_amount: None = Field(description=_UNSET)
+    tiers_mode: None = Field(description=_UNSET)
+    transform_quantity: None = Field(description=_UNSET)
 
 
 class BillingDetailsOut(BaseModel):
@@ -92,6 +127,7 @@ class BillingDetailsOut(BaseModel):
     email: str | None = Field(description="The cardholder's email address.")
     name: str | None = Field(description="The cardholder's name.")
     phone: None = Field(description="Not kept by this replica.")
+    tax_id: None = Field(description=_UNSET)
 
 
 class CardChecks(BaseModel):
@@ -100,6 +136,13 @@ class CardChecks(BaseModel):
     address_line1_check: None = Field(description="Not checked.")
     address_postal_code_check: None = Field(description="Not checked.")
     cvc_check: str | None = Field(description="The CVC check's result.")
+
+
+class CardNetworks(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    available: list[str] = Field(description="The networks the card can use: its brand's.")
+    preferred: None = Field(description="No preferred network.")
 
 
 class ThreeDSecureUsage(BaseModel):
@@ -121,6 +164,10 @@ class CardOut(BaseModel):
     last4: str = Field(description="The card number's last four digits.")
     three_d_secure_usage: ThreeDSecureUsage = Field(description="3-D Secure support.")
     wallet: None = Field(description="No wallets here.")
+    display_brand: None = Field(description=_UNSET)
+    generated_from: None = Field(description=_UNSET)
+    networks: CardNetworks = Field(description="The card's networks.")
+    regulated_status: None = Field(description=_UNSET)
 
 
 class PaymentMethod(StripeObject):
@@ -167,6 +214,20 @@ class PaymentIntent(StripeObject):
         description="The PaymentMethod it charges (expandable).")
     payment_method_types: list[str] = Field(description="Kinds of payment method it accepts.")
     receipt_email: str | None = Field(description="Where the receipt goes.")
+    application: None = Field(description=_UNSET)
+    application_fee_amount: None = Field(description=_UNSET)
+    on_behalf_of: None = Field(description=_UNSET)
+    payment_method_configuration_details: None = Field(description=_UNSET)
+    payment_method_options: None = Field(description=_UNSET)
+    processing: None = Field(description=_UNSET)
+    review: None = Field(description=_UNSET)
+    setup_future_usage: None = Field(description=_UNSET)
+    shipping: None = Field(description=_UNSET)
+    source: None = Field(description=_UNSET)
+    statement_descriptor: None = Field(description=_UNSET)
+    statement_descriptor_suffix: None = Field(description=_UNSET)
+    transfer_data: None = Field(description=_UNSET)
+    transfer_group: None = Field(description=_UNSET)
     status: Literal["requires_payment_method", "requires_confirmation", "requires_action",
                     "processing", "requires_capture", "succeeded", "canceled"] = Field(
         description="Where it is in its lifecycle.")
@@ -180,19 +241,32 @@ class Outcome(BaseModel):
     risk_level: str = Field(description="Radar's risk level.")
     seller_message: str = Field(description="What happened, for the merchant.")
     type: str = Field(description="authorized, issuer_declined, ...")
+    advice_code: None = Field(description=_UNSET)
+    network_advice_code: None = Field(description=_UNSET)
+    network_decline_code: None = Field(description=_UNSET)
 
 
 class ChargeCard(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     brand: str = Field(description="The card's brand.")
-    capture_before: int | None = Field(description="Uncaptured: when the authorization "
-                                       "expires (Unix seconds).")
+    capture_before: int | None = Field(None, description="Uncaptured: when the "
+                                       "authorization expires (Unix seconds); absent else.")
     country: str = Field(description="The issuer's country.")
     exp_month: int = Field(description="Expiry month.")
     exp_year: int = Field(description="Expiry year.")
     funding: str = Field(description="credit, debit or prepaid.")
     last4: str = Field(description="The card number's last four digits.")
+    amount_authorized: None = Field(description=_UNSET)
+    authorization_code: None = Field(description=_UNSET)
+    checks: None = Field(description=_UNSET)
+    installments: None = Field(description=_UNSET)
+    mandate: None = Field(description=_UNSET)
+    network: None = Field(description=_UNSET)
+    network_transaction_id: None = Field(description=_UNSET)
+    regulated_status: None = Field(description=_UNSET)
+    three_d_secure: None = Field(description=_UNSET)
+    wallet: None = Field(description=_UNSET)
 
 
 class PaymentMethodDetails(BaseModel):
@@ -225,19 +299,49 @@ class Charge(StripeObject):
         description="The card charged.")
     refunded: bool = Field(description="Whether all of it was refunded.")
     status: Literal["succeeded", "pending", "failed"] = Field(description="Its status.")
+    application: None = Field(description=_UNSET)
+    application_fee: None = Field(description=_UNSET)
+    application_fee_amount: None = Field(description=_UNSET)
+    balance_transaction: None = Field(description=_UNSET)
+    calculated_statement_descriptor: None = Field(description=_UNSET)
+    failure_balance_transaction: None = Field(description=_UNSET)
+    fraud_details: None = Field(description=_UNSET)
+    on_behalf_of: None = Field(description=_UNSET)
+    receipt_email: None = Field(description=_UNSET)
+    receipt_number: None = Field(description=_UNSET)
+    receipt_url: None = Field(description=_UNSET)
+    review: None = Field(description=_UNSET)
+    shipping: None = Field(description=_UNSET)
+    source: None = Field(description=_UNSET)
+    source_transfer: None = Field(description=_UNSET)
+    statement_descriptor: None = Field(description=_UNSET)
+    statement_descriptor_suffix: None = Field(description=_UNSET)
+    transfer_data: None = Field(description=_UNSET)
+    transfer_group: None = Field(description=_UNSET)
 
 
-class Refund(StripeObject):
+class Refund(BaseModel):
+    """Stripe's refund has no ``livemode``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description=_ID)
     object: Literal["refund"] = Field(description="'refund'.")
+    created: int = Field(description=_CREATED)
+    metadata: dict[str, str] = Field(description=_METADATA)
     amount: int = Field(description=_AMOUNT)
     charge: str | Charge = Field(description="The charge refunded (expandable).")
     currency: str = Field(description=_CURRENCY)
-    failure_reason: str | None = Field(description="Why it failed, if it did.")
+    failure_reason: str | None = Field(None, description="Why it failed: only if it did.")
     payment_intent: str | PaymentIntent | None = Field(
         description="The charge's PaymentIntent (expandable).")
     reason: str | None = Field(description="duplicate, fraudulent or requested_by_customer.")
     status: Literal["pending", "requires_action", "succeeded", "failed", "canceled"] = Field(
         description="Its status.")
+    balance_transaction: None = Field(description=_UNSET)
+    receipt_number: None = Field(description=_UNSET)
+    source_transfer_reversal: None = Field(description=_UNSET)
+    transfer_reversal: None = Field(description=_UNSET)
 
 
 class EvidenceDetails(BaseModel):
@@ -247,6 +351,7 @@ class EvidenceDetails(BaseModel):
     has_evidence: bool = Field(description="Whether evidence was given.")
     past_due: bool = Field(description="Whether the deadline passed without a response.")
     submission_count: int = Field(description="How many times evidence was submitted.")
+    enhanced_eligibility: dict[str, Any] = Field(description="Visa's enhanced evidence: none.")
 
 
 class Dispute(StripeObject):
@@ -254,7 +359,9 @@ class Dispute(StripeObject):
     amount: int = Field(description=_AMOUNT)
     charge: str | Charge = Field(description="The disputed charge (expandable).")
     currency: str = Field(description=_CURRENCY)
-    evidence: dict[str, str | None] = Field(description="The evidence given, by field.")
+    evidence: dict[str, str | dict[str, Any] | None] = Field(
+        description="The evidence given, by field (text only: files are not kept, null; "
+        "enhanced_evidence: {}).")
     evidence_details: EvidenceDetails = Field(description="The deadline and submissions.")
     is_charge_refundable: bool = Field(description="Whether the charge can still be refunded.")
     payment_intent: str | PaymentIntent | None = Field(
@@ -265,6 +372,8 @@ class Dispute(StripeObject):
                     "needs_response", "under_review", "won", "lost"] = Field(
         description="Inquiries: warning_*; chargebacks: needs_response, under_review, won, "
         "lost.")
+    balance_transactions: list[dict[str, Any]] = Field(description="Not kept: empty.")
+    enhanced_eligibility_types: list[str] = Field(description="None here: empty.")
 
 
 class EventRequest(BaseModel):
@@ -356,6 +465,28 @@ class CustomerDetails(BaseModel):
 
     email: str | None = Field(description="The email the customer paid with.")
     name: str | None = Field(description="The name the customer paid with.")
+    address: None = Field(description=_UNSET)
+    phone: None = Field(description=_UNSET)
+    tax_exempt: None = Field(description=_UNSET)
+    tax_ids: None = Field(description=_UNSET)
+
+
+class AutomaticTax(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: Literal[False] = Field(description="Tax is not calculated here.")
+    liability: None = Field(description=_UNSET)
+    provider: None = Field(description=_UNSET)
+    status: None = Field(description=_UNSET)
+
+
+class CustomText(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    after_submit: None = Field(description=_UNSET)
+    shipping_address: None = Field(description=_UNSET)
+    submit: None = Field(description=_UNSET)
+    terms_of_service_acceptance: None = Field(description=_UNSET)
 
 
 class LineItem(BaseModel):
@@ -403,6 +534,36 @@ class CheckoutSession(StripeObject):
     total_details: TotalDetails = Field(description="Discount, shipping and tax.")
     url: str | None = Field(description="The checkout page's path on this app (relative to "
                             "its base URL), while open.")
+    automatic_tax: AutomaticTax = Field(description="Automatic tax: off.")
+    custom_fields: list[dict[str, Any]] = Field(description="No custom fields: empty.")
+    custom_text: CustomText = Field(description="No custom text.")
+    shipping_options: list[dict[str, Any]] = Field(description="No shipping rates: empty.")
+    ui_mode: Literal["hosted"] = Field(description="A page hosted by the checkout: hosted.")
+    adaptive_pricing: None = Field(description=_UNSET)
+    after_expiration: None = Field(description=_UNSET)
+    billing_address_collection: None = Field(description=_UNSET)
+    client_secret: None = Field(description=_UNSET)
+    collected_information: None = Field(description=_UNSET)
+    consent: None = Field(description=_UNSET)
+    consent_collection: None = Field(description=_UNSET)
+    currency_conversion: None = Field(description=_UNSET)
+    customer_creation: None = Field(description=_UNSET)
+    invoice: None = Field(description=_UNSET)
+    invoice_creation: None = Field(description=_UNSET)
+    locale: None = Field(description=_UNSET)
+    payment_link: None = Field(description=_UNSET)
+    payment_method_collection: None = Field(description=_UNSET)
+    payment_method_configuration_details: None = Field(description=_UNSET)
+    payment_method_options: None = Field(description=_UNSET)
+    permissions: None = Field(description=_UNSET)
+    recovered_from: None = Field(description=_UNSET)
+    saved_payment_method_options: None = Field(description=_UNSET)
+    setup_intent: None = Field(description=_UNSET)
+    shipping_address_collection: None = Field(description=_UNSET)
+    shipping_cost: None = Field(description=_UNSET)
+    submit_type: None = Field(description=_UNSET)
+    subscription: None = Field(description=_UNSET)
+    wallet_options: None = Field(description=_UNSET)
 
 
 class StripeList(BaseModel, Generic[T]):
