@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import agile, issues, meta, projects, relations, search, site
+from . import agile, issues, meta, projects, relations, search, site, worklogs
 from .common import VERSIONS
 
 router = APIRouter()
 # The platform API under each version's prefix: /rest/api/3 documented (Jira Cloud's
 # current), /rest/api/2 and /rest/api/latest the same routes (text bodies), undocumented.
 for version in VERSIONS:
-    for module in (site, projects, search, issues, meta, relations):
+    for module in (site, projects, search, issues, meta, relations, worklogs):
         router.include_router(module.router, prefix=f"/rest/api/{version}",
                               include_in_schema=version == VERSIONS[0])
 router.routes.extend(agile.router.routes)
