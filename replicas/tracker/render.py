@@ -85,6 +85,7 @@ def fix_version(row: Row, base: str, version: str) -> Row:
     return {"self": f"{api(base, version)}/version/{row['id']}", "id": str(row["id"]),
             "name": row["name"], "archived": bool(row["archived"]),
             "released": bool(row["released"]), "releaseDate": row["release_date"],
+            "startDate": row["start_date"], "description": row["description"],
             "projectId": row["project_id"]}
 
 

@@ -292,3 +292,17 @@ def add_comment(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int,
     found = one(db, "SELECT * FROM comments WHERE id = ?", (comment_id,))
     assert found is not None
     return found
+
+
+def replace_in_issues(db: sqlite3.Connection, column: str, old: int, new: int | None,
+                      caller_id: int, now: datetime, *, unresolved: bool = False) -> int:
+    """Replace the component or version ``old`` with ``new`` (None: drop it) in ``column``
+    (components, fix_versions) of every issue that has it (``unresolved``: those without a
+    resolution only), each change in its history; how many issues changed."""
+    changed = rows(db, f"SELECT * FROM issues WHERE EXISTS (SELECT 1 FROM json_each({column}) "
+                   f"WHERE value = ?){' AND resolution IS NULL' if unresolved else ''} "
+                   "ORDER BY id", (old,))
+    for issue in changed:
+        kept = {i for i in orjson.loads(issue[column]) if i != old} | ({new} if new else set())
+        write_as(db, issue, {column: orjson.dumps(sorted(kept)).decode()}, caller_id, now)
+    return len(changed)
