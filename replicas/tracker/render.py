@@ -84,9 +84,10 @@ def component(row: Row, base: str, version: str) -> Row:
 def fix_version(row: Row, base: str, version: str) -> Row:
     return {"self": f"{api(base, version)}/version/{row['id']}", "id": str(row["id"]),
             "name": row["name"], "archived": bool(row["archived"]),
-            "released": bool(row["released"]), "releaseDate": row["release_date"],
-            "startDate": row["start_date"], "description": row["description"],
-            "projectId": row["project_id"]}
+            "released": bool(row["released"]), "description": row["description"],
+            "projectId": row["project_id"],
+            **{k: row[c] for k, c in (("releaseDate", "release_date"),
+                                      ("startDate", "start_date")) if row[c] is not None}}
 
 
 def sprint(row: Row, base: str) -> Row:

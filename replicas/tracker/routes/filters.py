@@ -26,8 +26,7 @@ FilterBody = Annotated[dict[str, Any], Body(description=(
     "{name, jql, description?, favourite?}: the name unique among your filters, the JQL one "
     "the search accepts."))]
 EXPANDABLE = ("description", "owner", "jql", "searchUrl", "viewUrl", "favourite",
-              "favouritedCount", "sharePermissions", "editPermissions", "isWritable",
-              "subscriptions")
+              "favouritedCount", "sharePermissions", "editPermissions", "subscriptions")
 Expand = Annotated[str | None, Query(max_length=300, description=(
     "Comma-separated: " + ", ".join(EXPANDABLE) + " (the search's values; the others "
     "return them all)."))]
@@ -41,18 +40,19 @@ def _filter(episode: EpisodeDep, row: dict[str, Any], base: str, version: str,
     """A filter as Jira shows it: everything, or (the search) its id, name and ``expand``."""
     v = shown(version)
     owner = one(episode.db, "SELECT * FROM users WHERE id = ?", (row["owner_id"],))
-    full = {"expand": ",".join(EXPANDABLE), "self": f"{render.api(base, v)}/filter/{row['id']}",
+    full = {"self": f"{render.api(base, v)}/filter/{row['id']}",
             "id": str(row["id"]), "name": row["name"], "description": row["description"],
             "owner": render.user(owner, base, v), "jql": row["jql"],
             "viewUrl": f"{base}/issues/?filter={row['id']}",
             "searchUrl": f"{render.api(base, v)}/search/jql?jql={quote(row['jql'])}",
             "favourite": bool(row["favourite"]), "favouritedCount": int(row["favourite"]),
-            "sharePermissions": [], "editPermissions": [], "isWritable": True,
+            "sharePermissions": [], "editPermissions": [],
             "subscriptions": {"size": 0, "items": [], "max-results": 0, "start-index": 0,
                               "end-index": 0}}
     if expand is None:
         return full
-    return {k: x for k, x in full.items() if k in {"expand", "self", "id", "name"} | expand}
+    return {"expand": ",".join(EXPANDABLE),
+            **{k: x for k, x in full.items() if k in {"self", "id", "name"} | expand}}
 
 
 def _expanded(expand: str | None) -> set[str]:
@@ -79,7 +79,7 @@ async def search_filters(version: Version, episode: EpisodeDep, base: Base, requ
                              "Part of the name, case-insensitively."))] = None,
                          accountId: Annotated[str | None, Query(max_length=128, description=(
                              "The owner's accountId."))] = None,
-                         id: Annotated[list[int] | None, Query(max_length=200, description=(
+                         id: Annotated[list[Id] | None, Query(max_length=200, description=(
                              "Filter ids (up to 200)."))] = None,
                          orderBy: Annotated[str, Query(
                              pattern=r"^[+-]?(" + "|".join(ORDERS) + ")$", description=(

@@ -96,8 +96,10 @@ async def delete_link(version: Version, link_id: LinkId, episode: EpisodeDep) ->
 
 
 def _remote(row: dict[str, Any], key: str, base: str, v: str) -> dict[str, Any]:
+    """A remote link; what it has no value for is left out, as Jira does."""
+    optional = {"globalId": row["global_id"], "relationship": row["relationship"]}
     return {"id": row["id"], "self": f"{render.api(base, v)}/issue/{key}/remotelink/{row['id']}",
-            "globalId": row["global_id"], "relationship": row["relationship"],
+            **{k: x for k, x in optional.items() if x is not None},
             "application": {"name": row["application"]} if row["application"] else {},
             "object": {"url": row["url"], "title": row["title"]}}
 

@@ -225,9 +225,9 @@ def _case(ctx: Context) -> Case:
 
 class AllSaid(Assertion):
     """Everything the agent wrote anywhere the apps say it writes (``writes`` in their claim
-    files: comments, notes, issues, worklogs; new, or edited during the episode) and, unless the task checks it as an answer to
-    a question, its final answer, is understood and true. The engine adds it to every task:
-    no message goes unjudged."""
+    files: comments, notes, issues, worklogs; new, or edited during the episode) and, unless
+    the task checks it as an answer to a question, its final answer, is understood and true.
+    The engine adds it to every task: no message goes unjudged."""
 
     check: Literal["all_said"] = "all_said"
     harm: bool = True

@@ -122,8 +122,8 @@ async def test_a_remote_link_by_id_and_by_global_id(jira: Any) -> None:
     await api.call("PUT", path, status=204, json={"object": {
         "url": "https://shop.zendesk.com/agent/tickets/8", "title": "Ticket #8"}})
     link = await api.call("GET", path)
-    assert (link["globalId"], link["relationship"], link["object"]["title"]) == (
-        None, None, "Ticket #8")
+    assert ("globalId" in link, "relationship" in link, link["object"]["title"]) == (
+        False, False, "Ticket #8")
     refused = await api.call("PUT", path, status=400, json={"object": {"url": "https://x"}})
     assert refused["errors"] == {"title": "'title' cannot be null or empty."}
     await api.call("PUT", path, status=204, json={"globalId": "g-8", "object": {
