@@ -220,19 +220,4 @@ class Filter(TrackerModel, table=True):
     favourite: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
 
 
-class Attachment(TrackerModel, table=True):
-    """A file attached to an issue, its bytes kept in the database (small files only)."""
-
-    __tablename__ = "attachments"
-
-    id: int | None = Field(default=None, primary_key=True)
-    issue_id: int = Field(foreign_key="issues.id", index=True)
-    author_id: int = Field(foreign_key="users.id")
-    filename: str
-    mime_type: str
-    size: int
-    content: bytes
-    created: str
-
-
 METADATA = TrackerModel.metadata

@@ -35,8 +35,6 @@ REFUSALS: dict[str, tuple[str, int, str]] = {
                "the Manage sprints permission."),
     "schedule": ("SCHEDULE_ISSUES", 403, "To rank issues user has to have schedule issue "
                  "permission."),
-    "attach": ("CREATE_ATTACHMENTS", 403, "You do not have permission to create attachments "
-               "for this issue."),
     # Versions and components (Administer projects): 403 for components, as Jira answers;
     # the version operations answer 400 (edit, delete) and 404 (create: no such project).
     "component": ("ADMINISTER_PROJECTS", 403, "You do not have permission to manage the "
@@ -57,8 +55,6 @@ OWN_OR_ALL: dict[str, tuple[str, str, int, str]] = {
                      "You do not have the permission to update this worklog."),
     "delete_worklog": ("DELETE_OWN_WORKLOGS", "DELETE_ALL_WORKLOGS", 400,
                        "You do not have the permission to delete this worklog."),
-    "delete_attachment": ("DELETE_OWN_ATTACHMENTS", "DELETE_ALL_ATTACHMENTS", 403,
-                          "You do not have permission to delete this attachment."),
 }
 
 
