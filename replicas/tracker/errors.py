@@ -49,7 +49,9 @@ def body(exc: WorkGymError) -> dict[str, Any]:
         return {"errorMessages": [ISSUE_NOT_FOUND if "issue" in exc.code else exc.message],
                 "errors": {}}
     if isinstance(exc, InvalidRequest | NotFound) and exc.field:
-        return {"errorMessages": [], "errors": {exc.field.split(".")[-1]: exc.message}}
+        # The field's name, not an item's index ("id.0" is the parameter id's first value).
+        name = next(p for p in reversed(exc.field.split(".")) if not p.isdigit())
+        return {"errorMessages": [], "errors": {name: exc.message}}
     return {"errorMessages": [exc.message], "errors": {}}
 
 

@@ -74,6 +74,8 @@ class Version(TrackerModel, table=True):
     released: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
     archived: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
     release_date: str | None = None  # YYYY-MM-DD
+    start_date: str | None = None  # YYYY-MM-DD
+    description: str = Field(default="", sa_column_kwargs={"server_default": ""})
 
 
 class Issue(TrackerModel, table=True):
@@ -115,6 +117,7 @@ class Comment(TrackerModel, table=True):
     body: str  # ADF document (JSON)
     created: str
     updated_at: str
+    update_author_id: int | None = Field(default=None, foreign_key="users.id")  # last editor
 
 
 class Worklog(TrackerModel, table=True):
@@ -127,6 +130,8 @@ class Worklog(TrackerModel, table=True):
     started: str
     comment: str | None = None  # ADF document (JSON)
     created: str
+    updated_at: str | None = None  # when last edited
+    update_author_id: int | None = Field(default=None, foreign_key="users.id")  # last editor
 
 
 class IssueLink(TrackerModel, table=True):
@@ -199,6 +204,20 @@ class ChangeItem(TrackerModel, table=True):
     author_id: int = Field(foreign_key="users.id")
     created: str
     items: str  # JSON [{field, fieldtype, from, fromString, to, toString}]
+
+
+class Filter(TrackerModel, table=True):
+    """A saved search (Jira's filters): a name unique per owner, its JQL, whether its owner
+    keeps it among their favourites."""
+
+    __tablename__ = "filters"
+
+    id: int | None = Field(default=None, primary_key=True)  # Jira's 10000, 10001, ...
+    owner_id: int = Field(foreign_key="users.id", index=True)
+    name: str
+    description: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    jql: str
+    favourite: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
 
 
 METADATA = TrackerModel.metadata

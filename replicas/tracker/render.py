@@ -92,8 +92,10 @@ def component(row: Row, base: str, version: str) -> Row:
 def fix_version(row: Row, base: str, version: str) -> Row:
     return {"self": f"{api(base, version)}/version/{row['id']}", "id": str(row["id"]),
             "name": row["name"], "archived": bool(row["archived"]),
-            "released": bool(row["released"]), "releaseDate": row["release_date"],
-            "projectId": row["project_id"]}
+            "released": bool(row["released"]), "description": row["description"],
+            "projectId": row["project_id"],
+            **{k: row[c] for k, c in (("releaseDate", "release_date"),
+                                      ("startDate", "start_date")) if row[c] is not None}}
 
 
 def sprint(row: Row, base: str) -> Row:
@@ -103,10 +105,13 @@ def sprint(row: Row, base: str) -> Row:
             "endDate": _time(row["end_date"]), "completeDate": _time(row["complete_date"])}
 
 
-def comment(row: Row, author: Row, base: str, version: str, adf: bool) -> Row:
-    rendered = user(author, base, version)
+def comment(row: Row, people: dict[int, Row], base: str, version: str, adf: bool) -> Row:
+    """A comment; ``people`` has its author and its last editor by id."""
+    rendered = user(people[row["author_id"]], base, version)
+    editor = row.get("update_author_id")
     return {"self": f"{api(base, version)}/issue/{row['issue_id']}/comment/{row['id']}",
-            "id": str(row["id"]), "author": rendered, "updateAuthor": rendered,
+            "id": str(row["id"]), "author": rendered,
+            "updateAuthor": user(people[editor], base, version) if editor else rendered,
             "body": text(row["body"], adf), "created": _time(row["created"]),
             "updated": _time(row["updated_at"]), "jsdPublic": True}
 
@@ -156,6 +161,14 @@ def _users(db: sqlite3.Connection, ids: set[int]) -> dict[int, Row]:
                                      found)} if found else {}
 
 
+def comments(db: sqlite3.Connection, listed: list[Row], base: str, version: str,
+             adf: bool) -> list[Row]:
+    """Comment rows as Jira's comments, each with its author and last editor."""
+    people = _users(db, {c["author_id"] for c in listed}
+                    | {c["update_author_id"] for c in listed})
+    return [comment(c, people, base, version, adf) for c in listed]
+
+
 def issue(db: sqlite3.Connection, row: Row, base: str, version: str) -> Row:
     """An issue with all its standard fields (and the custom ones), as GET issue gives it."""
     adf = version == "3"
@@ -172,8 +185,8 @@ def issue(db: sqlite3.Connection, row: Row, base: str, version: str) -> Row:
                  (row["parent_id"],)) if row["parent_id"] else None
     watch = one(db, "SELECT count(*) AS n, max(user_id = ?) AS me FROM watchers WHERE "
                 "issue_id = ?", (AGENT_ID, row["id"]))
-    comments = rows(db, "SELECT * FROM comments WHERE issue_id = ? ORDER BY id", (row["id"],))
-    authors = _users(db, {c["author_id"] for c in comments})
+    listed_comments = comments(db, rows(db, "SELECT * FROM comments WHERE issue_id = ? "
+                                        "ORDER BY id", (row["id"],)), base, version, adf)
     fields: Row = {
         "summary": row["summary"], "description": text(row["description"], adf),
         "issuetype": issue_type(row["issue_type"], base, version),
@@ -199,9 +212,8 @@ def issue(db: sqlite3.Connection, row: Row, base: str, version: str) -> Row:
         "watches": {"self": f"{api(base, version)}/issue/{row['key']}/watchers",
                     "watchCount": watch["n"] if watch else 0,
                     "isWatching": bool(watch and watch["me"])},
-        "comment": {"comments": [comment(c, authors[c["author_id"]], base, version, adf)
-                                 for c in comments],
-                    "maxResults": len(comments), "total": len(comments), "startAt": 0},
+        "comment": {"comments": listed_comments, "maxResults": len(listed_comments),
+                    "total": len(listed_comments), "startAt": 0},
         "issuelinks": _links(db, row, base, version),
         "subtasks": [_brief(r, base, version) for r in rows(
             db, "SELECT * FROM issues WHERE parent_id = ? AND issue_type = 'Sub-task' "

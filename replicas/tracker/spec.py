@@ -21,8 +21,10 @@ SPEC = ReplicaSpec(
     ),
     # 2: issues and comments keep updated_at (the platform's name: only_changes ignores it)
     # 3: remote links (the helpdesk's tickets); 4: unfinished work of closed sprints in the
-    # backlog, duplicates closed in their workflow's finished status, Jira's changelog items
-    data_version="4",
+    # backlog, duplicates closed in their workflow's finished status, Jira's changelog items;
+    # 5: comments' and worklogs' editors, versions' descriptions and start dates, filters
+    # (table), the comment, worklog and project administration permissions
+    data_version="5",
     router=router,
     probe={"update": "projects", "id": 10000,
            "values": {"description": "Probe (no task allows this)."}},

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import agile, issues, meta, projects, relations, search, site
+from . import agile, filters, issues, meta, projects, relations, search, site, worklogs
 from .common import VERSIONS
 
 router = APIRouter()
 # The platform API under each version's prefix: /rest/api/3 documented (Jira Cloud's
 # current), /rest/api/2 and /rest/api/latest the same routes (text bodies), undocumented.
 for version in VERSIONS:
-    for module in (site, projects, search, issues, meta, relations):
+    for module in (site, projects, search, filters, issues, meta, relations, worklogs):
         router.include_router(module.router, prefix=f"/rest/api/{version}",
                               include_in_schema=version == VERSIONS[0])
 router.routes.extend(agile.router.routes)
@@ -22,8 +22,11 @@ router.routes.extend(pages.routes)
 
 TAGS = [
     {"name": "site", "description": "Server info, you, fields, users, the catalogues."},
-    {"name": "projects", "description": "Projects, their components and versions."},
+    {"name": "projects", "description": "Projects, their components and versions (and, "
+                                        "for project administrators, creating and editing "
+                                        "them)."},
     {"name": "search", "description": "JQL search."},
+    {"name": "filters", "description": "Saved searches: yours, your favourites."},
     {"name": "issues", "description": "Issues, transitions, assignment, comments, create "
                                       "and edit metadata."},
     {"name": "links", "description": "Issue links, remote links, watchers, worklogs."},

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query
+import orjson
+from fastapi import APIRouter, Body, Path, Query
 from starlette.responses import Response
 
-from replicas.runtime.db import one, rows
+from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
+from replicas.runtime.params import Id
 from replicas.runtime.responses import ok
 
 from .. import render
 from ..errors import JiraError
-from ..rules import issues
+from ..rules import comments, issues, permissions
 from .common import CALLER, Base, IssueRef, MaxResults, StartAt, Version, page_bean, shown
 
 router = APIRouter(tags=["issues"])
@@ -155,13 +157,9 @@ async def get_comments(version: Version, issue: IssueRef, episode: EpisodeDep,
     found = _issue(episode, issue)
     listed = rows(episode.db, "SELECT * FROM comments WHERE issue_id = ? ORDER BY id",
                   (found["id"],))
-    v = shown(version)
-    out = []
-    for c in listed:
-        author = one(episode.db, "SELECT * FROM users WHERE id = ?", (c["author_id"],))
-        assert author is not None
-        out.append(render.comment(c, author, base, v, version == "3"))
-    return ok(page_bean(out, startAt, maxResults, COMMENTS_CAP, key="comments"))
+    return ok(page_bean(render.comments(episode.db, listed, base, shown(version),
+                                        version == "3"),
+                        startAt, maxResults, COMMENTS_CAP, key="comments"))
 
 
 @router.post("/issue/{issue}/comment", operation_id="add_comment",
@@ -172,6 +170,64 @@ async def add_comment(version: Version, issue: IssueRef, body: Json, episode: Ep
     found = _issue(episode, issue)
     made = issues.add_comment(episode.db, found, body.get("body"), CALLER, episode.now(),
                               adf=version == "3")
-    author = one(episode.db, "SELECT * FROM users WHERE id = ?", (CALLER,))
-    assert author is not None
-    return ok(render.comment(made, author, base, shown(version), version == "3"), 201)
+    return ok(_comment(episode, made, base, version), 201)
+
+
+def _comment(episode: EpisodeDep, row: dict[str, Any], base: str,
+             version: str) -> dict[str, Any]:
+    return render.comments(episode.db, [row], base, shown(version), version == "3")[0]
+
+
+CommentId = Annotated[Id, Path(description="The comment's id.")]
+
+
+@router.get("/issue/{issue}/comment/{comment_id}", operation_id="get_comment",
+            summary="Get a comment")
+async def get_comment(version: Version, issue: IssueRef, comment_id: CommentId,
+                      episode: EpisodeDep, base: Base) -> Response:
+    """One of the issue's comments."""
+    return ok(_comment(episode, comments.find(episode.db, _issue(episode, issue), comment_id),
+                       base, version))
+
+
+@router.put("/issue/{issue}/comment/{comment_id}", operation_id="update_comment",
+            summary="Update a comment")
+async def update_comment(version: Version, issue: IssueRef, comment_id: CommentId, body: Json,
+                         episode: EpisodeDep, base: Base) -> Response:
+    """Replace a comment's body ({"body": text (v2) or a document (v3)}): Edit own comments
+    for yours, Edit all comments for anyone's."""
+    made = comments.edit(episode.db, _issue(episode, issue), comment_id, body.get("body"),
+                         CALLER, episode.now(), adf=version == "3")
+    return ok(_comment(episode, made, base, version))
+
+
+@router.delete("/issue/{issue}/comment/{comment_id}", operation_id="delete_comment",
+               summary="Delete a comment", status_code=204)
+async def delete_comment(version: Version, issue: IssueRef, comment_id: CommentId,
+                         episode: EpisodeDep) -> Response:
+    """Delete a comment: Delete own comments for yours, Delete all comments for anyone's."""
+    comments.delete(episode.db, _issue(episode, issue), comment_id, CALLER, episode.now())
+    return Response(status_code=204)
+
+
+COMMENT_IDS_CAP = 1000
+
+
+@router.post("/comment/list", operation_id="get_comments_by_ids",
+             summary="Get comments by IDs")
+async def comments_by_ids(version: Version, episode: EpisodeDep, base: Base,
+                          body: Annotated[dict[str, Any], Body(description=(
+                              "{ids: [comment ids]}: 1 to 1000 of them."))]) -> Response:
+    """The comments named, on issues you may browse (others left out), by id."""
+    ids = body.get("ids")
+    if (not isinstance(ids, list) or not 0 < len(ids) <= COMMENT_IDS_CAP
+            or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids)):
+        raise JiraError(400, [], {"ids": "Specify between 1 and 1000 comment IDs."},
+                        code="comment_ids")
+    visible = set(permissions.browsable(episode.db, CALLER))
+    listed = [c for c in rows(episode.db, "SELECT c.*, i.project_id FROM comments c JOIN "
+                              "issues i ON i.id = c.issue_id WHERE c.id IN (SELECT value "
+                              "FROM json_each(?)) ORDER BY c.id", (orjson.dumps(ids),))
+              if c.pop("project_id") in visible]
+    return ok(page_bean(render.comments(episode.db, listed, base, shown(version),
+                                        version == "3"), 0, len(listed), COMMENT_IDS_CAP))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Body, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.db import one, rows
@@ -14,7 +14,7 @@ from replicas.runtime.responses import ok
 
 from .. import render
 from ..errors import JiraError
-from ..rules import permissions
+from ..rules import permissions, versions
 from ..world import data
 from .common import CALLER, Base, MaxResults, StartAt, Version, page_bean, shown
 
@@ -115,29 +115,100 @@ async def project_versions(version: Version, project: ProjectRef, episode: Episo
     return ok([render.fix_version(x, base, shown(version)) for x in _versions(episode, found)])
 
 
-def _one(episode: EpisodeDep, table: str, row_id: int, what: str) -> dict[str, Any]:
-    found = one(episode.db, f"SELECT * FROM {table} WHERE id = ?", (row_id,))
-    if found is None or not permissions.has(episode.db, found["project_id"], CALLER,
-                                            "BROWSE_PROJECTS"):
-        raise JiraError(404, [f"Could not find {what} for id '{row_id}'."],
-                        code=f"{what}_not_found")
-    return found
+VersionId = Annotated[Id, Path(description="The version's id.")]
+ComponentId = Annotated[Id, Path(description="The component's id.")]
+Json = Annotated[dict[str, Any], Body(description="Jira's request body.")]
 
 
 @router.get("/version/{version_id}", operation_id="get_version", summary="Get a version")
-async def get_version(version: Version, version_id: Annotated[Id, Path(
-        description="The version's id.")], episode: EpisodeDep, base: Base) -> Response:
+async def get_version(version: Version, version_id: VersionId, episode: EpisodeDep,
+                      base: Base) -> Response:
     """One version: released or not, its release date."""
-    return ok(render.fix_version(_one(episode, "versions", version_id, "version"), base,
-                                 shown(version)))
+    return ok(render.fix_version(versions.find(episode.db, "versions", version_id, CALLER),
+                                 base, shown(version)))
+
+
+@router.post("/version", operation_id="create_version", summary="Create a version",
+             status_code=201)
+async def create_version(version: Version, body: Json, episode: EpisodeDep,
+                         base: Base) -> Response:
+    """A new version of a project ({name, projectId | project, description?, startDate?,
+    releaseDate?, released?, archived?}): needs Administer projects."""
+    made = versions.create_version(episode.db, body, CALLER, episode.now())
+    return ok(render.fix_version(made, base, shown(version)), 201)
+
+
+@router.put("/version/{version_id}", operation_id="update_version",
+            summary="Update a version")
+async def update_version(version: Version, version_id: VersionId, body: Json,
+                         episode: EpisodeDep, base: Base) -> Response:
+    """Change a version (what the body gives); release it with {"released": true}, and
+    move its unresolved issues with moveUnfixedIssuesTo (the other version's self URL or
+    id)."""
+    made = versions.update_version(episode.db, version_id, body, CALLER, episode.now())
+    return ok(render.fix_version(made, base, shown(version)))
+
+
+@router.delete("/version/{version_id}", operation_id="delete_version",
+               summary="Delete a version", status_code=204)
+async def delete_version(version: Version, version_id: VersionId, episode: EpisodeDep,
+                         moveFixIssuesTo: Annotated[str | None, Query(
+                             max_length=20, pattern="^[1-9][0-9]*$", description=(
+                                 "The version its issues get instead (same project)."))]
+                         = None,
+                         moveAffectedIssuesTo: Annotated[str | None, Query(
+                             max_length=20, pattern="^[1-9][0-9]*$", description=(
+                                 "Affects versions are not kept: accepted, no effect."))]
+                         = None) -> Response:
+    """Delete a version: its issues lose it, or get moveFixIssuesTo instead."""
+    versions.delete(episode.db, "versions", version_id, moveFixIssuesTo, CALLER,
+                    episode.now())
+    return Response(status_code=204)
 
 
 @router.get("/component/{component_id}", operation_id="get_component",
             summary="Get a component")
-async def get_component(version: Version, component_id: Annotated[Id, Path(
-        description="The component's id.")], episode: EpisodeDep, base: Base) -> Response:
+async def get_component(version: Version, component_id: ComponentId, episode: EpisodeDep,
+                        base: Base) -> Response:
     """One component, with its lead."""
-    found = _one(episode, "components", component_id, "component")
+    return ok(_found_component(episode, component_id, base, version))
+
+
+def _found_component(episode: EpisodeDep, component_id: int, base: str,
+                     version: str) -> dict[str, Any]:
+    found = versions.find(episode.db, "components", component_id, CALLER)
     project = one(episode.db, "SELECT * FROM projects WHERE id = ?", (found["project_id"],))
     assert project is not None
-    return ok(_component(episode, found, project, base, shown(version)))
+    return _component(episode, found, project, base, shown(version))
+
+
+@router.post("/component", operation_id="create_component", summary="Create a component",
+             status_code=201)
+async def create_component(version: Version, body: Json, episode: EpisodeDep,
+                           base: Base) -> Response:
+    """A new component of a project ({name, project (key) | projectId, description?,
+    leadAccountId?}): needs Administer projects."""
+    made = versions.create_component(episode.db, body, CALLER)
+    return ok(_found_component(episode, made["id"], base, version), 201)
+
+
+@router.put("/component/{component_id}", operation_id="update_component",
+            summary="Update a component")
+async def update_component(version: Version, component_id: ComponentId, body: Json,
+                           episode: EpisodeDep, base: Base) -> Response:
+    """Change a component (what the body gives; leadAccountId "" removes the lead)."""
+    versions.update_component(episode.db, component_id, body, CALLER)
+    return ok(_found_component(episode, component_id, base, version))
+
+
+@router.delete("/component/{component_id}", operation_id="delete_component",
+               summary="Delete a component", status_code=204)
+async def delete_component(version: Version, component_id: ComponentId, episode: EpisodeDep,
+                           moveIssuesTo: Annotated[str | None, Query(
+                               max_length=20, pattern="^[1-9][0-9]*$", description=(
+                                   "The component its issues get instead (same project)."))]
+                           = None) -> Response:
+    """Delete a component: its issues lose it, or get moveIssuesTo instead."""
+    versions.delete(episode.db, "components", component_id, moveIssuesTo, CALLER,
+                    episode.now())
+    return Response(status_code=204)

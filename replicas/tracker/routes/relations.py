@@ -1,4 +1,4 @@
-"""Links, link types, watchers and worklogs (platform v2/v3)."""
+"""Links, link types, remote links and watchers (platform v2/v3)."""
 
 from __future__ import annotations
 
@@ -15,13 +15,11 @@ from replicas.runtime.responses import ok
 
 from .. import render
 from ..errors import JiraError
-from ..formats import format_duration, jira_time
 from ..rules import issues, relations
 from ..world import data
-from .common import CALLER, Base, IssueRef, MaxResults, StartAt, Version, page_bean, shown
+from .common import CALLER, Base, IssueRef, Version, shown
 
 router = APIRouter(tags=["links"])
-WORKLOGS_CAP = 5000
 Account = Annotated[str, Query(max_length=128, description="The user's accountId.")]
 
 
@@ -98,8 +96,10 @@ async def delete_link(version: Version, link_id: LinkId, episode: EpisodeDep) ->
 
 
 def _remote(row: dict[str, Any], key: str, base: str, v: str) -> dict[str, Any]:
+    """A remote link; what it has no value for is left out, as Jira does."""
+    optional = {"globalId": row["global_id"], "relationship": row["relationship"]}
     return {"id": row["id"], "self": f"{render.api(base, v)}/issue/{key}/remotelink/{row['id']}",
-            "globalId": row["global_id"], "relationship": row["relationship"],
+            **{k: x for k, x in optional.items() if x is not None},
             "application": {"name": row["application"]} if row["application"] else {},
             "object": {"url": row["url"], "title": row["title"]}}
 
@@ -130,12 +130,48 @@ async def add_remote_link(version: Version, issue: IssueRef, episode: EpisodeDep
                f"{found['key']}/remotelink/{link_id}"}, 201 if new else 200)
 
 
+@router.get("/issue/{issue}/remotelink/{link_id}", operation_id="get_remote_link",
+            summary="Get a remote issue link by ID")
+async def get_remote_link(version: Version, issue: IssueRef, link_id: LinkId,
+                          episode: EpisodeDep, base: Base) -> Response:
+    """One of the issue's remote links."""
+    found = issues.get(episode.db, issue, CALLER)
+    return ok(_remote(relations.find_remote(episode.db, found, link_id), found["key"], base,
+                      shown(version)))
+
+
+@router.put("/issue/{issue}/remotelink/{link_id}", operation_id="update_remote_link",
+            summary="Update a remote issue link by ID", status_code=204)
+async def update_remote_link(version: Version, issue: IssueRef, link_id: LinkId,
+                             episode: EpisodeDep, body: Annotated[dict[str, Any], Body(
+                                 description="{globalId?, relationship?, application?: "
+                                 "{name}, object: {url, title}}: every field (those left "
+                                 "out become null).")]) -> Response:
+    """Replace one of the issue's remote links."""
+    relations.update_remote(episode.db, issues.get(episode.db, issue, CALLER), link_id, body,
+                            CALLER)
+    return Response(status_code=204)
+
+
 @router.delete("/issue/{issue}/remotelink/{link_id}", operation_id="delete_remote_link",
                summary="Delete a remote issue link", status_code=204)
 async def delete_remote_link(version: Version, issue: IssueRef, link_id: LinkId,
                              episode: EpisodeDep) -> Response:
     """Remove one of the issue's remote links."""
-    relations.unlink_remote(episode.db, issues.get(episode.db, issue, CALLER), link_id, CALLER)
+    relations.unlink_remote(episode.db, issues.get(episode.db, issue, CALLER), CALLER,
+                            link_id=link_id)
+    return Response(status_code=204)
+
+
+@router.delete("/issue/{issue}/remotelink", operation_id="delete_remote_link_by_global_id",
+               summary="Delete a remote issue link by global ID", status_code=204)
+async def delete_remote_link_by_global_id(
+        version: Version, issue: IssueRef, episode: EpisodeDep,
+        globalId: Annotated[str, Query(min_length=1, max_length=255, description=(
+            "The link's global id (URL-escaped)."))]) -> Response:
+    """Remove the issue's remote link with this global id."""
+    relations.unlink_remote(episode.db, issues.get(episode.db, issue, CALLER), CALLER,
+                            global_id=globalId)
     return Response(status_code=204)
 
 
@@ -171,50 +207,3 @@ async def remove_watcher(version: Version, issue: IssueRef, episode: EpisodeDep,
     """Remove a watcher."""
     relations.unwatch(episode.db, issues.get(episode.db, issue, CALLER), accountId, CALLER)
     return Response(status_code=204)
-
-
-def _worklog(row: dict[str, Any], author: dict[str, Any], base: str, v: str) -> dict[str, Any]:
-    return {"self": f"{render.api(base, v)}/issue/{row['issue_id']}/worklog/{row['id']}",
-            "id": str(row["id"]), "issueId": str(row["issue_id"]),
-            "author": render.user(author, base, v), "timeSpent": format_duration(
-                row["time_spent_s"]), "timeSpentSeconds": row["time_spent_s"],
-            "comment": render.text(row["comment"], v == "3"),
-            "started": jira_time(row["started"]), "created": jira_time(row["created"]),
-            "updated": jira_time(row["created"])}
-
-
-@router.post("/issue/{issue}/worklog", operation_id="add_worklog", summary="Log work",
-             status_code=201)
-async def add_worklog(version: Version, issue: IssueRef, episode: EpisodeDep, base: Base,
-                      body: Annotated[dict[str, Any], Body(description=(
-                          "{timeSpent: '2h 30m' | timeSpentSeconds, started}"))],
-                      adjustEstimate: Annotated[str, Query(
-                          pattern="^(auto|leave|new|manual)$", description=(
-                              "How the remaining estimate changes."))] = "auto",
-                      newEstimate: Annotated[str | None, Query(max_length=40, description=(
-                          "adjustEstimate=new: the new remaining estimate."))] = None,
-                      reduceBy: Annotated[str | None, Query(max_length=40, description=(
-                          "adjustEstimate=manual: how much to reduce it by."))] = None
-                      ) -> Response:
-    """Log time spent on the issue."""
-    made = relations.log_work(episode.db, issues.get(episode.db, issue, CALLER), body, CALLER,
-                              episode.now(), adf=version == "3", adjust=adjustEstimate,
-                              new_estimate=newEstimate,
-                              reduce_by=reduceBy)
-    author = one(episode.db, "SELECT * FROM users WHERE id = ?", (CALLER,))
-    assert author is not None
-    return ok(_worklog(made, author, base, shown(version)), 201)
-
-
-@router.get("/issue/{issue}/worklog", operation_id="get_worklogs", summary="Get worklogs")
-async def get_worklogs(version: Version, issue: IssueRef, episode: EpisodeDep, base: Base,
-                       startAt: StartAt = 0, maxResults: MaxResults = WORKLOGS_CAP
-                       ) -> Response:
-    """Work logged on the issue, oldest first."""
-    found = issues.get(episode.db, issue, CALLER)
-    logs = rows(episode.db, "SELECT * FROM worklogs WHERE issue_id = ? ORDER BY id",
-                (found["id"],))
-    v = shown(version)
-    authors = {u["id"]: u for u in rows(episode.db, "SELECT * FROM users")}
-    return ok(page_bean([_worklog(w, authors[w["author_id"]], base, v) for w in logs], startAt,
-                        maxResults, WORKLOGS_CAP, key="worklogs"))

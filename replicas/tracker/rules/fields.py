@@ -120,7 +120,7 @@ def _points(value: Any) -> float | None:
     return float(value)
 
 
-def _date(value: Any) -> str | None:
+def parse_date(value: Any) -> str | None:
     if value is None:
         return None
     try:
@@ -140,7 +140,7 @@ def setters(adf: bool) -> dict[str, tuple[str, Callable[[Any], Any]]]:
         "resolution": ("resolution", lambda v: None if v is None else _choice(
             "resolution", [r[1] for r in w["resolutions"]],
             {str(r[0]): r[1] for r in w["resolutions"]})(v)),
-        "duedate": ("due_date", _date),
+        "duedate": ("due_date", parse_date),
         "customfield_10016": ("story_points", _points),
         "customfield_10030": ("severity", lambda v: None if v is None else _choice(
             "Severity", list(SEVERITIES), SEVERITY_IDS)(v)),

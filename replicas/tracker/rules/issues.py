@@ -263,12 +263,9 @@ def transition(db: sqlite3.Connection, issue: Row, transition_id: int,
     return write_as(db, issue, columns, caller_id, now)
 
 
-def add_comment(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int,
-                now: datetime, *, adf: bool) -> Row:
-    """A comment (Add comments permission; v2 text or a v3 document)."""
-    user = one(db, "SELECT display_name FROM users WHERE id = ?", (caller_id,))
-    permissions.require(db, issue["project_id"], caller_id, "comment",
-                        name=user["display_name"] if user else "")
+def comment_body(body: Any, *, adf: bool) -> str:
+    """A comment's body as stored (a document), from v2 text or a v3 document; an empty or
+    invalid one is Jira's 400."""
     try:
         text = fields.setters(adf)["description"][1](body)
     except fields.TextTooLong as error:
@@ -278,6 +275,16 @@ def add_comment(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int,
     if not text or not adf_text(orjson.loads(text)).strip():
         raise JiraError(400, [], {"comment": "Comment body is not valid!"},
                         code="comment_invalid")
+    return str(text)
+
+
+def add_comment(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int,
+                now: datetime, *, adf: bool) -> Row:
+    """A comment (Add comments permission; v2 text or a v3 document)."""
+    user = one(db, "SELECT display_name FROM users WHERE id = ?", (caller_id,))
+    permissions.require(db, issue["project_id"], caller_id, "comment",
+                        name=user["display_name"] if user else "")
+    text = comment_body(body, adf=adf)
     stamp = iso(now)
     comment_id = sql.insert(db, "comments", {"issue_id": issue["id"], "author_id": caller_id,
                                              "body": text, "created": stamp, "updated_at": stamp})
@@ -285,3 +292,17 @@ def add_comment(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int,
     found = one(db, "SELECT * FROM comments WHERE id = ?", (comment_id,))
     assert found is not None
     return found
+
+
+def replace_in_issues(db: sqlite3.Connection, column: str, old: int, new: int | None,
+                      caller_id: int, now: datetime, *, unresolved: bool = False) -> int:
+    """Replace the component or version ``old`` with ``new`` (None: drop it) in ``column``
+    (components, fix_versions) of every issue that has it (``unresolved``: those without a
+    resolution only), each change in its history; how many issues changed."""
+    changed = rows(db, f"SELECT * FROM issues WHERE EXISTS (SELECT 1 FROM json_each({column}) "
+                   f"WHERE value = ?){' AND resolution IS NULL' if unresolved else ''} "
+                   "ORDER BY id", (old,))
+    for issue in changed:
+        kept = {i for i in orjson.loads(issue[column]) if i != old} | ({new} if new else set())
+        write_as(db, issue, {column: orjson.dumps(sorted(kept)).decode()}, caller_id, now)
+    return len(changed)

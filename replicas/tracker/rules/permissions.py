@@ -35,6 +35,26 @@ REFUSALS: dict[str, tuple[str, int, str]] = {
                "the Manage sprints permission."),
     "schedule": ("SCHEDULE_ISSUES", 403, "To rank issues user has to have schedule issue "
                  "permission."),
+    # Versions and components (Administer projects): 403 for components, as Jira answers;
+    # the version operations answer 400 (edit, delete) and 404 (create: no such project).
+    "component": ("ADMINISTER_PROJECTS", 403, "You do not have permission to manage the "
+                  "components of this project."),
+    "version": ("ADMINISTER_PROJECTS", 400, "You must have global or project administrator "
+                "rights in order to modify versions."),
+    "version_create": ("ADMINISTER_PROJECTS", 404, "You must have global or project "
+                       "administrator rights in order to modify versions."),
+}
+# What one may do to one's own record with one permission and to anyone's with another:
+# operation -> (own, all, Jira's status, errorMessages text).
+OWN_OR_ALL: dict[str, tuple[str, str, int, str]] = {
+    "edit_comment": ("EDIT_OWN_COMMENTS", "EDIT_ALL_COMMENTS", 400,
+                     "You do not have the permission to edit this comment."),
+    "delete_comment": ("DELETE_OWN_COMMENTS", "DELETE_ALL_COMMENTS", 400,
+                       "You do not have the permission to delete this comment."),
+    "edit_worklog": ("EDIT_OWN_WORKLOGS", "EDIT_ALL_WORKLOGS", 400,
+                     "You do not have the permission to update this worklog."),
+    "delete_worklog": ("DELETE_OWN_WORKLOGS", "DELETE_ALL_WORKLOGS", 400,
+                       "You do not have the permission to delete this worklog."),
 }
 
 
@@ -66,6 +86,18 @@ def require(db: sqlite3.Connection, project_id: int, user_id: int, operation: st
     if not has(db, project_id, user_id, permission):
         raise JiraError(status, [message.format(name=name, key=key)],
                         code=f"missing_{permission.lower()}")
+
+
+def require_own(db: sqlite3.Connection, project_id: int, user_id: int, operation: str,
+                owner_id: int) -> None:
+    """Refuse ``operation`` on a record ``owner_id`` made unless the caller may do it to
+    anyone's, or to their own and it is theirs."""
+    own, every, status, message = OWN_OR_ALL[operation]
+    held = permissions_of(roles_of(db, project_id, user_id))
+    if every in held or (owner_id == user_id and own in held):
+        return
+    missing = own if owner_id == user_id else every
+    raise JiraError(status, [message], code=f"missing_{missing.lower()}")
 
 
 def editable(db: sqlite3.Connection, project_id: int, user_id: int,

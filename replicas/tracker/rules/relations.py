@@ -1,22 +1,19 @@
 """What ties issues to each other and to people: links (``inwardIssue`` is the source, so
 type Blocks with inwardIssue A and outwardIssue B means A blocks B, as Jira Cloud reads it),
-watchers, and work logged."""
+remote links, watchers."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
-from datetime import datetime
 from typing import Any
 
 from replicas.runtime import db as sql
-from replicas.runtime.clock import iso
 from replicas.runtime.db import one
 
 from ..errors import JiraError
-from ..formats import FormatError, parse_duration, parse_jira_time
 from ..world import data
-from . import fields, permissions
+from . import permissions
 from .issues import get
 
 Row = dict[str, Any]
@@ -32,12 +29,9 @@ def ticket_link(ticket_id: int) -> Row:
             "application": "Zendesk Support", "ticket_id": ticket_id}
 
 
-def remote_link(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int) -> tuple[int, bool]:
-    """Add (or, with a known ``globalId``, replace) a link from ``issue`` to a URL (Link
-    issues): ``{globalId?, relationship?, application?: {name}, object: {url, title}}``. A
-    URL naming a helpdesk ticket (``…/tickets/123``, its page or its API URL) links that
-    ticket. The link's id, and whether it is new."""
-    permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+def _remote_columns(issue: Row, body: Any) -> Row:
+    """A remote link's columns from ``{globalId?, relationship?, application?: {name},
+    object: {url, title}}`` (what the body leaves out is null), else Jira's 400."""
     target = body.get("object") if isinstance(body, dict) else None
     errors: dict[str, str] = {}
     if not isinstance(target, dict) or not str(target.get("url") or "").strip():
@@ -50,10 +44,18 @@ def remote_link(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int) -
     url = str(target["url"]).strip()
     named = _TICKET_IN_URL.search(url)
     application = body.get("application")
-    columns = {"issue_id": issue["id"], "global_id": body.get("globalId"), "url": url,
-               "title": str(target["title"]).strip(), "relationship": body.get("relationship"),
-               "application": application.get("name") if isinstance(application, dict) else None,
-               "ticket_id": int(named.group(1)) if named else None}
+    return {"issue_id": issue["id"], "global_id": body.get("globalId"), "url": url,
+            "title": str(target["title"]).strip(), "relationship": body.get("relationship"),
+            "application": application.get("name") if isinstance(application, dict) else None,
+            "ticket_id": int(named.group(1)) if named else None}
+
+
+def remote_link(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int) -> tuple[int, bool]:
+    """Add (or, with a known ``globalId``, replace) a link from ``issue`` to a URL (Link
+    issues). A URL naming a helpdesk ticket (``…/tickets/123``, its page or its API URL)
+    links that ticket. The link's id, and whether it is new."""
+    permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    columns = _remote_columns(issue, body)
     if columns["global_id"]:
         found = one(db, "SELECT id FROM remote_links WHERE issue_id = ? AND global_id = ?",
                     (issue["id"], columns["global_id"]))
@@ -63,14 +65,39 @@ def remote_link(db: sqlite3.Connection, issue: Row, body: Any, caller_id: int) -
     return sql.insert(db, "remote_links", columns), True
 
 
-def unlink_remote(db: sqlite3.Connection, issue: Row, link_id: int, caller_id: int) -> None:
-    """Remove a remote link (Link issues and Edit issues, as Jira asks)."""
-    permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
-    permissions.require(db, issue["project_id"], caller_id, "edit")
-    if db.execute("DELETE FROM remote_links WHERE id = ? AND issue_id = ?",
-                  (link_id, issue["id"])).rowcount == 0:
+def find_remote(db: sqlite3.Connection, issue: Row, link_id: int) -> Row:
+    """The issue's remote link ``link_id``, else Jira's 404."""
+    found = one(db, "SELECT * FROM remote_links WHERE id = ? AND issue_id = ?",
+                (link_id, issue["id"]))
+    if found is None:
         raise JiraError(404, [f"No remote link with id '{link_id}' on this issue."],
                         code="remote_link_not_found")
+    return found
+
+
+def update_remote(db: sqlite3.Connection, issue: Row, link_id: int, body: Any,
+                  caller_id: int) -> None:
+    """Replace a remote link's fields (Link issues); what the body leaves out is null."""
+    permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    find_remote(db, issue, link_id)
+    sql.update(db, "remote_links", link_id, _remote_columns(issue, body))
+
+
+def unlink_remote(db: sqlite3.Connection, issue: Row, caller_id: int, *,
+                  link_id: int | None = None, global_id: str | None = None) -> None:
+    """Remove a remote link, by id or by its global id (Link issues and Edit issues, as
+    Jira asks)."""
+    permissions.require(db, issue["project_id"], caller_id, "link", key=issue["key"])
+    permissions.require(db, issue["project_id"], caller_id, "edit")
+    if link_id is None:
+        found = one(db, "SELECT id FROM remote_links WHERE issue_id = ? AND global_id = ?",
+                    (issue["id"], global_id))
+        if found is None:
+            raise JiraError(404, [f"No remote link with globalId '{global_id}' on this "
+                                  "issue."], code="remote_link_not_found")
+        link_id = found["id"]
+    assert link_id is not None
+    db.execute("DELETE FROM remote_links WHERE id = ?", (find_remote(db, issue, link_id)["id"],))
 
 
 def link(db: sqlite3.Connection, type_name: str, source: str, target: str,
@@ -119,50 +146,3 @@ def unwatch(db: sqlite3.Connection, issue: Row, account: str, caller_id: int) ->
         permissions.require(db, issue["project_id"], caller_id, "watchers")
     db.execute("DELETE FROM watchers WHERE issue_id = ? AND user_id = ?",
                (issue["id"], found["id"]))
-
-
-def log_work(db: sqlite3.Connection, issue: Row, body: dict[str, Any], caller_id: int,
-             now: datetime, *, adf: bool, adjust: str = "auto", new_estimate: str | None = None,
-             reduce_by: str | None = None) -> Row:
-    """A worklog (Work on issues): ``timeSpent`` ("2h 30m") or ``timeSpentSeconds``,
-    ``started`` and a ``comment`` (v2 text, v3 document); the remaining estimate follows
-    ``adjust`` (auto, leave, new, manual)."""
-    permissions.require(db, issue["project_id"], caller_id, "worklog")
-    errors: dict[str, str] = {}
-    try:
-        comment = fields.setters(adf)["description"][1](body.get("comment"))
-    except ValueError as error:
-        errors["comment"] = str(error)
-    seconds = body.get("timeSpentSeconds")
-    try:
-        if seconds is None:
-            seconds = parse_duration(str(body.get("timeSpent", "")))
-        # When the work started; now when not given (as the jira library leaves it out).
-        started = parse_jira_time(str(body["started"])) if body.get("started") else iso(now)
-    except FormatError as error:
-        errors["timeLogged" if seconds is None else "started"] = str(error)
-    if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds <= 0:
-        errors.setdefault("timeLogged", "You must indicate the time spent working.")
-    if adjust == "new" and not new_estimate:
-        errors["newEstimate"] = "You must supply a valid new estimate."
-    if adjust == "manual" and not reduce_by:
-        errors["reduceBy"] = "You must supply a valid amount of time to adjust the estimate by."
-    if errors:
-        raise JiraError(400, [], errors, code="worklog_invalid")
-    assert isinstance(seconds, int)
-    remaining = issue["remaining_estimate_s"]
-    if adjust == "auto" and remaining is not None:
-        remaining = max(0, remaining - seconds)
-    elif adjust == "new":
-        remaining = parse_duration(str(new_estimate))
-    elif adjust == "manual":
-        remaining = max(0, (remaining or 0) - parse_duration(str(reduce_by)))
-    worklog_id = sql.insert(db, "worklogs", {
-        "issue_id": issue["id"], "author_id": caller_id, "time_spent_s": seconds,
-        "started": started, "comment": comment, "created": iso(now)})
-    sql.update(db, "issues", issue["id"], {
-        "time_spent_s": issue["time_spent_s"] + seconds, "remaining_estimate_s": remaining,
-        "updated_at": iso(now)})
-    found = one(db, "SELECT * FROM worklogs WHERE id = ?", (worklog_id,))
-    assert found is not None
-    return found

@@ -79,6 +79,15 @@ class Context:
         return [row for row_id in self.ids("final", table, where, among=added)
                 if (row := self.row("final", table, row_id)) is not None]
 
+    def written_rows(self, table: str, where: Filter, column: str) -> list[Row]:
+        """The rows of ``table`` that ``where`` selects (in the final state) whose ``column``
+        was written during the episode: added, or changed in that column (an edited
+        comment), in id order."""
+        diff = self.changes(table)
+        written = {*diff.added, *(i for i, c in diff.changed.items() if column in c.fields)}
+        return [row for row_id in self.ids("final", table, where, among=written)
+                if (row := self.row("final", table, row_id)) is not None]
+
     def row(self, side: Side, table: str, row_id: int) -> Row | None:
         cursor = self._select("*", side, table, {"id": row_id})
         values = cursor.fetchone()

@@ -225,9 +225,9 @@ def _case(ctx: Context) -> Case:
 
 class AllSaid(Assertion):
     """Everything the agent wrote anywhere the apps say it writes (``writes`` in their claim
-    files: comments, notes, issues, worklogs) and, unless the task checks it as an answer to
-    a question, its final answer, is understood and true. The engine adds it to every task:
-    no message goes unjudged."""
+    files: comments, notes, issues, worklogs; new, or edited during the episode) and, unless
+    the task checks it as an answer to a question, its final answer, is understood and true.
+    The engine adds it to every task: no message goes unjudged."""
 
     check: Literal["all_said"] = "all_said"
     harm: bool = True
@@ -238,7 +238,8 @@ class AllSaid(Assertion):
         messages = [message(row, write.text, write.on)
                     for app, writes in case.lexicon.writes.items() if app in ctx.world
                     for write in writes
-                    for row in ctx.world[app].added_rows(write.table, dict(write.by))
+                    for row in ctx.world[app].written_rows(write.table, dict(write.by),
+                                                           write.text)
                     if row.get(write.text)]
         if self.answer and ctx.answer:
             messages.append(Message(ctx.answer))

@@ -9,7 +9,8 @@ import pytest
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.db import one, rows
 from replicas.tracker.errors import JiraError
-from replicas.tracker.rules import issues, relations
+from replicas.tracker.rules import issues, relations, worklogs
+from replicas.tracker.rules.worklogs import Estimate
 
 
 def test_a_link_reads_from_its_source_and_unlocks_mark_as_duplicate(
@@ -50,17 +51,17 @@ def test_work_logged_moves_the_estimate(world: sqlite3.Connection) -> None:
     issue = issues.get(world, "SHOP-4", 1)
     world.execute("UPDATE issues SET remaining_estimate_s = 36000 WHERE id = ?", (issue["id"],))
     issue = issues.get(world, "SHOP-4", 1)
-    made = relations.log_work(world, issue, {"timeSpent": "2h 30m",
-                                             "started": "2025-06-16T08:00:00.000+0000",
-                                             "comment": "Reproduced the *rounding*."},
-                              1, WORLD_START, adf=False)
+    made = worklogs.log_work(world, issue, {"timeSpent": "2h 30m",
+                                            "started": "2025-06-16T08:00:00.000+0000",
+                                            "comment": "Reproduced the *rounding*."},
+                             1, WORLD_START, adf=False)
     assert made["time_spent_s"] == 9000 and "rounding" in made["comment"]
     after = issues.get(world, "SHOP-4", 1)
     assert (after["time_spent_s"], after["remaining_estimate_s"]) == (9000, 27000)
-    relations.log_work(world, after, {"timeSpentSeconds": 600, "started":
-                                      "2025-06-16T09:00:00.000+0000"}, 1, WORLD_START,
-                       adf=False, adjust="new", new_estimate="1h")
+    worklogs.log_work(world, after, {"timeSpentSeconds": 600, "started":
+                                     "2025-06-16T09:00:00.000+0000"}, 1, WORLD_START,
+                      adf=False, estimate=Estimate("new", "1h"))
     assert issues.get(world, "SHOP-4", 1)["remaining_estimate_s"] == 3600
     with pytest.raises(JiraError) as refused:
-        relations.log_work(world, after, {"timeSpent": "soon"}, 1, WORLD_START, adf=False)
+        worklogs.log_work(world, after, {"timeSpent": "soon"}, 1, WORLD_START, adf=False)
     assert "timeLogged" in refused.value.errors
