@@ -25,7 +25,13 @@ TASK = "tracker/start-work-on-bug"
 # (410); Delete issues is the Administrators' alone and the agent is a Developer in every
 # project (403; the deletion itself: tests/replicas/tracker/test_api_links.py).
 ERROR_ONLY = {"GET /rest/api/3/search: no success case",
-              "DELETE /rest/api/3/issue/{issue}: no success case"}
+              "DELETE /rest/api/3/issue/{issue}: no success case",
+              # Administer projects: the episode's Developer is refused; their successes are
+              # tests/replicas/tracker/test_api_admin.py's.
+              *(f"{method} /rest/api/3/{path}: no success case" for method, path in (
+                  ("POST", "version"), ("PUT", "version/{version_id}"),
+                  ("DELETE", "version/{version_id}"), ("POST", "component"),
+                  ("PUT", "component/{component_id}"), ("DELETE", "component/{component_id}")))}
 # Where Jira's document names a shape its API does not answer with: GET remotelink documents
 # one RemoteIssueLink, the API (and every client) gives the issue's list of them.
 DOCUMENT_SLIPS = {("GET", "/rest/api/3/issue/{}/remotelink", "200"): "RemoteIssueLink[]"}

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import API
+from .conftest import API, BASE
 
 pytestmark = pytest.mark.anyio
 
@@ -133,3 +133,23 @@ async def test_a_remote_link_by_id_and_by_global_id(jira: Any) -> None:
     await api.call("DELETE", f"{API}/issue/SHOP-3/remotelink", status=204,
                    params={"globalId": "g-8"})
     await api.call("GET", path, status=404)
+
+
+async def test_the_self_links_of_a_comment_a_worklog_and_a_remote_link_resolve(
+        jira: Any) -> None:
+    """Each record's ``self`` is its own resource's URL (Jira Cloud REST v3: Comment.self,
+    Worklog.self "The URL of the worklog item", RemoteIssueLink.self "The URL of the link"):
+    a client following it gets the record, not a 404 or 405."""
+    api = await jira()
+    made = [
+        await api.call("POST", f"{API}/issue/SHOP-5/comment", status=201,
+                       json={"body": _doc("Seen on build 41.")}),
+        await api.call("POST", f"{API}/issue/SHOP-5/worklog", status=201, json={
+            "timeSpentSeconds": 600, "started": "2024-01-02T09:00:00.000+0000"}),
+    ]
+    link = await api.call("POST", f"{API}/issue/SHOP-5/remotelink", status=201, json={
+        "globalId": "ticket-9", "object": {"url": "https://example.com/9", "title": "T9"}})
+    for record in [*made, link]:
+        assert record["self"].startswith(BASE), record["self"]
+        followed = await api.call("GET", record["self"].removeprefix(BASE))
+        assert str(followed["id"]) == str(record["id"])
