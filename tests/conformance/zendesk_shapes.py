@@ -43,6 +43,9 @@ CONDITIONAL = {
     # ticket-metric-event-types-reference).
     "TicketMetricEvent": frozenset({"sla", "status", "deleted"}),
 }
+# Where zenpy's comment is wrong: Zendesk documents ``label_names`` as an array of strings
+# (ZD/help_center/help-center-api/articles/#json-format).
+TYPE_FIXES = {("Article", "label_names"): (list,)}
 # Objects zenpy has no class for, described here from Zendesk's reference.
 OURS = {
     # ZD/ticketing/ticket-management/schedules/#json-format (holidays)
@@ -71,8 +74,10 @@ def classes() -> dict[str, Members]:
                 continue
             typed = dict((attr, kind) for kind, attr in
                          _TYPE.findall(ast.get_source_segment(source, init) or ""))
-            found[node.name] = {arg.arg: _TYPES.get(typed.get(arg.arg, ""), ())
-                                for arg in init.args.args if arg.arg not in ("self", "api")}
+            found[node.name] = {
+                arg.arg: TYPE_FIXES.get((node.name, arg.arg)) or _TYPES.get(
+                    typed.get(arg.arg, ""), ())
+                for arg in init.args.args if arg.arg not in ("self", "api")}
     return {**found, **OURS}
 
 

@@ -152,7 +152,7 @@ def scenario_business_rules(call: Call) -> None:
     schedule = schedules[0]["id"]
     _shown(call, f"business_hours/schedules/{schedule}", "Schedule")
     call("GET", f"{API}/business_hours/schedules/{schedule}/holidays", status=200,
-         shape="Holiday[]")
+         shape="Holiday[*]")
     call("GET", f"{API}/business_hours/schedules/{MISSING}/holidays", status=404,
          shape="Error")
 
