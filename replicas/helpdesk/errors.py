@@ -78,8 +78,8 @@ class ZendeskErrorBody(BaseModel):
 
     error: str | ErrorDetail = Field(
         description="Zendesk's error name: RecordNotFound, RecordInvalid, InvalidValue, "
-        "Forbidden, UpdateConflict. The gateway's own refusals (token, quotas, episode state) carry "
-        "an object {code, message} instead.")
+        "Forbidden, UpdateConflict. The gateway's own refusals (token, quotas, episode "
+        "state) carry an object {code, message} instead.")
     description: str | None = Field(None, description="What went wrong.")
     details: dict[str, list[ZendeskErrorEntry]] | None = Field(
         None, description="RecordInvalid: the refusals by field.")

@@ -186,7 +186,9 @@ class UserIn(_In):
 USER_READ_ONLY = frozenset({
     "id", "url", "created_at", "updated_at", "active", "verified", "suspended", "details",
     "external_id", "tags", "time_zone", "default_group_id", "shared", "photo", "alias",
-    "last_login_at", "result_type"})
+    "last_login_at", "result_type", "chat_only", "custom_role_id", "locale_id", "moderator",
+    "only_private_comments", "restricted_agent", "role_type", "shared_agent", "signature",
+    "two_factor_auth_enabled", "ticket_restriction"})
 
 
 class UserBody(_In):

@@ -47,7 +47,7 @@ CONDITIONAL = {
 # (ZD/help_center/help-center-api/articles/#json-format).
 TYPE_FIXES = {("Article", "label_names"): (list,)}
 # Objects zenpy has no class for, described here from Zendesk's reference.
-OURS = {
+OURS: dict[str, dict[str, tuple[type, ...]]] = {
     # ZD/ticketing/ticket-management/schedules/#json-format (holidays)
     "Holiday": {"id": (int,), "name": (str,), "start_date": (str,), "end_date": (str,)},
 }
