@@ -25,8 +25,8 @@ from workgym_core.error_docs import RETRY_AFTER, ErrorDetail
 from workgym_core.errors import InvalidRequest, NotFound, RuleViolation, WorkGymError, json_response
 
 # WorkGym's error classes -> Zendesk's error names.
-_NAMES = {404: "RecordNotFound", 409: "Conflict", 403: "Forbidden", 405: "InvalidEndpoint",
-          400: "InvalidValue", 500: "InternalError"}
+_NAMES = {404: "RecordNotFound", 409: "UpdateConflict", 403: "Forbidden",
+          405: "InvalidEndpoint", 400: "InvalidValue", 500: "InternalError"}
 
 
 # A request body's envelope keys: ``ticket.status`` is about the attribute ``status``.
@@ -78,8 +78,8 @@ class ZendeskErrorBody(BaseModel):
 
     error: str | ErrorDetail = Field(
         description="Zendesk's error name: RecordNotFound, RecordInvalid, InvalidValue, "
-        "Forbidden, Conflict. The gateway's own refusals (token, quotas, episode state) carry "
-        "an object {code, message} instead.")
+        "Forbidden, UpdateConflict. The gateway's own refusals (token, quotas, episode "
+        "state) carry an object {code, message} instead.")
     description: str | None = Field(None, description="What went wrong.")
     details: dict[str, list[ZendeskErrorEntry]] | None = Field(
         None, description="RecordInvalid: the refusals by field.")

@@ -1,10 +1,10 @@
 """Zendesk's two ways of paging a list, and sideloads.
 
-- **Offset** (``page``, ``per_page``, at most 100): ``{<key>: [...], "count", "next_page",
-  "previous_page"}``, the page links absolute.
+- **Offset** (``page``, ``per_page``: more than 100 is 100): ``{<key>: [...], "count",
+  "next_page", "previous_page"}``, the page links absolute.
 - **Cursor** (``page[size]``, ``page[after]`` / ``page[before]``): ``{<key>: [...],
-  "meta": {"has_more", "after_cursor", "before_cursor"}, "links": {"next", "prev"}}``. As in
-  Zendesk, ``links.next`` is set on the last page too: a client stops on ``meta.has_more``.
+  "meta": {"has_more", "after_cursor", "before_cursor"}, "links": {"next", "prev"}}``. The last page
+  has ``meta.has_more`` false and ``links.next`` null (clients follow ``links.next``).
 
 Cursors are opaque to the caller (here: a position in the list, encoded).
 ``include=users,groups,organizations`` sideloads the records a page's items name; anything
@@ -32,6 +32,7 @@ from . import render
 Row = dict[str, Any]
 MAX_PAGE = 100
 PerPage = Annotated[int, Interval(ge=1, le=MAX_PAGE), CANONICAL]
+AnyPerPage = Annotated[int, Interval(ge=1, le=1_000_000), CANONICAL]
 PageNumber = Annotated[int, Interval(ge=1, le=100_000), CANONICAL]
 
 
@@ -59,8 +60,8 @@ async def paging(
     request: Request,
     page: Annotated[PageNumber | None, Query(description="Offset paging: the page, from 1.")]
     = None,
-    per_page: Annotated[PerPage | None, Query(description="Offset paging: items per page "
-                                              "(at most 100).")] = None,
+    per_page: Annotated[AnyPerPage | None, Query(description="Offset paging: items per "
+                                                 "page (more than 100 is 100).")] = None,
     size: Annotated[PerPage | None, Query(alias="page[size]", description="Cursor paging: "
                                           "items per page (at most 100).")] = None,
     after: Annotated[str | None, Query(alias="page[after]", max_length=64, description=(
@@ -76,7 +77,7 @@ async def paging(
         offset = _decode(after, "page[after]") if after else (
             max(0, _decode(before, "page[before]") - n) if before else 0)
     else:
-        n = per_page or MAX_PAGE
+        n = min(per_page or MAX_PAGE, MAX_PAGE)
         offset = ((page or 1) - 1) * n
     return Paging(await public_base(request), request.url.path, query, n, offset, cursor)
 
@@ -95,7 +96,8 @@ def page(p: Paging, key: str, items: list[Row], total: int) -> Row:
         after, before = cursor_of(p.offset + len(items)), cursor_of(p.offset)
         return {key: items,
                 "meta": {"has_more": more, "after_cursor": after, "before_cursor": before},
-                "links": {"next": _link(p, {"page[size]": p.size, "page[after]": after}),
+                "links": {"next": _link(p, {"page[size]": p.size, "page[after]": after})
+                          if more else None,
                           "prev": _link(p, {"page[size]": p.size, "page[before]": before})}}
     number = p.offset // p.size + 1
     return {key: items, "count": total,

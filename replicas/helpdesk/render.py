@@ -45,7 +45,7 @@ def ticket(row: Row, base: str) -> Row:
         "fields": fields, "satisfaction_rating": None, "sharing_agreement_ids": [],
         "followup_ids": [], "via_followup_source_id": row["via_followup_source_id"],
         "ticket_form_id": None, "brand_id": None, "allow_channelback": False,
-        "allow_attachments": True, "from_messaging_channel": False,
+        "allow_attachments": True, "from_messaging_channel": False, "forum_topic_id": None,
     }
 
 
@@ -68,6 +68,12 @@ def user(row: Row, base: str) -> Row:
         "external_id": row["legacy_id"], "tags": [],
         "user_fields": {"tier": row["tier"], "legacy_created": row["legacy_created"]},
         "created_at": row["created_at"], "updated_at": row["updated_at"],
+        "alias": None, "chat_only": False, "custom_role_id": None, "last_login_at": None,
+        "locale_id": None, "moderator": row["role"] != "end-user",
+        "only_private_comments": False, "photo": None, "restricted_agent": False,
+        "role_type": 4 if row["role"] == "admin" else None, "shared": False,
+        "shared_agent": False, "signature": None, "two_factor_auth_enabled": None,
+        "ticket_restriction": "requested" if row["role"] == "end-user" else None,
     }
 
 
@@ -76,21 +82,22 @@ def identity(row: Row, base: str) -> Row:
             "id": row["id"], "user_id": row["user_id"], "type": row["type"],
             "value": row["value"], "primary": bool(row["is_primary"]),
             "verified": bool(row["verified"]), "created_at": row["created_at"],
-            "updated_at": row["created_at"]}
+            "updated_at": row["created_at"], "undeliverable_count": 0,
+            "deliverable_state": "deliverable" if row["type"] == "email" else None}
 
 
 def organization(row: Row, base: str) -> Row:
     return {"url": _url(base, f"organizations/{row['id']}"), "id": row["id"],
             "name": row["name"], "domain_names": [row["domain"]] if row["domain"] else [],
             "details": "", "notes": row["notes"], "group_id": None, "shared_tickets": False,
-            "shared_comments": False, "tags": [], "organization_fields": {},
+            "shared_comments": False, "tags": [], "organization_fields": {}, "external_id": None,
             "created_at": row["created_at"], "updated_at": row["created_at"]}
 
 
 def group(row: Row, base: str) -> Row:
     return {"url": _url(base, f"groups/{row['id']}"), "id": row["id"], "name": row["name"],
             "description": row["description"], "default": row["id"] == 1, "deleted": False,
-            "is_public": True}
+            "is_public": True, "created_at": None, "updated_at": None}
 
 
 def membership(row: Row, base: str) -> Row:
@@ -105,7 +112,12 @@ def ticket_field(row: Row, base: str) -> Row:
     return {"url": _url(base, f"ticket_fields/{row['id']}"), "id": row["id"],
             "type": row["type"], "title": row["title"], "raw_title": row["title"],
             "active": bool(row["active"]), "position": row["position"], "required": False,
-            "removable": True, "key": row["key"],
+            "removable": True, "key": row["key"], "tag": None, "description": "",
+            "raw_description": "", "title_in_portal": row["title"],
+            "raw_title_in_portal": row["title"], "visible_in_portal": False,
+            "editable_in_portal": False, "required_in_portal": False,
+            "regexp_for_validation": None, "collapsed_for_agents": False, "created_at": None,
+            "updated_at": None,
             **({"custom_field_options": options} if row["type"] == "tagger" else {})}
 
 
@@ -117,11 +129,12 @@ def _rule(row: Row, base: str, kind: str) -> Row:
 
 def macro(row: Row, base: str) -> Row:
     return {**_rule(row, base, "macros"), "description": row["description"],
-            "actions": _json(row["actions"]), "restriction": None}
+            "actions": _json(row["actions"]), "restriction": None, "position": None}
 
 
 def view(row: Row, base: str) -> Row:
     return {**_rule(row, base, "views"), "position": row["position"],
+            "raw_title": row["title"], "sla_id": None,
             "conditions": _json(row["conditions"]), "execution": _json(row["execution"]),
             "restriction": None}
 
@@ -134,6 +147,7 @@ def trigger(row: Row, base: str) -> Row:
 
 def automation(row: Row, base: str) -> Row:
     return {**_rule(row, base, "automations"), "position": row["position"],
+            "raw_title": row["title"],
             "conditions": _json(row["conditions"]), "actions": _json(row["actions"])}
 
 
@@ -184,7 +198,12 @@ def article(row: Row, base: str) -> Row:
             "title": row["title"], "body": row["body"], "locale": row["locale"],
             "section": row["section"], "draft": False, "outdated": False,
             "created_at": row["created_at"], "updated_at": row["updated_at"],
-            "edited_at": row["updated_at"]}
+            "edited_at": row["updated_at"], "name": row["title"],
+            "html_url": f"{base}/hc/{row['locale']}/articles/{row['id']}",
+            "source_locale": row["locale"], "outdated_locales": [], "author_id": None,
+            "section_id": None, "permission_group_id": None, "user_segment_id": None,
+            "label_names": [], "content_tag_ids": [], "comments_disabled": False,
+            "promoted": False, "position": 0, "vote_count": 0, "vote_sum": 0}
 
 
 def job_status(row: Row, base: str) -> Row:

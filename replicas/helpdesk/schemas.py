@@ -33,7 +33,7 @@ assert tuple(get_args(t) for t in (Status, Priority, TicketType, Tier)) == (
 
 # Attributes of a record a client may send back unchanged; never written.
 READ_ONLY = frozenset({
-    "id", "url", "created_at", "updated_at", "via", "description", "raw_subject",
+    "id", "url", "created_at", "updated_at", "via", "raw_subject",
     "has_incidents", "satisfaction_rating", "sharing_agreement_ids", "followup_ids",
     "collaborator_ids", "follower_ids", "email_cc_ids", "is_public", "problem_id",
     "recipient", "forum_topic_id", "ticket_form_id", "brand_id", "allow_channelback",
@@ -85,6 +85,9 @@ class TicketIn(_In):
     subject: Short | None = Field(None, description="The subject.")
     comment: CommentIn | None = Field(None, description="A comment to add: a public reply "
                                       "or an internal note (public false).")
+    description: Text | None = Field(None, description="Create: without a comment, the "
+                                     "first (public) comment's text. Read-only afterwards: "
+                                     "ignored on update.")
     status: Status | None = Field(None, description="new, open, pending, hold, solved or "
                                   "closed (a ticket never returns to new; solving needs an "
                                   "assignee; closed tickets cannot be changed).")
@@ -183,7 +186,9 @@ class UserIn(_In):
 USER_READ_ONLY = frozenset({
     "id", "url", "created_at", "updated_at", "active", "verified", "suspended", "details",
     "external_id", "tags", "time_zone", "default_group_id", "shared", "photo", "alias",
-    "last_login_at", "result_type"})
+    "last_login_at", "result_type", "chat_only", "custom_role_id", "locale_id", "moderator",
+    "only_private_comments", "restricted_agent", "role_type", "shared_agent", "signature",
+    "two_factor_auth_enabled", "ticket_restriction"})
 
 
 class UserBody(_In):

@@ -36,6 +36,10 @@ from .common import Base, Ids, Include, OrganizationId, TicketId, UserId, ids_pa
 
 router = APIRouter(tags=["tickets"])
 
+# Zendesk's description of a safe update's 409 (ZD/ticketing/tickets/tickets/
+# #protecting-against-ticket-update-collisions).
+SAFE_UPDATE_CONFLICT = ("Safe Update prevented the update due to outdated ticket data. "
+                        "Please fetch the latest ticket data and try again.")
 SortBy = Annotated[Literal["id", "created_at", "updated_at", "status", "priority"], Query(
     description="Offset paging: the sort key.")]
 SortOrder = Annotated[Literal["asc", "desc"], Query(description="asc or desc.")]
@@ -64,7 +68,7 @@ def change_of(db: sqlite3.Connection, ticket: TicketIn, current: dict[str, Any] 
     """A request's ticket attributes as a change to apply (ids resolved, tags computed)."""
     values = ticket.model_dump(exclude_unset=True, exclude={
         "comment", "requester", "custom_fields", "fields", "additional_tags", "remove_tags",
-        "assignee_email", "safe_update", "updated_stamp"})
+        "assignee_email", "safe_update", "updated_stamp", "description"})
     if ticket.custom_fields or ticket.fields:
         values.update(fields.columns_of(
             [f.model_dump() for f in (ticket.custom_fields or ticket.fields or [])]))
@@ -83,6 +87,8 @@ def change_of(db: sqlite3.Connection, ticket: TicketIn, current: dict[str, Any] 
         values["tags"] = [t for t in [*tags, *(ticket.additional_tags or [])]
                           if t.lower() not in gone]
     change = tickets.Change(values=values)
+    if current is None and ticket.comment is None and ticket.description:
+        change.comment = {"body": ticket.description, "public": True}
     if ticket.comment is not None:
         comment = ticket.comment
         change.comment = {"body": comment.body, "public": comment.public}
@@ -182,8 +188,7 @@ async def update_ticket(ticket_id: TicketId, body: TicketBody, episode: EpisodeD
     current = get_row(db, "tickets", ticket_id)
     if body.ticket.safe_update and body.ticket.updated_stamp not in (None,
                                                                        current["updated_at"]):
-        raise Conflict(f"ticket {ticket_id} was updated at {current['updated_at']}, after "
-                       "your updated_stamp", code="UpdateConflict", field="updated_stamp")
+        raise Conflict(SAFE_UPDATE_CONFLICT, code="UpdateConflict", field="updated_stamp")
     ticket, audit = tickets.update(db, ticket_id, change_of(db, body.ticket, current, now), now)
     return ok(_saved(db, ticket, audit, base, now))
 

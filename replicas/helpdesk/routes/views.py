@@ -104,7 +104,8 @@ async def count_view(view_id: ViewId, episode: EpisodeDep, base: Base) -> Respon
     """How many tickets the view shows now."""
     n = len(view_tickets(episode, get_row(episode.db, "views", view_id)))
     return ok({"view_count": {"view_id": view_id, "url": f"{base}/api/v2/views/{view_id}/"
-                              "count.json", "value": n, "pretty": str(n), "fresh": True}})
+                              "count.json", "value": n, "pretty": str(n), "fresh": True,
+                              "channel": None, "poll_wait": 30, "refresh": "normal"}})
 
 
 @router.get("/api/v2/views/{view_id}/tickets", operation_id="list_view_tickets",

@@ -144,3 +144,13 @@ def test_users_and_errors(zenpy: Zenpy) -> None:
     assert [u.name for u in found] == ["Ada Lovelace"]
     with pytest.raises(RecordNotFoundException):
         zenpy.tickets(id=99_999_999)
+
+
+def test_the_readme_examples(zenpy: Zenpy) -> None:
+    """zenpy's README, as written: a ticket from a description alone, a search, users."""
+    created = zenpy.tickets.create(Ticket(description="Some description",
+                                          subject="This is a test ticket")).ticket
+    assert [c.body for c in zenpy.tickets.comments(ticket=created.id)] == ["Some description"]
+    found = list(zenpy.search("test ticket", type="ticket"))
+    assert created.id in [t.id for t in found]
+    assert next(iter(zenpy.users())).id and zenpy.users.me().id == 1
