@@ -89,8 +89,8 @@ def organization(row: Row, base: str) -> Row:
 
 def group(row: Row, base: str) -> Row:
     return {"url": _url(base, f"groups/{row['id']}"), "id": row["id"], "name": row["name"],
-            "description": row["description"], "default": row["id"] == 1, "deleted": False,
-            "is_public": True}
+            "description": row["description"], "default": row["id"] == 1,
+            "deleted": bool(row["deleted"]), "is_public": True}
 
 
 def membership(row: Row, base: str) -> Row:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import actions, config, knowledge, people, search, tickets, views
+from . import actions, config, knowledge, people, records, search, tickets, views
 
 router = APIRouter()
 # Flattened rather than include_router'ed: each nesting level of routers costs
 # route-matching time on every request (area tags/responses are already on each route).
-for module in (tickets, actions, people, views, search, config, knowledge):
+for module in (tickets, actions, people, views, search, config, knowledge, records):
     router.routes.extend(module.router.routes)
 
 TAGS = [

@@ -1,5 +1,6 @@
-"""Tickets: list, show, show many, create (with the first comment), update (fields and a
-comment in one request), update many (a job), and a ticket's comments, audits, tags."""
+"""Tickets: list, show, show many, create (with the first comment), create many (a job),
+update (fields and a comment in one request), update many (a job), and a ticket's comments,
+audits, tags."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from ..rules.common import invalid, tags_of
 from ..schemas import (
     Audits,
     Comments,
+    CreateManyBody,
     JobStatusResult,
     Tags,
     TagsBody,
@@ -140,6 +142,23 @@ async def create_ticket(body: TicketBody, episode: EpisodeDep, base: Base) -> Re
     db, now = episode.db, episode.now()
     ticket, audit = tickets.create(db, change_of(db, body.ticket, None, now), now)
     return ok(_saved(db, ticket, audit, base, now), 201)
+
+
+@router.post("/api/v2/tickets/create_many", operation_id="create_many_tickets",
+             summary="Create many tickets", response_model=JobStatusResult)
+async def create_many(body: CreateManyBody, episode: EpisodeDep, base: Base) -> Response:
+    """Up to 100 tickets in one request, as a job: each is created as POST /tickets creates
+    one (its comment the description; one refusal does not stop the others). The job's
+    results give each one's index in the request and its new id."""
+    db, now = episode.db, episode.now()
+
+    def run(index: int) -> dict[str, Any]:
+        ticket, _ = tickets.create(db, change_of(db, body.tickets[index], None, now), now)
+        return {"id": ticket["id"]}
+
+    results = jobs.each(db, range(len(body.tickets)), run, "create", "Created", key="index")
+    return ok({"job_status": render.job_status(jobs.record(db, "create_many", results, now),
+                                               base)})
 
 
 @router.put("/api/v2/tickets/update_many", operation_id="update_many_tickets",

@@ -66,8 +66,9 @@ def _member(db: sqlite3.Connection, user_id: int, group_id: int) -> bool:
 def _assignment(db: sqlite3.Connection, before: Mapping[str, Any],
                 wanted: dict[str, Any]) -> None:
     """Check group and assignee; an assignee without a group brings their default group."""
-    if wanted.get("group_id") is not None and "group_id" in wanted:
-        get_row(db, "groups", wanted["group_id"], field="group_id")
+    if wanted.get("group_id") is not None and get_row(
+            db, "groups", wanted["group_id"], field="group_id")["deleted"]:
+        raise invalid("group_id", f"group {wanted['group_id']} is deleted", "group_deleted")
     assignee = wanted.get("assignee_id", before.get("assignee_id"))
     if "assignee_id" in wanted and assignee is not None:
         user = _staff(db, assignee, "assignee_id")
