@@ -61,6 +61,8 @@ def create(db: sqlite3.Connection, table: str, values: Mapping[str, Any],
            now: datetime) -> Row:
     """A new record of ``table`` from the attributes sent."""
     row = _checked(table, values)
+    if table == "macros":
+        row.setdefault("description", "")
     if table in ("organizations", "groups"):
         _unique_name(db, table, row["name"], None)
     if table in ("views", "triggers"):
