@@ -294,7 +294,8 @@ class Upload(HelpdeskModel, table=True):
 
     __tablename__ = "uploads"
 
-    token: str = Field(primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
+    token: str = Field(unique=True)
     created_at: str
 
 
@@ -305,7 +306,7 @@ class Attachment(HelpdeskModel, table=True):
     __tablename__ = "attachments"
 
     id: int | None = Field(default=None, primary_key=True)
-    upload_token: str | None = Field(default=None, foreign_key="uploads.token", index=True)
+    upload_id: int | None = Field(default=None, foreign_key="uploads.id", index=True)
     comment_id: int | None = Field(default=None, foreign_key="comments.id", index=True)
     file_name: str
     content_type: str
