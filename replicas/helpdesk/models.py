@@ -309,6 +309,7 @@ class Attachment(HelpdeskModel, table=True):
     upload_id: int | None = Field(default=None, foreign_key="uploads.id", index=True)
     comment_id: int | None = Field(default=None, foreign_key="comments.id", index=True)
     file_name: str
+    token: str = Field(unique=True)  # in its content_url
     content_type: str
     size: int
     content: bytes

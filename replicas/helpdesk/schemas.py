@@ -42,7 +42,7 @@ READ_ONLY = frozenset({
     "dates", "metric_set", "slas"})
 COMMENT_READ_ONLY = frozenset({
     "id", "type", "html_body", "plain_body", "attachments", "audit_id", "via", "metadata",
-    "created_at", "scoped_body", "uploads"})
+    "created_at", "scoped_body"})
 
 
 class _In(BaseModel):
@@ -58,6 +58,9 @@ class CommentIn(_In):
     public: bool = Field(True, description="true: a public reply the requester is emailed; "
                          "false: an internal note only agents see.")
     author_id: RecordId | None = Field(None, description="Its author (default: you, user 1).")
+    uploads: list[Annotated[str, StringConstraints(min_length=1, max_length=64)]] | None = \
+        Field(None, max_length=20, description="Tokens of uploads (POST /uploads) whose "
+              "files the comment carries.")
 
 
 class CustomFieldIn(_In):
@@ -613,6 +616,40 @@ Ratings, RatingResult = many("satisfaction_ratings", RatingOut), one("satisfacti
 Articles, ArticleResult = many("articles", ArticleOut), one("article", ArticleOut)
 JobStatusResult = one("job_status", JobStatusOut)
 IdentityList = many("identities", IdentityOut, paged=False)
+
+
+class AttachmentOut(_Out):
+    id: int = _f(ID)
+    file_name: str = _f("The file's name.")
+    content_type: str = _f("Its MIME type.")
+    content_url: str = _f("Where its content is downloaded.")
+    size: int = _f("Its size in bytes.")
+
+
+class UploadOut(_Out):
+    token: str = _f("Name it in a comment's uploads to attach the files.")
+    attachments: list[AttachmentOut] = _f("The upload's files.")
+    attachment: AttachmentOut | None = _f("The file just uploaded.")
+
+
+AttachmentResult, UploadResult = one("attachment", AttachmentOut), one("upload", UploadOut)
+
+
+class CursorExport(_Out):
+    """A cursor-based incremental export's page (``tickets`` or ``users``)."""
+
+    after_cursor: str = _f("The next page's cursor (the next export's, on the last page).")
+    after_url: str = _f("The next page's URL.")
+    end_of_stream: bool = _f("true: every change up to a minute ago is exported.")
+
+
+class TimeExport(_Out):
+    """A time-based incremental export's page (``tickets`` or ``users``)."""
+
+    count: int = _f("Records on this page.")
+    end_time: int | None = _f("The newest change on the page (Unix time): the next start.")
+    next_page: str = _f("The next page's URL (start_time = end_time).")
+    end_of_stream: bool = _f("true: every change up to a minute ago is exported.")
 
 
 class ViewRows(Page):

@@ -18,7 +18,7 @@ from workgym_core.errors import Conflict
 
 from .. import render
 from ..listing import PagingDep, sideloads, table_page
-from ..rules import fields, jobs, sla, tickets, users
+from ..rules import fields, jobs, sla, tickets, uploads, users
 from ..rules.common import invalid, tags_of
 from ..schemas import (
     Audits,
@@ -87,7 +87,8 @@ def change_of(db: sqlite3.Connection, ticket: TicketIn, current: dict[str, Any] 
     change = tickets.Change(values=values)
     if ticket.comment is not None:
         comment = ticket.comment
-        change.comment = {"body": comment.body, "public": comment.public}
+        change.comment = {"body": comment.body, "public": comment.public,
+                          "uploads": comment.uploads or []}
         if comment.author_id is not None:
             get_row(db, "users", comment.author_id, field="comment.author_id")
             change.author_id = comment.author_id
@@ -217,10 +218,12 @@ async def list_comments(ticket_id: TicketId, episode: EpisodeDep, paging: Paging
     db = episode.db
     ticket = get_row(db, "tickets", ticket_id)
     staff = {r["id"] for r in rows(db, "SELECT id FROM users WHERE role != 'end-user'")}
+    files = uploads.by_comment(db, ticket_id)
     order = f"created_at {sort_order.upper()}, id {sort_order.upper()}"
     found = table_page(db, paging, "comments", ["ticket_id = ?"], [ticket_id], order,
                        lambda c: render.comment(c, "api" if c["author_id"] == 1 else (
-                           "web" if c["author_id"] in staff else ticket["channel"])))
+                           "web" if c["author_id"] in staff else ticket["channel"]),
+                           files.get(c["id"], []), base))
     return ok({**found, **sideloads(db, include, found["comments"], base)})
 
 

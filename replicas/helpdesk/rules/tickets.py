@@ -21,7 +21,7 @@ from replicas.runtime import db as sql
 from replicas.runtime.clock import iso
 from replicas.runtime.db import get_row, one
 
-from . import audits, triggers
+from . import audits, triggers, uploads
 from .common import ACTING_AGENT_ID, invalid, normal_tags, tags_of
 from .fields import custom_columns, custom_values
 from .sla import sync as sync_sla
@@ -125,6 +125,7 @@ def _comment(db: sqlite3.Connection, ticket_id: int, comment: Mapping[str, Any] 
     comment_id = sql.insert(db, "comments", {
         "ticket_id": ticket_id, "author_id": comment["author_id"], "body": comment["body"],
         "public": bool(comment.get("public", True)), "created_at": iso(now)})
+    uploads.attach(db, comment_id, comment.get("uploads") or [])
     return get_row(db, "comments", comment_id)
 
 
