@@ -40,7 +40,8 @@ router = APIRouter(tags=["exports"])
 
 Row = dict[str, Any]
 MAX_EXPORT_PAGE = 1000
-StartTime = Annotated[int | None, Interval(ge=0, le=MAX_ID), CANONICAL, Query(
+UnixTime = Annotated[int, Interval(ge=0, le=MAX_ID), CANONICAL]
+StartTime = Annotated[UnixTime | None, Query(
     description="Unix time: records created or changed at or after it (at least a minute "
     "ago).")]
 Cursor = Annotated[str | None, Query(max_length=200, description=(

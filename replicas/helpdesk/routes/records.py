@@ -32,7 +32,8 @@ from ..schemas import (
 )
 from .common import Base, GroupId, OrganizationId
 
-router = APIRouter(tags=["business rules"])
+router = APIRouter()
+RULES = ["business rules"]
 
 Row = dict[str, Any]
 Convert = Callable[[Row, str], Row]
@@ -161,7 +162,7 @@ async def delete_group(group_id: GroupId, episode: EpisodeDep) -> Response:
 # ---------------------------------------------------------------------------
 
 
-@router.post("/api/v2/macros", operation_id="create_macro", summary="Create a macro",
+@router.post("/api/v2/macros", operation_id="create_macro", tags=RULES, summary="Create a macro",
              status_code=201, response_model=MacroResult)
 async def create_macro(body: MacroBody, episode: EpisodeDep, base: Base) -> Response:
     """A new macro: title and actions required ([{field, value}]: comment_value is its
@@ -170,15 +171,15 @@ async def create_macro(body: MacroBody, episode: EpisodeDep, base: Base) -> Resp
     return _save(episode, base, "macros", _sent(body.macro))
 
 
-@router.put("/api/v2/macros/{macro_id}", operation_id="update_macro", summary="Update a macro",
-            response_model=MacroResult)
+@router.put("/api/v2/macros/{macro_id}", operation_id="update_macro", tags=RULES,
+            summary="Update a macro", response_model=MacroResult)
 async def update_macro(macro_id: MacroId, body: MacroBody, episode: EpisodeDep,
                        base: Base) -> Response:
     """Change the attributes sent; actions replace all its actions."""
     return _save(episode, base, "macros", _sent(body.macro), macro_id)
 
 
-@router.delete("/api/v2/macros/{macro_id}", operation_id="delete_macro",
+@router.delete("/api/v2/macros/{macro_id}", operation_id="delete_macro", tags=RULES,
                summary="Delete a macro", status_code=204, response_class=Response)
 async def delete_macro(macro_id: MacroId, episode: EpisodeDep) -> Response:
     """Delete the macro."""
@@ -208,15 +209,15 @@ async def delete_view(view_id: ViewId, episode: EpisodeDep) -> Response:
     return _deleted(episode, "views", view_id)
 
 
-@router.post("/api/v2/triggers", operation_id="create_trigger", summary="Create a trigger",
-             status_code=201, response_model=TriggerResult)
+@router.post("/api/v2/triggers", operation_id="create_trigger", tags=RULES,
+             summary="Create a trigger", status_code=201, response_model=TriggerResult)
 async def create_trigger(body: TriggerBody, episode: EpisodeDep, base: Base) -> Response:
     """A new trigger: title, conditions {all, any} and actions required; it runs after
     every ticket create and update from now on, in position order (last by default)."""
     return _save(episode, base, "triggers", _sent(body.trigger))
 
 
-@router.put("/api/v2/triggers/{trigger_id}", operation_id="update_trigger",
+@router.put("/api/v2/triggers/{trigger_id}", operation_id="update_trigger", tags=RULES,
             summary="Update a trigger", response_model=TriggerResult)
 async def update_trigger(trigger_id: TriggerId, body: TriggerBody, episode: EpisodeDep,
                          base: Base) -> Response:
@@ -224,7 +225,7 @@ async def update_trigger(trigger_id: TriggerId, body: TriggerBody, episode: Epis
     return _save(episode, base, "triggers", _sent(body.trigger), trigger_id)
 
 
-@router.delete("/api/v2/triggers/{trigger_id}", operation_id="delete_trigger",
+@router.delete("/api/v2/triggers/{trigger_id}", operation_id="delete_trigger", tags=RULES,
                summary="Delete a trigger", status_code=204, response_class=Response)
 async def delete_trigger(trigger_id: TriggerId, episode: EpisodeDep) -> Response:
     """Delete the trigger."""

@@ -26,7 +26,10 @@ Token = Annotated[str, Path(max_length=64, description="The upload's token.")]
 
 
 @router.post("/api/v2/uploads", operation_id="upload_files", summary="Upload a file",
-             status_code=201, response_model=UploadResult)
+             status_code=201, response_model=UploadResult, openapi_extra={"requestBody": {
+                 "required": True, "description": "The file's bytes.", "content": {
+                     "application/octet-stream": {"schema": {"type": "string",
+                                                             "format": "binary"}}}}})
 async def upload_file(
         request: Request, episode: EpisodeDep, base: Base,
         filename: Annotated[str, Query(min_length=1, max_length=255, description=(
@@ -61,10 +64,9 @@ async def show_attachment(attachment_id: AttachmentId, episode: EpisodeDep,
                                                        attachment_id), base)})
 
 
-@router.get("/attachments/token/{token}", operation_id="download_attachment",
-            summary="Download an attachment's content", response_class=Response)
+@router.get("/attachments/token/{token}", include_in_schema=False)
 async def download(token: Token, episode: EpisodeDep) -> Response:
-    """An attachment's bytes (its content_url)."""
+    """An attachment's bytes: its content_url, a download outside the API (as Zendesk's)."""
     row = one(episode.db, "SELECT * FROM attachments WHERE token = ?", (token,))
     if row is None:
         raise NotFound(f"attachment {token} does not exist", code="attachment_not_found")

@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from replicas.runtime.clock import iso, parse_iso
-from tests.replicas.helpdesk.conftest import BASE, SECRET, Api
+from tests.replicas.helpdesk.conftest import BASE, Api
 from tests.replicas.helpdesk.helpdesk_support import MakeEpisode, ticket_setup
-from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 
 pytestmark = pytest.mark.anyio
 
@@ -24,18 +23,10 @@ def refusal(body: dict[str, Any]) -> tuple[str, str]:
 
 async def upload(api: Api, name: str, content: bytes, token: str | None = None) -> Any:
     params = {"filename": name, **({"token": token} if token else {})}
-    response = await api.client.post(
-        "/api/v2/uploads.json", params=params, content=content,
-        headers={**(await _headers(api)), "content-type": "text/plain"})
+    response = await api.request("POST", "/api/v2/uploads.json", params=params,
+                                 content=content)
     assert response.status_code == 201, response.text
     return response.json()["upload"]
-
-
-async def _headers(api: Api) -> dict[str, str]:
-    """The proxy's headers for a request the Api cannot send (a raw body, another path)."""
-    api.step += 1
-    return {INTERNAL_HEADER: SECRET, EPISODE_HEADER: api.episode_id,
-            STEP_HEADER: str(api.step), BASE_HEADER: BASE}
 
 
 async def test_a_comment_carries_the_files_uploaded_for_it(episode: MakeEpisode) -> None:
@@ -61,7 +52,7 @@ async def test_a_comment_carries_the_files_uploaded_for_it(episode: MakeEpisode)
     shown = (await api.ok("GET", f"/api/v2/attachments/{files[0]['id']}"))["attachment"]
     assert shown["size"] == len(b"Order A-1 paid")
     path = shown["content_url"].removeprefix(BASE)
-    content = await api.client.get(path, headers=await _headers(api))
+    content = await api.get(path)
     assert content.content == b"Order A-1 paid"
     # The token is spent: deleting it, or attaching it again, finds no upload.
     await api.refused("DELETE", f"/api/v2/uploads/{first['token']}", status=404)
@@ -73,8 +64,8 @@ async def test_a_comment_carries_the_files_uploaded_for_it(episode: MakeEpisode)
 async def test_an_empty_upload_is_refused(episode: MakeEpisode) -> None:
     """ZD/ticketing/tickets/ticket-attachments/#upload-files: the body is the file."""
     api = await episode()
-    response = await api.client.post("/api/v2/uploads", params={"filename": "a.txt"},
-                                     content=b"", headers=await _headers(api))
+    response = await api.request("POST", "/api/v2/uploads", params={"filename": "a.txt"},
+                                 content=b"")
     assert response.status_code == 422 and refusal(response.json()) == ("file", "blank")
 
 
