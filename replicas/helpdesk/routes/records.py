@@ -4,6 +4,7 @@ groups, macros, views and triggers (Zendesk's POST, PUT and DELETE on each resou
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import Enum
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
@@ -33,7 +34,7 @@ from ..schemas import (
 from .common import Base, GroupId, OrganizationId
 
 router = APIRouter()
-RULES = ["business rules"]
+RULES: list[str | Enum] = ["business rules"]
 
 Row = dict[str, Any]
 Convert = Callable[[Row, str], Row]
