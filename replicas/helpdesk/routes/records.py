@@ -98,8 +98,6 @@ def _view(view: ViewIn) -> Row:
                                "sort_order": output.get("sort_order", "asc"),
                                **({"columns": output["columns"]} if "columns" in output
                                   else {})}
-    elif view.title is not None:
-        values.setdefault("execution", {"sort_by": "created_at", "sort_order": "asc"})
     return values
 
 

@@ -27,6 +27,10 @@ from .conditions import validate, validate_actions
 Row = dict[str, Any]
 # The JSON columns of the rule tables.
 _JSON = frozenset({"actions", "conditions", "execution"})
+# What a new record has unless sent.
+_DEFAULTS: dict[str, Row] = {
+    "macros": {"description": ""},
+    "views": {"execution": {"sort_by": "created_at", "sort_order": "asc"}}}
 
 
 def _unique_name(db: sqlite3.Connection, table: str, name: str, own_id: int | None) -> None:
@@ -60,9 +64,7 @@ def _checked(table: str, values: Mapping[str, Any]) -> dict[str, Any]:
 def create(db: sqlite3.Connection, table: str, values: Mapping[str, Any],
            now: datetime) -> Row:
     """A new record of ``table`` from the attributes sent."""
-    row = _checked(table, values)
-    if table == "macros":
-        row.setdefault("description", "")
+    row = _checked(table, {**_DEFAULTS.get(table, {}), **values})
     if table in ("organizations", "groups"):
         _unique_name(db, table, row["name"], None)
     if table in ("views", "triggers"):

@@ -108,6 +108,10 @@ async def test_a_new_view_lists_and_a_new_trigger_fires(episode: MakeEpisode) ->
     ticket = api.vars["ticket"]["id"]
     shown = (await api.ok("GET", f"/api/v2/views/{view['id']}/tickets"))["tickets"]
     assert ticket in [t["id"] for t in shown]
+    renamed = (await api.ok("PUT", f"/api/v2/views/{view['id']}", json={
+        "view": {"title": "Grinders"}}))["view"]
+    assert renamed["execution"] == view["execution"] == {"sort_by": "created_at",
+                                                         "sort_order": "desc"}
     trigger = (await api.ok("POST", "/api/v2/triggers", status=201, json={"trigger": {
         "title": "Grinders are urgent", "conditions": {"all": [
             {"field": "current_tags", "operator": "includes", "value": "grinder"}]},
