@@ -53,6 +53,8 @@ async def test_a_deleted_group_is_kept_and_refuses_tickets(episode: MakeEpisode)
         "group": {"name": "VIP", "description": "Platinum customers"}}))["group"]
     assert refusal(await api.refused("POST", "/api/v2/groups", json={
         "group": {"name": "vip"}})) == ("name", "duplicate_value")
+    assert refusal(await api.refused("POST", "/api/v2/groups", json={
+        "group": {"name": ""}}))[0] == "name"  # the attribute, not its envelope
     renamed = (await api.ok("PUT", f"/api/v2/groups/{made['id']}", json={
         "group": {"name": "VIP care"}}))["group"]
     assert renamed["name"] == "VIP care"
