@@ -30,7 +30,8 @@ _NAMES = {404: "RecordNotFound", 409: "UpdateConflict", 403: "Forbidden",
 
 
 # A request body's envelope keys: ``ticket.status`` is about the attribute ``status``.
-_ENVELOPES = frozenset({"body", "ticket", "tickets", "user", "identity"})
+_ENVELOPES = frozenset({"body", "ticket", "tickets", "user", "users", "identity",
+                        "organization", "group", "macro", "view", "trigger"})
 
 
 def _field(exc: WorkGymError) -> str:

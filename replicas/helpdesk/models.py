@@ -34,6 +34,8 @@ class Group(HelpdeskModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True)
     description: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    # Zendesk keeps a deleted group (tickets may still name it): shown with deleted true.
+    deleted: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
 
 
 class User(HelpdeskModel, table=True):
@@ -283,6 +285,34 @@ class JobStatus(HelpdeskModel, table=True):
     progress: int
     message: str | None = None
     results: str  # JSON [...]
+    created_at: str
+
+
+class Upload(HelpdeskModel, table=True):
+    """Files uploaded for a comment not yet made: the token a comment's ``uploads`` names
+    (consumed when a comment takes its attachments)."""
+
+    __tablename__ = "uploads"
+
+    id: int | None = Field(default=None, primary_key=True)
+    token: str = Field(unique=True)
+    created_at: str
+
+
+class Attachment(HelpdeskModel, table=True):
+    """An uploaded file (kept small: the gateway's largest body): its upload's until a comment
+    takes it, then the comment's."""
+
+    __tablename__ = "attachments"
+
+    id: int | None = Field(default=None, primary_key=True)
+    upload_id: int | None = Field(default=None, foreign_key="uploads.id", index=True)
+    comment_id: int | None = Field(default=None, foreign_key="comments.id", index=True)
+    file_name: str
+    token: str = Field(unique=True)  # in its content_url
+    content_type: str
+    size: int
+    content: bytes
     created_at: str
 
 

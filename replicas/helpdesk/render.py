@@ -8,6 +8,7 @@ field columns of a ticket become ``custom_fields``/``fields`` ``[{id, value}]``.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 import orjson
 
@@ -49,10 +50,26 @@ def ticket(row: Row, base: str) -> Row:
     }
 
 
-def comment(row: Row, channel: str) -> Row:
+def attachment(row: Row, base: str) -> Row:
+    return {"url": _url(base, f"attachments/{row['id']}"), "id": row["id"],
+            "file_name": row["file_name"], "content_type": row["content_type"],
+            "content_url": f"{base}/attachments/token/{row['token']}?"
+                           f"{urlencode({'name': row['file_name']})}",
+            "size": row["size"], "inline": False, "deleted": False, "malware_scan_result":
+            "malware_not_found", "thumbnails": [], "width": None, "height": None}
+
+
+def upload(row: Row, attachments: list[Row], base: str) -> Row:
+    items = [attachment(a, base) for a in attachments]
+    return {"token": row["token"], "expires_at": None, "attachments": items,
+            "attachment": items[-1] if items else None}
+
+
+def comment(row: Row, channel: str, attachments: list[Row], base: str) -> Row:
     return {"id": row["id"], "type": "Comment", "author_id": row["author_id"],
             "body": row["body"], "html_body": f"<p>{row['body']}</p>",
-            "plain_body": row["body"], "public": bool(row["public"]), "attachments": [],
+            "plain_body": row["body"], "public": bool(row["public"]),
+            "attachments": [attachment(a, base) for a in attachments],
             "audit_id": None, "via": via(channel), "created_at": row["created_at"],
             "metadata": {"system": {}, "custom": {}}}
 
@@ -96,8 +113,9 @@ def organization(row: Row, base: str) -> Row:
 
 def group(row: Row, base: str) -> Row:
     return {"url": _url(base, f"groups/{row['id']}"), "id": row["id"], "name": row["name"],
-            "description": row["description"], "default": row["id"] == 1, "deleted": False,
-            "is_public": True, "created_at": None, "updated_at": None}
+            "description": row["description"], "default": row["id"] == 1,
+            "deleted": bool(row["deleted"]), "is_public": True, "created_at": None,
+            "updated_at": None}
 
 
 def membership(row: Row, base: str) -> Row:

@@ -42,7 +42,7 @@ READ_ONLY = frozenset({
     "dates", "metric_set", "slas"})
 COMMENT_READ_ONLY = frozenset({
     "id", "type", "html_body", "plain_body", "attachments", "audit_id", "via", "metadata",
-    "created_at", "scoped_body", "uploads"})
+    "created_at", "scoped_body"})
 
 
 class _In(BaseModel):
@@ -58,6 +58,9 @@ class CommentIn(_In):
     public: bool = Field(True, description="true: a public reply the requester is emailed; "
                          "false: an internal note only agents see.")
     author_id: RecordId | None = Field(None, description="Its author (default: you, user 1).")
+    uploads: list[Annotated[str, StringConstraints(min_length=1, max_length=64)]] | None = \
+        Field(None, max_length=20, description="Tokens of uploads (POST /uploads) whose "
+              "files the comment carries.")
 
 
 class CustomFieldIn(_In):
@@ -145,6 +148,15 @@ class TicketBody(_In):
         lambda value: _ticket_envelope({"ticket": value})["ticket"])
 
 
+class CreateManyBody(_In):
+    tickets: list[TicketIn] = Field(min_length=1, max_length=100, description=(
+        "The tickets to create (at most 100), each as POST /tickets takes it."))
+
+    _envelope = field_validator("tickets", mode="before")(
+        lambda value: [_ticket_envelope({"ticket": t})["ticket"] for t in value]
+        if isinstance(value, list) else value)
+
+
 class UpdateManyBody(_In):
     ticket: TicketIn | None = Field(None, description="With ?ids=: the change for all.")
     tickets: list[TicketInWithId] | None = Field(None, min_length=1, max_length=100,
@@ -198,6 +210,15 @@ class UserBody(_In):
         lambda value: _drop(value, USER_READ_ONLY))
 
 
+class UsersBody(_In):
+    users: list[UserIn] = Field(min_length=1, max_length=100, description=(
+        "The users to create (at most 100), each as POST /users takes it."))
+
+    _envelope = field_validator("users", mode="before")(
+        lambda value: [_drop(u, USER_READ_ONLY) for u in value]
+        if isinstance(value, list) else value)
+
+
 class IdentityIn(_In):
     type: Literal["email", "phone_number"] = Field(description="email or phone_number.")
     value: Annotated[str, StringConstraints(min_length=3, max_length=254)] = Field(
@@ -214,6 +235,123 @@ class MergeTarget(_In):
 
 class UserMergeBody(_In):
     user: MergeTarget = Field(description="{id}: the user to merge the path user into.")
+
+
+# The team's records (rules/records.py): what an admin sends to create or change one. A
+# record read and sent back may carry its read-only attributes: they are ignored.
+RECORD_READ_ONLY = frozenset({
+    "id", "url", "created_at", "updated_at", "raw_title", "restriction", "default",
+    "deleted", "is_public", "shared_tickets", "shared_comments", "tags", "group_id",
+    "organization_fields", "external_id", "details", "execution", "category_id",
+    "raw_description"})
+Title = Annotated[str, StringConstraints(min_length=1, max_length=255)]
+Position = Annotated[int, Field(ge=0, le=10_000)]
+
+
+def _record_envelope(value: Any) -> Any:
+    return _drop(value, RECORD_READ_ONLY)
+
+
+class ConditionIn(_In):
+    field: Short = Field(description="The ticket attribute, e.g. status, group_id, "
+                         "current_tags.")
+    operator: Short = Field(description="is, is_not, less_than, greater_than, includes, ...")
+    value: Any = Field(None, description="What it is compared with.")
+
+
+class ConditionsIn(_In):
+    all: list[ConditionIn] | None = Field(None, max_length=50, description="All must hold.")
+    any: list[ConditionIn] | None = Field(None, max_length=50,
+                                          description="One at least must hold.")
+
+
+class ActionIn(_In):
+    field: Short = Field(description="The attribute it sets, e.g. status, priority, "
+                         "comment_value, set_tags.")
+    value: Any = Field(None, description="The value it sets.")
+
+
+class OrganizationIn(_In):
+    name: Title | None = Field(None, description="Its name (unique).")
+    domain_names: list[Short] | None = Field(None, max_length=1, description=(
+        "Its email domain (one here)."))
+    notes: Text | None = Field(None, description="Staff notes.")
+
+
+class OrganizationBody(_In):
+    organization: OrganizationIn = Field(description="The organization's attributes.")
+
+    _envelope = field_validator("organization", mode="before")(_record_envelope)
+
+
+class GroupIn(_In):
+    name: Title | None = Field(None, description="Its name (unique).")
+    description: Text | None = Field(None, description="What it handles.")
+
+
+class GroupBody(_In):
+    group: GroupIn = Field(description="The group's attributes.")
+
+    _envelope = field_validator("group", mode="before")(_record_envelope)
+
+
+class MacroIn(_In):
+    title: Title | None = Field(None, description="Its title (required to create).")
+    description: Text | None = Field(None, description="What it is for.")
+    actions: list[ActionIn] | None = Field(None, max_length=50, description=(
+        "What it does to a ticket [{field, value}] (required to create): e.g. "
+        "comment_value (a reply), status, priority, set_tags, current_tags, group_id."))
+    active: bool | None = Field(None, description="Whether agents can use it.")
+
+
+class MacroBody(_In):
+    macro: MacroIn = Field(description="The macro's attributes.")
+
+    _envelope = field_validator("macro", mode="before")(_record_envelope)
+
+
+class ViewOutputIn(_In):
+    columns: list[Short] | None = Field(None, max_length=20, description="Columns shown.")
+    sort_by: Literal["id", "created_at", "updated_at", "status", "priority", "subject"] | None \
+        = Field(None, description="The sort key.")
+    sort_order: Literal["asc", "desc"] | None = Field(None, description="asc or desc.")
+    group_by: Short | None = Field(None, description="Ignored (no grouping here).")
+    group_order: Short | None = Field(None, description="Ignored.")
+
+
+class ViewIn(_In):
+    title: Title | None = Field(None, description="Its title (required to create).")
+    active: bool | None = Field(None, description="Whether agents see it.")
+    position: Position | None = Field(None, description="Its place in the list.")
+    all: list[ConditionIn] | None = Field(None, max_length=50, description=(
+        "Conditions all tickets shown meet (at least one, to create)."))
+    any: list[ConditionIn] | None = Field(None, max_length=50, description=(
+        "Conditions of which tickets meet one."))
+    conditions: ConditionsIn | None = Field(None, description="Or both as {all, any}.")
+    output: ViewOutputIn | None = Field(None, description="Columns and sort.")
+
+
+class ViewBody(_In):
+    view: ViewIn = Field(description="The view's attributes.")
+
+    _envelope = field_validator("view", mode="before")(_record_envelope)
+
+
+class TriggerIn(_In):
+    title: Title | None = Field(None, description="Its title (required to create).")
+    description: Text | None = Field(None, description="What it is for.")
+    active: bool | None = Field(None, description="Whether it runs.")
+    position: Position | None = Field(None, description="Its place in the run order.")
+    conditions: ConditionsIn | None = Field(None, description=(
+        "{all, any}: when it fires (required to create)."))
+    actions: list[ActionIn] | None = Field(None, max_length=50, description=(
+        "What it does [{field, value}] (required to create)."))
+
+
+class TriggerBody(_In):
+    trigger: TriggerIn = Field(description="The trigger's attributes.")
+
+    _envelope = field_validator("trigger", mode="before")(_record_envelope)
 
 
 # ---------------------------------------------------------------------------
@@ -483,6 +621,40 @@ Ratings, RatingResult = many("satisfaction_ratings", RatingOut), one("satisfacti
 Articles, ArticleResult = many("articles", ArticleOut), one("article", ArticleOut)
 JobStatusResult = one("job_status", JobStatusOut)
 IdentityList = many("identities", IdentityOut, paged=False)
+
+
+class AttachmentOut(_Out):
+    id: int = _f(ID)
+    file_name: str = _f("The file's name.")
+    content_type: str = _f("Its MIME type.")
+    content_url: str = _f("Where its content is downloaded.")
+    size: int = _f("Its size in bytes.")
+
+
+class UploadOut(_Out):
+    token: str = _f("Name it in a comment's uploads to attach the files.")
+    attachments: list[AttachmentOut] = _f("The upload's files.")
+    attachment: AttachmentOut | None = _f("The file just uploaded.")
+
+
+AttachmentResult, UploadResult = one("attachment", AttachmentOut), one("upload", UploadOut)
+
+
+class CursorExport(_Out):
+    """A cursor-based incremental export's page (``tickets`` or ``users``)."""
+
+    after_cursor: str = _f("The next page's cursor (the next export's, on the last page).")
+    after_url: str = _f("The next page's URL.")
+    end_of_stream: bool = _f("true: every change up to a minute ago is exported.")
+
+
+class TimeExport(_Out):
+    """A time-based incremental export's page (``tickets`` or ``users``)."""
+
+    count: int = _f("Records on this page.")
+    end_time: int | None = _f("The newest change on the page (Unix time): the next start.")
+    next_page: str = _f("The next page's URL (start_time = end_time).")
+    end_of_stream: bool = _f("true: every change up to a minute ago is exported.")
 
 
 class ViewRows(Page):

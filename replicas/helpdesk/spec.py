@@ -45,8 +45,9 @@ SPEC = ReplicaSpec(
     # orders); 8: tickets and their conversations in the customer's language, threads that
     # fit their topic and status, timestamps that keep to the SLA and the status history;
     # 9: Zendesk's resources: one users table, identities, memberships, custom fields, audits,
-    # views, triggers, automations, SLA policies and metric events, schedules, job statuses
-    data_version="9",
+    # views, triggers, automations, SLA policies and metric events, schedules, job statuses;
+    # 10: groups kept when deleted (deleted), uploads and attachments
+    data_version="10",
     router=router,
     probe={"update": "organizations", "id": 1,
            "values": {"notes": "Account review scheduled (probe: no task allows this)."}},

@@ -7,7 +7,8 @@ filter (the argument is another reference, or a literal). Filters:
 * ``money: <currency>``: an amount in minor units as the apps write it (``USD 129.00``);
   ``money_symbol: <currency>``: as people write it (``$129.00``, ``¥1,200``);
   ``money_words: <currency>``: with the currency in words (``129.00 US dollars``);
-* ``date``: an ISO timestamp's day (``16 June 2025``);
+* ``date``: an ISO timestamp's day (``16 June 2025``); ``unix``: an ISO timestamp as Unix
+  time (``1750064400``), as APIs taking a ``start_time`` want it;
 * ``upper``, ``lower``, ``first`` (the first word: a first name).
 
 Deterministic: the same rows give the same text. An unknown reference or filter is a
@@ -23,6 +24,7 @@ from typing import Any
 
 from .money import format_money, format_symbol, format_words
 from .refs import BadReference, Others, Vars, lookup
+from .timestamps import parse_iso
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}|]+?)\s*(?:\|\s*(\w+)\s*(?::\s*([^{}]+?))?\s*)?\}\}")
 
@@ -37,6 +39,7 @@ FILTERS: dict[str, Callable[[Any, Any], str]] = {
     "money_symbol": lambda value, currency: format_symbol(int(value), str(currency)),
     "money_words": lambda value, currency: format_words(int(value), str(currency)),
     "date": _date,
+    "unix": lambda value, _: str(int(parse_iso(str(value)).timestamp())),
     "upper": lambda value, _: str(value).upper(),
     "lower": lambda value, _: str(value).lower(),
     "first": lambda value, _: str(value).split(" ")[0],

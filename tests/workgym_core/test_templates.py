@@ -32,6 +32,7 @@ def test_money_formats(amount: int, currency: str, apps: str, people: str) -> No
     ("Hi {{ customer.name | first }}!", "Hi Ana!"),
     ("{{ customer.name | upper }}", "ANA MARÍA LÓPEZ"),
     ("on {{ order.placed_at | date }}", "on 16 June 2025"),
+    ("since {{ order.placed_at | unix }}", "since 1750064400"),
     ("note for {{ notes.person.id }}", "note for 7"),
     ("{{ charge.amount | money: 'USD' }}", "USD 1,234.56"),
     ("no placeholders", "no placeholders"),

@@ -4,12 +4,24 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import actions, config, knowledge, people, search, tickets, views
+from . import (
+    actions,
+    config,
+    exports,
+    knowledge,
+    people,
+    records,
+    search,
+    tickets,
+    uploads,
+    views,
+)
 
 router = APIRouter()
 # Flattened rather than include_router'ed: each nesting level of routers costs
 # route-matching time on every request (area tags/responses are already on each route).
-for module in (tickets, actions, people, views, search, config, knowledge):
+for module in (tickets, actions, people, views, search, config, knowledge, records,
+               exports, uploads):
     router.routes.extend(module.router.routes)
 
 TAGS = [
@@ -21,6 +33,8 @@ TAGS = [
     {"name": "search", "description": "The search API and its query language."},
     {"name": "business rules", "description": "Ticket fields, macros, triggers, automations, "
      "SLA policies and business-hours schedules."},
+    {"name": "exports", "description": "Incremental exports: the tickets and users created "
+     "or changed since a time (cursor or time based)."},
     {"name": "help center", "description": "Help-center articles (the policies) and "
      "satisfaction ratings."},
 ]

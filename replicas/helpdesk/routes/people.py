@@ -18,7 +18,7 @@ from workgym_core.errors import InvalidRequest
 
 from .. import render
 from ..listing import PagingDep, sideloads, table_page
-from ..rules import merges, users
+from ..rules import jobs, merges, records, users
 from ..rules.common import ACTING_AGENT_ID, invalid
 from ..schemas import (
     GroupResult,
@@ -27,6 +27,7 @@ from ..schemas import (
     IdentityBody,
     IdentityList,
     IdentityResult,
+    JobStatusResult,
     MembershipResult,
     Memberships,
     OrganizationResult,
@@ -37,6 +38,7 @@ from ..schemas import (
     UserMergeBody,
     UserResult,
     Users,
+    UsersBody,
 )
 from .common import Base, GroupId, Ids, OrganizationId, UserId, ids_param
 
@@ -200,16 +202,42 @@ def _values(user: UserIn) -> dict[str, Any]:
     return values
 
 
+def _created(episode: EpisodeDep, user: UserIn) -> Row:
+    values = _values(user)
+    if not values.get("name"):
+        raise invalid("name", "is too short (minimum one character)", "required")
+    return users.create(episode.db, values, episode.now())
+
+
 @router.post("/api/v2/users", operation_id="create_user", summary="Create a user",
              status_code=201, response_model=UserResult)
 async def create_user(body: UserBody, episode: EpisodeDep, base: Base) -> Response:
     """A new user (an end user unless role says otherwise): name required; the email and
     phone become their primary identities. An email another user has is refused."""
-    values = _values(body.user)
-    if not values.get("name"):
-        raise invalid("name", "is too short (minimum one character)", "required")
-    row = users.create(episode.db, values, episode.now())
-    return ok({"user": render.user(row, base)}, 201)
+    return ok({"user": render.user(_created(episode, body.user), base)}, 201)
+
+
+@router.post("/api/v2/users/create_many", operation_id="create_many_users",
+             summary="Create many users", response_model=JobStatusResult)
+async def create_many_users(body: UsersBody, episode: EpisodeDep, base: Base) -> Response:
+    """Up to 100 users in one request, as a job: each is created as POST /users creates
+    one (one refusal does not stop the others). The job's results give each one's index in
+    the request and its new id."""
+    db, now = episode.db, episode.now()
+    results = jobs.each(db, range(len(body.users)),
+                        lambda i: {"id": _created(episode, body.users[i])["id"]},
+                        "create", "Created", key="index")
+    return ok({"job_status": render.job_status(jobs.record(db, "create_many", results, now),
+                                               base)})
+
+
+@router.delete("/api/v2/users/{user_id}", operation_id="delete_user",
+               summary="Delete a user", response_model=UserResult)
+async def delete_user(user_id: UserId, episode: EpisodeDep, base: Base) -> Response:
+    """Delete the user, as Zendesk does: they stay, with active false (their tickets kept);
+    a deleted user cannot be changed or assigned tickets. You cannot delete yourself."""
+    return ok({"user": render.user(records.delete_user(episode.db, user_id, episode.now()),
+                                   base)})
 
 
 @router.put("/api/v2/users/{user_id}", operation_id="update_user", summary="Update a user",
@@ -415,8 +443,8 @@ async def organization_users(organization_id: OrganizationId, episode: EpisodeDe
 @router.get("/api/v2/groups", operation_id="list_groups", summary="List groups",
             response_model=Groups)
 async def list_groups(episode: EpisodeDep, paging: PagingDep, base: Base) -> Response:
-    """The agent groups tickets are routed to."""
-    return ok(table_page(episode.db, paging, "groups", [], [], "id",
+    """The agent groups tickets are routed to (deleted ones are left out)."""
+    return ok(table_page(episode.db, paging, "groups", ["NOT deleted"], [], "id",
                          lambda row: render.group(row, base)))
 
 

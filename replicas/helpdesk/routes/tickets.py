@@ -1,5 +1,6 @@
-"""Tickets: list, show, show many, create (with the first comment), update (fields and a
-comment in one request), update many (a job), and a ticket's comments, audits, tags."""
+"""Tickets: list, show, show many, create (with the first comment), create many (a job),
+update (fields and a comment in one request), update many (a job), and a ticket's comments,
+audits, tags."""
 
 from __future__ import annotations
 
@@ -17,11 +18,12 @@ from workgym_core.errors import Conflict
 
 from .. import render
 from ..listing import PagingDep, sideloads, table_page
-from ..rules import fields, jobs, sla, tickets, users
+from ..rules import fields, jobs, sla, tickets, uploads, users
 from ..rules.common import invalid, tags_of
 from ..schemas import (
     Audits,
     Comments,
+    CreateManyBody,
     JobStatusResult,
     Tags,
     TagsBody,
@@ -91,7 +93,8 @@ def change_of(db: sqlite3.Connection, ticket: TicketIn, current: dict[str, Any] 
         change.comment = {"body": ticket.description, "public": True}
     if ticket.comment is not None:
         comment = ticket.comment
-        change.comment = {"body": comment.body, "public": comment.public}
+        change.comment = {"body": comment.body, "public": comment.public,
+                          "uploads": comment.uploads or []}
         if comment.author_id is not None:
             get_row(db, "users", comment.author_id, field="comment.author_id")
             change.author_id = comment.author_id
@@ -146,6 +149,23 @@ async def create_ticket(body: TicketBody, episode: EpisodeDep, base: Base) -> Re
     db, now = episode.db, episode.now()
     ticket, audit = tickets.create(db, change_of(db, body.ticket, None, now), now)
     return ok(_saved(db, ticket, audit, base, now), 201)
+
+
+@router.post("/api/v2/tickets/create_many", operation_id="create_many_tickets",
+             summary="Create many tickets", response_model=JobStatusResult)
+async def create_many(body: CreateManyBody, episode: EpisodeDep, base: Base) -> Response:
+    """Up to 100 tickets in one request, as a job: each is created as POST /tickets creates
+    one (its comment the description; one refusal does not stop the others). The job's
+    results give each one's index in the request and its new id."""
+    db, now = episode.db, episode.now()
+
+    def run(index: int) -> dict[str, Any]:
+        ticket, _ = tickets.create(db, change_of(db, body.tickets[index], None, now), now)
+        return {"id": ticket["id"]}
+
+    results = jobs.each(db, range(len(body.tickets)), run, "create", "Created", key="index")
+    return ok({"job_status": render.job_status(jobs.record(db, "create_many", results, now),
+                                               base)})
 
 
 @router.put("/api/v2/tickets/update_many", operation_id="update_many_tickets",
@@ -203,10 +223,12 @@ async def list_comments(ticket_id: TicketId, episode: EpisodeDep, paging: Paging
     db = episode.db
     ticket = get_row(db, "tickets", ticket_id)
     staff = {r["id"] for r in rows(db, "SELECT id FROM users WHERE role != 'end-user'")}
+    files = uploads.by_comment(db, ticket_id)
     order = f"created_at {sort_order.upper()}, id {sort_order.upper()}"
     found = table_page(db, paging, "comments", ["ticket_id = ?"], [ticket_id], order,
                        lambda c: render.comment(c, "api" if c["author_id"] == 1 else (
-                           "web" if c["author_id"] in staff else ticket["channel"])))
+                           "web" if c["author_id"] in staff else ticket["channel"]),
+                           files.get(c["id"], []), base))
     return ok({**found, **sideloads(db, include, found["comments"], base)})
 
 

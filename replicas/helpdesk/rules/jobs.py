@@ -1,6 +1,6 @@
-"""Job statuses of bulk requests (update_many, merge). Zendesk queues them; here each runs
-within its request, item by item (one item's refusal is its result, the others still
-apply), so the job a client polls is already completed."""
+"""Job statuses of bulk requests (create_many, update_many, merge). Zendesk queues them;
+here each runs within its request, item by item (one item's refusal is its result, the
+others still apply), so the job a client polls is already completed."""
 
 from __future__ import annotations
 
@@ -33,20 +33,23 @@ def record(db: sqlite3.Connection, job_type: str, results: list[Row], now: datet
     return row
 
 
-def each(db: sqlite3.Connection, ids: Iterable[int], run: Callable[[int], None],
-         action: str, done: str) -> list[Row]:
-    """``run`` on every id inside a savepoint: a refusal is that item's result."""
+def each(db: sqlite3.Connection, items: Iterable[int], run: Callable[[int], Row | None],
+         action: str, done: str, key: str = "id") -> list[Row]:
+    """``run`` on every item (an id, or with ``key="index"`` a position in the request)
+    inside a savepoint: a refusal is that item's result; what ``run`` returns (a created
+    record's ``id``) joins its result."""
     results: list[Row] = []
-    for item in ids:
+    for item in items:
         db.execute("SAVEPOINT job_item")
         try:
-            run(item)
+            extra = run(item)
         except WorkGymError as error:
             db.execute("ROLLBACK TO job_item")
-            results.append({"id": item, "action": action, "success": False,
+            results.append({key: item, "action": action, "success": False,
                             "status": "Failed", "error": error.code,
                             "details": error.message})
         else:
-            results.append({"id": item, "action": action, "success": True, "status": done})
+            results.append({key: item, "action": action, "success": True, "status": done,
+                            **(extra or {})})
         db.execute("RELEASE job_item")
     return results

@@ -21,7 +21,7 @@ from replicas.runtime import db as sql
 from replicas.runtime.clock import iso
 from replicas.runtime.db import get_row, one
 
-from . import audits, triggers
+from . import audits, triggers, uploads
 from .common import ACTING_AGENT_ID, invalid, normal_tags, tags_of
 from .fields import custom_columns, custom_values
 from .sla import sync as sync_sla
@@ -66,8 +66,9 @@ def _member(db: sqlite3.Connection, user_id: int, group_id: int) -> bool:
 def _assignment(db: sqlite3.Connection, before: Mapping[str, Any],
                 wanted: dict[str, Any]) -> None:
     """Check group and assignee; an assignee without a group brings their default group."""
-    if wanted.get("group_id") is not None and "group_id" in wanted:
-        get_row(db, "groups", wanted["group_id"], field="group_id")
+    if wanted.get("group_id") is not None and get_row(
+            db, "groups", wanted["group_id"], field="group_id")["deleted"]:
+        raise invalid("group_id", f"group {wanted['group_id']} is deleted", "group_deleted")
     assignee = wanted.get("assignee_id", before.get("assignee_id"))
     if "assignee_id" in wanted and assignee is not None:
         user = _staff(db, assignee, "assignee_id")
@@ -124,6 +125,7 @@ def _comment(db: sqlite3.Connection, ticket_id: int, comment: Mapping[str, Any] 
     comment_id = sql.insert(db, "comments", {
         "ticket_id": ticket_id, "author_id": comment["author_id"], "body": comment["body"],
         "public": bool(comment.get("public", True)), "created_at": iso(now)})
+    uploads.attach(db, comment_id, comment.get("uploads") or [])
     return get_row(db, "comments", comment_id)
 
 

@@ -37,8 +37,10 @@ class Api:
         self.secret = ""  # the episode's secret (what its verification codes derive from)
 
     async def request(self, method: str, path: str, *, json: Any = None,
-                      params: Any = None, base: str | None | bool = True) -> httpx.Response:
-        """``base``: True sends the Api's base, a string that one, None no base header."""
+                      params: Any = None, base: str | None | bool = True,
+                      content: bytes | None = None) -> httpx.Response:
+        """``base``: True sends the Api's base, a string that one, None no base header;
+        ``content``: a raw body (an upload's file) instead of ``json``."""
         self.step += 1
         headers = {INTERNAL_HEADER: SECRET, EPISODE_HEADER: self.episode_id,
                    STEP_HEADER: str(self.step)}
@@ -46,7 +48,7 @@ class Api:
         if isinstance(sent, str):
             headers[BASE_HEADER] = sent
         return await self.client.request(method, path, json=json, params=params,
-                                         headers=headers)
+                                         headers=headers, content=content)
 
     async def get(self, path: str, **kwargs: Any) -> httpx.Response:
         return await self.request("GET", path, **kwargs)

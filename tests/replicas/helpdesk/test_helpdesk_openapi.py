@@ -41,6 +41,14 @@ OPERATIONS = {
     "show_schedule", "list_schedule_holidays", "list_satisfaction_ratings",
     "show_satisfaction_rating", "list_articles", "show_article", "search_articles",
     "list_articles_by_locale",
+    # An admin's writes (routes/records.py), bulk creates, uploads, incremental exports.
+    "create_organization", "update_organization", "delete_organization", "create_group",
+    "update_group", "delete_group", "create_macro", "update_macro", "delete_macro",
+    "create_view", "update_view", "delete_view", "create_trigger", "update_trigger",
+    "delete_trigger", "delete_user", "create_many_tickets", "create_many_users",
+    "upload_files", "delete_upload", "show_attachment",
+    "export_tickets_cursor", "export_tickets_time", "export_users_cursor",
+    "export_users_time",
 }
 # What a list's items are, by the list's key.
 ITEMS: dict[str, Any] = {"tickets": schemas.TicketOut, "users": schemas.UserOut,
@@ -65,7 +73,10 @@ def test_the_operations_are_zendesks_and_documented(app: FastAPI) -> None:
         if success[0] != "204":
             assert "application/json" in op["responses"][success[0]]["content"]
         body = op.get("requestBody", {}).get("content", {}).get("application/json")
-        writes = method in ("POST", "PUT") and op["operationId"] != "make_user_identity_primary"
+        writes = method in ("POST", "PUT") and op["operationId"] not in (
+            "make_user_identity_primary", "upload_files")  # upload_files: a binary body
+        if op["operationId"] == "upload_files":
+            assert "application/octet-stream" in op["requestBody"]["content"]
         assert (body is not None) == (writes or op["operationId"] == "remove_ticket_tags"), \
             op["operationId"]
     # The shop's money and accounts are the checkout's; the old API is gone.
@@ -93,6 +104,18 @@ QUERIES = {
     "search_count": {"query": "type:ticket"}, "search_articles": {"query": "refund"},
     "search_organizations": {"name": "nobody"}, "list_ticket_metric_events": {
         "start_time": "1750000000"},
+    **{f"export_{kind}": {"start_time": "1750000000"} for kind in (
+        "tickets_cursor", "tickets_time", "users_cursor", "users_time")},
+}
+# The records an admin makes (routes/records.py), each then changed and deleted.
+RECORDS = {
+    "organization": {"name": "Documented Co"}, "group": {"name": "Documented"},
+    "macro": {"title": "Documented", "actions": [{"field": "status", "value": "open"}]},
+    "view": {"title": "Documented", "all": [
+        {"field": "status", "operator": "is", "value": "open"}]},
+    "trigger": {"title": "Documented", "conditions": {"all": [
+        {"field": "status", "operator": "is", "value": "open"}]},
+        "actions": [{"field": "priority", "value": "high"}]},
 }
 
 
@@ -162,8 +185,14 @@ async def test_real_responses_match_what_is_documented(app: FastAPI,
         ("merge_users", f"/api/v2/users/{api.vars['dup']['id']}/merge",
          {"user": {"id": customer}}),
         ("merge_tickets", f"/api/v2/tickets/{tid}/merge", {"ids": [other]}),
+        ("create_many_tickets", "/api/v2/tickets/create_many", {"tickets": [
+            {"comment": {"body": "Bulk"}, "requester_id": customer}]}),
+        ("create_many_users", "/api/v2/users/create_many", {"users": [{"name": "Bulk"}]}),
+        *[(f"create_{kind}", f"/api/v2/{kind}s", {kind: body})
+          for kind, body in RECORDS.items()],
     ]
     checked = set()
+    made: dict[str, Any] = {}
     for name, path, body in writes:
         route = routes[name]
         [method] = route.methods or {"GET"}
@@ -173,7 +202,21 @@ async def test_real_responses_match_what_is_documented(app: FastAPI,
         await _check(api, app, route, response, validators)
         if name == "merge_tickets":
             ids["job_id"] = response.json()["job_status"]["id"]
+        if name.removeprefix("create_") in RECORDS:
+            made[name.removeprefix("create_")] = response.json()[name.removeprefix("create_")]
         checked.add(name)
+    for kind, record in made.items():  # changed, as sent back whole by a client
+        route = routes[f"update_{kind}"]
+        response = await api.put(f"/api/v2/{kind}s/{record['id']}", json={kind: record})
+        assert response.status_code == 200, (kind, response.text)
+        await _check(api, app, route, response, validators)
+        checked.add(f"update_{kind}")
+    uploaded = await api.request("POST", "/api/v2/uploads", params={"filename": "a.txt"},
+                                 content=b"file")
+    assert uploaded.status_code == 201, uploaded.text
+    await _check(api, app, routes["upload_files"], uploaded, validators)
+    checked.add("upload_files")
+    ids["attachment_id"] = uploaded.json()["upload"]["attachment"]["id"]
     # Every read, with the records made above.
     for name, route in routes.items():
         if "GET" not in (route.methods or ()):
@@ -187,4 +230,13 @@ async def test_real_responses_match_what_is_documented(app: FastAPI,
     deleted = await api.delete(f"/api/v2/users/{customer}/identities/{secondary['id']}")
     assert deleted.status_code == 204 and deleted.content == b""
     checked.add("delete_user_identity")
+    deletions = [*[(f"delete_{kind}", f"/api/v2/{kind}s/{r['id']}") for kind, r in made.items()],
+                 ("delete_upload", f"/api/v2/uploads/{uploaded.json()['upload']['token']}"),
+                 ("delete_user", f"/api/v2/users/{customer}")]
+    for name, path in deletions:
+        response = await api.delete(path)
+        assert response.status_code in (routes[name].status_code, 200), (name, response.text)
+        if response.status_code != 204:
+            await _check(api, app, routes[name], response, validators)
+        checked.add(name)
     assert checked == OPERATIONS
