@@ -176,6 +176,7 @@ class Macro(HelpdeskModel, table=True):
     description: str
     actions: str  # JSON [{field, value}], Zendesk's actions
     active: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
+    position: int
     created_at: str
     updated_at: str
 

@@ -147,7 +147,7 @@ def _rule(row: Row, base: str, kind: str) -> Row:
 
 def macro(row: Row, base: str) -> Row:
     return {**_rule(row, base, "macros"), "description": row["description"],
-            "actions": _json(row["actions"]), "restriction": None, "position": None}
+            "actions": _json(row["actions"]), "restriction": None, "position": row["position"]}
 
 
 def view(row: Row, base: str) -> Row:

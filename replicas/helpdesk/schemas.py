@@ -243,7 +243,7 @@ RECORD_READ_ONLY = frozenset({
     "id", "url", "created_at", "updated_at", "raw_title", "restriction", "default",
     "deleted", "is_public", "shared_tickets", "shared_comments", "tags", "group_id",
     "organization_fields", "external_id", "details", "execution", "category_id",
-    "raw_description"})
+    "raw_description", "sla_id"})
 Title = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 Position = Annotated[int, Field(ge=0, le=10_000)]
 
@@ -302,6 +302,7 @@ class MacroIn(_In):
         "What it does to a ticket [{field, value}] (required to create): e.g. "
         "comment_value (a reply), status, priority, set_tags, current_tags, group_id."))
     active: bool | None = Field(None, description="Whether agents can use it.")
+    position: Position | None = Field(None, description="Its place in the list.")
 
 
 class MacroBody(_In):

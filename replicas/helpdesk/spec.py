@@ -47,7 +47,7 @@ SPEC = ReplicaSpec(
     # 9: Zendesk's resources: one users table, identities, memberships, custom fields, audits,
     # views, triggers, automations, SLA policies and metric events, schedules, job statuses;
     # 10: groups kept when deleted (deleted), uploads and attachments
-    data_version="10",
+    data_version="11",
     router=router,
     probe={"update": "organizations", "id": 1,
            "values": {"notes": "Account review scheduled (probe: no task allows this)."}},

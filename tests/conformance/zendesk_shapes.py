@@ -8,8 +8,10 @@ here). A shape is named by zenpy's class, and wrapped as Zendesk wraps it:
 - ``"Ticket"``: ``{"ticket": {...}}``, the key zenpy maps to the class (snake case);
 - ``"Ticket[]"``: a list page ``{"tickets": [...]}`` paged by offset (``count``,
   ``next_page``, ``previous_page``), by cursor (``meta: {has_more, after_cursor,
-  before_cursor}``, ``links: {next, prev}``) or as an incremental export (``count``,
-  ``next_page``, ``end_time``); ``"Article[results]"``: the same under ``results``;
+  before_cursor}``, ``links: {next, prev}``) or as an incremental export, time-based
+  (``count``, ``next_page``, ``end_time``, ``end_of_stream``) or cursor-based
+  (``after_cursor``, ``after_url``, ``before_cursor``, ``before_url``, ``end_of_stream``);
+  ``"Article[results]"``: the same under ``results``;
   ``"Identity[*]"``: the whole list, unpaged (``make_primary``, ``show_many``);
 - ``"Search[]"``: search results, each checked against the class its ``result_type`` names;
 - ``"Tags"`` ``{"tags": [str]}``; ``"Count"`` ``{"count": int}``;
@@ -123,7 +125,11 @@ def _paged(body: dict[str, Any]) -> list[str]:
             missing.append("links.next null on the last page")
         return [f"cursor page lacks {m}" for m in missing]
     if "end_time" in body:
-        return [f"incremental page lacks {k}" for k in ("count", "next_page") if k not in body]
+        return [f"incremental page lacks {k}" for k in ("count", "next_page", "end_of_stream")
+                if k not in body]
+    if "after_cursor" in body:  # a cursor-based incremental export
+        return [f"incremental cursor page lacks {k}" for k in (
+            "after_url", "before_cursor", "before_url", "end_of_stream") if k not in body]
     return [f"offset page lacks {k}" for k in ("count", "next_page", "previous_page")
             if k not in body]
 

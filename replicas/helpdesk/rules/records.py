@@ -67,7 +67,7 @@ def create(db: sqlite3.Connection, table: str, values: Mapping[str, Any],
     row = _checked(table, {**_DEFAULTS.get(table, {}), **values})
     if table in ("organizations", "groups"):
         _unique_name(db, table, row["name"], None)
-    if table in ("views", "triggers"):
+    if table in ("macros", "views", "triggers"):
         last = one(db, f"SELECT max(position) AS p FROM {table}")
         row.setdefault("position", ((last or {}).get("p") or 0) + 1)
     stamp = iso(now)

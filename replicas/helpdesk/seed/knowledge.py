@@ -43,6 +43,7 @@ def build(g: Generation) -> None:
             "description": m["description"],
             "actions": orjson.dumps(m["actions"]).decode(),
             "active": int(m["active"]),
+            "position": i,
             "created_at": m["updated_at"],
             "updated_at": m["updated_at"],
         }

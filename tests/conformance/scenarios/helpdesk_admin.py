@@ -89,12 +89,12 @@ def scenario_uploads_and_attachments(call: Call) -> None:
 
 
 def scenario_incremental_exports(call: Call) -> None:
-    for resource in ("tickets", "users"):
-        call("GET", f"{A}/incremental/{resource}/cursor", status=200,
-                    shape="CursorExport", params={"start_time": 0, "per_page": 2})
+    for resource, shape in (("tickets", "Ticket[]"), ("users", "User[]")):
+        call("GET", f"{A}/incremental/{resource}/cursor", status=200, shape=shape,
+             params={"start_time": 0, "per_page": 2})
         call("GET", f"{A}/incremental/{resource}/cursor", status=422, shape="Error",
              params={"cursor": "not-a-cursor"})
-        call("GET", f"{A}/incremental/{resource}", status=200, shape="TimeExport",
+        call("GET", f"{A}/incremental/{resource}", status=200, shape=shape,
              params={"start_time": 0, "per_page": 2})
         call("GET", f"{A}/incremental/{resource}", status=422, shape="Error",
              params={"start_time": SOON})
