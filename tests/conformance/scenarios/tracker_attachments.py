@@ -13,9 +13,13 @@ FILE = {"file": ("checkout.txt", b"ERROR order A-10722 charged twice\n", "text/p
 
 
 def scenario_attachments(call: Call) -> None:
-    made = call("POST", f"{API}/issue/SHOP-3/attachments", status=200, shape="Attachment[]",
+    """On a new bug (open: editable); without the XSRF header the upload is blocked."""
+    bug = call("POST", f"{API}/issue", status=201, shape="CreatedIssue", json={"fields": {
+        "project": {"key": "SHOP"}, "issuetype": {"name": "Bug"},
+        "summary": "Order A-10722 charged twice"}})["key"]
+    made = call("POST", f"{API}/issue/{bug}/attachments", status=200, shape="Attachment[]",
                 headers=XSRF, files=FILE)
-    call("POST", f"{API}/issue/SHOP-3/attachments", status=403, shape=ERROR, files=FILE)
+    call("POST", f"{API}/issue/{bug}/attachments", status=403, shape=ERROR, files=FILE)
     call("GET", f"{API}/attachment/meta", status=200, shape="AttachmentSettings")
     call("GET", f"{API}/attachment/meta", status=401, headers={"Authorization": "Bearer x"})
     path = f"{API}/attachment/{made[0]['id']}"
