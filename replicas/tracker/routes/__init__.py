@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import (agile, attachments, filters, issues, meta, projects, relations, search, site,
-               worklogs)
+from . import agile, attachments, filters, issues, meta, projects, relations, search, site, worklogs
 from .common import VERSIONS
 
 router = APIRouter()
