@@ -134,6 +134,23 @@ class Worklog(TrackerModel, table=True):
     update_author_id: int | None = Field(default=None, foreign_key="users.id")  # last editor
 
 
+class Attachment(TrackerModel, table=True):
+    """A file attached to an issue (Jira's attachments): its name, MIME type and size as
+    uploaded, and its bytes, base64 (text: the reward engine's diffs and the trajectories
+    carry rows as JSON)."""
+
+    __tablename__ = "attachments"
+
+    id: int | None = Field(default=None, primary_key=True)
+    issue_id: int = Field(foreign_key="issues.id", index=True)
+    author_id: int = Field(foreign_key="users.id")
+    filename: str
+    mime_type: str
+    size: int  # bytes
+    content: str  # the bytes, base64
+    created: str
+
+
 class IssueLink(TrackerModel, table=True):
     """A link as the REST API states it (``POST /issueLink``): for type Blocks,
     ``{"inwardIssue": A, "outwardIssue": B}`` means A blocks B (as Jira Cloud's REST

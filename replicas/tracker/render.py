@@ -116,6 +116,28 @@ def comment(row: Row, people: dict[int, Row], base: str, version: str, adf: bool
             "updated": _time(row["updated_at"]), "jsdPublic": True}
 
 
+# What an attachment's rendering reads (not its bytes).
+ATTACHMENT_COLUMNS = "id, issue_id, author_id, filename, mime_type, size, created"
+
+
+def attachment(row: Row, author: Row | None, base: str, version: str) -> Row:
+    """An attachment as the issue's ``attachment`` field and the upload's answer show it
+    (Jira's Attachment: the id a string, the author's UserDetails); ``content`` downloads
+    it."""
+    return {"self": f"{api(base, version)}/attachment/{row['id']}", "id": str(row["id"]),
+            "filename": row["filename"], "author": user(author, base, version),
+            "created": _time(row["created"]), "size": row["size"],
+            "mimeType": row["mime_type"],
+            "content": f"{api(base, version)}/attachment/content/{row['id']}"}
+
+
+def attachment_metadata(row: Row, author: Row | None, base: str, version: str) -> Row:
+    """An attachment as GET /attachment/{id} gives it (Jira's AttachmentMetadata: the id a
+    number, the author a User)."""
+    return {**attachment(row, author, base, version), "id": row["id"],
+            "author": account(author, base, version)}
+
+
 def history(row: Row, author: Row | None, base: str, version: str) -> Row:
     """A changelog entry: who changed what when."""
     return {"id": str(row["id"]), "author": user(author, base, version),
@@ -169,6 +191,13 @@ def comments(db: sqlite3.Connection, listed: list[Row], base: str, version: str,
     return [comment(c, people, base, version, adf) for c in listed]
 
 
+def attachments(db: sqlite3.Connection, listed: list[Row], base: str, version: str
+                ) -> list[Row]:
+    """Attachment rows as Jira's attachments, each with its author."""
+    people = _users(db, {a["author_id"] for a in listed})
+    return [attachment(a, people.get(a["author_id"]), base, version) for a in listed]
+
+
 def issue(db: sqlite3.Connection, row: Row, base: str, version: str) -> Row:
     """An issue with all its standard fields (and the custom ones), as GET issue gives it."""
     adf = version == "3"
@@ -218,7 +247,9 @@ def issue(db: sqlite3.Connection, row: Row, base: str, version: str) -> Row:
         "subtasks": [_brief(r, base, version) for r in rows(
             db, "SELECT * FROM issues WHERE parent_id = ? AND issue_type = 'Sub-task' "
             "ORDER BY id", (row["id"],))],
-        "attachment": [],
+        "attachment": attachments(db, rows(db, f"SELECT {ATTACHMENT_COLUMNS} FROM attachments "
+                                           "WHERE issue_id = ? ORDER BY id", (row["id"],)),
+                                  base, version),
         "customfield_10016": row["story_points"],
         "customfield_10020": [sprint(found_sprint, base)] if found_sprint else None,
         "customfield_10030": {"value": row["severity"]} if row["severity"] else None,

@@ -23,8 +23,9 @@ SPEC = ReplicaSpec(
     # 3: remote links (the helpdesk's tickets); 4: unfinished work of closed sprints in the
     # backlog, duplicates closed in their workflow's finished status, Jira's changelog items;
     # 5: comments' and worklogs' editors, versions' descriptions and start dates, filters
-    # (table), the comment, worklog and project administration permissions
-    data_version="5",
+    # (table), the comment, worklog and project administration permissions; 6: attachments
+    # (table, permissions), Closed bugs not editable
+    data_version="6",
     router=router,
     probe={"update": "projects", "id": 10000,
            "values": {"description": "Probe (no task allows this)."}},

@@ -384,6 +384,7 @@ async def test_integer_aliases_are_refused_and_change_nothing(
 async def test_an_undecodable_body_is_a_documented_400(
     replica: FastAPI, client: httpx.AsyncClient
 ) -> None:
+    # JSON bodies (not a multipart upload's: the tracker's attachments)
     bodies = [(method, path, op) for method, path, op in operations(replica.openapi())
               if "application/json" in op.get("requestBody", {}).get("content", {})]
     assert bodies

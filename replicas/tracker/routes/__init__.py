@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import agile, filters, issues, meta, projects, relations, search, site, worklogs
+from . import agile, attachments, filters, issues, meta, projects, relations, search, site, worklogs
 from .common import VERSIONS
 
 router = APIRouter()
 # The platform API under each version's prefix: /rest/api/3 documented (Jira Cloud's
 # current), /rest/api/2 and /rest/api/latest the same routes (text bodies), undocumented.
 for version in VERSIONS:
-    for module in (site, projects, search, filters, issues, meta, relations, worklogs):
+    for module in (site, projects, search, filters, issues, meta, relations, worklogs,
+                   attachments):
         router.include_router(module.router, prefix=f"/rest/api/{version}",
                               include_in_schema=version == VERSIONS[0])
 router.routes.extend(agile.router.routes)
@@ -30,5 +31,7 @@ TAGS = [
     {"name": "issues", "description": "Issues, transitions, assignment, comments, create "
                                       "and edit metadata."},
     {"name": "links", "description": "Issue links, remote links, watchers, worklogs."},
+    {"name": "attachments", "description": "Files attached to issues: add, read, download, "
+                                           "delete."},
     {"name": "agile", "description": "Boards, their issues and backlog, sprints."},
 ]

@@ -44,7 +44,8 @@ def get(db: sqlite3.Connection, id_or_key: str, caller_id: int) -> Row:
     return found
 
 
-def _flow(issue: Mapping[str, Any], db: sqlite3.Connection) -> workflows.Workflow:
+def workflow_of(issue: Mapping[str, Any], db: sqlite3.Connection) -> workflows.Workflow:
+    """The workflow the issue runs in (its project's scheme, its type)."""
     key = one(db, "SELECT key FROM projects WHERE id = ?", (issue["project_id"],))
     assert key is not None
     return workflows.flow(key["key"], issue["issue_type"])
@@ -163,7 +164,8 @@ def delete(db: sqlite3.Connection, issue: Row, caller_id: int, *, subtasks: bool
         raise JiraError(400, ["The issue has subtasks. Set deleteSubtasks=true to delete "
                               "them with it."], code="delete_has_subtasks")
     for target in [*children, issue["id"]]:
-        for table in ("comments", "worklogs", "watchers", "changelog", "remote_links"):
+        for table in ("comments", "worklogs", "watchers", "changelog", "remote_links",
+                      "attachments"):
             db.execute(f"DELETE FROM {table} WHERE issue_id = ?", (target,))
         db.execute("DELETE FROM issue_links WHERE ? IN (inward_id, outward_id)", (target,))
         db.execute("UPDATE issues SET parent_id = NULL WHERE parent_id = ?", (target,))
@@ -222,7 +224,7 @@ def available(db: sqlite3.Connection, issue: Row, caller_id: int) -> list[workfl
     roles = permissions.roles_of(db, issue["project_id"], caller_id)
     if "TRANSITION_ISSUES" not in permissions.permissions_of(roles):
         return []
-    return workflows.available(_flow(issue, db), issue["status"], roles)
+    return workflows.available(workflow_of(issue, db), issue["status"], roles)
 
 
 def _facts(db: sqlite3.Connection, issue: Row, columns: Mapping[str, Any],
@@ -247,7 +249,7 @@ def transition(db: sqlite3.Connection, issue: Row, transition_id: int,
     post-functions); on any refusal nothing changes."""
     permissions.require(db, issue["project_id"], caller_id, "transition")
     roles = permissions.roles_of(db, issue["project_id"], caller_id)
-    chosen = workflows.find(_flow(issue, db), issue["status"], transition_id, roles)
+    chosen = workflows.find(workflow_of(issue, db), issue["status"], transition_id, roles)
     workflows.screen_check(chosen, set(given) | set(update))
     columns = fields.apply(db, issue, issue["project_id"],
                            fields={k: v for k, v in given.items() if k != "comment"},

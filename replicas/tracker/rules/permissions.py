@@ -33,6 +33,8 @@ REFUSALS: dict[str, tuple[str, int, str]] = {
                "project."),
     "sprint": ("MANAGE_SPRINTS_PERMISSION", 403, "To manage sprints the user has to have "
                "the Manage sprints permission."),
+    "attach": ("CREATE_ATTACHMENTS", 403, "You do not have permission to create attachments "
+               "for this issue."),
     "schedule": ("SCHEDULE_ISSUES", 403, "To rank issues user has to have schedule issue "
                  "permission."),
     # Versions and components (Administer projects): 403 for components, as Jira answers;
@@ -55,6 +57,8 @@ OWN_OR_ALL: dict[str, tuple[str, str, int, str]] = {
                      "You do not have the permission to update this worklog."),
     "delete_worklog": ("DELETE_OWN_WORKLOGS", "DELETE_ALL_WORKLOGS", 400,
                        "You do not have the permission to delete this worklog."),
+    "delete_attachment": ("DELETE_OWN_ATTACHMENTS", "DELETE_ALL_ATTACHMENTS", 403,
+                          "You do not have permission to delete attachment with id: {id}"),
 }
 
 
@@ -89,15 +93,16 @@ def require(db: sqlite3.Connection, project_id: int, user_id: int, operation: st
 
 
 def require_own(db: sqlite3.Connection, project_id: int, user_id: int, operation: str,
-                owner_id: int) -> None:
-    """Refuse ``operation`` on a record ``owner_id`` made unless the caller may do it to
-    anyone's, or to their own and it is theirs."""
+                owner_id: int, record_id: int = 0) -> None:
+    """Refuse ``operation`` on a record ``owner_id`` made (``record_id``: its id, where the
+    refusal names it) unless the caller may do it to anyone's, or to their own and it is
+    theirs."""
     own, every, status, message = OWN_OR_ALL[operation]
     held = permissions_of(roles_of(db, project_id, user_id))
     if every in held or (owner_id == user_id and own in held):
         return
     missing = own if owner_id == user_id else every
-    raise JiraError(status, [message], code=f"missing_{missing.lower()}")
+    raise JiraError(status, [message.format(id=record_id)], code=f"missing_{missing.lower()}")
 
 
 def editable(db: sqlite3.Connection, project_id: int, user_id: int,

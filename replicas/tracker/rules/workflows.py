@@ -53,6 +53,7 @@ class Workflow:
     initial: str
     finished: str  # the status finished work ends in
     transitions: tuple[Transition, ...]
+    locked: frozenset[str] = frozenset()  # statuses whose issues are not editable
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,11 @@ def workflows(world: Mapping[str, Any]) -> dict[str, Workflow]:
         for end in ("initial", "finished"):
             if raw[end] not in statuses:
                 raise ValueError(f"workflow {name}: unknown {end} status {raw[end]!r}")
-        found[name] = Workflow(name, raw["initial"], raw["finished"], transitions)
+        locked = frozenset(raw.get("locked", []))
+        if locked - statuses:
+            raise ValueError(f"workflow {name}: unknown locked statuses "
+                             f"{sorted(locked - statuses)}")
+        found[name] = Workflow(name, raw["initial"], raw["finished"], transitions, locked)
     return found
 
 
@@ -115,6 +120,12 @@ def flow(project_key: str, issue_type: str) -> Workflow:
 @cache
 def _all() -> dict[str, Workflow]:
     return workflows(data())
+
+
+def editable(workflow: Workflow, status: str) -> bool:
+    """Whether an issue in ``status`` may be changed (Jira's ``jira.issue.editable`` status
+    property: false in the workflow's ``locked`` statuses)."""
+    return status not in workflow.locked
 
 
 def _allowed(transition: Transition, roles: frozenset[str]) -> bool:

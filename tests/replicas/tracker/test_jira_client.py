@@ -2,12 +2,13 @@
 `workgym serve` (proxy included): the server info it reads on connecting, an issue created,
 read, edited, transitioned with a resolution and a refused transition raising JIRAError in
 Jira's words, JQL search with its paging, comments, a worklog, a link and watchers, sprints
-from planning to closing, assignment through /rest/api/latest."""
+from planning to closing, assignment through /rest/api/latest, attachments."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from jira import JIRA, JIRAError
@@ -20,7 +21,8 @@ TASK = "tracker/start-work-on-bug"
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[workgym.sdk.Env]:
-    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("jira"))}
+    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("jira")),
+           "WORKGYM_STEP_BUDGET": "1000"}
     with serving(env=env) as url, workgym.connect(url, TASK, seed=3, faults="none") as episode:
         episode.reset()
         yield episode
@@ -112,3 +114,21 @@ def test_assign_through_latest(jira: JIRA) -> None:
     assert assignee is not None and assignee.accountId == me
     jira.assign_issue(bug.key, None)
     assert jira.issue(bug.key).fields.assignee is None
+
+
+def test_attachments(jira: JIRA, tmp_path: Path) -> None:
+    """add_attachment posts the file as multipart with X-Atlassian-Token: no-check; the
+    attachment's get() follows Jira's redirect to the content."""
+    issue = jira.create_issue(project="SHOP", issuetype={"name": "Bug"},
+                              summary="Checkout log of the double charge")
+    log = tmp_path / "checkout.txt"
+    log.write_bytes(b"ERROR order A-10722 charged twice\n")
+    with log.open("rb") as file:
+        made = jira.add_attachment(issue.key, file)
+    assert (made.filename, made.size, made.mimeType) == ("checkout.txt", 34, "text/plain")
+    assert made.get() == log.read_bytes()
+    assert jira.attachment_meta()["enabled"] is True
+    assert jira.attachment(made.id).filename == "checkout.txt"
+    assert [a.id for a in jira.issue(issue.key).fields.attachment] == [made.id]
+    jira.delete_attachment(made.id)
+    assert jira.issue(issue.key).fields.attachment == []

@@ -12,6 +12,7 @@ from replicas.tracker.rules.workflows import (
     Facts,
     TransitionRefused,
     available,
+    editable,
     find,
     post_functions,
     screen_check,
@@ -39,6 +40,17 @@ def test_a_broken_workflow_is_refused_when_it_loads() -> None:
         {"id": 1, "name": "Go", "from": "*", "to": "Open", "validators": [{"magic": 1}]}]}}}
     with pytest.raises(ValueError, match="a validator is one of"):
         workflows(unknown)
+    locked = {**WORLD, "workflows": {"x": {"initial": "Open", "finished": "Open",
+                                           "locked": ["Shut"], "transitions": []}}}
+    with pytest.raises(ValueError, match="unknown locked statuses \\['Shut'\\]"):
+        workflows(locked)
+
+
+def test_a_closed_bug_is_not_editable() -> None:
+    """Jira's classic workflow marks Closed jira.issue.editable = false."""
+    assert FLOWS["bug"].locked == {"Closed"}
+    assert not editable(FLOWS["bug"], "Closed") and editable(FLOWS["bug"], "Resolved")
+    assert editable(FLOWS["software"], "Done")
 
 
 def test_transitions_by_status_and_the_conditions_that_hide_them() -> None:
