@@ -35,7 +35,7 @@ def shim_app(checkout: str, token: str) -> Starlette:
         paths.append(f"{request.method} {path}")
         headers = {k: v for k, v in request.headers.items() if k in _FORWARDED}
         answer = await client.request(
-            request.method, f"{checkout}{path}", params=request.query_params.multi_items(),
+            request.method, f"{checkout}{path}", params=request.url.query,
             content=await request.body(), headers={**headers,
                                                    "authorization": f"Bearer {token}"})
         kept = {k: v for k, v in answer.headers.items()
