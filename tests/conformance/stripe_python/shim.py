@@ -10,8 +10,8 @@ suite points at the checkout's own address and this shim goes."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 import httpx
 import uvicorn
@@ -35,7 +35,7 @@ def shim_app(checkout: str, token: str) -> Starlette:
         paths.append(f"{request.method} {path}")
         headers = {k: v for k, v in request.headers.items() if k in _FORWARDED}
         answer = await client.request(
-            request.method, f"{checkout}{path}", params=request.query_params.multi_items(),
+            request.method, f"{checkout}{path}", params=request.url.query,
             content=await request.body(), headers={**headers,
                                                    "authorization": f"Bearer {token}"})
         kept = {k: v for k, v in answer.headers.items()
@@ -51,7 +51,12 @@ def shim_app(checkout: str, token: str) -> Starlette:
     async def root(request: Request) -> Response:  # the suite's "is stripe-mock up?" probe
         return JSONResponse({})
 
-    return Starlette(routes=[
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await client.aclose()  # its connections closed before the loop is
+
+    return Starlette(lifespan=lifespan, routes=[
         Route("/__shim/count", count), Route("/__shim/paths", since), Route("/", root),
         Route("/v1/{rest:path}", forward, methods=["GET", "POST", "DELETE"])])
 
