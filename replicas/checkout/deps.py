@@ -9,14 +9,15 @@ from fastapi import Depends, Request
 from replicas.runtime.deps import EpisodeDep
 from workgym_core.asgi import READ_METHODS
 
-from .rules import coupons, sessions
+from .rules import coupons, sessions, subscriptions
 from .rules.common import World, unix
 from .rules.payment_intents import expire_authorizations
 
 
 async def world(episode: EpisodeDep, request: Request) -> World:
     """The episode at its clock; before a write, what the clock has made due is done
-    (authorizations, Checkout Sessions and promotion codes that expired)."""
+    (authorizations, Checkout Sessions and promotion codes that expired, subscriptions'
+    renewals, expiries and cancellations)."""
     found = World(episode.db, unix(episode.now()), episode.seed,
                   idempotency_key=request.headers.get("idempotency-key"),
                   secret=episode.secret)
@@ -24,6 +25,7 @@ async def world(episode: EpisodeDep, request: Request) -> World:
         expire_authorizations(found)
         sessions.expire_due(found)
         coupons.expire_due(found)
+        subscriptions.advance_due(found)
     return found
 
 

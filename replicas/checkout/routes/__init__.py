@@ -9,20 +9,25 @@ from . import (
     catalog,
     charges,
     coupons,
+    credit_notes,
+    customer_balance,
     customers,
     disputes,
     events,
+    invoices,
     payment_intents,
     payment_methods,
     refunds,
     sessions,
     store,
+    subscriptions,
 )
 
 router = APIRouter()
 # Flattened rather than include_router'ed (route matching pays for every nesting level).
-for module in (customers, catalog, payment_methods, payment_intents, charges, refunds,
-               disputes, events, coupons, sessions, store):
+for module in (customers, customer_balance, catalog, payment_methods, payment_intents, charges,
+               refunds, disputes, events, coupons, sessions, subscriptions, invoices,
+               credit_notes, store):
     router.routes.extend(module.router.routes)
 
 TAGS = [
@@ -38,6 +43,11 @@ TAGS = [
     {"name": "coupons", "description": "Coupons and the promotion codes customers type."},
     {"name": "checkout_sessions", "description": "The hosted checkout's payments: line items, "
      "discounts, expiry."},
+    {"name": "subscriptions", "description": "Recurring billing: trials, renewals on the "
+     "episode's clock, past due, cancellation."},
+    {"name": "invoices", "description": "Invoices: drafts, finalize, pay, void, uncollectible."},
+    {"name": "credit_notes", "description": "Credit notes: reductions of finalized invoices "
+     "(refunds, customer credit)."},
     {"name": "store", "description": "The shop's own API (not Stripe's): orders, "
      "cancellations, returns, stock, customer accounts."},
 ]

@@ -1,0 +1,239 @@
+"""Stripe Billing in the checkout: subscriptions and their state machine on the episode's
+clock, invoices, credit notes and the customer's balance. Each test cites the Stripe
+documentation of the behaviour it checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from replicas.checkout.rules.common import World
+
+MakeApi = Callable[..., Any]
+DAY = 86400
+
+
+async def _customer(api: Any, card: str = "pm_card_visa") -> tuple[str, str, str]:
+    """A new customer with ``card`` attached, and the monthly Bean Club price in USD."""
+    customer = await api.ok("POST", "/v1/customers", json={"email": "sub@example.com"})
+    method = await api.ok("POST", f"/v1/payment_methods/{card}/attach",
+                          json={"customer": customer["id"]})
+    prices = await api.ok("GET", "/v1/prices", params={"currency": "usd",
+                                                       "limit": 100})
+    monthly = next(p for p in prices["data"] if p["lookup_key"] == "cb-01m-usd")
+    return customer["id"], method["id"], monthly["id"]
+
+
+async def _subscribe(api: Any, card: str = "pm_card_visa", **extra: Any) -> dict[str, Any]:
+    customer, method, price = await _customer(api, card)
+    return dict(await api.ok("POST", "/v1/subscriptions", json={
+        "customer": customer, "items": [{"price": price}],
+        "default_payment_method": method, **extra}))
+
+
+async def _move(api: Any, table: str, object_id: str, **values: int) -> None:
+    """Set times of an object as if the clock had moved (tests only)."""
+    def act(w: World) -> None:
+        sets = ", ".join(f"{k} = ?" for k in values)
+        w.db.execute(f"UPDATE {table} SET {sets} WHERE stripe_id = ?",
+                     (*values.values(), object_id))
+    await api.world(act)
+
+
+async def test_a_subscription_is_active_once_its_first_invoice_is_paid(
+        make_api: MakeApi) -> None:
+    """docs.stripe.com/billing/subscriptions/overview#subscription-statuses: a subscription
+    whose first invoice is paid is active; the invoice is paid, numbered, with a line per item
+    (docs.stripe.com/api/invoices/object)."""
+    api = make_api()
+    sub = await _subscribe(api)
+    assert sub["status"] == "active"
+    assert sub["items"]["data"][0]["plan"]["interval"] == "month"
+    invoice = await api.ok("GET", f"/v1/invoices/{sub['latest_invoice']}")
+    assert (invoice["status"], invoice["billing_reason"]) == ("paid", "subscription_create")
+    assert invoice["amount_paid"] == invoice["total"] == 1800
+    assert invoice["lines"]["data"][0]["description"].startswith("1 × Bean Club Monthly")
+    assert invoice["parent"]["subscription_details"]["subscription"] == sub["id"]
+
+
+async def test_a_declined_first_payment_leaves_it_incomplete_then_expired(
+        make_api: MakeApi) -> None:
+    """docs.stripe.com/billing/subscriptions/overview#payment-status: a failed first payment
+    leaves the subscription incomplete; after 23 hours it is incomplete_expired and its invoice
+    void. payment_behavior=error_if_incomplete refuses it with the card error
+    (docs.stripe.com/api/subscriptions/create#create_subscription-payment_behavior)."""
+    api = make_api()
+    sub = await _subscribe(api, "pm_card_chargeDeclined")
+    assert sub["status"] == "incomplete"
+    invoice = await api.ok("GET", f"/v1/invoices/{sub['latest_invoice']}")
+    assert (invoice["status"], invoice["attempt_count"]) == ("open", 1)
+    await _move(api, "subscriptions", sub["id"], start_date=0)
+    await api.ok("POST", "/v1/customers", json={})  # a write: the clock's work is done
+    expired = await api.ok("GET", f"/v1/subscriptions/{sub['id']}")
+    assert expired["status"] == "incomplete_expired"
+    assert (await api.ok("GET", f"/v1/invoices/{invoice['id']}"))["status"] == "void"
+    customer, method, price = await _customer(api, "pm_card_chargeDeclined")
+    await api.refused("POST", "/v1/subscriptions", 402, "card_declined", json={
+        "customer": customer, "items": [{"price": price}], "default_payment_method": method,
+        "payment_behavior": "error_if_incomplete"})
+    assert (await api.ok("GET", "/v1/subscriptions", params={"customer": customer}))[
+        "data"] == []
+
+
+async def test_renewals_on_the_clock_past_due_unpaid_and_paid_again(make_api: MakeApi) -> None:
+    """docs.stripe.com/billing/subscriptions/overview#subscription-lifecycle: each period
+    ends in a renewal invoice (subscription_cycle); a failed renewal makes it past_due, and
+    when the retries end, unpaid (the account's setting); paying the invoice makes it active
+    again (docs.stripe.com/api/invoices/pay)."""
+    api = make_api()
+    sub = await _subscribe(api)
+    await api.ok("POST", f"/v1/payment_methods/pm_card_chargeDeclined/attach",
+                 json={"customer": sub["customer"]})
+    declining = (await api.ok("GET", "/v1/payment_methods", params={
+        "customer": sub["customer"], "type": "card"}))["data"][0]["id"]
+    await api.ok("POST", f"/v1/subscriptions/{sub['id']}",
+                 json={"default_payment_method": declining})
+    await _move(api, "subscriptions", sub["id"], current_period_end=1)
+    await api.ok("POST", "/v1/customers", json={})
+    renewed = await api.ok("GET", f"/v1/subscriptions/{sub['id']}")
+    assert renewed["status"] == "past_due"
+    invoice = await api.ok("GET", f"/v1/invoices/{renewed['latest_invoice']}")
+    assert (invoice["billing_reason"], invoice["status"]) == ("subscription_cycle", "open")
+    await _move(api, "invoices", invoice["id"], finalized_at=1)
+    await api.ok("POST", "/v1/customers", json={})
+    assert (await api.ok("GET", f"/v1/subscriptions/{sub['id']}"))["status"] == "unpaid"
+    await api.refused("POST", f"/v1/invoices/{invoice['id']}/pay", 402, "card_declined",
+                      json={})
+    paid = await api.ok("POST", f"/v1/invoices/{invoice['id']}/pay",
+                        json={"payment_method": sub["default_payment_method"]})
+    assert (paid["status"], paid["attempt_count"]) == ("paid", 3)
+    assert (await api.ok("GET", f"/v1/subscriptions/{sub['id']}"))["status"] == "active"
+
+
+async def test_cancel_at_period_end_then_at_once(make_api: MakeApi) -> None:
+    """docs.stripe.com/billing/subscriptions/cancel: cancel_at_period_end keeps it active
+    until its period ends, then it is canceled; DELETE cancels at once; a canceled one takes
+    no other update."""
+    api = make_api()
+    sub = await _subscribe(api)
+    later = await api.ok("POST", f"/v1/subscriptions/{sub['id']}", json={
+        "cancel_at_period_end": True, "cancellation_details": {"feedback": "too_expensive"}})
+    assert (later["status"], later["cancel_at"]) == ("active", sub["items"]["data"][0][
+        "current_period_end"])
+    assert later["cancellation_details"]["feedback"] == "too_expensive"
+    await _move(api, "subscriptions", sub["id"], current_period_end=1, cancel_at=1)
+    await api.ok("POST", "/v1/customers", json={})
+    ended = await api.ok("GET", f"/v1/subscriptions/{sub['id']}")
+    assert (ended["status"], ended["ended_at"]) == ("canceled", 1)
+    assert ended["cancellation_details"]["reason"] == "cancellation_requested"
+    other = await _subscribe(api)
+    canceled = await api.ok("DELETE", f"/v1/subscriptions/{other['id']}")
+    assert canceled["status"] == "canceled"
+    await api.refused("POST", f"/v1/subscriptions/{other['id']}", 400,
+                      "subscription_unexpected_state", json={"description": "x"})
+    listed = await api.ok("GET", "/v1/subscriptions", params={"status": "canceled"})
+    assert {s["id"] for s in listed["data"]} >= {sub["id"], other["id"]}
+
+
+async def test_a_trial_bills_nothing_until_it_ends(make_api: MakeApi) -> None:
+    """docs.stripe.com/billing/subscriptions/trials: trialing, a $0 invoice; at the trial's
+    end the first paid period is invoiced and the subscription is active."""
+    api = make_api()
+    sub = await _subscribe(api, trial_period_days=14)
+    assert (sub["status"], sub["trial_end"] - sub["trial_start"]) == ("trialing", 14 * DAY)
+    first = await api.ok("GET", f"/v1/invoices/{sub['latest_invoice']}")
+    assert (first["status"], first["amount_due"]) == ("paid", 0)
+    await _move(api, "subscriptions", sub["id"], current_period_end=1)
+    await api.ok("POST", "/v1/customers", json={})
+    active = await api.ok("GET", f"/v1/subscriptions/{sub['id']}")
+    assert active["status"] == "active"
+    assert (await api.ok("GET", f"/v1/invoices/{active['latest_invoice']}"))[
+        "amount_paid"] == 1800
+
+
+async def test_invoice_drafts_finalize_void_uncollectible(make_api: MakeApi) -> None:
+    """docs.stripe.com/invoicing/overview#invoice-lifecycle: a draft is editable, finalized
+    it is open and numbered, and only then voided or marked uncollectible; only one-off drafts
+    are deleted; a finalized invoice's lines no longer change (invoice_not_editable)."""
+    api = make_api()
+    customer, method, price = await _customer(api)
+    draft = await api.ok("POST", "/v1/invoices", json={
+        "customer": customer, "collection_method": "send_invoice", "days_until_due": 30})
+    assert (draft["status"], draft["number"]) == ("draft", None)
+    await api.refused("POST", f"/v1/invoices/{draft['id']}/void", 400,
+                      "invoice_unexpected_state", json={})
+    lined = await api.ok("POST", f"/v1/invoices/{draft['id']}/add_lines", json={"lines": [
+        {"pricing": {"price": price}, "quantity": 2},
+        {"amount": 500, "description": "Gift wrap"}]})
+    assert lined["total"] == 4100
+    opened = await api.ok("POST", f"/v1/invoices/{draft['id']}/finalize", json={})
+    assert (opened["status"], opened["amount_due"]) == ("open", 4100)
+    assert opened["number"].startswith("CGS-")
+    await api.refused("POST", f"/v1/invoices/{draft['id']}/add_lines", 400,
+                      "invoice_not_editable", json={"lines": [{"amount": 1}]})
+    bad = await api.ok("POST", f"/v1/invoices/{draft['id']}/mark_uncollectible", json={})
+    assert bad["status"] == "uncollectible"
+    voided = await api.ok("POST", f"/v1/invoices/{draft['id']}/void", json={})
+    assert voided["status"] == "void"
+    await api.refused("DELETE", f"/v1/invoices/{draft['id']}", 400,
+                      "invoice_unexpected_state")
+    other = await api.ok("POST", "/v1/invoices", json={"customer": customer})
+    deleted = await api.ok("DELETE", f"/v1/invoices/{other['id']}")
+    assert deleted == {"id": other["id"], "object": "invoice", "deleted": True}
+    await api.refused("POST", "/v1/invoices", 400, "parameter_missing", json={
+        "customer": customer, "collection_method": "send_invoice"})
+
+
+async def test_credit_notes_lower_what_is_due_or_give_money_back(make_api: MakeApi) -> None:
+    """docs.stripe.com/invoicing/dashboard/credit-notes: on an open invoice a credit note
+    lowers the amount due (pre_payment); on a paid one its amount is refunded, credited to the
+    customer's balance or given out of band, adding up to it (post_payment); never more than
+    is left; voiding gives it back."""
+    api = make_api()
+    sub = await _subscribe(api)
+    paid = await api.ok("GET", f"/v1/invoices/{sub['latest_invoice']}")
+    line = paid["lines"]["data"][0]["id"]
+    await api.refused("POST", "/v1/credit_notes", 400, "parameter_invalid", json={
+        "invoice": paid["id"], "amount": 600, "credit_amount": 500})
+    note = await api.ok("POST", "/v1/credit_notes", json={
+        "invoice": paid["id"], "lines": [{"type": "invoice_line_item",
+                                          "invoice_line_item": line, "amount": 600}],
+        "credit_amount": 400, "refund_amount": 200, "reason": "product_unsatisfactory"})
+    assert (note["type"], note["amount"], note["refunds"][0]["amount_refunded"]) == (
+        "post_payment", 600, 200)
+    refund = await api.ok("GET", f"/v1/refunds/{note['refunds'][0]['refund']}")
+    assert refund["amount"] == 200
+    customer = await api.ok("GET", f"/v1/customers/{sub['customer']}")
+    assert customer["balance"] == -400
+    await api.refused("POST", "/v1/credit_notes", 400, "parameter_invalid", json={
+        "invoice": paid["id"], "amount": 1300, "credit_amount": 1300})
+    await api.refused("POST", f"/v1/credit_notes/{note['id']}/void", 400,
+                      "credit_note_unexpected_state", json={})
+    again = await api.ok("GET", f"/v1/invoices/{paid['id']}")
+    assert again["post_payment_credit_notes_amount"] == 600
+
+
+async def test_the_customer_balance_pays_the_next_invoice(make_api: MakeApi) -> None:
+    """docs.stripe.com/billing/customer/balance: a negative balance is credit, applied to the
+    customer's next finalized invoice (applied_to_invoice), and the customer's balance is the
+    sum of its transactions; voiding the invoice gives it back (unapplied_from_invoice)."""
+    api = make_api()
+    customer, method, price = await _customer(api)
+    path = f"/v1/customers/{customer}/balance_transactions"
+    credit = await api.ok("POST", path, json={"amount": -2500, "currency": "usd",
+                                              "description": "Goodwill"})
+    assert (credit["type"], credit["ending_balance"]) == ("adjustment", -2500)
+    await api.refused("POST", path, 400, "parameter_invalid",
+                      json={"amount": 100, "currency": "eur"})
+    draft = await api.ok("POST", "/v1/invoices", json={"customer": customer})
+    await api.ok("POST", f"/v1/invoices/{draft['id']}/add_lines",
+                 json={"lines": [{"pricing": {"price": price}}]})
+    opened = await api.ok("POST", f"/v1/invoices/{draft['id']}/finalize", json={})
+    assert (opened["status"], opened["amount_due"]) == ("paid", 0)
+    assert (opened["starting_balance"], opened["ending_balance"]) == (-2500, -700)
+    listed = await api.ok("GET", path)
+    assert [t["type"] for t in listed["data"]] == ["applied_to_invoice", "adjustment"]
+    assert (await api.ok("GET", f"/v1/customers/{customer}"))["balance"] == -700
+    updated = await api.ok("POST", f"{path}/{credit['id']}", json={"description": "Sorry"})
+    assert updated["description"] == "Sorry"
+    await api.refused("GET", f"{path}/cbtxn_nothing", 404, "resource_missing")
