@@ -232,7 +232,8 @@ def plan(of: Row) -> Row:
 
 def subscription_item(row: Row, bought: Row, of: Row) -> Row:
     """An item of the subscription ``of`` (``bought``: its price's row)."""
-    return {**_common(row, "subscription_item"), "billing_thresholds": None,
+    common = {k: v for k, v in _common(row, "subscription_item").items() if k != "livemode"}
+    return {**common, "billing_thresholds": None,
             "current_period_end": of["current_period_end"],
             "current_period_start": of["current_period_start"], "discounts": [],
             "plan": plan(bought), "price": price(bought, 0), "quantity": row["quantity"],

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from starlette.responses import Response
 
 from ..deps import WorldDep
+from ..errors import InvalidRequestError
 from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
 from ..render import Row
@@ -104,12 +105,15 @@ async def retrieve_subscription_item(item: SubscriptionItemId, w: WorldDep,
 @router.get("/v1/subscription_items", operation_id="list_subscription_items",
             summary="List a subscription's items", response_model=StripeList[SubscriptionItem])
 async def list_subscription_items(
-    w: WorldDep,
-    subscription: Annotated[str, Query(max_length=255, description="The subscription.")],
-    limit: Limit = DEFAULT_LIMIT, starting_after: StartingAfter = None,
+    w: WorldDep, limit: Limit = DEFAULT_LIMIT, starting_after: StartingAfter = None,
     ending_before: EndingBefore = None, expand: Expand = None,
+    subscription: Annotated[str | None, Query(max_length=255, description=(
+        "The subscription (required)."))] = None,
 ) -> Response:
     """The items of a subscription."""
+    if subscription is None:
+        raise InvalidRequestError("Missing required param: subscription.",
+                                  code="parameter_missing", param="subscription")
     w.objects.row("subscriptions", subscription, kind="subscription", param="subscription")
     return listing(w, "subscription_items", "subscription_item",
                    url="/v1/subscription_items", limit=limit, starting_after=starting_after,

@@ -8,12 +8,11 @@ from typing import Annotated, Literal
 from annotated_types import Interval
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from .requests import INTEGER, Body, Currency, Metadata, ObjectId, Text
+from .requests import INTEGER, Body, Currency, Metadata, ObjectId, Text, Timestamp
 
 CollectionMethod = Literal["charge_automatically", "send_invoice"]
 DaysUntilDue = Annotated[int, Interval(ge=0, le=730), INTEGER]
 Quantity = Annotated[int, Interval(ge=1, le=10_000), INTEGER]
-UnixTime = Annotated[int, Interval(ge=0, le=99_999_999_999), INTEGER]
 Money = Annotated[int, Interval(ge=0, le=99_999_999), INTEGER]
 # A balance adjustment: negative credits the customer, positive is what they owe.
 SignedMoney = Annotated[int, Interval(ge=-99_999_999, le=99_999_999), INTEGER]
@@ -51,7 +50,7 @@ class SubscriptionCreate(Body):
     description: Text | None = Field(None, description="Shown to the customer.")
     trial_period_days: Annotated[int, Interval(ge=1, le=730), INTEGER] | None = Field(
         None, description="Free days before the first paid period.")
-    trial_end: UnixTime | Literal["now"] | None = Field(
+    trial_end: Timestamp | Literal["now"] | None = Field(
         None, description="When the trial ends (Unix seconds), or 'now': none.")
     cancel_at_period_end: bool | None = Field(
         None, description="End it when its first period ends.")
@@ -65,7 +64,7 @@ class SubscriptionCreate(Body):
 class SubscriptionUpdate(Body):
     cancel_at_period_end: bool | None = Field(
         None, description="End it when its current period ends (false: keep it).")
-    cancel_at: UnixTime | Literal[""] | None = Field(
+    cancel_at: Timestamp | Literal[""] | None = Field(
         None, description="When to end it (Unix seconds); '' clears it.")
     cancellation_details: CancellationDetails | None = Field(
         None, description="Why the customer is leaving.")
@@ -90,7 +89,7 @@ class InvoiceCreate(Body):
         None, description="Charge the customer's card when finalized (default), or send it.")
     days_until_due: DaysUntilDue | None = Field(
         None, description="send_invoice: days until it is due.")
-    due_date: UnixTime | None = Field(None, description="send_invoice: when it is due.")
+    due_date: Timestamp | None = Field(None, description="send_invoice: when it is due.")
     currency: Currency | None = Field(None, description="Default: the customer's.")
     default_payment_method: ObjectId | None = Field(
         None, description="The customer's card to charge.")
@@ -104,7 +103,7 @@ class InvoiceUpdate(Body):
     description: Text | None = Field(None, description="Shown to the customer (a memo).")
     days_until_due: DaysUntilDue | None = Field(
         None, description="send_invoice: days until it is due (drafts).")
-    due_date: UnixTime | None = Field(None, description="send_invoice: when it is due.")
+    due_date: Timestamp | None = Field(None, description="send_invoice: when it is due.")
     default_payment_method: ObjectId | Literal[""] | None = Field(
         None, description="The customer's card to charge.")
     auto_advance: bool | None = Field(None, description="Stripe's automatic collection.")
@@ -114,8 +113,8 @@ class InvoiceUpdate(Body):
 class LinePeriod(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    start: UnixTime = Field(description="Unix seconds.")
-    end: UnixTime = Field(description="Unix seconds.")
+    start: Timestamp = Field(description="Unix seconds.")
+    end: Timestamp = Field(description="Unix seconds.")
 
 
 class LinePricing(BaseModel):

@@ -37,9 +37,14 @@ class Plan(BaseModel):
     usage_type: str = Field(description="licensed.")
 
 
-class SubscriptionItem(StripeObject):
-    """One price a subscription bills."""
+class SubscriptionItem(BaseModel):
+    """One price a subscription bills (Stripe's has no livemode)."""
 
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Unique identifier of the object.")
+    created: int = Field(description="Unix seconds.")
+    metadata: dict[str, str] = Field(description="Your key-value pairs.")
     object: Literal["subscription_item"] = Field(description="'subscription_item'.")
     billing_thresholds: None = Field(description="No thresholds.")
     current_period_end: int = Field(description="Unix seconds.")
