@@ -128,10 +128,14 @@ def add_line(w: World, invoice: Row, amount: int, description: str | None, *,
 
 
 def describe(w: World, price: Row, quantity: int) -> str:
+    return line_description(w.objects.row("products", price["product"], kind="product")[
+        "name"], price, quantity)
+
+
+def line_description(name: str, price: Row, quantity: int) -> str:
     """Stripe's line description: '1 × Bean Club Monthly Subscription (at $18.00 / month)'."""
-    product = w.objects.row("products", price["product"], kind="product")
     per = f" / {price['recurring_interval']}" if price["recurring_interval"] else ""
-    return (f"{quantity} × {product['name']} (at "
+    return (f"{quantity} × {name} (at "
             f"{format_money(price['unit_amount'], price['currency'])}{per})")
 
 
