@@ -460,6 +460,42 @@ class CustomerBalanceTransaction(CheckoutModel, table=True):
     created: int
 
 
+class BalanceTransaction(CheckoutModel, table=True):
+    """A movement of the account's Stripe balance: a charge's funds (less Stripe's fee), a
+    refund, a payout."""
+
+    __tablename__ = "balance_transactions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    type: str = Field(index=True)  # charge | refund | payout | payout_cancel
+    source: str = Field(index=True)  # the charge's, refund's or payout's Stripe id
+    amount: int
+    fee: int
+    currency: str
+    description: str | None = None
+    available_on: int  # when its funds can be paid out
+    created: int
+
+
+class Payout(CheckoutModel, table=True):
+    __tablename__ = "payouts"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    amount: int
+    currency: str
+    status: str = Field(index=True)  # pending | in_transit | paid | canceled
+    method: str  # standard | instant
+    automatic: bool
+    arrival_date: int
+    description: str | None = None
+    statement_descriptor: str | None = None
+    balance_transaction: str | None = None  # its transaction's Stripe id
+    metadata_: str = metadata()
+    created: int
+
+
 # -- The store's own records (not Stripe's): WorkGym's conventions, integer ids, ISO times --
 
 class Account(CheckoutModel, table=True):

@@ -397,6 +397,39 @@ def customer_balance_transaction(row: Row, now: int) -> Row:
             "invoice": row["invoice"], "type": row["type"]}
 
 
+# -- The account's balance (docs.stripe.com/api/balance_transactions, /api/payouts)
+REPORTING = {"charge": "charge", "refund": "refund", "payout": "payout",
+             "payout_cancel": "payout_reversal"}
+
+
+def balance_transaction(row: Row, now: int) -> Row:
+    fees = [{"amount": row["fee"], "application": None, "currency": row["currency"],
+             "description": "Stripe processing fees", "type": "stripe_fee"}] if row["fee"] else []
+    return {"id": row["stripe_id"], "object": "balance_transaction", "amount": row["amount"],
+            "available_on": row["available_on"], "balance_type": "payments",
+            "created": row["created"], "currency": row["currency"],
+            "description": row["description"], "exchange_rate": None, "fee": row["fee"],
+            "fee_details": fees, "net": row["amount"] - row["fee"],
+            "reporting_category": REPORTING[row["type"]], "source": row["source"],
+            "status": "available" if row["available_on"] <= now else "pending",
+            "type": row["type"]}
+
+
+def payout(row: Row, now: int) -> Row:
+    reconciled = ("completed" if row["status"] == "paid" else "in_progress") \
+        if row["automatic"] else "not_applicable"
+    return {**_common(row, "payout"), "amount": row["amount"], "application_fee": None,
+            "application_fee_amount": None, "arrival_date": row["arrival_date"],
+            "automatic": bool(row["automatic"]),
+            "balance_transaction": row["balance_transaction"], "currency": row["currency"],
+            "description": row["description"], "destination": None,
+            "failure_balance_transaction": None, "failure_code": None,
+            "failure_message": None, "method": row["method"], "original_payout": None,
+            "reconciliation_status": reconciled, "reversed_by": None, "source_type": "card",
+            "statement_descriptor": row["statement_descriptor"], "status": row["status"],
+            "trace_id": None, "type": "bank_account"}
+
+
 # What each kind's references may be expanded to (Stripe's expandable fields).
 EXPANDABLE: dict[str, frozenset[str]] = {
     "payment_intent": frozenset({"customer", "payment_method", "latest_charge"}),
@@ -412,6 +445,8 @@ EXPANDABLE: dict[str, frozenset[str]] = {
     "invoice": frozenset({"customer", "default_payment_method", "subscription"}),
     "credit_note": frozenset({"customer", "invoice", "customer_balance_transaction"}),
     "customer_balance_transaction": frozenset({"customer", "invoice", "credit_note"}),
+    "balance_transaction": frozenset({"source"}),
+    "payout": frozenset({"balance_transaction"}),
 }
 
 
@@ -530,4 +565,5 @@ CONVERTERS: dict[str, Callable[[Row, int], Row]] = {
     "disputes": dispute, "events": event, "coupons": coupon,
     "checkout_sessions": checkout_session,
     "customer_balance_transactions": customer_balance_transaction,
+    "balance_transactions": balance_transaction, "payouts": payout,
 }

@@ -17,6 +17,7 @@ from . import (
     invoices,
     payment_intents,
     payment_methods,
+    payouts,
     refunds,
     sessions,
     store,
@@ -27,7 +28,7 @@ router = APIRouter()
 # Flattened rather than include_router'ed (route matching pays for every nesting level).
 for module in (customers, customer_balance, catalog, payment_methods, payment_intents, charges,
                refunds, disputes, events, coupons, sessions, subscriptions, invoices,
-               credit_notes, store):
+               credit_notes, payouts, store):
     router.routes.extend(module.router.routes)
 
 TAGS = [
@@ -48,6 +49,8 @@ TAGS = [
     {"name": "invoices", "description": "Invoices: drafts, finalize, pay, void, uncollectible."},
     {"name": "credit_notes", "description": "Credit notes: reductions of finalized invoices "
      "(refunds, customer credit)."},
+    {"name": "payouts", "description": "The account's balance, its transactions (charges less "
+     "fees, refunds, payouts) and payouts to the bank."},
     {"name": "store", "description": "The shop's own API (not Stripe's): orders, "
      "cancellations, returns, stock, customer accounts."},
 ]

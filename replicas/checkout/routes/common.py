@@ -36,6 +36,7 @@ SubscriptionItemId = Annotated[str, object_path("subscription item")]
 InvoiceId = Annotated[str, object_path("invoice")]
 CreditNoteId = Annotated[str, object_path("credit note")]
 BalanceTransactionId = Annotated[str, object_path("balance transaction")]
+PayoutId = Annotated[str, object_path("payout")]
 
 
 def answer(w: World, table: str, row: Row, expand: Sequence[str] | None) -> Response:

@@ -8,7 +8,7 @@ from starlette.responses import Response
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
-from ..rules import balance, customers
+from ..rules import customer_balance, customers
 from ..schemas.billing import BalanceTransactionCreate, BalanceTransactionUpdate
 from ..schemas.stripe import StripeList
 from ..schemas.stripe_billing import CustomerBalanceTransaction
@@ -26,7 +26,7 @@ async def create_customer_balance_transaction(customer: CustomerId,
                                               call: IdempotentDep) -> Response:
     """Credit (negative amount) or debit (positive) the customer's balance, which their next
     invoices use."""
-    return call.run(body, lambda w: answer(w, TABLE, balance.adjust(w, customer, body),
+    return call.run(body, lambda w: answer(w, TABLE, customer_balance.adjust(w, customer, body),
                                            body.expand))
 
 
@@ -38,7 +38,7 @@ async def retrieve_customer_balance_transaction(customer: CustomerId,
                                                 transaction: BalanceTransactionId,
                                                 w: WorldDep, expand: Expand = None) -> Response:
     """One transaction of the customer's balance."""
-    return answer(w, TABLE, balance.of(w, customer, transaction), expand)
+    return answer(w, TABLE, customer_balance.of(w, customer, transaction), expand)
 
 
 @router.post("/v1/customers/{customer}/balance_transactions/{transaction}",
@@ -50,8 +50,8 @@ async def update_customer_balance_transaction(customer: CustomerId,
                                               body: BalanceTransactionUpdate,
                                               call: IdempotentDep) -> Response:
     """Its description and metadata."""
-    return call.run(body, lambda w: answer(w, TABLE, balance.update(
-        w, balance.of(w, customer, transaction), body), body.expand))
+    return call.run(body, lambda w: answer(w, TABLE, customer_balance.update(
+        w, customer_balance.of(w, customer, transaction), body), body.expand))
 
 
 @router.get("/v1/customers/{customer}/balance_transactions",

@@ -17,7 +17,7 @@ from ..errors import InvalidRequestError
 from ..render import Row, amount_due
 from ..schemas.billing import CreditNoteCreate, CreditNoteLineIn, CreditNoteUpdate
 from ..schemas.requests import RefundCreate
-from . import balance, invoices, refunds
+from . import customer_balance, invoices, refunds
 from .common import World, metadata, text
 
 _HOW = ("refund_amount", "credit_amount", "out_of_band_amount")
@@ -116,7 +116,7 @@ def create(w: World, body: CreditNoteCreate) -> Row:
         row = _refund(w, row, invoice, how["refund_amount"], body)
     if how["credit_amount"]:
         customer = w.objects.row("customers", invoice["customer"], kind="customer")
-        balance.record(w, customer, -how["credit_amount"], "credit_note",
+        customer_balance.record(w, customer, -how["credit_amount"], "credit_note",
                        invoice=invoice["stripe_id"], credit_note=row["stripe_id"])
     column = "post" if post else "pre"
     invoice = w.update("invoices", invoice, {
@@ -165,7 +165,7 @@ def void(w: World, row: Row) -> Row:
                                    - row["amount"]})
     if row["credit_amount"]:
         customer = w.objects.row("customers", row["customer"], kind="customer")
-        balance.record(w, customer, row["credit_amount"], "credit_note",
+        customer_balance.record(w, customer, row["credit_amount"], "credit_note",
                        invoice=invoice["stripe_id"], credit_note=row["stripe_id"])
     row = w.update("credit_notes", row, {"status": "void", "voided_at": w.now})
     w.emit("credit_note.voided", "credit_notes", row)

@@ -26,7 +26,7 @@ from ..errors import CardError, InvalidRequestError
 from ..render import Row, amount_due, applied_balance
 from ..schemas.billing import InvoiceAddLines, InvoiceCreate, InvoicePay, InvoiceUpdate
 from ..schemas.requests import PaymentIntentCreate
-from . import balance, customers, payment_intents, payment_methods
+from . import customer_balance, customers, payment_intents, payment_methods
 from .common import MINIMUM, World, currency, given, metadata, text
 
 DAY = 86400
@@ -212,7 +212,8 @@ def finalize(w: World, row: Row, auto_advance: bool | None = None) -> Row:
     applied = max(starting, -(row["total"] - row["pre_payment_credit_notes_amount"])) \
         if starting < 0 else starting
     if applied:
-        balance.record(w, customer, -applied, "applied_to_invoice", invoice=row["stripe_id"])
+        customer_balance.record(w, customer, -applied, "applied_to_invoice",
+                                invoice=row["stripe_id"])
     sequence = w.db.execute("SELECT count(*) AS n FROM invoices WHERE number IS NOT NULL"
                             ).fetchone()["n"] + 1
     values: dict[str, Any] = {
@@ -282,7 +283,7 @@ def charge(w: World, row: Row, method: str | None) -> tuple[Row, CardError | Non
     left = remaining(row)
     if left < MINIMUM[row["currency"]]:  # carried to the customer's next invoice
         customer = w.objects.row("customers", row["customer"], kind="customer")
-        balance.record(w, customer, left, "invoice_too_small", invoice=row["stripe_id"])
+        customer_balance.record(w, customer, left, "invoice_too_small", invoice=row["stripe_id"])
         return settle(w, row), None
     if method is None:
         raise InvalidRequestError(
@@ -311,7 +312,7 @@ def void(w: World, row: Row) -> Row:
     applied = applied_balance(row)
     if applied and row["amount_paid"] == 0:
         customer = w.objects.row("customers", row["customer"], kind="customer")
-        balance.record(w, customer, applied, "unapplied_from_invoice",
+        customer_balance.record(w, customer, applied, "unapplied_from_invoice",
                        invoice=row["stripe_id"])
     row = w.update("invoices", row, {"status": "void", "voided_at": w.now})
     w.emit("invoice.voided", "invoices", row)

@@ -13,7 +13,7 @@ from workgym_core.money import format_money
 from ..errors import InvalidRequestError
 from ..render import Row
 from ..schemas.requests import ApprovalCreate, RefundCreate
-from . import approvals
+from . import approvals, funds
 from .common import World, metadata
 
 COUNTED = ("pending", "requires_action", "succeeded")
@@ -91,6 +91,7 @@ def create(w: World, body: RefundCreate, *, policy: bool = True) -> Row:
         "reason": body.reason, "failure_reason": None,
         "metadata": metadata("{}", body.metadata)})
     approvals.used(w, approval, row)
+    funds.refunded(w, row)
     w.emit("refund.created", "refunds", row)
     total = charge["amount_refunded"] + amount
     charge = w.update("charges", charge, {"amount_refunded": total,

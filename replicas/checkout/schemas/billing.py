@@ -203,3 +203,19 @@ class BalanceTransactionCreate(Body):
 class BalanceTransactionUpdate(Body):
     description: Text | None = Field(None, description="Why.")
     metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class PayoutCreate(Body):
+    amount: Annotated[int, Interval(ge=1, le=99_999_999), INTEGER] = Field(
+        description="How much to send to the bank, in the currency's minor unit.")
+    currency: Currency = Field(description="Three-letter ISO currency code.")
+    method: Literal["standard", "instant"] | None = Field(
+        None, description="standard (arrives in 2 days, default) or instant (30 minutes).")
+    description: Text | None = Field(None, description="An internal description.")
+    statement_descriptor: Annotated[str, StringConstraints(max_length=22)] | None = Field(
+        None, description="Shown on the bank statement.")
+    metadata: Metadata | None = Field(None, description=_METADATA)
+
+
+class PayoutUpdate(Body):
+    metadata: Metadata | None = Field(None, description=_METADATA)

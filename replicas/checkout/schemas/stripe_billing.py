@@ -1,6 +1,7 @@
 """The Billing objects the checkout answers (subscriptions, invoices, credit notes, customer
-balance transactions), as documented in its OpenAPI document (render.py makes them). Members
-the replica never sets are documented as their constant (null, [], 0)."""
+balance transactions) and the account's balance (balance transactions, payouts), as documented
+in its OpenAPI document (render.py makes them). Members the replica never sets are documented
+as their constant (null, [], 0)."""
 
 from __future__ import annotations
 
@@ -287,5 +288,85 @@ class DeletedInvoice(BaseModel):
     deleted: Literal[True] = Field(description="Always true: the draft was deleted.")
 
 
-for _model in (Subscription, CreditNote, CustomerBalanceTransaction):
+
+class FeeDetail(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    amount: int = Field(description=_AMOUNT)
+    application: None = Field(description="No Connect application.")
+    currency: str = Field(description=_CURRENCY)
+    description: str = Field(description="Stripe processing fees.")
+    type: str = Field(description="stripe_fee.")
+
+
+class BalanceTransaction(BaseModel):
+    """A movement of the account's balance: a charge, a refund, a payout."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Unique identifier of the object.")
+    object: Literal["balance_transaction"] = Field(description="'balance_transaction'.")
+    amount: int = Field(description="Gross: positive in, negative out.")
+    available_on: int = Field(description="When its funds can be paid out (Unix seconds).")
+    balance_type: str = Field(description="payments.")
+    created: int = Field(description="Unix seconds.")
+    currency: str = Field(description=_CURRENCY)
+    description: str | None = Field(description="What it is.")
+    exchange_rate: None = Field(description="No conversion.")
+    fee: int = Field(description="Stripe's fee.")
+    fee_details: list[FeeDetail] = Field(description="The fee's parts.")
+    net: int = Field(description="amount less fee.")
+    reporting_category: str = Field(description="charge, refund, payout, payout_reversal.")
+    source: str | dict[str, Any] | None = Field(description="What made it (expandable).")
+    status: str = Field(description="pending until available_on, then available.")
+    type: str = Field(description="charge, refund, payout or payout_cancel.")
+
+
+class Payout(StripeObject):
+    """Money sent from the balance to the bank."""
+
+    object: Literal["payout"] = Field(description="'payout'.")
+    amount: int = Field(description=_AMOUNT)
+    application_fee: None = Field(description="None.")
+    application_fee_amount: None = Field(description="None.")
+    arrival_date: int = Field(description="When it arrives (Unix seconds).")
+    automatic: bool = Field(description="Made by the payout schedule.")
+    balance_transaction: str | BalanceTransaction | None = Field(
+        description="Its balance transaction (expandable).")
+    currency: str = Field(description=_CURRENCY)
+    description: str | None = Field(description="An internal description.")
+    destination: None = Field(description="The bank account (not modelled).")
+    failure_balance_transaction: None = Field(description="No failures here.")
+    failure_code: None = Field(description="No failures here.")
+    failure_message: None = Field(description="No failures here.")
+    method: str = Field(description="standard or instant.")
+    original_payout: None = Field(description="None.")
+    reconciliation_status: str = Field(description="not_applicable, in_progress, completed.")
+    reversed_by: None = Field(description="None.")
+    source_type: str = Field(description="card.")
+    statement_descriptor: str | None = Field(description="On the bank statement.")
+    status: str = Field(description="pending, in_transit, paid or canceled.")
+    trace_id: None = Field(description="None.")
+    type: str = Field(description="bank_account.")
+
+
+class BalanceAmount(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    amount: int = Field(description=_AMOUNT)
+    currency: str = Field(description=_CURRENCY)
+    source_types: dict[str, int] = Field(description="By source: card.")
+
+
+class Balance(BaseModel):
+    """The account's balance: available (can be paid out) and pending, per currency."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    object: Literal["balance"] = Field(description="'balance'.")
+    available: list[BalanceAmount] = Field(description="Can be paid out now.")
+    livemode: bool = Field(description="Always false: test mode.")
+    pending: list[BalanceAmount] = Field(description="Not yet available.")
+
+for _model in (Subscription, CreditNote, CustomerBalanceTransaction, Payout):
     _model.model_rebuild()

@@ -23,6 +23,7 @@ from . import (
     customers,
     disputes,
     events,
+    funds,
     orders,
     sessions,
     stock,
@@ -34,6 +35,6 @@ def seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
     """Create the schema and write the world of ``seed`` as of ``now`` into ``conn``."""
     g = Generation(seed, now)
     for family in (customers, accounts, catalog, coupons, orders, sessions, stock, disputes,
-                   billing, events):
+                   billing, funds, events):
         family.build(g)
     write_world(conn, METADATA, g.tables)

@@ -237,3 +237,83 @@ async def test_the_customer_balance_pays_the_next_invoice(make_api: MakeApi) -> 
     updated = await api.ok("POST", f"{path}/{credit['id']}", json={"description": "Sorry"})
     assert updated["description"] == "Sorry"
     await api.refused("GET", f"{path}/cbtxn_nothing", 404, "resource_missing")
+
+
+async def test_charges_and_refunds_move_the_balance(make_api: MakeApi) -> None:
+    """docs.stripe.com/api/balance_transactions/object: a captured charge is a balance
+    transaction of its amount less Stripe's fee (net), available later; a refund takes its
+    amount back at once (docs.stripe.com/payments/balances)."""
+    api = make_api()
+    customer, method, _ = await _customer(api)
+    paid = await api.ok("POST", "/v1/payment_intents", json={
+        "amount": 10000, "currency": "usd", "customer": customer, "payment_method": method,
+        "confirm": True})
+    found = await api.ok("GET", "/v1/balance_transactions",
+                         params={"source": paid["latest_charge"]})
+    txn = found["data"][0]
+    assert (txn["type"], txn["amount"], txn["fee"], txn["net"], txn["status"]) == (
+        "charge", 10000, 320, 9680, "pending")
+    assert txn["fee_details"][0]["type"] == "stripe_fee"
+    refund = await api.ok("POST", "/v1/refunds", json={"payment_intent": paid["id"],
+                                                       "amount": 2500})
+    back = await api.ok("GET", "/v1/balance_transactions", params={"source": refund["id"],
+                                                                   "expand[]": "data.source"})
+    assert (back["data"][0]["amount"], back["data"][0]["source"]["id"]) == (-2500, refund["id"])
+    await api.refused("GET", "/v1/balance_transactions/txn_nothing", 404, "resource_missing")
+
+
+async def test_payouts_send_what_is_available_pending_in_transit_paid(
+        make_api: MakeApi) -> None:
+    """docs.stripe.com/api/payouts: a payout takes available funds (more is
+    balance_insufficient), is pending, then in transit, then paid on its arrival date; only a
+    pending payout can be canceled, and its amount is available again
+    (docs.stripe.com/api/payouts/cancel)."""
+    api = make_api()
+    balance = await api.ok("GET", "/v1/balance")
+    usd = next(a["amount"] for a in balance["available"] if a["currency"] == "usd")
+    await api.refused("POST", "/v1/payouts", 400, "balance_insufficient",
+                      json={"amount": usd + 1, "currency": "usd"})
+    payout = await api.ok("POST", "/v1/payouts", json={"amount": 5000, "currency": "usd"})
+    assert (payout["status"], payout["automatic"]) == ("pending", False)
+    after = await api.ok("GET", "/v1/balance")
+    assert next(a["amount"] for a in after["available"] if a["currency"] == "usd") == usd - 5000
+    canceled = await api.ok("POST", f"/v1/payouts/{payout['id']}/cancel", json={})
+    assert canceled["status"] == "canceled"
+    again = await api.ok("GET", "/v1/balance")
+    assert next(a["amount"] for a in again["available"] if a["currency"] == "usd") == usd
+    other = await api.ok("POST", "/v1/payouts", json={"amount": 5000, "currency": "usd"})
+    await _move(api, "payouts", other["id"], created=1)
+    await api.ok("POST", "/v1/customers", json={})
+    assert (await api.ok("GET", f"/v1/payouts/{other['id']}"))["status"] == "in_transit"
+    await api.refused("POST", f"/v1/payouts/{other['id']}/cancel", 400,
+                      "payout_unexpected_state", json={})
+    await _move(api, "payouts", other["id"], arrival_date=1)
+    await api.ok("POST", "/v1/customers", json={})
+    assert (await api.ok("GET", f"/v1/payouts/{other['id']}"))["status"] == "paid"
+
+
+async def test_the_seeded_world_has_billing_in_every_state(make_api: MakeApi) -> None:
+    """The seeded account's Billing, as the README's mess table lists it: a past-due and an
+    unpaid subscription on a declining card, trials, a cancellation at the period's end, draft
+    invoices; nothing renews on the first write (docs.stripe.com/billing/subscriptions/
+    overview#subscription-statuses)."""
+    api = make_api()
+    await api.ok("POST", "/v1/customers", json={})
+    subs = await api.ok("GET", "/v1/subscriptions", params={"status": "all", "limit": 100})
+    statuses = [s["status"] for s in subs["data"]]
+    assert (statuses.count("past_due"), statuses.count("unpaid")) == (2, 1)
+    assert {"trialing", "active", "canceled"} <= set(statuses)
+    assert any(s["cancel_at_period_end"] for s in subs["data"])
+    drafts = await api.ok("GET", "/v1/invoices", params={"status": "draft"})
+    assert len(drafts["data"]) == 2
+    past_due = next(s for s in subs["data"] if s["status"] == "past_due")
+    invoice = await api.ok("GET", f"/v1/invoices/{past_due['latest_invoice']}")
+    assert (invoice["status"], invoice["attempted"]) == ("open", True)
+    payouts = await api.ok("GET", "/v1/payouts", params={"status": "in_transit"})
+    assert payouts["data"] and all(p["automatic"] for p in payouts["data"])
+    balances = {s["customer"]: (await api.ok("GET", f"/v1/customers/{s['customer']}"))[
+        "balance"] for s in subs["data"] if s["status"] == "active"}
+    credited = [c for c, owed in balances.items() if owed]
+    assert [balances[c] for c in credited] == [-1500]
+    txns = await api.ok("GET", f"/v1/customers/{credited[0]}/balance_transactions")
+    assert sum(t["amount"] for t in txns["data"]) == -1500
