@@ -351,7 +351,8 @@ def applied_balance(row: Row) -> int:
 def amount_due(row: Row) -> int:
     """What an invoice asks: its total, less its credit notes before payment, with the
     customer's balance it took (never below 0)."""
-    return max(0, row["total"] - row["pre_payment_credit_notes_amount"] + applied_balance(row))
+    due: int = row["total"] - row["pre_payment_credit_notes_amount"] + applied_balance(row)
+    return max(0, due)
 
 
 def credit_note_line(row: Row) -> Row:
@@ -511,7 +512,7 @@ class Objects:
         found = sql.one(self.db, "SELECT stripe_id FROM customer_balance_transactions WHERE "
                         "credit_note = ? ORDER BY id LIMIT 1", (row["stripe_id"],))
         return credit_note(row, self.credit_note_lines(row["stripe_id"]),
-                           found and found["stripe_id"])
+                           None if found is None else str(found["stripe_id"]))
 
     def line_items(self, session: str) -> Row:
         """A Checkout Session's line items, as ``expand[]=line_items`` includes them."""

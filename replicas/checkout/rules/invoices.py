@@ -229,7 +229,8 @@ def finalize(w: World, row: Row, auto_advance: bool | None = None) -> Row:
 
 
 def remaining(row: Row) -> int:
-    return amount_due(row) - row["amount_paid"]
+    """What is left to pay of an open invoice."""
+    return amount_due(row) - int(row["amount_paid"])
 
 
 def settle(w: World, row: Row, amount: int = 0) -> Row:
@@ -256,12 +257,12 @@ def _failed(w: World, row: Row) -> None:
 
 
 def _method_of(row: Row, w: World) -> str | None:
-    if row["default_payment_method"]:
-        return str(row["default_payment_method"])
-    if row["subscription"]:
-        sub = w.objects.row("subscriptions", row["subscription"], kind="subscription")
-        return sub["default_payment_method"]
-    return None
+    """The card an invoice is charged to: its own, else its subscription's."""
+    method = row["default_payment_method"]
+    if method is None and row["subscription"]:
+        method = w.objects.row("subscriptions", row["subscription"],
+                               kind="subscription")["default_payment_method"]
+    return None if method is None else str(method)
 
 
 def pay(w: World, row: Row, body: InvoicePay) -> tuple[Row, CardError | None]:

@@ -60,7 +60,7 @@ def unexpected(row: Row, action: str) -> InvalidRequestError:
 
 
 def _prices(w: World, body: SubscriptionCreate) -> list[Row]:
-    prices = []
+    prices: list[Row] = []
     for i, item in enumerate(body.items):
         param = f"items[{i}][price]"
         price = w.objects.row("prices", item.price, kind="price", param=param)

@@ -87,7 +87,7 @@ async def test_renewals_on_the_clock_past_due_unpaid_and_paid_again(make_api: Ma
     again (docs.stripe.com/api/invoices/pay)."""
     api = make_api()
     sub = await _subscribe(api)
-    await api.ok("POST", f"/v1/payment_methods/pm_card_chargeDeclined/attach",
+    await api.ok("POST", "/v1/payment_methods/pm_card_chargeDeclined/attach",
                  json={"customer": sub["customer"]})
     declining = (await api.ok("GET", "/v1/payment_methods", params={
         "customer": sub["customer"], "type": "card"}))["data"][0]["id"]
