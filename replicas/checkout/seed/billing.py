@@ -154,7 +154,9 @@ def build(g: Generation) -> None:
     cards: dict[str, list[Row]] = {}
     for method in g.tables["payment_methods"]:
         cards.setdefault(method["customer"], []).append(method)
-    people = r.sample([c for _, c in g.people[N_LEGACY:] if cards.get(c["stripe_id"])],
+    twice = {c["email"] for c in g.tables["customers"] if "guest_checkout" in c["metadata"]}
+    people = r.sample([c for _, c in g.people[N_LEGACY:]
+                       if cards.get(c["stripe_id"]) and c["email"] not in twice],
                       sum(n for _, n, *_ in SUBSCRIPTIONS) + 3)
     for kind, n, sku, low, high in SUBSCRIPTIONS:
         for _ in range(n):

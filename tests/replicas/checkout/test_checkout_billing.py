@@ -317,3 +317,29 @@ async def test_the_seeded_world_has_billing_in_every_state(make_api: MakeApi) ->
     assert [balances[c] for c in credited] == [-1500]
     txns = await api.ok("GET", f"/v1/customers/{credited[0]}/balance_transactions")
     assert sum(t["amount"] for t in txns["data"]) == -1500
+
+
+async def test_the_invoice_factory_makes_a_paid_or_open_invoice(make_api: MakeApi) -> None:
+    """The invoice factory (task setup) makes a sent invoice as the API would: numbered, its
+    lines from the catalogue's prices, a paid one with its PaymentIntent, charge and balance
+    transaction, so that a credit note refunds it (docs.stripe.com/api/credit_notes/create,
+    refund_amount)."""
+    api = make_api(setup=[
+        {"factory": "customer", "bind": "customer", "currency": "eur"},
+        {"factory": "invoice", "bind": "paid", "customer": "$customer.stripe_id",
+         "items": "GR-100:1,KT-220:2", "status": "paid", "at": "@now-5d"},
+        {"factory": "invoice", "bind": "due", "customer": "$customer.stripe_id"}])
+    paid = await api.ok("GET", f"/v1/invoices/{api.vars['paid']['stripe_id']}")
+    assert (paid["status"], paid["currency"], paid["total"]) == ("paid", "eur", 8500 + 11000)
+    assert [line["quantity"] for line in paid["lines"]["data"]] == [1, 2]
+    assert paid["number"] != (await api.ok("GET", f"/v1/invoices/{api.vars['due']['stripe_id']}"
+                                           ))["number"]
+    note = await api.ok("POST", "/v1/credit_notes", json={
+        "invoice": paid["id"], "lines": [{"type": "invoice_line_item",
+                                          "invoice_line_item": paid["lines"]["data"][1]["id"]}],
+        "refund_amount": 11000})
+    refund = await api.ok("GET", f"/v1/refunds/{note['refunds'][0]['refund']}")
+    assert refund["amount"] == 11000
+    charges = await api.ok("GET", "/v1/balance_transactions", params={"type": "charge",
+                                                                      "currency": "eur"})
+    assert any(t["amount"] == 19500 for t in charges["data"])
