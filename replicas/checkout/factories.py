@@ -421,9 +421,12 @@ class InvoiceFactory(Factory):
                 "number": f"{NUMBER_PREFIX}-{numbered + 1:04d}", "description": None,
                 "subtotal": total, "total": total, "starting_balance": 0, "ending_balance": 0,
                 "pre_payment_credit_notes_amount": 0, "post_payment_credit_notes_amount": 0,
-                "amount_paid": total if status == "paid" else 0, "attempt_count": 0,
-                "auto_advance": 1, "days_until_due": None, "due_date": at + 30 * 86400,
-                "default_payment_method": None, "payment_intent": None, "period_start": at,
+                "amount_paid": total if status == "paid" else 0,
+                "attempt_count": int(status == "paid"), "auto_advance": 1,
+                "days_until_due": None, "due_date": at + 30 * 86400,
+                "default_payment_method": None,
+                "payment_intent": stripe_id("payment_intents", ctx.rng)
+                if status == "paid" else None, "period_start": at,
                 "period_end": at, "finalized_at": at,
                 "paid_at": at + 3600 if status == "paid" else None, "voided_at": None,
                 "marked_uncollectible_at": None, "metadata": "{}", "created": at}
@@ -457,11 +460,10 @@ class InvoiceFactory(Factory):
         intent = {**_intent(ctx, customer, amount=row["total"], currency=row["currency"],
                             number=row["number"], skus="", status="succeeded",
                             created=row["paid_at"]),
+                  "stripe_id": row["payment_intent"],
                   "description": f"Payment for Invoice {row['number']}", "metadata": "{}"}
         intent["id"] = ctx.insert("payment_intents", intent)
         _pay(ctx, intent, _card_option(given))
-        sql.update(ctx.db, "invoices", row["id"], {"payment_intent": intent["stripe_id"],
-                                                   "attempt_count": 1})
 
 
 # The world going on around a task's setup (replicas/runtime/setup.py): another customer's

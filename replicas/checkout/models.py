@@ -372,7 +372,8 @@ class Invoice(CheckoutModel, table=True):
     due_date: int | None = None
     default_payment_method: str | None = Field(default=None,
                                                foreign_key="payment_methods.stripe_id")
-    payment_intent: str | None = Field(default=None, foreign_key="payment_intents.stripe_id")
+    # The PaymentIntent that paid it (no FK: the invoice factory names it before making it).
+    payment_intent: str | None = None
     period_start: int
     period_end: int
     finalized_at: int | None = None
