@@ -6,6 +6,8 @@
     - {factory: coupon, bind: coupon, percent_off: 15, at: "@now-40d"}
     - {factory: promotion_code, bind: code, coupon: $coupon.stripe_id, expires: "@now-2d"}
     - {factory: order, bind: order, customer: $customer.stripe_id, lines: 3, shipped: 1}
+    - {factory: invoice, bind: invoice, customer: $customer.stripe_id, items: "GR-100:1",
+       status: paid, at: "@now-5d"}
 
 Rows look like the world's (the same draws: world.py). A new customer is the seed's
 identity's new person (drawn per setup and op; with a store account); a payment's or an
@@ -34,6 +36,8 @@ from .discounts import allocate, discount
 from .ids import stripe_id, token
 from .rules import approvals
 from .rules.common import dumps, unix
+from .rules.funds import AVAILABLE_AFTER, fee
+from .rules.invoices import NUMBER_PREFIX, line_description
 from .rules.payment_intents import AUTHORIZATION_TTL
 from .world import (
     address,
@@ -130,6 +134,13 @@ def _pay(ctx: FactoryContext, row: Mapping[str, Any], card_name: str) -> None:
         else "Payment complete.",
         "capture_before": at + AUTHORIZATION_TTL if row["status"] == "requires_capture"
         else None, "description": row["description"], "metadata": "{}", "created": at})
+    if captured:  # the charge's funds in the account's balance, less Stripe's fee
+        ctx.insert("balance_transactions", {
+            "stripe_id": stripe_id("balance_transactions", ctx.rng), "type": "charge",
+            "source": charge, "amount": row["amount"],
+            "fee": fee(row["amount"], row["currency"]), "currency": row["currency"],
+            "description": row["description"], "available_on": at + AVAILABLE_AFTER,
+            "created": at})
     sql.update(ctx.db, "payment_intents", row["id"], {
         "latest_charge": charge,
         "payment_method": None if declined else method["stripe_id"],
@@ -382,6 +393,79 @@ class OrderFactory(Factory):
                            "stripe_id = ?)", (row["promotion_code"],))
 
 
+class InvoiceFactory(Factory):
+    """A one-off invoice of a customer (given, else a random one's) in their currency, sent
+    (``send_invoice``, due 30 days after it was finalized) and numbered as the account's:
+    ``items`` its lines ("GR-100:1,KT-220:2", default 2 drawn), ``status`` open (default) or
+    paid (by card: its PaymentIntent and charge). Options: ``at`` (when it was finalized,
+    default 3 to 20 days ago), ``items``, ``card``."""
+
+    table = "invoices"
+    options = frozenset({"at", "items", "card"})
+
+    def build(self, ctx: FactoryContext, given: Mapping[str, Any]) -> Row:
+        status = given.get("status", "open")
+        if status not in ("open", "paid"):
+            raise ValueError("status must be open or paid")
+        _card_option(given)
+        customer = _customer(ctx, given)
+        money = customer["currency"] or "usd"
+        lines = self._lines(ctx, given, money)
+        total = subtotal(lines, money)
+        at = _at(ctx, given, ctx.rng.uniform(3, 20))
+        numbered = ctx.db.execute("SELECT count(*) AS n FROM invoices WHERE number IS NOT "
+                                  "NULL").fetchone()["n"]
+        return {"stripe_id": stripe_id("invoices", ctx.rng), "customer": customer["stripe_id"],
+                "subscription": None, "status": status, "billing_reason": "manual",
+                "collection_method": "send_invoice", "currency": money,
+                "number": f"{NUMBER_PREFIX}-{numbered + 1:04d}", "description": None,
+                "subtotal": total, "total": total, "starting_balance": 0, "ending_balance": 0,
+                "pre_payment_credit_notes_amount": 0, "post_payment_credit_notes_amount": 0,
+                "amount_paid": total if status == "paid" else 0,
+                "attempt_count": int(status == "paid"), "auto_advance": 1,
+                "days_until_due": None, "due_date": at + 30 * 86400,
+                "default_payment_method": None,
+                "payment_intent": stripe_id("payment_intents", ctx.rng)
+                if status == "paid" else None, "period_start": at,
+                "period_end": at, "finalized_at": at,
+                "paid_at": at + 3600 if status == "paid" else None, "voided_at": None,
+                "marked_uncollectible_at": None, "metadata": "{}", "created": at}
+
+    @staticmethod
+    def _lines(ctx: FactoryContext, given: Mapping[str, Any], money: str
+               ) -> list[tuple[str, int]]:
+        if given.get("items"):
+            return [(sku, int(n)) for sku, _, n in (
+                part.partition(":") for part in str(given["items"]).split(","))]
+        skus = [sku for sku, spec in data()["products"].items() if not spec.get("interval")]
+        return [(sku, ctx.rng.randint(1, 3)) for sku in ctx.rng.sample(skus, 2)]
+
+    def after(self, ctx: FactoryContext, row: Mapping[str, Any],
+              given: Mapping[str, Any]) -> None:
+        for sku, quantity in self._lines(ctx, given, row["currency"]):
+            price = _price(ctx, sku, row["currency"])
+            found = sql.one(ctx.db, "SELECT * FROM prices WHERE stripe_id = ?", (price,))
+            assert found is not None  # _price found it
+            ctx.insert("invoice_lines", {
+                "stripe_id": stripe_id("invoice_lines", ctx.rng), "invoice": row["stripe_id"],
+                "amount": found["unit_amount"] * quantity, "currency": row["currency"],
+                "description": line_description(data()["products"][sku]["name"], found,
+                                                quantity),
+                "quantity": quantity, "price": price, "subscription": None,
+                "subscription_item": None, "period_start": row["period_start"],
+                "period_end": row["period_end"], "metadata": "{}", "created": row["created"]})
+        if row["status"] != "paid":
+            return
+        customer = _customer(ctx, {"customer": row["customer"]})
+        intent = {**_intent(ctx, customer, amount=row["total"], currency=row["currency"],
+                            number=row["number"], skus="", status="succeeded",
+                            created=row["paid_at"]),
+                  "stripe_id": row["payment_intent"],
+                  "description": f"Payment for Invoice {row['number']}", "metadata": "{}"}
+        intent["id"] = ctx.insert("payment_intents", intent)
+        _pay(ctx, intent, _card_option(given))
+
+
 # The world going on around a task's setup (replicas/runtime/setup.py): another customer's
 # first order, paid; with the first piece of a run, that payment disputed by the cardholder
 # (a stolen card's first use), a coupon of a new campaign and an account action, so that no
@@ -420,4 +504,5 @@ FACTORIES: dict[str, Factory] = {
     "coupon": CouponFactory(),
     "promotion_code": PromotionCodeFactory(),
     "order": OrderFactory(),
+    "invoice": InvoiceFactory(),
 }

@@ -18,6 +18,10 @@ FORMATS = {
     "refunds": ("re_", 24), "disputes": ("dp_", 24), "events": ("evt_", 24),
     "coupons": ("", 8), "promotion_codes": ("promo_", 24),
     "checkout_sessions": ("cs_test_", 58), "checkout_line_items": ("li_", 24),
+    "subscriptions": ("sub_", 24), "subscription_items": ("si_", 14), "invoices": ("in_", 24),
+    "invoice_lines": ("il_", 24), "credit_notes": ("cn_", 24), "credit_note_lines": ("cnli_", 24),
+    "customer_balance_transactions": ("cbtxn_", 24), "balance_transactions": ("txn_", 24),
+    "payouts": ("po_", 24),
 }
 TABLES = {prefix.partition("_")[0]: table for table, (prefix, _) in FORMATS.items() if prefix}
 _ALPHABET = string.digits + string.ascii_letters

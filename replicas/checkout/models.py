@@ -42,6 +42,9 @@ class Customer(CheckoutModel, table=True):
     currency: str | None = None  # set by the first payment
     preferred_locales: str = Field(default="[]", sa_column_kwargs={"server_default": "[]"})
     deleted: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    # What the customer owes (positive) or is owed (negative: credit), in ``currency``: the
+    # sum of its balance transactions (billing.py).
+    balance: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     metadata_: str = metadata()
     created: int
 
@@ -299,6 +302,203 @@ class CheckoutLineItem(CheckoutModel, table=True):
     amount_subtotal: int
     amount_discount: int = 0
     amount_total: int
+    created: int
+
+
+class Subscription(CheckoutModel, table=True):
+    __tablename__ = "subscriptions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    customer: str = Field(foreign_key="customers.stripe_id", index=True)
+    # incomplete | incomplete_expired | trialing | active | past_due | unpaid | canceled
+    status: str = Field(index=True)
+    currency: str
+    collection_method: str  # charge_automatically | send_invoice
+    days_until_due: int | None = None
+    default_payment_method: str | None = Field(default=None,
+                                               foreign_key="payment_methods.stripe_id")
+    description: str | None = None
+    current_period_start: int
+    current_period_end: int = Field(index=True)
+    billing_cycle_anchor: int
+    start_date: int
+    trial_start: int | None = None
+    trial_end: int | None = None
+    cancel_at_period_end: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    cancel_at: int | None = None
+    canceled_at: int | None = None
+    ended_at: int | None = None
+    cancellation_reason: str | None = None  # cancellation_requested | payment_failed
+    cancellation_comment: str | None = None
+    cancellation_feedback: str | None = None
+    latest_invoice: str | None = None  # an invoice's Stripe id (invoices refer back: no FK)
+    metadata_: str = metadata()
+    created: int
+
+
+class SubscriptionItem(CheckoutModel, table=True):
+    __tablename__ = "subscription_items"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    subscription: str = Field(foreign_key="subscriptions.stripe_id", index=True)
+    price: str = Field(foreign_key="prices.stripe_id")
+    quantity: int
+    metadata_: str = metadata()
+    created: int
+
+
+class Invoice(CheckoutModel, table=True):
+    __tablename__ = "invoices"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    customer: str = Field(foreign_key="customers.stripe_id", index=True)
+    subscription: str | None = Field(default=None, foreign_key="subscriptions.stripe_id",
+                                     index=True)
+    status: str = Field(index=True)  # draft | open | paid | void | uncollectible
+    billing_reason: str  # manual | subscription_create | subscription_cycle | ...
+    collection_method: str  # charge_automatically | send_invoice
+    currency: str
+    number: str | None = None  # given when finalized
+    description: str | None = None
+    subtotal: int = 0  # the lines'
+    total: int = 0
+    starting_balance: int = 0  # the customer's balance applied when finalized
+    ending_balance: int | None = None
+    # What credit notes took off before (pre) or after (post) it was paid.
+    pre_payment_credit_notes_amount: int = 0
+    post_payment_credit_notes_amount: int = 0
+    amount_paid: int = 0
+    attempt_count: int = 0
+    auto_advance: bool = Field(default=True, sa_column_kwargs={"server_default": "1"})
+    days_until_due: int | None = None
+    due_date: int | None = None
+    default_payment_method: str | None = Field(default=None,
+                                               foreign_key="payment_methods.stripe_id")
+    # The PaymentIntent that paid it (no FK: the invoice factory names it before making it).
+    payment_intent: str | None = None
+    period_start: int
+    period_end: int
+    finalized_at: int | None = None
+    paid_at: int | None = None
+    voided_at: int | None = None
+    marked_uncollectible_at: int | None = None
+    metadata_: str = metadata()
+    created: int
+
+
+class InvoiceLine(CheckoutModel, table=True):
+    __tablename__ = "invoice_lines"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    invoice: str = Field(foreign_key="invoices.stripe_id", index=True)
+    amount: int
+    currency: str
+    description: str | None = None
+    quantity: int | None = None
+    price: str | None = Field(default=None, foreign_key="prices.stripe_id")
+    subscription: str | None = None
+    subscription_item: str | None = None
+    period_start: int
+    period_end: int
+    metadata_: str = metadata()
+    created: int
+
+
+class CreditNote(CheckoutModel, table=True):
+    __tablename__ = "credit_notes"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    invoice: str = Field(foreign_key="invoices.stripe_id", index=True)
+    customer: str = Field(foreign_key="customers.stripe_id", index=True)
+    number: str
+    status: str  # issued | void
+    type: str  # pre_payment | post_payment
+    amount: int
+    currency: str
+    reason: str | None = None
+    memo: str | None = None
+    # How a post-payment credit note's amount went back: a refund, the customer's balance,
+    # outside Stripe.
+    refund: str | None = Field(default=None, foreign_key="refunds.stripe_id")
+    refund_amount: int = 0
+    credit_amount: int = 0
+    out_of_band_amount: int | None = None
+    voided_at: int | None = None
+    metadata_: str = metadata()
+    created: int
+
+
+class CreditNoteLine(CheckoutModel, table=True):
+    __tablename__ = "credit_note_lines"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    credit_note: str = Field(foreign_key="credit_notes.stripe_id", index=True)
+    type: str  # invoice_line_item | custom_line_item
+    invoice_line_item: str | None = Field(default=None, foreign_key="invoice_lines.stripe_id")
+    amount: int
+    quantity: int | None = None
+    unit_amount: int | None = None
+    description: str | None = None
+    created: int
+
+
+class CustomerBalanceTransaction(CheckoutModel, table=True):
+    __tablename__ = "customer_balance_transactions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    customer: str = Field(foreign_key="customers.stripe_id", index=True)
+    amount: int  # negative: a credit to the customer
+    currency: str
+    # adjustment | applied_to_invoice | credit_note | unapplied_from_invoice | ...
+    type: str
+    description: str | None = None
+    ending_balance: int
+    invoice: str | None = Field(default=None, foreign_key="invoices.stripe_id")
+    credit_note: str | None = Field(default=None, foreign_key="credit_notes.stripe_id")
+    metadata_: str = metadata()
+    created: int
+
+
+class BalanceTransaction(CheckoutModel, table=True):
+    """A movement of the account's Stripe balance: a charge's funds (less Stripe's fee), a
+    refund, a payout."""
+
+    __tablename__ = "balance_transactions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    type: str = Field(index=True)  # charge | refund | payout | payout_cancel
+    source: str = Field(index=True)  # the charge's, refund's or payout's Stripe id
+    amount: int
+    fee: int
+    currency: str
+    description: str | None = None
+    available_on: int  # when its funds can be paid out
+    created: int
+
+
+class Payout(CheckoutModel, table=True):
+    __tablename__ = "payouts"
+
+    id: int | None = Field(default=None, primary_key=True)
+    stripe_id: str = Field(unique=True)
+    amount: int
+    currency: str
+    status: str = Field(index=True)  # pending | in_transit | paid | canceled
+    method: str  # standard | instant
+    automatic: bool
+    arrival_date: int
+    description: str | None = None
+    statement_descriptor: str | None = None
+    balance_transaction: str | None = None  # its transaction's Stripe id
+    metadata_: str = metadata()
     created: int
 
 

@@ -66,8 +66,8 @@ def customer_values(person: Any, created: int) -> dict[str, Any]:
     """A customer row's values for a person of the seed's identity."""
     return {"email": person.email, "name": person.name, "phone": person.phone,
             "description": None, "currency": person.currency.lower(),
-            "preferred_locales": f'["{person.locale}"]', "deleted": 0, "metadata": "{}",
-            "created": created}
+            "preferred_locales": f'["{person.locale}"]', "deleted": 0, "balance": 0,
+            "metadata": "{}", "created": created}
 
 
 def card_values(r: random.Random, test: Any, customer: str | None, created: int,

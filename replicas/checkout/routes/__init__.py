@@ -9,22 +9,28 @@ from . import (
     catalog,
     charges,
     coupons,
+    credit_notes,
+    customer_balance,
     customers,
     disputes,
     events,
+    invoices,
     payment_intents,
     payment_methods,
+    payouts,
     refunds,
     search,
     sessions,
     store,
+    subscriptions,
     unrecognized,
 )
 
 router = APIRouter()
 # Flattened rather than include_router'ed (route matching pays for every nesting level).
-for module in (search, customers, catalog, payment_methods, payment_intents, charges, refunds,
-               disputes, events, coupons, sessions, store):
+for module in (search, customers, customer_balance, catalog, payment_methods, payment_intents,
+               charges, refunds, disputes, events, coupons, sessions, subscriptions, invoices,
+               credit_notes, payouts, store):
     router.routes.extend(module.router.routes)
 
 TAGS = [
@@ -40,6 +46,13 @@ TAGS = [
     {"name": "coupons", "description": "Coupons and the promotion codes customers type."},
     {"name": "checkout_sessions", "description": "The hosted checkout's payments: line items, "
      "discounts, expiry."},
+    {"name": "subscriptions", "description": "Recurring billing: trials, renewals on the "
+     "episode's clock, past due, cancellation."},
+    {"name": "invoices", "description": "Invoices: drafts, finalize, pay, void, uncollectible."},
+    {"name": "credit_notes", "description": "Credit notes: reductions of finalized invoices "
+     "(refunds, customer credit)."},
+    {"name": "payouts", "description": "The account's balance, its transactions (charges less "
+     "fees, refunds, payouts) and payouts to the bank."},
     {"name": "store", "description": "The shop's own API (not Stripe's): orders, "
      "cancellations, returns, stock, customer accounts."},
 ]

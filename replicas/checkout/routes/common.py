@@ -31,6 +31,12 @@ EventId = Annotated[str, object_path("event")]
 CouponId = Annotated[str, object_path("coupon")]
 PromotionCodeId = Annotated[str, object_path("promotion code")]
 SessionId = Annotated[str, object_path("Checkout Session")]
+SubscriptionId = Annotated[str, object_path("subscription")]
+SubscriptionItemId = Annotated[str, object_path("subscription item")]
+InvoiceId = Annotated[str, object_path("invoice")]
+CreditNoteId = Annotated[str, object_path("credit note")]
+BalanceTransactionId = Annotated[str, object_path("balance transaction")]
+PayoutId = Annotated[str, object_path("payout")]
 
 
 def answer(w: World, table: str, row: Row, expand: Sequence[str] | None) -> Response:
@@ -45,10 +51,13 @@ def retrieve(w: World, table: str, object_id: str, kind: str,
 
 def listing(w: World, table: str, kind: str, *, url: str, limit: int,
             starting_after: str | None, ending_before: str | None,
-            expand: Sequence[str] | None, **equal: Any) -> Response:
-    """A page of ``table``'s objects whose columns equal ``equal`` (None: not filtered)."""
-    where = [f"{column} = ?" for column, value in equal.items() if value is not None]
-    params = [value for value in equal.values() if value is not None]
+            expand: Sequence[str] | None, where: Sequence[str] = (),
+            params: Sequence[Any] = (), **equal: Any) -> Response:
+    """A page of ``table``'s objects whose columns equal ``equal`` (None: not filtered) and
+    that match ``where`` (SQL in code, with ``params``)."""
+    where = [*where, *(f"{column} = ?" for column, value in equal.items()
+                       if value is not None)]
+    params = [*params, *(value for value in equal.values() if value is not None)]
     return ok(cursor_page(w.objects, table, where, params, url=url, limit=limit,
                           starting_after=starting_after, ending_before=ending_before,
                           expand=expand or [], kind=kind))

@@ -26,7 +26,7 @@ from ..errors import CardError, InvalidRequestError
 from ..ids import token
 from ..render import Row
 from ..schemas.requests import PaymentIntentCreate, PaymentIntentUpdate, PaymentMethodData
-from . import customers, payment_methods
+from . import customers, funds, payment_methods
 from .common import World, charge_amount, currency, dumps, given, metadata, text
 
 AUTHORIZATION_TTL = int(timedelta(days=7).total_seconds())
@@ -276,6 +276,8 @@ def _charge(w: World, row: Row, method: Row) -> tuple[Row, CardError | None]:
         "network_status": "approved_by_network", "seller_message": "Payment complete.",
         "capture_before": w.now + AUTHORIZATION_TTL if manual else None})
     w.emit("charge.succeeded", "charges", charge)
+    if not manual:
+        funds.charged(w, charge)
     row = w.update("payment_intents", row, {
         "status": "requires_capture" if manual else "succeeded",
         "amount_capturable": row["amount"] if manual else 0,
@@ -305,6 +307,7 @@ def capture(w: World, row: Row, *, amount_to_capture: int | None, meta: Any) -> 
         "captured": 1, "amount_captured": amount, "amount_refunded": released,
         "refunded": int(released == charge["amount"])})
     w.emit("charge.captured", "charges", charge)
+    funds.charged(w, charge)
     row = w.update("payment_intents", row, {
         "status": "succeeded", "amount_received": amount, "amount_capturable": 0,
         "metadata": metadata(row["metadata"], meta)})

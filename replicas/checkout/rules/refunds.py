@@ -19,7 +19,7 @@ from ..cards import card
 from ..errors import InvalidRequestError
 from ..render import Row
 from ..schemas.requests import ApprovalCreate, RefundCreate
-from . import approvals
+from . import approvals, funds
 from .common import World, metadata
 
 COUNTED = ("pending", "requires_action", "succeeded")
@@ -103,6 +103,7 @@ def create(w: World, body: RefundCreate, *, policy: bool = True) -> Row:
         "settles_to": later.then if later else None,
         "metadata": metadata("{}", body.metadata)})
     approvals.used(w, approval, row)
+    funds.refunded(w, row)
     w.emit("refund.created", "refunds", row)
     total = charge["amount_refunded"] + amount
     charge = w.update("charges", charge, {"amount_refunded": total,

@@ -15,7 +15,19 @@ from datetime import datetime
 from replicas.runtime.world import write_world
 
 from ..models import METADATA
-from . import accounts, catalog, coupons, customers, disputes, events, orders, sessions, stock
+from . import (
+    accounts,
+    billing,
+    catalog,
+    coupons,
+    customers,
+    disputes,
+    events,
+    funds,
+    orders,
+    sessions,
+    stock,
+)
 from .common import Generation
 
 
@@ -23,6 +35,6 @@ def seed(conn: sqlite3.Connection, seed: int, now: datetime) -> None:
     """Create the schema and write the world of ``seed`` as of ``now`` into ``conn``."""
     g = Generation(seed, now)
     for family in (customers, accounts, catalog, coupons, orders, sessions, stock, disputes,
-                   events):
+                   billing, funds, events):
         family.build(g)
     write_world(conn, METADATA, g.tables)

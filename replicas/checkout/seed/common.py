@@ -36,6 +36,8 @@ class Generation(WorldGeneration):
     # Left by the orders builder: paid charges of shipped orders no refund touched (disputes
     # are of these), the duplicate charges, the returns (with their refund and charge).
     disputable: list[Row]
+    # Left by the orders builder: how payments are made (the billing builder pays with it).
+    shop: Any
     duplicates: list[Row]
     returned: list[tuple[Row, Row, Row]]
 

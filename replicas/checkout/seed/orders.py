@@ -225,7 +225,7 @@ def _fates(g: Generation, placed: list[Placed], times: list[int]) -> list[str]:
 
 
 def build(g: Generation) -> None:
-    shop = _Shop(g)
+    shop = g.shop = _Shop(g)
     g.duplicates = []
     g.returned = []
     _legacy(g, shop)
