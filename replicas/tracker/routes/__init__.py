@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import agile, issues, meta, projects, relations, search, site
+from . import agile, issues, meta, projects, relations, search, session, site
 from .common import VERSIONS
 
 router = APIRouter()
@@ -15,6 +15,7 @@ for version in VERSIONS:
         router.include_router(module.router, prefix=f"/rest/api/{version}",
                               include_in_schema=version == VERSIONS[0])
 router.routes.extend(agile.router.routes)
+router.routes.extend(session.router.routes)
 # The browser's pages (replicas/tracker/pages): HTML, outside the agent's OpenAPI.
 from ..pages import router as pages  # noqa: E402 - after the API's routes
 
@@ -28,4 +29,5 @@ TAGS = [
                                       "and edit metadata."},
     {"name": "links", "description": "Issue links, remote links, watchers, worklogs."},
     {"name": "agile", "description": "Boards, their issues and backlog, sprints."},
+    {"name": "session", "description": "Cookie login (rest/auth/1/session)."},
 ]
