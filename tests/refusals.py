@@ -8,11 +8,11 @@ from typing import Any
 import httpx
 
 
-def refusal(response: httpx.Response) -> dict[str, Any]:
+def refusal(response: httpx.Response | dict[str, Any]) -> dict[str, Any]:
     """WorkGym's ``code``, ``message``, ``field`` and ``rule`` of a refusal: WorkGym's and
     Stripe's bodies carry them in ``error``; Zendesk's names the code in ``error`` and the
     field and rule in ``details``; Jira's has the message and field alone (code None)."""
-    body = response.json()
+    body = response if isinstance(response, dict) else response.json()
     error = body.get("error")
     if isinstance(error, dict):
         return error

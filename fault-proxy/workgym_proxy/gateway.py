@@ -37,6 +37,8 @@ class ErrorShape(BaseModel):
                       "or value is one placeholder with nothing to fill is left out.")
     names: dict[str, str] = Field(default_factory=dict, description="Status (or 'default') "
                                   "-> the product's name for it ({name}).")
+    optional: list[str] = Field(default_factory=list, description="Members of the body left "
+                                "out when nothing filled them (an empty object or list).")
 
     def reply(self, error: WorkGymError) -> Reply:
         status = error.status_code
@@ -45,7 +47,10 @@ class ErrorShape(BaseModel):
                   "field": error.field, "rule": error.rule}
         headers = [_JSON, *((k.lower().encode("latin-1"), v.encode("latin-1"))
                             for k, v in (error.headers or {}).items())]
-        return Reply(status, headers, orjson.dumps(_filled(self.body, values)))
+        body = _filled(self.body, values)
+        if isinstance(body, dict):
+            body = {k: v for k, v in body.items() if v or k not in self.optional}
+        return Reply(status, headers, orjson.dumps(body))
 
 
 def _filled(template: Any, values: dict[str, str | None]) -> Any:
