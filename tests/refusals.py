@@ -12,12 +12,13 @@ def refusal(response: httpx.Response | dict[str, Any]) -> dict[str, Any]:
     """WorkGym's ``code``, ``message``, ``field`` and ``rule`` of a refusal: WorkGym's and
     Stripe's bodies carry them in ``error``; Zendesk's names the code in ``error`` and the
     field and rule in ``details``; Jira's has the message and field alone (code None)."""
-    body = response if isinstance(response, dict) else response.json()
+    body: dict[str, Any] = response if isinstance(response, dict) else response.json()
     error = body.get("error")
     if isinstance(error, dict):
         return error
     if isinstance(error, str):
-        field, entries = next(iter((body.get("details") or {}).items()), (None, [{}]))
+        details: dict[str, list[dict[str, str]]] = body.get("details") or {}
+        field, entries = next(iter(details.items()), (None, [{}]))
         return {"code": error, "message": body["description"], "field": field,
                 "rule": entries[0].get("error")}
     return {"code": None, "message": body["errorMessages"][0],

@@ -209,6 +209,19 @@ def test_the_apps_links_name_the_base_they_were_reached_by(
     assert under_apps.startswith(obs.apps["tracker"] + "/rest/")
 
 
+def test_a_browser_enters_an_apps_own_port_with_its_cookie_on_the_root(
+        episodes: dict[str, Observation]) -> None:
+    """The browser entry (fault-proxy/workgym_proxy/browser.py) on an app's own port: on to
+    the same path without the token, the cookie for the whole port's paths."""
+    obs = episodes["checkout"]
+    with httpx.Client(base_url=obs.roots["checkout"], trust_env=False) as browser:
+        entered = browser.get("/v1/customers", params={"workgym_token": obs.token, "limit": 1})
+        assert entered.status_code == 303
+        assert entered.headers["location"] == "/v1/customers?limit=1"
+        assert "; Path=/;" in entered.headers["set-cookie"]
+        assert browser.get("/v1/customers?limit=1").json()["object"] == "list"
+
+
 def test_a_login_keeps_the_token_off_the_trajectory(runs: dict[str, Env]) -> None:
     """The login's password (the episode's token) is the proxy's: the replica and the
     trajectory get the body without it, and the answer without the cookie's value. (Last:
