@@ -47,7 +47,7 @@ CMD ["python", "-m", "workgym", "serve", "--role", "gym", "--host", "0.0.0.0", "
 
 FROM base AS proxy
 ENV WORKGYM_PORT=8080
-EXPOSE 8080
+EXPOSE 8080 8081 8082 8083 8084
 CMD ["python", "-m", "workgym", "serve", "--role", "proxy", "--host", "0.0.0.0", "--port", "8080"]
 
 FROM base AS replica

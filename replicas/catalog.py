@@ -55,6 +55,11 @@ def fault_presets() -> dict[str, list[dict[str, Any]]]:
     return found
 
 
+def gateways() -> dict[str, dict[str, Any]]:
+    """Every app's ``gateway:`` (its ``app.yaml``): what the proxy does in its place."""
+    return {name: read_manifest(name).gateway for name in sorted(app_names())}
+
+
 def spec(name: str) -> ReplicaSpec:
     """The app's spec (importing the app: its routes, models and rules)."""
     found = getattr(importlib.import_module(f"replicas.{name}.spec"), "SPEC", None)

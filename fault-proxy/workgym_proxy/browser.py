@@ -47,21 +47,23 @@ def entry(scope: Scope) -> tuple[str, str] | None:
     return token, path + (f"?{rest}" if rest else "")
 
 
-def entered(token: str, expires_at: float, location: str, *, secure: bool
-            ) -> list[tuple[bytes, bytes]]:
-    """The headers of the entry's 303: on to ``location``, the token set as the cookie."""
+def entered(token: str, expires_at: float, location: str, *, secure: bool,
+            path: str = APPS_PREFIX) -> list[tuple[bytes, bytes]]:
+    """The headers of the entry's 303: on to ``location``, the token set as the cookie (for
+    ``path``: ``/`` on an app's own port)."""
     max_age = max(0, int(expires_at - time.time()))
-    cookie = (f"{COOKIE}={token}; Path={APPS_PREFIX}; Max-Age={max_age}; HttpOnly; "
+    cookie = (f"{COOKIE}={token}; Path={path}; Max-Age={max_age}; HttpOnly; "
               f"SameSite=Strict{'; Secure' if secure else ''}")
     return [(b"location", location.encode("latin-1")), (b"set-cookie", cookie.encode()),
             (b"cache-control", b"no-store"), (b"referrer-policy", b"no-referrer")]
 
 
-def cookie_token(header: bytes) -> str | None:
-    """The episode's token in a ``Cookie`` header, if it carries one."""
+def cookie_token(header: bytes, session: str | None = None) -> str | None:
+    """The episode's token in a ``Cookie`` header, if it carries one (the browser's cookie,
+    or ``session``: the product's session cookie, gateway.py)."""
     for part in header.decode("latin-1").split(";"):
         name, _, value = part.strip().partition("=")
-        if name == COOKIE and value:
+        if name in (COOKIE, session) and value:
             return value
     return None
 

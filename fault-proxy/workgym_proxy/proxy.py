@@ -1,7 +1,10 @@
 """Forward an agent's request to its episode's replica, inject its faults, record it.
 
-URL shape: ``/apps/<app>/<path inside the app>``. Each request must carry the
-episode's bearer token (a browser: its cookie, browser.py); the proxy checks its headers
+URL shape: ``/apps/<app>/<path inside the app>``, or the path inside the app alone on the
+app's own port (``at_root``: the product's own base path, WORKGYM_APP_PORTS). Each request
+must carry the episode's token: as its bearer, as the password of HTTP Basic (any user
+name), in a browser's cookie (browser.py) or in the product's session cookie (gateway.py);
+the proxy checks its headers
 and body against the limits, counts the step, applies the episode's fault plan, forwards
 to the replica instance the episode was placed on with the internal credential, and
 records the exchange on the episode's trajectory at the index it was admitted with —
@@ -13,8 +16,11 @@ episode's replicas.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -31,7 +37,6 @@ from workgym_core.asgi import (
     json_body,
     nests_deeper,
     read_body,
-    send_error,
     send_response,
 )
 from workgym_core.credentials import bearer
@@ -79,6 +84,7 @@ from .faults import Fault, Reply, StepContext
 from .faults.base import accepted
 from .faults.plan import cached_plan
 from .faults.plugins import limited, token_expired
+from .gateway import PLATFORM, Gateway, Session
 from .recorder import Recorder
 from .upstream import Upstream
 
@@ -104,23 +110,40 @@ _DROP_RESPONSE = frozenset({
 
 
 _SAFE = "/!$&'()*+,;=:@-._~%"
+# The scope key of a request that came in on its app's own port: the app's public root.
+ROOT = "workgym.root"
 
 
-def _token(headers: list[tuple[bytes, bytes]]) -> tuple[str, bool]:
-    """The bearer token, else a browser's episode cookie (browser.py); whether it was the
-    cookie (a credential the browser adds by itself)."""
+def _basic_password(authorization: str) -> str | None:
+    """The password of an ``Authorization: Basic`` header (Zendesk's ``email/token:TOKEN``,
+    Jira's ``user:api_token``), if it is one."""
+    scheme, _, value = authorization.partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return decoded.partition(":")[2] or None
+
+
+def _token(headers: list[tuple[bytes, bytes]], session_cookie: str | None) -> tuple[str, bool]:
+    """The episode's token: the bearer, or the password of HTTP Basic; else a browser's
+    episode cookie (browser.py) or the product's session cookie (gateway.py); whether it was
+    a cookie (a credential the browser adds by itself)."""
     cookie = None
     for name, value in headers:
         if name == b"authorization":
-            found = bearer(value.decode("latin-1"))
+            sent = value.decode("latin-1")
+            found = bearer(sent) or _basic_password(sent)
             if found:
                 return found, False
         elif name == b"cookie":
-            cookie = cookie or browser.cookie_token(value)
+            cookie = cookie or browser.cookie_token(value, session_cookie)
     if cookie:
         return cookie, True
-    raise Unauthorized("missing bearer token: send 'Authorization: Bearer <episode token>'",
-                       code="missing_token")
+    raise Unauthorized("missing credentials: send 'Authorization: Bearer <episode token>' (or "
+                       "HTTP Basic with the token as the password)", code="missing_token")
 
 
 def _json_or_none(body: bytes, limit: int, max_depth: int) -> Any:
@@ -172,11 +195,15 @@ class Proxy:
     """Pure ASGI app serving ``/apps/<app>/...``."""
 
     def __init__(self, settings: Settings, registry: Registry, upstream: Upstream,
-                 apps: frozenset[str]) -> None:
+                 apps: frozenset[str], gateways: Mapping[str, Gateway] | None = None) -> None:
         self.settings = settings
         self.registry = registry
         self.upstream = upstream
         self.apps = apps
+        self.gateways = dict(gateways or {})  # app -> what it does in the app's place
+        self.roots = settings.app_roots()
+        self.bases = {app: f"{settings.public_url.rstrip('/')}{APPS_PREFIX}{app}"
+                      for app in apps}
         self.metrics = obs.Metrics()
         self.recorder = Recorder(registry, settings.redis_retry_s)
         self.inflight = 0  # agent requests being served: beyond max_inflight, load is shed
@@ -193,40 +220,70 @@ class Proxy:
         sent = raw[len(prefix) - 1:] if raw.startswith(prefix) else quote("/" + rest, safe=_SAFE)
         return app, "/" + rest, sent
 
+    async def at_root(self, app: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """A request on the app's own port (its path is the product's own, e.g. ``/v1/...``):
+        served as ``/apps/<app>/<path>`` is, the app's links on its root."""
+        prefix = f"{PREFIX}{app}"
+        raw: bytes | None = scope.get("raw_path")
+        await self({**scope, "path": prefix + scope["path"], ROOT: self.roots[app],
+                    "raw_path": None if raw is None else prefix.encode() + raw},
+                   receive, send)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.inflight >= self.settings.max_inflight:
-            await send_error(send, busy())  # before anything is counted or forwarded
+            await self._refuse(send, scope, busy())  # before anything is counted or forwarded
             return
         self.inflight += 1
         try:
             await self._serve(scope, receive, send)
         except WorkGymError as error:
-            await send_error(send, error)
+            await self._refuse(send, scope, error)
         except RedisError as exc:
-            await send_error(send, unavailable(exc))
+            await self._refuse(send, scope, unavailable(exc))
         finally:
             self.inflight -= 1
+
+    def _gateway(self, app: str) -> Gateway:
+        return self.gateways.get(app, PLATFORM)
+
+    async def _refuse(self, send: Send, scope: Scope, error: WorkGymError) -> None:
+        """A refusal before the request is admitted, in its app's product's shape."""
+        app = scope["path"][len(PREFIX):].partition("/")[0]
+        reply = self._gateway(app).refusal(error)
+        await send_response(send, reply.status, reply.body, reply.headers)
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         app, path, sent = self._route(scope)
         headers: list[tuple[bytes, bytes]] = scope["headers"]
+        root: str | None = scope.get(ROOT)
         if (entry := browser.entry(scope)) is not None:
-            await self._enter(send, app, *entry, secure=scope.get("scheme") == "https")
+            token, location = entry
+            await self._enter(send, app, token, location[len(PREFIX) + len(app):]
+                              if root else location, secure=scope.get("scheme") == "https",
+                              cookie_path="/" if root else PREFIX)
             return
-        token, by_cookie = _token(headers)
-        if by_cookie and (reason := cross_site(scope["method"], headers)):
-            raise Forbidden(f"refused a cross-site request: {reason}", code="cross_site_request",
-                            field="origin", rule="same_origin")
+        session = self._gateway(app).session
+        login = session is not None and session.is_login(scope["method"], path)
+        if not login:  # a login's credential is in its body
+            token, by_cookie = self._credential(scope, headers, session)
         # Everything an agent sent is checked before the step is counted or forwarded.
         body = await read_body(receive, self.settings.max_body_bytes)
         parsed = json_body(body, self.settings.max_json_depth)
+        if session and login:
+            if found := session.password_of(parsed):
+                token, by_cookie = found, False  # the product's login: the token as password
+                parsed = session.redacted(parsed)
+                body = orjson.dumps(parsed)
+            else:
+                token, by_cookie = self._credential(scope, headers, session)
         if parsed is None and body and is_form(headers):
             parsed = _form_or_none(body)  # recorded as the JSON it stands for
         grant = await self.registry.begin_step(token)
         ctx = self._context(grant, token, app, scope["method"], path,
                             scope.get("query_string", b"").decode("latin-1"), body)
         ctx.sent_path = sent
+        ctx.base = root or self.bases[app]
         ctx.idempotency_key = _idempotency_key(headers)
         # The agent's own trace context, if it sent one (only looked at while tracing).
         parent = obs.extract({k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
@@ -239,13 +296,27 @@ class Proxy:
             reply = Reply(0, [], b"")  # what the agent got: nothing, if the connection drops
             try:
                 reply = await self._reply(ctx, grant, headers)
-                await send_response(send, reply.status, reply.body, reply.headers)
+                # The product's session cookie is the agent's alone: never recorded.
+                sent_reply = session.answered(ctx.method, path, token, reply) if session \
+                    else reply
+                await send_response(send, sent_reply.status, sent_reply.body,
+                                    sent_reply.headers)
             finally:
                 # Recorded whatever happened, even if this task is being cancelled.
                 self._record(ctx, grant, parsed, reply, started, span)
 
+    @staticmethod
+    def _credential(scope: Scope, headers: list[tuple[bytes, bytes]],
+                    session: Session | None) -> tuple[str, bool]:
+        """The request's token (``_token``); a cookie's only from the site's own pages."""
+        token, by_cookie = _token(headers, session.cookie if session else None)
+        if by_cookie and (reason := cross_site(scope["method"], headers)):
+            raise Forbidden(f"refused a cross-site request: {reason}", code="cross_site_request",
+                            field="origin", rule="same_origin")
+        return token, by_cookie
+
     async def _enter(self, send: Send, app: str, token: str, location: str, *,
-                     secure: bool) -> None:
+                     secure: bool, cookie_path: str) -> None:
         """A browser's entry (browser.py): the episode's access token becomes its cookie."""
         found = self.registry.tokens.parse(token)
         if found is None or found.refresh:
@@ -253,15 +324,15 @@ class Proxy:
         record = await self.registry.authorize(found.episode_id, token)
         if app not in record.apps:
             raise NotFound(f"this episode has no app '{app}'", code="app_not_in_episode")
-        await send_response(send, 303, b"", browser.entered(token, found.expires_at, location,
-                                                            secure=secure))
+        await send_response(send, 303, b"", browser.entered(
+            token, found.expires_at, location, secure=secure, path=cookie_path))
 
     async def _reply(self, ctx: StepContext, grant: StepGrant,
                      headers: list[tuple[bytes, bytes]]) -> Reply:
         """The reply to an admitted request; errors are replies too (they are recorded)."""
         if ctx.app not in grant.apps:
-            return _as_reply(NotFound(f"this episode has no app '{ctx.app}'",
-                                      code="app_not_in_episode"))
+            return self._as_reply(ctx, NotFound(f"this episode has no app '{ctx.app}'",
+                                                code="app_not_in_episode"))
         try:
             return await self._exchange(ctx, grant, headers)
         except ConnectionResetError:
@@ -271,9 +342,15 @@ class Proxy:
             # the episode with it.
             reason = UNREACHABLE if isinstance(error, ReplicaUnreachable) else RESTARTED
             await self.registry.mark_lost(grant.episode_id, reason)
-            return _as_reply(lost_error(reason))
+            return self._as_reply(ctx, lost_error(reason))
         except WorkGymError as error:
-            return _as_reply(error)
+            return self._as_reply(ctx, error)
+
+    def _as_reply(self, ctx: StepContext, error: WorkGymError) -> Reply:
+        """A refusal of an admitted request, in its app's product's shape; its code kept
+        for the trajectory (a product's shape may have no place for it)."""
+        ctx.error_code = error.code
+        return self._gateway(ctx.app).refusal(error)
 
     def _context(self, grant: StepGrant, token: str, app: str, method: str, path: str,
                  query: str, body: bytes) -> StepContext:
@@ -297,10 +374,13 @@ class Proxy:
         async def expire_token() -> None:
             await self.registry.expire_token(episode_id, token)
 
+        def refuse(error: WorkGymError) -> Reply:
+            return self._as_reply(ctx, error)
+
         ctx = StepContext(
             episode_id=episode_id, seed=grant.seed, step=grant.step, app=app, method=method,
             path=path, query=query, body=body, apply_ops=apply_ops, limit=limit,
-            expire_token=expire_token,
+            expire_token=expire_token, refuse=refuse,
         )
         return ctx
 
@@ -315,10 +395,10 @@ class Proxy:
         fired = ctx.fired
         if grant.token_expired:
             fired.append("token_expiry")
-            return token_expired()
+            return ctx.refuse(token_expired())
         if grant.limited_s:
             fired.append("rate_limit")
-            return limited(grant.limited_s)
+            return ctx.refuse(limited(grant.limited_s))
         plan: tuple[Fault, ...] = cached_plan(grant.faults)
         matching = [i for i, fault in enumerate(plan) if fault.matches(ctx)]
         if not matching:
@@ -367,8 +447,7 @@ class Proxy:
             (INTERNAL_HEADER.encode(), self.settings.internal_secret.encode()),
             (EPISODE_HEADER.encode(), grant.episode_id.encode()),
             (STEP_HEADER.encode(), str(grant.step).encode()),
-            (BASE_HEADER.encode(),
-             f"{self.settings.public_url.rstrip('/')}{APPS_PREFIX}{ctx.app}".encode()),
+            (BASE_HEADER.encode(), ctx.base.encode()),
             *((k.encode(), v.encode()) for k, v in obs.inject().items()),
             *([(VALIDATE_HEADER.encode(), b"1")] if validate else []),
         ]
@@ -454,8 +533,3 @@ class Proxy:
         """Write the steps still queued (the upstream is its owner's to close)."""
         await self.recorder.aclose()
 
-
-def _as_reply(error: WorkGymError) -> Reply:
-    response = error.response()
-    return Reply(response.status_code, [(k, v) for k, v in response.raw_headers
-                                        if k != b"content-length"], bytes(response.body))

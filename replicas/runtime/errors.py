@@ -4,8 +4,9 @@ every error in that shape instead, keeping ``error.code`` (trajectories record i
 
 The style renders the runtime's errors too (validation, a missing route, an internal error):
 one shape for everything the app answers. The gateway in front of every app (the proxy)
-answers its own refusals (token, quotas, episode state) in WorkGym's body, so a style's
-documented model must read those as well (``error.code`` and ``error.message``)."""
+answers its own refusals (token, quotas, episode state) in the product's body too, from the
+app's ``gateway.errors`` in its ``app.yaml`` (WorkGym's body for an app without one), so a
+style's documented model must read those as well."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from replicas.catalog import app_names, served_apps, spec
+from replicas.catalog import app_names, gateways, served_apps, spec
 from workgym_core import observability as obs
 from workgym_core import redis_store
 from workgym_core.asgi import (
@@ -96,13 +96,19 @@ class Server:
                                     [(b"content-type", b"application/json")])
 
     async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self.proxy and scope["path"].startswith(APPS_PREFIX):
+        if self._own_ports and scope["type"] == "http" and self.proxy and (
+                app := self._own_ports.get((scope.get("server") or ("", 0))[1])):
+            await self.proxy.at_root(app, scope, receive, send)  # an app's own port
+        elif scope["type"] == "http" and self.proxy and scope["path"].startswith(APPS_PREFIX):
             await self.proxy(scope, receive, send)
         else:
             await self._root(scope, receive, send)
 
     def __post_init__(self) -> None:
         self._entry = EntryLimits(self._dispatch, self.settings)
+        # port -> the app served there at its product's own base path (WORKGYM_APP_PORTS).
+        self._own_ports = {port: app for app, port in self.settings.app_ports.items()
+                           } if self.proxy else {}
         self._root: ASGIApp = (
             BodyLimit(self.gym, self.settings.max_body_bytes, self.settings.max_json_depth)
             if self.gym
@@ -218,6 +224,9 @@ def plan(settings: Settings, apps: Collection[str]) -> tuple[list[str], dict[str
     # app's own container does not need WORKGYM_FRAMEWORK_APPS: the gym does).
     if unknown := [name for name in named if name not in app_names()]:
         raise ConfigError(f"no replica app {unknown}; the apps are {sorted(app_names())}")
+    if unknown := sorted(set(settings.app_ports) - app_names()):
+        raise ConfigError(f"WORKGYM_APP_PORTS names no app {unknown}; the apps are "
+                          f"{sorted(app_names())}")
     local = named + [n for n in apps if "replicas" in roles and n not in urls and n not in named]
     if "gym" not in roles and len(local) > 1:
         raise ConfigError(f"without the gym API a process serves one replica, at /; got {local}")
@@ -272,9 +281,11 @@ def create_app(settings: Settings | None = None) -> Server:
         gym = create_gym_app(settings, service)
     if registry and upstream and "proxy" in roles:
         from workgym_proxy import Proxy
+        from workgym_proxy.gateway import Gateway
 
         # Any app of the catalogue: each episode says which it has (its record).
-        proxy = Proxy(settings, registry, upstream, app_names())
+        proxy = Proxy(settings, registry, upstream, app_names(), {
+            name: Gateway.model_validate(data) for name, data in gateways().items()})
     heartbeat = None
     if roles == {f"replica:{name}" for name in local} and len(local) == 1 and settings.redis_url \
             and settings.instance_url:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import socket
 import subprocess
 import sys
@@ -11,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+
+from replicas.catalog import app_names
 
 # How long a child is given to stop on SIGTERM, before it is killed (and said so).
 STOP_S = 10.0
@@ -72,9 +76,13 @@ def _tail(log: Path | None) -> str:
 def serving(args: Sequence[str] = (), *, env: dict[str, str] | None = None,
             health: str = "/healthz", log: Path | None = None) -> Iterator[str]:
     """``workgym serve <args> --port <free port>`` for the block, once it answers; its URL.
-    No ``args``: the all-in-one server; ``["--role", "telemetry"]``: the telemetry store."""
+    No ``args``: the all-in-one server; ``["--role", "telemetry"]``: the telemetry store.
+    Each app's own port (WORKGYM_APP_PORTS, unless ``env`` sets it) is a free one too: an
+    episode's ``roots`` name them."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ if env is None else env)
+    env.setdefault("WORKGYM_APP_PORTS", json.dumps({app: free_port() for app in app_names()}))
     with running(workgym("serve", *args, "--port", str(port)), env=env, log=log) as process:
         wait_http(url + health, process, log=log)
         yield url

@@ -15,7 +15,7 @@ Failures are the one family of :mod:`workgym.errors` (a server that does not ans
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -55,6 +55,9 @@ class Observation:
     max_steps: int
     token: str
     refresh_token: str
+    # app -> its base at the product's own base path (a server's WORKGYM_APP_PORTS): what a
+    # client with a fixed base path (the Node stripe package) is pointed at.
+    roots: dict[str, str] = field(default_factory=dict)
 
 
 class Env:
@@ -112,6 +115,7 @@ class Env:
             episode_id=body["id"], task=body["task"], seed=body["seed"], brief=body["brief"],
             instruction=body["instruction"], tools=body["tools"], apps=body["apps"],
             max_steps=body["max_steps"], token=body["token"], refresh_token=body["refresh_token"],
+            roots=body.get("roots", {}),
         )
         self._finished = False
         self.waits = []

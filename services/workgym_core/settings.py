@@ -6,6 +6,7 @@ import os
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -87,8 +88,17 @@ class Settings(ServerLimits, TaskRoots):
     )
     public_url: str = Field(
         "http://127.0.0.1:8000", description="Base URL agents reach the proxy at: episodes' "
-        "app URLs are <public_url>/apps/<app>. Never taken from a request's Host header. "
-        "`workgym serve` defaults it to the address it listens on.",
+        "app URLs are <public_url>/apps/<app> (and their roots, app_ports). Never taken "
+        "from a request's Host header. `workgym serve` defaults it to the address it listens on.",
+    )
+    app_ports: dict[str, int] = Field(
+        default_factory=dict, description="app -> a port on which the proxy also serves that "
+        "app at the product's own base path (JSON object): its API at the root, e.g. "
+        "http://127.0.0.1:8081/v1/customers, the episode chosen by the credential alone, as "
+        "clients with a fixed base path (the Node stripe package's /v1/) expect. Episodes' "
+        "roots are public_url's scheme and host with these ports. `workgym serve` (with the "
+        "proxy) defaults it to --port+1, +2... in the catalogue's order (the public apps by "
+        "name, then the framework's); {}: none.",
     )
     proxy_url: str | None = Field(
         None, description="Where the gym itself reaches the proxy, for its MCP endpoint's tool "
@@ -228,3 +238,11 @@ class Settings(ServerLimits, TaskRoots):
     @cached_property
     def redis_dir(self) -> Path:
         return self.data_dir / "redis"
+
+    def app_roots(self) -> dict[str, str]:
+        """app -> where agents reach it at the product's own base path (its port of
+        ``app_ports``, on ``public_url``'s scheme and host)."""
+        parts = urlsplit(self.public_url)
+        host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+        return {app: urlunsplit((parts.scheme, f"{host}:{port}", "", "", ""))
+                for app, port in self.app_ports.items()}

@@ -27,6 +27,7 @@ import pytest
 
 import workgym
 from replicas.catalog import served_apps, spec
+from tests.refusals import refusal
 from workgym.agents import AGENTS
 from workgym.agents.reference import given, reference, run_step
 from workgym.tasks import catalogue
@@ -276,7 +277,7 @@ def test_scaled_replicas_share_episodes_and_losing_one_fails_only_its_own(stack:
                         params={"per_page": 1}, headers=auth)
         finish = http.post(f"{GYM}/v1/episodes/{episode['id']}/finish", json={})
         if where[episode["id"]] == victim:
-            assert step.status_code == 502 and step.json()["error"]["code"] == "episode_lost"
+            assert step.status_code == 502 and refusal(step)["code"] == "episode_lost"
             assert finish.status_code == 502
             assert finish.json()["error"]["code"] == "episode_lost"
         else:

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.refusals import refusal
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
@@ -48,7 +49,7 @@ def _reply(env: Env, ticket: int, body: str) -> httpx.Response:
 
 
 def _error(response: httpx.Response) -> str:
-    return str(response.json()["error"]["code"])
+    return str(refusal(response)["code"])
 
 
 # --- one plugin at a time -----------------------------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.refusals import refusal
 from workgym.agents.reference import reference
 from workgym.local import LocalServer
 from workgym.sdk import Env
@@ -21,7 +22,7 @@ def test_requests_need_a_valid_token(make_env: Callable[..., Env], local: LocalS
     env = make_env(TASK, 1)
     obs = env.reset()
     url = obs.apps["helpdesk"] + "/api/v2/tickets"
-    assert local.request("GET", url).json()["error"]["code"] == "missing_token"
+    assert refusal(local.request("GET", url))["code"] == "missing_token"
     for token in ("garbage", f"{obs.episode_id}.wrong", "ep_0000000000000000.x"):
         response = local.request("GET", url, headers={"authorization": f"Bearer {token}"})
         assert response.status_code == 401, token

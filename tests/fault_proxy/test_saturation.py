@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from tests.refusals import refusal
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
@@ -50,7 +51,7 @@ def test_a_saturated_proxy_sheds_load_with_503_and_retry_after(server: Factory) 
         shed = other.call("GET", "/api/v2/groups")
         assert held.result().status_code == 200
     assert shed.status_code == 503
-    assert shed.json()["error"]["code"] == "server_busy"
+    assert refusal(shed)["code"] == "server_busy"
     assert int(shed.headers["retry-after"]) >= 1
     # A shed request was never admitted: not counted, not on the trajectory.
     assert other.state()["steps"] == 0

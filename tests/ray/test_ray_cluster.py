@@ -18,6 +18,7 @@ from workgym_core.settings import Settings
 
 ray = pytest.importorskip("ray", reason="needs the ray extra (workgym[ray]; dev includes it)")
 
+from tests.refusals import refusal  # noqa: E402
 from workgym import ray_cluster  # noqa: E402  (after the skip: it needs ray)
 
 pytestmark = pytest.mark.slow
@@ -96,7 +97,7 @@ async def _after_the_kill(http: httpx.AsyncClient, gym: str, operator: dict[str,
                              headers=operator)
 
     def error(answer: httpx.Response) -> str:
-        return str(answer.json()["error"]["code"]) if answer.status_code >= 400 else ""
+        return str(refusal(answer)["code"]) if answer.status_code >= 400 else ""
 
     report = "reward" in finish.json() if finish.status_code == 200 else False
     return step.status_code, error(step), finish.status_code, error(finish) or report

@@ -22,6 +22,7 @@ import pytest
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from tests.refusals import refusal
 from workgym.agents.reference import given, run_step
 from workgym.local import LocalServer
 from workgym.sdk import Env
@@ -97,7 +98,7 @@ def test_a_redis_restart_mid_episode_loses_nothing(persistent: PersistentRedis,
                    over.request("POST", "/v1/episodes", headers=operator(over),
                                 json={"task": TASK})):
         assert answer.status_code == 503, answer.text
-        assert answer.json()["error"]["code"] == "store_unavailable"
+        assert refusal(answer)["code"] == "store_unavailable"
         assert answer.headers["retry-after"] == "1"
     persistent.start()
     for step in task.reference.steps[half:]:
@@ -132,12 +133,12 @@ def test_a_lost_episode_says_why(local: LocalServer, make_env: MakeEnv) -> None:
     local.server.replicas["helpdesk"].state.store.delete(obs.episode_id)  # it restarted
     step = env.call("GET", "/api/v2/groups")
     assert step.status_code == 502
-    error = step.json()["error"]
+    error = refusal(step)
     assert error["code"] == "episode_lost" and "restarted" in error["message"]
     assert env.state()["status"] == "lost" and "restarted" in env.state()["lost_reason"]
     finish = local.request("POST", f"/v1/episodes/{obs.episode_id}/finish", json={},
                            headers=operator(local))
-    assert finish.status_code == 502 and "restarted" in finish.json()["error"]["message"]
+    assert finish.status_code == 502 and "restarted" in refusal(finish)["message"]
 
 
 def test_the_embedded_redis_is_restarted_when_it_dies(
@@ -163,8 +164,8 @@ def test_the_embedded_redis_is_restarted_when_it_dies(
     health = local.request("GET", "/healthz")
     assert (health.status_code, health.json()) == (200, {"status": "ok"})
     lost = before.call("GET", "/api/v2/groups")  # its record went with the old server
-    assert lost.status_code == 502 and lost.json()["error"]["code"] == "episode_lost"
-    assert "Redis lost its data" in lost.json()["error"]["message"]
+    assert lost.status_code == 502 and refusal(lost)["code"] == "episode_lost"
+    assert "Redis lost its data" in refusal(lost)["message"]
     after = Env.inprocess(local, TASK, seed=2, faults="none")
     after.reset()
     assert after.call("GET", "/api/v2/groups").status_code == 200

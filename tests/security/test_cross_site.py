@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.refusals import refusal
 from tests.telemetry.conftest import MakeServer
 from tests.telemetry.conftest import make_server as make_server  # noqa: F401 - fixture
 from workgym.local import LocalServer
@@ -51,7 +52,7 @@ def test_a_cross_site_post_with_the_episode_cookie_is_refused_and_changes_nothin
     for foreign in FOREIGN:
         refused = local.request("POST", users, json=NEW_USER, headers={**cookie, **foreign})
         assert refused.status_code == 403, (foreign, refused.text)
-        error = refused.json()["error"]
+        error = refusal(refused)
         assert (error["code"], error["field"], error["rule"]) == (
             "cross_site_request", "origin", "same_origin")
     assert trajectory(local, env) == []  # not one counted or forwarded

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.refusals import refusal
 from workgym.local import BASE_URL, LocalServer
 from workgym.sdk import Env
 from workgym_core.settings import Settings
@@ -64,13 +65,13 @@ def test_errors_never_name_internal_hosts(unreachable: LocalServer) -> None:
     answer = unreachable.request("POST", "/v1/episodes", json={"task": TASK, "seed": 1},
                                  headers=operator(unreachable))
     assert answer.status_code == 503  # a dependency outage: retry later
-    assert answer.json()["error"]["code"] == "replica_unavailable"
+    assert refusal(answer)["code"] == "replica_unavailable"
     assert int(answer.headers["retry-after"]) >= 1
     assert "127.0.0.1" not in answer.text and ":9" not in answer.text
     openapi = unreachable.request("GET", "/v1/apps/helpdesk/openapi.json",
                                   headers=operator(unreachable))
     assert openapi.status_code == 503 and "127.0.0.1" not in openapi.text
-    assert openapi.json()["error"]["code"] == "app_unavailable"
+    assert refusal(openapi)["code"] == "app_unavailable"
 
 
 def test_unknown_and_foreign_tokens_answer_alike(local: LocalServer, make_env: MakeEnv) -> None:
@@ -82,5 +83,4 @@ def test_unknown_and_foreign_tokens_answer_alike(local: LocalServer, make_env: M
                              headers={"authorization": f"Bearer {token}"})
                for token in (forged, unknown, "nonsense", obs_a.token[:-2])]
     assert {(r.status_code, r.text) for r in answers} == {
-        (401, '{"error":{"code":"invalid_token","message":"invalid or expired episode '
-              'token"}}')}
+        (401, '{"error":"invalid_token","description":"invalid or expired episode token"}')}

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.refusals import refusal
 from workgym.local import LocalServer
 from workgym.processes import serving
 from workgym.sdk import connect
@@ -39,7 +40,7 @@ def test_live_episodes_per_key_are_capped(server: Factory) -> None:
     assert first.status_code == second.status_code == 201
     refused = _create(local)
     assert refused.status_code == 429
-    assert refused.json()["error"]["code"] == "live_episode_quota"
+    assert refusal(refused)["code"] == "live_episode_quota"
     assert int(refused.headers["retry-after"]) >= 1
     finished = local.request("POST", f"/v1/episodes/{first.json()['id']}/finish", json={},
                              headers=operator(local))
@@ -56,7 +57,7 @@ def test_the_creation_rate_per_key_is_capped(server: Factory) -> None:
     assert [_create(local).status_code for _ in range(2)] == [201, 201]
     refused = _create(local)
     assert refused.status_code == 429
-    assert refused.json()["error"]["code"] == "creation_rate_quota"
+    assert refusal(refused)["code"] == "creation_rate_quota"
     assert 1 <= int(refused.headers["retry-after"]) <= 5
     other = server()  # another key has a bucket of its own
     assert _create(other).status_code == 201
@@ -66,7 +67,7 @@ def test_a_replica_at_its_memory_ceiling_refuses_new_episodes(server: Factory) -
     local = server(memory_limit_mb=1, max_live_episodes=1)
     refused = _create(local)
     assert refused.status_code == 503
-    assert refused.json()["error"]["code"] == "capacity_exhausted"
+    assert refusal(refused)["code"] == "capacity_exhausted"
     assert int(refused.headers["retry-after"]) >= 1
     store = local.server.replicas["helpdesk"].state.store
     assert len(store) == 0
@@ -92,7 +93,7 @@ def test_expired_episodes_are_freed_on_time_without_new_traffic(server: Factory)
     assert freed()
     expired = local.request("GET", created[0].json()["apps"]["helpdesk"] + "/api/v2/groups",
                             headers={"authorization": f"Bearer {created[0].json()['token']}"})
-    assert expired.status_code == 410 and expired.json()["error"]["code"] == "episode_expired"
+    assert expired.status_code == 410 and refusal(expired)["code"] == "episode_expired"
     assert _create(local).status_code == 201  # the expired ones left the live quota
 
 
@@ -174,7 +175,7 @@ def test_a_content_length_lie_is_answered_408_and_stores_nothing(served: str) ->
                '{"ticket": {"subject": "x", "comment": {"body": "y"}}}').encode()
         status, body, closed = _exchange(served, lie)
         assert status == 408 and closed
-        assert body["error"]["field"] == "body" and body["error"]["rule"] == "timeout_s:1"
+        assert (refusal(body)["field"], refusal(body)["rule"]) == ("body", "timeout_s:1")
         assert httpx.get(served + path, headers=token).json()["count"] == before
 
 
@@ -215,7 +216,7 @@ def test_the_gym_api_and_mcp_refuse_too_many_or_too_large_headers(
 ) -> None:
     refused = local.request("GET", path, headers=[*operator(local).items(), *headers])
     assert refused.status_code == 431
-    assert refused.json()["error"]["rule"] == rule
+    assert refusal(refused)["rule"] == rule
 
 
 # Before: an episode's database had no ceiling (tracker text fields had no length limit

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from tests.refusals import refusal
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
@@ -39,7 +40,7 @@ def test_nothing_but_health_answers_without_a_credential(local: LocalServer,
     ]:
         response = local.request(method, path, json=body)
         assert response.status_code == 401, (method, path, response.text)
-        assert response.json()["error"]["code"] in ("missing_credential", "missing_token")
+        assert refusal(response)["code"] in ("missing_credential", "missing_token")
     assert local.request("GET", "/healthz").status_code == 200
     assert env.state()["status"] == "active"  # nothing above touched the episode
 
@@ -49,8 +50,8 @@ def _operator_only(response: httpx.Response) -> None:
     assert response.status_code == 403, response.text
     assert response.json()["error"] == {
         "code": "operator_only", "field": "authorization", "rule": "episode_token_scope",
-        "message": response.json()["error"]["message"]}
-    assert "operator" in response.json()["error"]["message"]
+        "message": refusal(response)["message"]}
+    assert "operator" in refusal(response)["message"]
 
 
 def test_an_agent_token_cannot_create_episodes_or_control_faults(
@@ -87,7 +88,7 @@ def test_an_agent_token_never_reaches_the_catalogue(local: LocalServer,
 
 
 # What an episode's agent reads of it, and what its operator reads besides.
-AGENT_VIEW = {"id", "status", "steps", "max_steps", "apps", "expires_at", "lost_reason"}
+AGENT_VIEW = {"id", "status", "steps", "max_steps", "apps", "roots", "expires_at", "lost_reason"}
 OPERATOR_VIEW = AGENT_VIEW | {"task", "seed", "created_at", "report"}
 
 
@@ -164,5 +165,5 @@ def test_what_a_replica_holds_cannot_mint_an_episode_token(
         for path in ("/apps/helpdesk/api/v2/groups", f"/v1/episodes/{episode_id}"):
             refused = local.request("GET", path, headers={"authorization": f"Bearer {forged}"})
             assert refused.status_code in (401, 404), (path, refused.text)
-            assert refused.json()["error"]["code"] in ("invalid_token", "episode_not_found")
+            assert refusal(refused)["code"] in ("invalid_token", "episode_not_found")
     assert env.call("GET", "/api/v2/groups").status_code == 200  # the genuine one works

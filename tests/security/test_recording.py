@@ -16,6 +16,7 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from replicas.helpdesk.rules import tickets
+from tests.refusals import refusal
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym_core.registry import Registry
@@ -41,7 +42,7 @@ def test_bodies_nested_too_deep_are_refused_before_anything_is_forwarded(
                                 content=_nested(depth), headers={
                                     **agent(env), "content-type": "application/json"})
         assert refused.status_code == 422, depth
-        assert refused.json()["error"] == {
+        assert refusal(refused) == {
             "code": "too_deep", "field": "body", "rule": "max_depth:32",
             "message": "the JSON body nests deeper than 32 levels"}
     assert trajectory(local, env) == []  # nothing was forwarded, nothing counted
@@ -113,7 +114,7 @@ def test_finish_waits_for_a_write_in_flight_and_records_it(
     [step] = trajectory(local, env)
     assert step.method == "PUT" and step.status == 200 and step.fault == "latency"
     late = env.call("GET", "/api/v2/groups")
-    assert late.status_code == 409 and late.json()["error"]["code"] == "episode_finished"
+    assert late.status_code == 409 and refusal(late)["code"] == "episode_finished"
 
 
 def test_a_finish_that_fails_on_our_side_can_be_retried(
@@ -132,7 +133,7 @@ def test_a_finish_that_fails_on_our_side_can_be_retried(
     monkeypatch.setattr(Registry, "recorded_steps", failing)
     crashed = local.request("POST", f"/v1/episodes/{obs.episode_id}/finish", json={},
                             headers=operator(local))
-    assert crashed.status_code == 503 and crashed.json()["error"]["code"] == "store_unavailable"
+    assert crashed.status_code == 503 and refusal(crashed)["code"] == "store_unavailable"
     monkeypatch.setattr(Registry, "recorded_steps", real)
     assert env.state()["status"] == "active"  # not stuck 'finishing': 409 forever before
     assert env.finish()["steps"] == 1
@@ -150,5 +151,5 @@ def test_too_many_or_too_large_headers_are_refused_first(
     refused = local.request("GET", app_url(env, "/api/v2/groups"),
                             headers=[*agent(env).items(), *headers])
     assert refused.status_code == 431
-    assert refused.json()["error"]["rule"] == rule
+    assert refusal(refused)["rule"] == rule
     assert trajectory(local, env) == []

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from openapi_spec_validator import validate
 
+from tests.refusals import refusal
 from workgym.errors import WorkGymClientError
 from workgym.local import LocalServer
 from workgym.sdk import Env
@@ -53,7 +54,7 @@ def test_episode_routes_need_a_credential_and_answer_alike_for_others(
         return _gym(local, "GET", where, operator=False, headers=headers)
 
     assert get(None).status_code == 401
-    assert get(None).json()["error"]["code"] == "missing_credential"
+    assert refusal(get(None))["code"] == "missing_credential"
     own = get(obs_a.token).json()
     assert own["status"] == "active" and "report" not in own
     # Another episode's token, a tampered token and an unknown id: the same 404.
@@ -65,8 +66,8 @@ def test_episode_routes_need_a_credential_and_answer_alike_for_others(
                      headers={"authorization": f"Bearer {obs_b.token}"})]
     for refused in refusals:
         assert refused.status_code == 404, refused.text
-        assert refused.json()["error"]["code"] == "episode_not_found"
-    assert len({r.json()["error"]["message"].replace(obs_a.episode_id, "ID").replace(
+        assert refusal(refused)["code"] == "episode_not_found"
+    assert len({refusal(r)["message"].replace(obs_a.episode_id, "ID").replace(
         "ep_0000000000000000", "ID") for r in refusals}) == 1
 
 
@@ -77,7 +78,7 @@ def test_finish_is_idempotent_and_closes_the_episode(make_env: Callable[..., Env
     assert env.finish() == first
     refused = env.call("GET", "/api/v2/tickets")
     assert refused.status_code == 409
-    assert refused.json()["error"]["code"] == "episode_finished"
+    assert refusal(refused)["code"] == "episode_finished"
     assert env.state()["report"] == first
 
 
@@ -95,7 +96,7 @@ def test_delete_reclaims_the_replica_state(
     gone = local.request("GET", obs.apps["helpdesk"] + "/api/v2/tickets",
                          headers={"authorization": f"Bearer {obs.token}"})
     assert gone.status_code == 410
-    assert gone.json()["error"]["code"] == "episode_deleted"
+    assert refusal(gone)["code"] == "episode_deleted"
 
 
 def test_step_budget_is_enforced(make_env: Callable[..., Env]) -> None:
@@ -105,7 +106,7 @@ def test_step_budget_is_enforced(make_env: Callable[..., Env]) -> None:
         assert env.call("GET", "/api/v2/groups").status_code == 200
     spent = env.call("GET", "/api/v2/groups")
     assert spent.status_code == 409
-    assert spent.json()["error"]["code"] == "step_budget_exhausted"
+    assert refusal(spent)["code"] == "step_budget_exhausted"
     assert env.finish()["steps"] == obs.max_steps
 
 
@@ -119,7 +120,7 @@ def test_catalogue_never_reveals_how_tasks_are_checked(local: LocalServer) -> No
     for assertion in catalogue().get(TASK).verifier.root:  # not even the checks' names
         assert assertion.name not in str(detail)
     unknown = _gym(local, "GET", "/v1/tasks/helpdesk/nope")
-    assert unknown.status_code == 404 and unknown.json()["error"]["field"] == "task"
+    assert unknown.status_code == 404 and refusal(unknown)["field"] == "task"
 
 
 @pytest.mark.parametrize(("body", "field", "status"), [
@@ -135,14 +136,14 @@ def test_bad_episode_requests_name_the_field(
 ) -> None:
     response = _gym(local, "POST", "/v1/episodes", json=body)
     assert response.status_code == status
-    assert response.json()["error"]["field"] == field
+    assert refusal(response)["field"] == field
 
 
 def test_malformed_json_is_a_clear_error(local: LocalServer) -> None:
     response = _gym(local, "POST", "/v1/episodes", content=b"{not json",
                     headers={"content-type": "application/json"})
     assert response.status_code == 422
-    assert response.json()["error"]["code"] == "malformed_json"
+    assert refusal(response)["code"] == "malformed_json"
 
 
 def test_sdk_raises_the_json_error(make_env: Callable[..., Env]) -> None:

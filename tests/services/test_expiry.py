@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from tests.refusals import refusal
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym_core.settings import Settings
@@ -23,7 +24,7 @@ def test_expired_episodes_are_reclaimed(tmp_path: Path) -> None:
         time.sleep(1.2)
         expired = old.call("GET", "/api/v2/tickets")
         assert expired.status_code == 410
-        assert expired.json()["error"]["code"] == "episode_expired"
+        assert refusal(expired)["code"] == "episode_expired"
         deadline = time.monotonic() + 2
         while len(store) and time.monotonic() < deadline:  # nothing else is created
             time.sleep(0.05)

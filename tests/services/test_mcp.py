@@ -211,7 +211,7 @@ def test_an_apps_refusal_a_dropped_connection_and_an_expired_token_are_tool_resu
     assert missing[0] is True and missing[1].startswith(NOT_FOUND[2])
     assert "Issue does not exist" in missing[1]
     for error, text in (expired, still):  # revoked at the proxy until a refresh
-        assert error is True and text.startswith("HTTP 401\n") and "token_expired" in text
+        assert error is True and text.startswith("HTTP 401\n") and "token has expired" in text
     assert refresh == (True, REFRESH_REFUSED)  # not offered: the token names the episode
     assert ended == (False, TASK_ENDED)
     report = env.state()["report"]

@@ -10,6 +10,7 @@ import httpx
 import orjson
 import pytest
 
+from tests.refusals import refusal
 from workgym.app import create_app, health_only
 from workgym_core.asgi import ASGIApp
 from workgym_core.errors import ConfigError
@@ -64,8 +65,8 @@ def test_the_proxy_alone_answers_health_and_json_404s(tmp_path: Path) -> None:
     health, missing, unauthenticated = _get(settings, "/healthz", "/v1/episodes",
                                             "/apps/helpdesk/x")
     assert health.json() == {"status": "ok"}
-    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
-    assert unauthenticated.json()["error"]["code"] == "missing_token"
+    assert missing.status_code == 404 and refusal(missing)["code"] == "not_found"
+    assert refusal(unauthenticated)["code"] == "missing_token"
 
 
 def test_the_gym_alone_places_episodes_on_replica_urls(tmp_path: Path) -> None:
@@ -97,8 +98,8 @@ def test_a_gym_with_no_instance_of_an_app_starts_and_says_so_per_episode(
 
     answer = asyncio.run(create())
     assert answer.status_code == 503, answer.text
-    assert answer.json()["error"]["code"] in ("replica_unavailable", "app_unavailable")
-    assert "helpdesk" in answer.json()["error"]["message"]
+    assert refusal(answer)["code"] in ("replica_unavailable", "app_unavailable")
+    assert "helpdesk" in refusal(answer)["message"]
 
 
 @pytest.mark.parametrize(("overrides", "message"), [

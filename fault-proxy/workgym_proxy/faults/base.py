@@ -35,6 +35,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from workgym_core import paths
+from workgym_core.errors import WorkGymError
 
 
 @dataclass
@@ -73,6 +74,10 @@ class StepContext:
     apply_ops: Callable[[list[dict[str, Any]]], Awaitable[None]]
     limit: Callable[[int, int], Awaitable[None]]  # refuse the next n requests (Retry-After s)
     expire_token: Callable[[], Awaitable[None]]
+    # A refusal in the app's place, in its product's error shape (the proxy's gateway.py).
+    refuse: Callable[[WorkGymError], Reply]
+    # The app's public base the agent came in by (/apps/<app>, or the app's own port).
+    base: str = ""
     # The path exactly as the agent sent it (still percent-encoded): what is forwarded.
     sent_path: str = ""
     idempotency_key: str | None = None  # the request's Idempotency-Key header, if any

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, get_args
 import orjson
 from pydantic import Field
 
+from workgym_core.errors import TooManyRequests, Unauthorized
 from workgym_core.rowops import RowOps
 
 from .base import Fault, Reply, StepContext, draw
@@ -98,12 +99,13 @@ class RateLimit(Fault):
 
     async def before(self, ctx: StepContext, position: int) -> Reply | None:
         await ctx.limit(self.refusals - 1, self.retry_after_s)
-        return limited(self.retry_after_s)
+        return ctx.refuse(limited(self.retry_after_s))
 
 
-def limited(seconds: int) -> Reply:
-    return _error(429, "rate_limited", f"Too many requests; retry after {seconds} s.",
-                  [(b"retry-after", str(seconds).encode())])
+def limited(seconds: int) -> TooManyRequests:
+    """The refusal (in the app's shape: ``ctx.refuse``) of a rate-limited request."""
+    return TooManyRequests(f"Too many requests; retry after {seconds} s.", code="rate_limited",
+                           retry_after_s=seconds)
 
 
 class ConnectionReset(Fault):
@@ -122,13 +124,15 @@ class TokenExpiry(Fault):
 
     async def before(self, ctx: StepContext, position: int) -> Reply | None:
         await ctx.expire_token()
-        return token_expired()
+        return ctx.refuse(token_expired())
 
 
-def token_expired() -> Reply:
-    return _error(401, "token_expired", "The access token has expired; refresh it with "
-                  "POST /v1/episodes/{id}/token and your refresh_token.",
-                  [(b"www-authenticate", b'Bearer error="invalid_token"')])
+def token_expired() -> Unauthorized:
+    """The refusal (in the app's shape: ``ctx.refuse``) of a request with an expired token."""
+    return Unauthorized("The access token has expired; refresh it with "
+                        "POST /v1/episodes/{id}/token and your refresh_token.",
+                        code="token_expired",
+                        headers={"www-authenticate": 'Bearer error="invalid_token"'})
 
 
 class StateDrift(Fault):

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import agile, attachments, filters, issues, meta, projects, relations, search, site, worklogs
+from . import (
+    agile,
+    attachments,
+    filters,
+    issues,
+    meta,
+    projects,
+    relations,
+    search,
+    session,
+    site,
+    worklogs,
+)
 from .common import VERSIONS
 
 router = APIRouter()
@@ -16,6 +28,7 @@ for version in VERSIONS:
         router.include_router(module.router, prefix=f"/rest/api/{version}",
                               include_in_schema=version == VERSIONS[0])
 router.routes.extend(agile.router.routes)
+router.routes.extend(session.router.routes)
 # The browser's pages (replicas/tracker/pages): HTML, outside the agent's OpenAPI.
 from ..pages import router as pages  # noqa: E402 - after the API's routes
 
@@ -34,4 +47,5 @@ TAGS = [
     {"name": "attachments", "description": "Files attached to issues: add, read, download, "
                                            "delete."},
     {"name": "agile", "description": "Boards, their issues and backlog, sprints."},
+    {"name": "session", "description": "Cookie login (rest/auth/1/session)."},
 ]

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import socket
 import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the commands import what they run: --help loads no web stack
+    import uvicorn
     from fastapi import FastAPI
 
     from workgym_core.settings import Settings
@@ -60,9 +62,37 @@ def _serve(args: argparse.Namespace) -> int:
     # code hands the GIL to the serving loop after 1 ms rather than Python's 5 ms, so one
     # episode's costly request adds at most that to the others' steps.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    uvicorn.Server(http_server.config(app, settings, host=args.host, port=args.port,
-                                      log_level=args.log_level)).run()
+    config = http_server.config(app, settings, host=args.host, port=args.port,
+                                log_level=args.log_level)
+    ports = getattr(settings, "app_ports", {}) if "proxy" in roles else {}
+    for name, port in ports.items():
+        print(f"workgym: serving {name} at its product's own base path on "
+              f"http://{args.host}:{port}", file=sys.stderr)
+    uvicorn.Server(config).run(sockets=[config.bind_socket(), *(
+        _bind(config, port) for port in ports.values())] if ports else None)
     return 0
+
+
+def _bind(config: uvicorn.Config, port: int) -> socket.socket:
+    """A socket on ``config``'s host and ``port`` (an app's own, WORKGYM_APP_PORTS)."""
+    import uvicorn
+
+    from workgym_core.errors import ConfigError
+
+    try:
+        return uvicorn.Config(config.app, host=config.host, port=port).bind_socket()
+    except SystemExit as exc:  # uvicorn exits when the port is taken
+        raise ConfigError(f"cannot listen on port {port} (WORKGYM_APP_PORTS): in use") from exc
+
+
+def default_app_ports(port: int) -> dict[str, int]:
+    """Each app on a port of its own after ``port``, in the catalogue's order: the public apps
+    by name, then the framework's (the same port whether or not they are served)."""
+    from replicas.catalog import app_names, framework_apps
+
+    framework = framework_apps()
+    ordered = sorted(app_names() - framework) + sorted(framework)
+    return {app: port + 1 + i for i, app in enumerate(ordered)}
 
 
 def api_key_location(settings: Settings | TelemetrySettings) -> str:
@@ -98,6 +128,8 @@ def _workgym_app(args: argparse.Namespace) -> tuple[Server, list[str], Settings]
     if "public_url" not in settings.model_fields_set:  # agents reach this server's proxy
         host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
         settings = settings.model_copy(update={"public_url": f"http://{host}:{args.port}"})
+    if "proxy" in settings.roles and "app_ports" not in settings.model_fields_set:
+        settings = settings.model_copy(update={"app_ports": default_app_ports(args.port)})
     return create_app(settings), sorted(settings.roles), settings
 
 

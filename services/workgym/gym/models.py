@@ -40,6 +40,11 @@ class EpisodeCreated(BaseModel):
                        "the episode (its apps' briefs).")
     instruction: str = Field(description="What the agent is asked to do.")
     apps: dict[str, str] = Field(description="App name -> base URL (through the proxy).")
+    roots: dict[str, str] = Field(default_factory=dict, description=(
+        "App name -> its base URL at the product's own base path (the API's paths at the "
+        "root: <root>/v1/customers is <apps[app]>/v1/customers), for clients that fix their "
+        "base path; the same episode, by the same token. Only the apps the server gives a "
+        "port of their own (WORKGYM_APP_PORTS)."))
     tools: list[dict[str, Any]] = Field(description="OpenAI function-calling tool schemas.")
     max_steps: int = Field(description="Requests the agent may make.")
     expires_at: str = Field(description="When an unfinished episode is reclaimed (UTC).")
@@ -56,6 +61,11 @@ class EpisodeStatus(BaseModel):
     steps: int = Field(description="Requests made so far.")
     max_steps: int = Field(description="Requests the episode may make in all.")
     apps: dict[str, str]
+    roots: dict[str, str] = Field(default_factory=dict, description=(
+        "App name -> its base URL at the product's own base path (the API's paths at the "
+        "root: <root>/v1/customers is <apps[app]>/v1/customers), for clients that fix their "
+        "base path; the same episode, by the same token. Only the apps the server gives a "
+        "port of their own (WORKGYM_APP_PORTS)."))
     expires_at: str
     lost_reason: str | None = Field(None, description="Why a lost episode was lost.")
 

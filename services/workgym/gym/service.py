@@ -142,6 +142,11 @@ class EpisodeService:
         base = self.settings.public_url.rstrip("/")
         return {app: f"{base}/apps/{app}" for app in record_apps}
 
+    def public_roots(self, record_apps: dict[str, str]) -> dict[str, str]:
+        """Where the agent reaches each app at the product's own base path, if anywhere."""
+        roots = self.settings.app_roots()
+        return {app: roots[app] for app in record_apps if app in roots}
+
     async def create(self, body: EpisodeCreate, owner: str) -> EpisodeCreated:
         with obs.span(spans.EPISODE_CREATE, {spans.TASK: body.task,
                                          spans.SEED: body.seed}) as span:
@@ -176,7 +181,8 @@ class EpisodeService:
             id=identity.episode_id, token=identity.token, refresh_token=identity.refresh_token,
             task=task.id, seed=body.seed, brief=task.brief,
             instruction=task.instruction_for(record.vars),
-            apps=self.public_apps(record.apps), tools=await self.tool_schemas(task.apps),
+            apps=self.public_apps(record.apps), roots=self.public_roots(record.apps),
+            tools=await self.tool_schemas(task.apps),
             max_steps=record.max_steps, expires_at=_iso(record.expires_at),
         )
 
@@ -226,7 +232,8 @@ class EpisodeService:
         also its task, seed and report."""
         status = EpisodeStatus(
             id=record.id, status=record.status, steps=record.steps, max_steps=record.max_steps,
-            apps=self.public_apps(record.apps), expires_at=_iso(record.expires_at),
+            apps=self.public_apps(record.apps), roots=self.public_roots(record.apps),
+            expires_at=_iso(record.expires_at),
             lost_reason=record.lost_reason or None)
         if not operator:
             return status
