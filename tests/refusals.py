@@ -9,12 +9,16 @@ import httpx
 
 
 def refusal(response: httpx.Response | dict[str, Any]) -> dict[str, Any]:
-    """WorkGym's ``code``, ``message``, ``field`` and ``rule`` of a refusal: WorkGym's and
-    Stripe's bodies carry them in ``error``; Zendesk's names the code in ``error`` and the
-    field and rule in ``details``; Jira's has the message and field alone (code None)."""
+    """WorkGym's ``code``, ``message``, ``field`` and ``rule`` of a refusal: WorkGym's body
+    carries them in ``error``, Stripe's too but for the field (its ``param``) and the rule
+    (None); Zendesk's names the code in ``error`` and the field and rule in ``details``;
+    Jira's has the message and field alone (code None)."""
     body: dict[str, Any] = response if isinstance(response, dict) else response.json()
     error = body.get("error")
     if isinstance(error, dict):
+        if "type" in error:  # Stripe's
+            return {"code": error.get("code"), "message": error.get("message"),
+                    "field": error.get("param"), "rule": None, **error}
         return error
     if isinstance(error, str):
         details: dict[str, list[dict[str, str]]] = body.get("details") or {}
