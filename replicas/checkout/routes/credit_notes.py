@@ -5,12 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from fastapi.exceptions import RequestValidationError
-from pydantic import ValidationError
 from starlette.responses import Response
 
 from replicas.runtime.responses import ok
-from workgym_core.forms import decode
 
 from ..deps import WorldDep
 from ..idempotency import IdempotentDep
@@ -29,7 +26,7 @@ from ..rules.common import World
 from ..schemas.billing import CreditNoteCreate, CreditNoteUpdate, InvoiceAction
 from ..schemas.stripe import StripeList
 from ..schemas.stripe_billing import CreditNote, CreditNoteLine
-from .common import CreditNoteId, answer, listing, retrieve
+from .common import CreditNoteId, answer, from_query, listing, retrieve
 
 router = APIRouter(tags=["credit_notes"])
 
@@ -57,13 +54,7 @@ _CREATE_IN_QUERY = {"parameters": [
 def _previewed(w: World, request: Request) -> tuple[Row, list[Row]]:
     """The credit note and lines the request's query would create (paging and expand
     parameters left to the route)."""
-    given = {k: v for k, v in decode(request.url.query).items() if k not in _PAGING}
-    try:
-        body = CreditNoteCreate.model_validate(given)
-    except ValidationError as exc:
-        raise RequestValidationError([{**e, "loc": ("query", *e["loc"])}
-                                      for e in exc.errors()]) from None
-    return credit_notes.preview(w, body)
+    return credit_notes.preview(w, from_query(request, CreditNoteCreate, _PAGING))
 
 
 @router.get("/v1/credit_notes/preview", operation_id="preview_credit_note",

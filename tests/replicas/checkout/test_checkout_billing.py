@@ -135,6 +135,24 @@ async def test_cancel_at_period_end_then_at_once(make_api: MakeApi) -> None:
     assert {s["id"] for s in listed["data"]} >= {sub["id"], other["id"]}
 
 
+async def test_cancel_takes_its_parameters_from_the_query_too(make_api: MakeApi) -> None:
+    """docs.stripe.com/api/subscriptions/cancel (DELETE /v1/subscriptions/:id with
+    cancellation_details, invoice_now, prorate): Stripe's libraries send a DELETE's
+    parameters in the query string; a bad one is refused naming it."""
+    api = make_api()
+    sub = await _subscribe(api)
+    error = await api.refused("DELETE", f"/v1/subscriptions/{sub['id']}", 400,
+                              "parameter_invalid", params={
+                                  "cancellation_details[feedback]": "bored"})
+    assert error["param"] == "cancellation_details[feedback]"
+    ended = await api.ok("DELETE", f"/v1/subscriptions/{sub['id']}", params={
+        "cancellation_details[comment]": "Moving abroad",
+        "cancellation_details[feedback]": "other"})
+    assert ended["status"] == "canceled"
+    assert (ended["cancellation_details"]["comment"],
+            ended["cancellation_details"]["feedback"]) == ("Moving abroad", "other")
+
+
 async def test_a_trial_bills_nothing_until_it_ends(make_api: MakeApi) -> None:
     """docs.stripe.com/billing/subscriptions/trials: trialing, a $0 invoice; at the trial's
     end the first paid period is invoiced and the subscription is active."""
@@ -303,6 +321,12 @@ async def test_charges_and_refunds_move_the_balance(make_api: MakeApi) -> None:
     back = await api.ok("GET", "/v1/balance_transactions", params={"source": refund["id"],
                                                                    "expand[]": "data.source"})
     assert (back["data"][0]["amount"], back["data"][0]["source"]["id"]) == (-2500, refund["id"])
+    # The charge and the refund name their balance transactions (api/charges/object,
+    # api/refunds/object: balance_transaction, expandable).
+    assert refund["balance_transaction"] == back["data"][0]["id"]
+    shown = await api.ok("GET", f"/v1/charges/{paid['latest_charge']}",
+                         params={"expand[]": "balance_transaction"})
+    assert shown["balance_transaction"]["id"] == txn["id"]
     await api.refused("GET", "/v1/balance_transactions/txn_nothing", 404, "resource_missing")
 
 
