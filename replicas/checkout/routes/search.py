@@ -45,25 +45,24 @@ def _searching(resource: str, schema: type[BaseModel], title: str, tag: str,
         handler)
 
 
-_searching("customers", Customer, "customers", "customers",
-           "Customers matching the query (fields: created, email, name, phone, metadata), "
-           "newest first; deleted ones left out.")
-_searching("charges", Charge, "charges", "charges",
-           "Charges matching the query (fields: amount, created, currency, customer, "
-           "disputed, payment_intent, refunded, status, payment_method_details.card.{brand, "
-           "exp_month, exp_year, fingerprint, last4}, metadata), newest first.")
-_searching("payment_intents", PaymentIntent, "PaymentIntents", "payment_intents",
-           "PaymentIntents matching the query (fields: amount, created, currency, customer, "
-           "status, metadata), newest first.")
-_searching("invoices", Invoice, "invoices", "invoices",
-           "Invoices matching the query (fields: created, currency, customer, number, status, "
-           "subscription, total, metadata), newest first.")
-_searching("subscriptions", Subscription, "subscriptions", "subscriptions",
-           "Subscriptions matching the query (fields: created, status, metadata), newest "
-           "first.")
-_searching("prices", Price, "prices", "catalog",
-           "Prices matching the query (fields: active, currency, lookup_key, product, type, "
-           "metadata), newest first.")
-_searching("products", Product, "products", "catalog",
-           "Products matching the query (fields: active, description, name, url, metadata), "
-           "newest first.")
+for resource, schema, title, tag, doc in (
+    ("customers", Customer, "customers", "customers", "Customers matching the query (fields: "
+     "created, email, name, phone, metadata), newest first; deleted ones left out."),
+    ("charges", Charge, "charges", "charges", "Charges matching the query (fields: amount, "
+     "created, currency, customer, disputed, payment_intent, refunded, status, "
+     "payment_method_details.card.{brand, exp_month, exp_year, fingerprint, last4}, "
+     "metadata), newest first."),
+    ("payment_intents", PaymentIntent, "PaymentIntents", "payment_intents", "PaymentIntents "
+     "matching the query (fields: amount, created, currency, customer, status, metadata), "
+     "newest first."),
+    ("invoices", Invoice, "invoices", "invoices", "Invoices matching the query (fields: "
+     "created, currency, customer, number, status, subscription, total, metadata), newest "
+     "first."),
+    ("subscriptions", Subscription, "subscriptions", "subscriptions", "Subscriptions matching "
+     "the query (fields: created, status, metadata), newest first."),
+    ("prices", Price, "prices", "catalog", "Prices matching the query (fields: active, "
+     "currency, lookup_key, product, type, metadata), newest first."),
+    ("products", Product, "products", "catalog", "Products matching the query (fields: "
+     "active, description, name, url, metadata), newest first."),
+):
+    _searching(resource, schema, title, tag, doc)
