@@ -42,7 +42,10 @@ def table_of(object_id: str) -> str | None:
     return TABLES.get(object_id.partition("_")[0])
 
 
-def next_row(db: sqlite3.Connection, table: str, seed: int) -> tuple[int, random.Random]:
-    """The row id the API's next ``table`` object gets, and its id stream."""
+def next_row(db: sqlite3.Connection, table: str, seed: int,
+             ahead: int = 0) -> tuple[int, random.Random]:
+    """The row id the API's next ``table`` object gets (``ahead``: the one so many after
+    it), and its id stream."""
     last = db.execute(f"SELECT coalesce(max(id), 0) AS n FROM {table}").fetchone()["n"]
-    return last + 1, random.Random(f"checkout:{seed}:{table}:{last + 1}")
+    at = last + 1 + ahead
+    return at, random.Random(f"checkout:{seed}:{table}:{at}")

@@ -13,7 +13,7 @@ from fastapi import Query
 from replicas.runtime import db as sql
 from replicas.runtime.params import CANONICAL
 
-from .errors import InvalidRequestError
+from .errors import InvalidRequestError, ResourceMissing
 from .render import Objects, Row
 
 DEFAULT_LIMIT = 10
@@ -35,10 +35,7 @@ def cursor_page(objects: Objects, table: str, where: Sequence[str], params: Sequ
                 url: str, limit: int, starting_after: str | None, ending_before: str | None,
                 expand: Sequence[str] = (), kind: str) -> Row:
     """One page of ``table``'s objects matching ``where`` (SQL in code), newest first."""
-    if starting_after and ending_before:
-        raise InvalidRequestError("You may only specify one of these parameters: "
-                                  "ending_before, starting_after.", code="parameter_invalid",
-                                  param="ending_before")
+    _one_cursor(starting_after, ending_before)
     conds, args, descending = list(where), list(params), True
     cursor = starting_after or ending_before
     if cursor is not None:
@@ -53,7 +50,37 @@ def cursor_page(objects: Objects, table: str, where: Sequence[str], params: Sequ
                     f"id {order} LIMIT ?", (*args, limit + 1))
     has_more = len(rows) > limit
     rows = rows[:limit] if descending else rows[:limit][::-1]
-    items = [(objects.render(table, r)) for r in rows]
+    return _list(objects, [objects.render(table, r) for r in rows], has_more, url, expand)
+
+
+def memory_page(objects: Objects, items: Sequence[Row], *, url: str, limit: int,
+                starting_after: str | None, ending_before: str | None,
+                expand: Sequence[str] = (), kind: str) -> Row:
+    """One page of ``items`` (objects saved nowhere, in their order: a preview's lines),
+    paged as :func:`cursor_page` pages a table."""
+    _one_cursor(starting_after, ending_before)
+    ids = [item["id"] for item in items]
+    cursor = starting_after or ending_before
+    if cursor is not None and cursor not in ids:
+        raise ResourceMissing(kind, cursor, param="starting_after" if starting_after
+                              else "ending_before")
+    if ending_before is not None:
+        before = items[:ids.index(ending_before)]
+        return _list(objects, before[-limit:], len(before) > limit, url, expand)
+    after = items[ids.index(starting_after) + 1:] if starting_after is not None else items
+    return _list(objects, after[:limit], len(after) > limit, url, expand)
+
+
+def _one_cursor(starting_after: str | None, ending_before: str | None) -> None:
+    if starting_after and ending_before:
+        raise InvalidRequestError("You may only specify one of these parameters: "
+                                  "ending_before, starting_after.", code="parameter_invalid",
+                                  param="ending_before")
+
+
+def _list(objects: Objects, items: Sequence[Row], has_more: bool, url: str,
+          expand: Sequence[str]) -> Row:
+    """Stripe's list object of ``items``, their properties expanded (``data.`` paths)."""
     inner = [path.removeprefix("data.") for path in expand if path.startswith("data.")]
     if len(inner) != len(expand):
         raise InvalidRequestError("Lists expand their objects' properties: "

@@ -120,8 +120,9 @@ def payment_intent(row: Row, now: int) -> Row:
             **unset(out.PaymentIntent)}
 
 
-def charge(row: Row, method: Row | None) -> Row:
-    """A charge (``method``: its PaymentMethod's row, for the card's details)."""
+def charge(row: Row, method: Row | None, moved: str | None) -> Row:
+    """A charge (``method``: its PaymentMethod's row, for the card's details; ``moved``: the
+    balance transaction of its captured funds, if any)."""
     card = {"brand": method["brand"], "country": method["country"],
             "exp_month": method["exp_month"], "exp_year": method["exp_year"],
             "funding": method["funding"], "last4": method["last4"],
@@ -131,7 +132,7 @@ def charge(row: Row, method: Row | None) -> Row:
     details = None if method is None else {"type": "card", "card": card}
     return {**_common(row, "charge"), "amount": row["amount"],
             "amount_captured": row["amount_captured"],
-            "amount_refunded": row["amount_refunded"],
+            "amount_refunded": row["amount_refunded"], "balance_transaction": moved,
             "billing_details": _billing(method) if method else None,
             "captured": bool(row["captured"]), "currency": row["currency"],
             "customer": row["customer"], "description": row["description"],
@@ -146,11 +147,16 @@ def charge(row: Row, method: Row | None) -> Row:
             "refunded": bool(row["refunded"]), "status": row["status"], **unset(out.Charge)}
 
 
-def refund(row: Row, now: int) -> Row:
+def refund(row: Row, moved: str | None, given_back: str | None) -> Row:
+    """A refund (``moved``: the balance transaction that took its amount; ``given_back``: the
+    one that returned it when the refund failed)."""
     failure = {} if row["failure_reason"] is None else {"failure_reason": row["failure_reason"]}
+    if given_back is not None:
+        failure["failure_balance_transaction"] = given_back
     refunded = _common(row, "refund")
     del refunded["livemode"]  # Stripe's refund has none
-    return {**refunded, "amount": row["amount"], "charge": row["charge"],
+    return {**refunded, "amount": row["amount"], "balance_transaction": moved,
+            "charge": row["charge"],
             "currency": row["currency"], **failure, "payment_intent": row["payment_intent"],
             "reason": row["reason"], "status": row["status"], **unset(out.Refund)}
 
@@ -426,8 +432,8 @@ def customer_balance_transaction(row: Row, now: int) -> Row:
 
 
 # -- The account's balance (docs.stripe.com/api/balance_transactions, /api/payouts)
-REPORTING = {"charge": "charge", "refund": "refund", "payout": "payout",
-             "payout_cancel": "payout_reversal"}
+REPORTING = {"charge": "charge", "refund": "refund", "refund_failure": "refund_failure",
+             "payout": "payout", "payout_cancel": "payout_reversal"}
 
 
 def balance_transaction(row: Row, now: int) -> Row:
@@ -461,8 +467,9 @@ def payout(row: Row, now: int) -> Row:
 # What each kind's references may be expanded to (Stripe's expandable fields).
 EXPANDABLE: dict[str, frozenset[str]] = {
     "payment_intent": frozenset({"customer", "payment_method", "latest_charge"}),
-    "charge": frozenset({"customer", "payment_intent"}),
-    "refund": frozenset({"charge", "payment_intent"}),
+    "charge": frozenset({"customer", "payment_intent", "balance_transaction"}),
+    "refund": frozenset({"charge", "payment_intent", "balance_transaction",
+                         "failure_balance_transaction"}),
     "dispute": frozenset({"charge", "payment_intent"}),
     "payment_method": frozenset({"customer"}),
     "price": frozenset({"product"}),
@@ -496,7 +503,10 @@ class Objects:
         if table == "charges":
             method = sql.one(self.db, "SELECT * FROM payment_methods WHERE stripe_id = ?",
                              (row["payment_method"],)) if row["payment_method"] else None
-            return charge(row, method)
+            return charge(row, method, self._moved(row["stripe_id"], "charge"))
+        if table == "refunds":
+            return refund(row, self._moved(row["stripe_id"], "refund"),
+                          self._moved(row["stripe_id"], "refund_failure"))
         if table == "promotion_codes":
             return promotion_code(row, self.row("coupons", row["coupon"], kind="coupon"),
                                   self.now)
@@ -507,6 +517,12 @@ class Objects:
             return BILLING[table](self, row)
         convert: Callable[[Row, int], Row] = CONVERTERS[table]
         return convert(row, self.now)
+
+    def _moved(self, source: str, kind: str) -> str | None:
+        """The id of ``source``'s balance transaction of type ``kind``, if it has one."""
+        found = sql.one(self.db, "SELECT stripe_id FROM balance_transactions WHERE source = ? "
+                        "AND type = ? ORDER BY id LIMIT 1", (source, kind))
+        return None if found is None else str(found["stripe_id"])
 
     def _subscription(self, row: Row) -> Row:
         return subscription(row, [self._subscription_item(item, row) for item in sql.rows(
@@ -589,7 +605,7 @@ BILLING: dict[str, Callable[[Objects, Row], Row]] = {
 }
 CONVERTERS: dict[str, Callable[[Row, int], Row]] = {
     "customers": customer, "products": product, "prices": price,
-    "payment_methods": payment_method, "payment_intents": payment_intent, "refunds": refund,
+    "payment_methods": payment_method, "payment_intents": payment_intent,
     "disputes": dispute, "events": event, "coupons": coupon,
     "checkout_sessions": checkout_session,
     "customer_balance_transactions": customer_balance_transaction,

@@ -9,9 +9,10 @@ characters; the fields that allow it), ``=``, ``>``, ``<``, ``>=``, ``<=`` on nu
 ``field:null`` (a field or metadata key that is not set). Strings are quoted (``"..."`` or
 ``'...'``, ``\\"`` inside), numbers, ``true``/``false`` and ``null`` are not.
 
-A resource is searchable with one :class:`Searchable` (its table and its query fields) and one
-route calling :func:`search_page` (``routes/search.py``): prices, products, subscriptions and
-invoices (Stripe's other searchable resources) take one entry each in :data:`SEARCHABLE`.
+A resource is searchable with one :class:`Searchable` (its table and its query fields, those of
+docs.stripe.com/search#query-fields-for-<resource> the checkout's objects have) and one route
+(``routes/search.py``). Every resource Stripe searches is: customers, charges, payment_intents,
+invoices, subscriptions, prices and products.
 """
 
 from __future__ import annotations
@@ -78,6 +79,24 @@ SEARCHABLE: dict[str, Searchable] = {s.resource: s for s in (
         "currency": QueryField("currency", "token"),
         "customer": QueryField("customer", "token"),
         "status": QueryField("status", "token")}),
+    Searchable("invoices", "invoice", "invoices", {
+        "created": _CREATED, "currency": QueryField("currency", "token"),
+        "customer": QueryField("customer", "token"),
+        "number": QueryField("number", "string", substring=True),
+        "status": QueryField("status", "token"),
+        "subscription": QueryField("subscription", "token"),
+        "total": QueryField("total", "number")}),
+    Searchable("subscriptions", "subscription", "subscriptions", {
+        "created": _CREATED, "status": QueryField("status", "token")}),
+    Searchable("prices", "price", "prices", {
+        "active": QueryField("active", "boolean"), "currency": QueryField("currency", "token"),
+        "lookup_key": QueryField("lookup_key", "string", substring=True),
+        "product": QueryField("product", "token"), "type": QueryField("type", "token")}),
+    Searchable("products", "product", "products", {
+        "active": QueryField("active", "boolean"),
+        "description": QueryField("description", "string", substring=True),
+        "name": QueryField("name", "string", substring=True),
+        "url": QueryField("url", "string", substring=True)}),
 )}
 
 _CLAUSE = re.compile(r"""
@@ -134,10 +153,11 @@ def _condition(s: Searchable, m: re.Match[str]) -> tuple[str, list[Any]]:
     if op != ":":
         raise _refused(f"The operator `{op}` compares numbers: `{named}` takes `:`"
                        f"{' or `~`' if field.substring else ''}.")
-    if field.kind == "boolean":
-        if bare not in ("true", "false"):
-            raise _refused(f"`{named}` is true or false (unquoted).")
-        return f"{field.sql} = ?", [*args, int(bare == "true")]
+    if field.kind == "boolean":  # quoted or not: Stripe's own examples say active:'true'
+        given = bare if value is None else value
+        if given not in ("true", "false"):
+            raise _refused(f"`{named}` is true or false.")
+        return f"{field.sql} = ?", [*args, int(given == "true")]
     if value is None:
         raise _refused(f"The value of `{named}` must be in quotes: {named}:\"{bare}\".")
     if field.kind == "string":

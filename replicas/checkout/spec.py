@@ -29,7 +29,7 @@ SPEC = ReplicaSpec(
         '{"error": {type, code, message, param, decline_code}}; POSTs take an '
         "Idempotency-Key header."
     ),
-    data_version="7",
+    data_version="8",
     router=router,
     probe={"update": "products", "id": 1,
            "values": {"description": "Catalogue review scheduled (probe: no task allows "

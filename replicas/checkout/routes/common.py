@@ -3,16 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
-from fastapi import Path
+from fastapi import Path, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 
 from replicas.runtime.responses import ok
+from workgym_core.forms import decode
 
 from ..lists import cursor_page
 from ..render import Row
 from ..rules.common import World
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def from_query(request: Request, model: type[M], skip: frozenset[str] = frozenset()) -> M:
+    """The request's query (bracket notation, as a form body) as ``model``'s parameters, those
+    named in ``skip`` left to the route; refused as a body would be (Stripe's 400 naming the
+    parameter)."""
+    given = {k: v for k, v in decode(request.url.query).items() if k not in skip}
+    try:
+        return model.model_validate(given)
+    except ValidationError as exc:
+        raise RequestValidationError([{**e, "loc": ("query", *e["loc"])}
+                                      for e in exc.errors()]) from None
 
 
 def object_path(kind: str) -> Any:

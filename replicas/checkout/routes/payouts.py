@@ -15,8 +15,8 @@ from ..idempotency import IdempotentDep
 from ..lists import DEFAULT_LIMIT, EndingBefore, Expand, Limit, StartingAfter
 from ..rules import funds
 from ..schemas.billing import InvoiceAction, PayoutCreate, PayoutUpdate
-from ..schemas.stripe import StripeList
-from ..schemas.stripe_billing import Balance, BalanceTransaction, Payout
+from ..schemas.stripe import BalanceTransaction, StripeList
+from ..schemas.stripe_billing import Balance, Payout
 from .common import BalanceTransactionId, PayoutId, answer, listing, retrieve
 
 router = APIRouter(tags=["payouts"])

@@ -1,20 +1,23 @@
-"""Search (docs.stripe.com/api/customers/search, charges/search, payment_intents/search):
-Stripe's search query language over the searchable resources (``search.py``). Matched before
-the resources' ``/{id}`` routes, which would read ``search`` as an id."""
+"""Search (docs.stripe.com/api/customers/search, charges/search, payment_intents/search,
+invoices/search, subscriptions/search, prices/search, products/search): Stripe's search query
+language over the searchable resources (``search.py``). Matched before the resources'
+``/{id}`` routes, which would read ``search`` as an id."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from pydantic import BaseModel
 from starlette.responses import Response
 
 from replicas.runtime.responses import ok
 
 from ..deps import WorldDep
 from ..lists import DEFAULT_LIMIT, Expand, Limit
-from ..rules.common import World
-from ..schemas.stripe import Charge, Customer, PaymentIntent, SearchResult
+from ..schemas.stripe import Charge, Customer, PaymentIntent, Price, Product, SearchResult
+from ..schemas.stripe_billing import Invoice, Subscription
 from ..search import SEARCHABLE, search_page
 
 router = APIRouter()
@@ -28,39 +31,38 @@ Page = Annotated[str | None, Query(max_length=255, description=(
 ))]
 
 
-def _search(w: World, resource: str, query: str, limit: int, page: str | None,
-            expand: list[str] | None) -> Response:
-    return ok(search_page(w.objects, SEARCHABLE[resource], query=query, limit=limit,
-                          page=page, expand=expand or []))
+def _searching(resource: str, schema: type[BaseModel], title: str, tag: str,
+               doc: str) -> None:
+    """``GET /v1/<resource>/search`` for one of :data:`SEARCHABLE`."""
+    async def search(w: WorldDep, *, limit: Limit = DEFAULT_LIMIT, query: SearchQuery,
+                     page: Page = None, expand: Expand = None) -> Response:
+        return ok(search_page(w.objects, SEARCHABLE[resource], query=query, limit=limit,
+                              page=page, expand=expand or []))
+    search.__doc__ = doc
+    handler: Callable[..., Awaitable[Response]] = search
+    router.get(f"/v1/{resource}/search", operation_id=f"search_{resource}", tags=[tag],
+               summary=f"Search {title}", response_model=SearchResult[schema])(  # type: ignore[valid-type]
+        handler)
 
 
-@router.get("/v1/customers/search", operation_id="search_customers", tags=["customers"],
-            summary="Search customers", response_model=SearchResult[Customer])
-async def search_customers(w: WorldDep, *, limit: Limit = DEFAULT_LIMIT,
-                           query: SearchQuery, page: Page = None,
-                           expand: Expand = None) -> Response:
-    """Customers matching the query (fields: created, email, name, phone, metadata),
-    newest first; deleted ones left out."""
-    return _search(w, "customers", query, limit, page, expand)
-
-
-@router.get("/v1/charges/search", operation_id="search_charges", tags=["charges"],
-            summary="Search charges", response_model=SearchResult[Charge])
-async def search_charges(w: WorldDep, *, limit: Limit = DEFAULT_LIMIT,
-                           query: SearchQuery, page: Page = None,
-                           expand: Expand = None) -> Response:
-    """Charges matching the query (fields: amount, created, currency, customer, disputed,
-    payment_intent, refunded, status, payment_method_details.card.{brand, exp_month,
-    exp_year, fingerprint, last4}, metadata), newest first."""
-    return _search(w, "charges", query, limit, page, expand)
-
-
-@router.get("/v1/payment_intents/search", operation_id="search_payment_intents",
-            tags=["payment_intents"], summary="Search PaymentIntents",
-            response_model=SearchResult[PaymentIntent])
-async def search_payment_intents(w: WorldDep, *, limit: Limit = DEFAULT_LIMIT,
-                                 query: SearchQuery, page: Page = None,
-                                 expand: Expand = None) -> Response:
-    """PaymentIntents matching the query (fields: amount, created, currency, customer,
-    status, metadata), newest first."""
-    return _search(w, "payment_intents", query, limit, page, expand)
+for resource, schema, title, tag, doc in (
+    ("customers", Customer, "customers", "customers", "Customers matching the query (fields: "
+     "created, email, name, phone, metadata), newest first; deleted ones left out."),
+    ("charges", Charge, "charges", "charges", "Charges matching the query (fields: amount, "
+     "created, currency, customer, disputed, payment_intent, refunded, status, "
+     "payment_method_details.card.{brand, exp_month, exp_year, fingerprint, last4}, "
+     "metadata), newest first."),
+    ("payment_intents", PaymentIntent, "PaymentIntents", "payment_intents", "PaymentIntents "
+     "matching the query (fields: amount, created, currency, customer, status, metadata), "
+     "newest first."),
+    ("invoices", Invoice, "invoices", "invoices", "Invoices matching the query (fields: "
+     "created, currency, customer, number, status, subscription, total, metadata), newest "
+     "first."),
+    ("subscriptions", Subscription, "subscriptions", "subscriptions", "Subscriptions matching "
+     "the query (fields: created, status, metadata), newest first."),
+    ("prices", Price, "prices", "catalog", "Prices matching the query (fields: active, "
+     "currency, lookup_key, product, type, metadata), newest first."),
+    ("products", Product, "products", "catalog", "Products matching the query (fields: "
+     "active, description, name, url, metadata), newest first."),
+):
+    _searching(resource, schema, title, tag, doc)

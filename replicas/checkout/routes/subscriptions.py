@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from ..deps import WorldDep
@@ -18,7 +18,14 @@ from ..rules.common import World
 from ..schemas.billing import SubscriptionCancel, SubscriptionCreate, SubscriptionUpdate
 from ..schemas.stripe import StripeList
 from ..schemas.stripe_billing import Subscription, SubscriptionItem
-from .common import SubscriptionId, SubscriptionItemId, answer, listing, retrieve
+from .common import (
+    SubscriptionId,
+    SubscriptionItemId,
+    answer,
+    from_query,
+    listing,
+    retrieve,
+)
 
 router = APIRouter(tags=["subscriptions"])
 
@@ -63,9 +70,11 @@ async def update_subscription(subscription: SubscriptionId, body: SubscriptionUp
 @router.delete("/v1/subscriptions/{subscription}", operation_id="cancel_subscription",
                summary="Cancel a subscription", response_model=Subscription)
 async def cancel_subscription(subscription: SubscriptionId, call: IdempotentDep,
+                              request: Request,
                               body: SubscriptionCancel | None = None) -> Response:
-    """End it now: canceled, its open invoices no longer collected."""
-    given = body or SubscriptionCancel()
+    """End it now: canceled, its open invoices no longer collected. Its parameters in a body
+    or in the query (where Stripe's libraries send a DELETE's)."""
+    given = body or from_query(request, SubscriptionCancel)
     return call.run(given, lambda w: answer(w, "subscriptions", subscriptions.cancel(
         w, _sub(w, subscription), given), given.expand))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidRequestError
+from ..ids import next_row, stripe_id
 from ..render import Row, amount_due
 from ..schemas.billing import CreditNoteCreate, CreditNoteLineIn, CreditNoteUpdate
 from ..schemas.requests import RefundCreate
@@ -78,7 +79,9 @@ def _amounts(body: CreditNoteCreate, total: int, post: bool) -> dict[str, int]:
     return how
 
 
-def create(w: World, body: CreditNoteCreate) -> Row:
+def _draft(w: World, body: CreditNoteCreate) -> tuple[Row, dict[str, Any], list[dict[str, Any]]]:
+    """The credit note ``body`` asks for, checked: its invoice, its values and its lines'
+    (nothing written; the rule :func:`create` and :func:`preview` share)."""
     invoice = w.objects.row("invoices", body.invoice, kind="invoice", param="invoice")
     if invoice["status"] not in ("open", "paid"):
         raise InvalidRequestError(
@@ -101,27 +104,56 @@ def create(w: World, body: CreditNoteCreate) -> Row:
             f"The credit note's amount ({total}) must be more than 0 and at most what is left "
             f"to credit on the invoice ({left}).", code="parameter_invalid", param="amount")
     how = _amounts(body, total, post)
+    if how["refund_amount"] and invoice["payment_intent"] is None:
+        raise InvalidRequestError(
+            f"Invoice {invoice['stripe_id']} was not paid through Stripe: there is no charge "
+            "to refund. Use out_of_band_amount or credit_amount.", code="parameter_invalid",
+            param="refund_amount")
     count = w.db.execute("SELECT count(*) AS n FROM credit_notes WHERE invoice = ?",
                          (invoice["stripe_id"],)).fetchone()["n"]
-    row = w.create("credit_notes", {
+    return invoice, {
         "invoice": invoice["stripe_id"], "customer": invoice["customer"],
         "number": f"{invoice['number']}-CN-{count + 1:02d}", "status": "issued",
         "type": "post_payment" if post else "pre_payment", "amount": total,
         "currency": invoice["currency"], "reason": body.reason, "memo": text(body.memo),
         "refund_amount": how["refund_amount"], "credit_amount": how["credit_amount"],
-        "out_of_band_amount": body.out_of_band_amount, "metadata": metadata("{}", body.metadata)})
+        "out_of_band_amount": body.out_of_band_amount,
+        "metadata": metadata("{}", body.metadata)}, lines
+
+
+def preview(w: World, body: CreditNoteCreate) -> tuple[Row, list[Row]]:
+    """The credit note :func:`create` would make of ``body`` now, and its lines, as rows
+    written nowhere (docs.stripe.com/api/credit_notes/preview): their ids those it would
+    give them."""
+    _, values, lines = _draft(w, body)
+    row = {**_unwritten(w, "credit_notes"), "refund": None, "voided_at": None, **values}
+    return row, [{**_unwritten(w, "credit_note_lines", i), "credit_note": row["stripe_id"],
+                  **line} for i, line in enumerate(lines)]
+
+
+def _unwritten(w: World, table: str, ahead: int = 0) -> Row:
+    """The ids and ``created`` :meth:`World.create` would give ``table``'s next object (or the
+    one ``ahead`` after it)."""
+    row_id, rng = next_row(w.db, table, w.seed, ahead)
+    return {"id": row_id, "stripe_id": stripe_id(table, rng), "created": w.now}
+
+
+def create(w: World, body: CreditNoteCreate) -> Row:
+    invoice, values, lines = _draft(w, body)
+    row = w.create("credit_notes", values)
     for line in lines:
         w.create("credit_note_lines", {"credit_note": row["stripe_id"], **line})
-    if how["refund_amount"]:
-        row = _refund(w, row, invoice, how["refund_amount"], body)
-    if how["credit_amount"]:
+    if row["refund_amount"]:
+        row = _refund(w, row, invoice, row["refund_amount"], body)
+    if row["credit_amount"]:
         customer = w.objects.row("customers", invoice["customer"], kind="customer")
-        customer_balance.record(w, customer, -how["credit_amount"], "credit_note",
+        customer_balance.record(w, customer, -row["credit_amount"], "credit_note",
                        invoice=invoice["stripe_id"], credit_note=row["stripe_id"])
+    post = row["type"] == "post_payment"
     column = "post" if post else "pre"
     invoice = w.update("invoices", invoice, {
         f"{column}_payment_credit_notes_amount":
-        invoice[f"{column}_payment_credit_notes_amount"] + total})
+        invoice[f"{column}_payment_credit_notes_amount"] + row["amount"]})
     if not post and amount_due(invoice) - invoice["amount_paid"] <= 0:
         invoices.settle(w, invoice)
     w.emit("credit_note.created", "credit_notes", row)
@@ -129,11 +161,6 @@ def create(w: World, body: CreditNoteCreate) -> Row:
 
 
 def _refund(w: World, row: Row, invoice: Row, amount: int, body: CreditNoteCreate) -> Row:
-    if invoice["payment_intent"] is None:
-        raise InvalidRequestError(
-            f"Invoice {invoice['stripe_id']} was not paid through Stripe: there is no charge "
-            "to refund. Use out_of_band_amount or credit_amount.", code="parameter_invalid",
-            param="refund_amount")
     refund = refunds.create(w, RefundCreate.model_validate({
         "payment_intent": invoice["payment_intent"], "amount": amount,
         "metadata": {**(body.metadata if isinstance(body.metadata, dict) else {}),

@@ -1,8 +1,8 @@
 """The account's Stripe balance (docs.stripe.com/payments/balances): a balance transaction
 for every charge captured (its amount less Stripe's fee), refund (its amount back, no fee
-returned) and payout; funds become available ``AVAILABLE_AFTER`` a charge
-(docs.stripe.com/payouts: the payout schedule), and payouts send what is available to the
-bank (docs.stripe.com/api/payouts).
+returned), refund that failed (the amount returned: ``refund_failure``) and payout; funds
+become available ``AVAILABLE_AFTER`` a charge (docs.stripe.com/payouts: the payout
+schedule), and payouts send what is available to the bank (docs.stripe.com/api/payouts).
 
 A payout is ``pending``, ``in_transit`` once sent (``IN_TRANSIT_AFTER``), ``paid`` on its
 ``arrival_date``; only a pending one can be canceled (its amount comes back:
@@ -48,6 +48,15 @@ def refunded(w: World, refund: Row) -> Row:
     return w.create("balance_transactions", {
         "type": "refund", "source": refund["stripe_id"], "amount": -refund["amount"],
         "fee": 0, "currency": refund["currency"], "description": "REFUND FOR CHARGE",
+        "available_on": w.now})
+
+
+def refund_failed(w: World, refund: Row) -> Row:
+    """The transaction of a refund that failed: its amount comes back to the balance
+    (docs.stripe.com/refunds#failed-refunds: a ``refund_failure`` balance transaction)."""
+    return w.create("balance_transactions", {
+        "type": "refund_failure", "source": refund["stripe_id"], "amount": refund["amount"],
+        "fee": 0, "currency": refund["currency"], "description": "REFUND FAILURE",
         "available_on": w.now})
 
 

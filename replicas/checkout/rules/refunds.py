@@ -128,6 +128,7 @@ def settle_due(w: World) -> None:
             "status": row["settles_to"], "settles_at": None, "settles_to": None,
             "failure_reason": outcome.failure_reason if failed and outcome else None})
         if failed:
+            funds.refund_failed(w, row)
             charge = w.objects.row("charges", row["charge"], kind="charge")
             w.update("charges", charge, {
                 "amount_refunded": charge["amount_refunded"] - row["amount"], "refunded": 0})

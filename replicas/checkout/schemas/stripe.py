@@ -276,6 +276,41 @@ class PaymentMethodDetails(BaseModel):
     card: ChargeCard = Field(description="The card charged.")
 
 
+class FeeDetail(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    amount: int = Field(description=_AMOUNT)
+    application: None = Field(description="No Connect application.")
+    currency: str = Field(description=_CURRENCY)
+    description: str = Field(description="Stripe processing fees.")
+    type: str = Field(description="stripe_fee.")
+
+
+class BalanceTransaction(BaseModel):
+    """A movement of the account's balance: a charge, a refund (and its failure), a payout."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Unique identifier of the object.")
+    object: Literal["balance_transaction"] = Field(description="'balance_transaction'.")
+    amount: int = Field(description="Gross: positive in, negative out.")
+    available_on: int = Field(description="When its funds can be paid out (Unix seconds).")
+    balance_type: str = Field(description="payments.")
+    created: int = Field(description="Unix seconds.")
+    currency: str = Field(description=_CURRENCY)
+    description: str | None = Field(description="What it is.")
+    exchange_rate: None = Field(description="No conversion.")
+    fee: int = Field(description="Stripe's fee.")
+    fee_details: list[FeeDetail] = Field(description="The fee's parts.")
+    net: int = Field(description="amount less fee.")
+    reporting_category: str = Field(description="charge, refund, refund_failure, payout, "
+                                    "payout_reversal.")
+    source: str | dict[str, Any] | None = Field(description="What made it (expandable).")
+    status: str = Field(description="pending until available_on, then available.")
+    type: str = Field(description="charge, refund, refund_failure, payout or "
+                      "payout_cancel.")
+
+
 class Charge(StripeObject):
     object: Literal["charge"] = Field(description="'charge'.")
     amount: int = Field(description=_AMOUNT)
@@ -302,7 +337,9 @@ class Charge(StripeObject):
     application: None = Field(description=_UNSET)
     application_fee: None = Field(description=_UNSET)
     application_fee_amount: None = Field(description=_UNSET)
-    balance_transaction: None = Field(description=_UNSET)
+    balance_transaction: str | BalanceTransaction | None = Field(
+        description="The balance transaction of its captured funds (expandable); null until "
+        "captured.")
     calculated_statement_descriptor: None = Field(description=_UNSET)
     failure_balance_transaction: None = Field(description=_UNSET)
     fraud_details: None = Field(description=_UNSET)
@@ -338,7 +375,12 @@ class Refund(BaseModel):
     reason: str | None = Field(description="duplicate, fraudulent or requested_by_customer.")
     status: Literal["pending", "requires_action", "succeeded", "failed", "canceled"] = Field(
         description="Its status.")
-    balance_transaction: None = Field(description=_UNSET)
+    balance_transaction: str | BalanceTransaction | None = Field(
+        description="The balance transaction that took its amount from the balance "
+        "(expandable); null if none did (canceled before it moved).")
+    failure_balance_transaction: str | BalanceTransaction | None = Field(
+        None, description="Only once it failed: the balance transaction that gave its amount "
+        "back (type refund_failure, expandable).")
     receipt_number: None = Field(description=_UNSET)
     source_transfer_reversal: None = Field(description=_UNSET)
     transfer_reversal: None = Field(description=_UNSET)

@@ -9,7 +9,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .stripe import _AMOUNT, _CURRENCY, Customer, PaymentMethod, Price, StripeList, StripeObject
+from .stripe import (
+    _AMOUNT,
+    _CURRENCY,
+    BalanceTransaction,
+    Customer,
+    PaymentMethod,
+    Price,
+    StripeList,
+    StripeObject,
+)
 
 
 class Plan(BaseModel):
@@ -287,39 +296,6 @@ class DeletedInvoice(BaseModel):
     object: Literal["invoice"] = Field(description="'invoice'.")
     deleted: Literal[True] = Field(description="Always true: the draft was deleted.")
 
-
-
-class FeeDetail(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    amount: int = Field(description=_AMOUNT)
-    application: None = Field(description="No Connect application.")
-    currency: str = Field(description=_CURRENCY)
-    description: str = Field(description="Stripe processing fees.")
-    type: str = Field(description="stripe_fee.")
-
-
-class BalanceTransaction(BaseModel):
-    """A movement of the account's balance: a charge, a refund, a payout."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(description="Unique identifier of the object.")
-    object: Literal["balance_transaction"] = Field(description="'balance_transaction'.")
-    amount: int = Field(description="Gross: positive in, negative out.")
-    available_on: int = Field(description="When its funds can be paid out (Unix seconds).")
-    balance_type: str = Field(description="payments.")
-    created: int = Field(description="Unix seconds.")
-    currency: str = Field(description=_CURRENCY)
-    description: str | None = Field(description="What it is.")
-    exchange_rate: None = Field(description="No conversion.")
-    fee: int = Field(description="Stripe's fee.")
-    fee_details: list[FeeDetail] = Field(description="The fee's parts.")
-    net: int = Field(description="amount less fee.")
-    reporting_category: str = Field(description="charge, refund, payout, payout_reversal.")
-    source: str | dict[str, Any] | None = Field(description="What made it (expandable).")
-    status: str = Field(description="pending until available_on, then available.")
-    type: str = Field(description="charge, refund, payout or payout_cancel.")
 
 
 class Payout(StripeObject):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..render import CONVERTERS, charge
+from ..render import CONVERTERS, charge, refund
 from ..rules.common import dumps
 from .common import Generation
 
@@ -21,6 +21,7 @@ INTENT_EVENTS = {"succeeded": "payment_intent.succeeded",
 def build(g: Generation) -> None:
     since = g.unix_ago(KEPT_DAYS)
     methods = {m["stripe_id"]: m for m in g.tables["payment_methods"]}
+    moved = {(t["source"], t["type"]): t["stripe_id"] for t in g.tables["balance_transactions"]}
     found: list[tuple[int, str, Any]] = []
     for row in g.tables["payment_intents"]:
         if row["created"] >= since:
@@ -29,11 +30,17 @@ def build(g: Generation) -> None:
     for row in g.tables["charges"]:
         if row["created"] >= since:
             kind = "charge.succeeded" if row["status"] == "succeeded" else "charge.failed"
-            found.append((row["created"], kind, charge(row, methods.get(row["payment_method"]))))
-    for table, kind in (("refunds", "refund.created"), ("disputes", "charge.dispute.created")):
-        for row in g.tables[table]:
-            if row["created"] >= since:
-                found.append((row["created"], kind, CONVERTERS[table](row, g.unix)))
+            found.append((row["created"], kind, charge(row, methods.get(row["payment_method"]),
+                                                       moved.get((row["stripe_id"], "charge")))))
+    for row in g.tables["refunds"]:
+        if row["created"] >= since:
+            found.append((row["created"], "refund.created", refund(
+                row, moved.get((row["stripe_id"], "refund")),
+                moved.get((row["stripe_id"], "refund_failure")))))
+    for row in g.tables["disputes"]:
+        if row["created"] >= since:
+            found.append((row["created"], "charge.dispute.created",
+                          CONVERTERS["disputes"](row, g.unix)))
     paid_at = {c["payment_intent"]: c["created"] for c in g.tables["charges"]
                if c["status"] == "succeeded"}
     for row in g.tables["checkout_sessions"]:

@@ -1,6 +1,6 @@
 """The account's balance: a balance transaction for every captured charge (less Stripe's fee)
-and refund, and the weekly automatic payouts that sent what was available to the bank since
-the shop moved here (the latest still in transit)."""
+and refund (a failed one: and its refund_failure), and the weekly automatic payouts that sent
+what was available to the bank since the shop moved here (the latest still in transit)."""
 
 from __future__ import annotations
 
@@ -22,10 +22,15 @@ def build(g: Generation) -> None:
                 "available_on": charge["created"] + AVAILABLE_AFTER,
                 "created": charge["created"]})
     for refund in g.tables["refunds"]:
-        if refund["status"] in ("succeeded", "pending"):
+        # A failed refund took its amount and gave it back (docs.stripe.com/refunds
+        # #failed-refunds: a refund_failure balance transaction).
+        taken = {"succeeded": [("refund", -1)], "pending": [("refund", -1)],
+                 "failed": [("refund", -1), ("refund_failure", 1)]}.get(refund["status"], [])
+        for kind, sign in taken:
             g.new("balance_transactions", {
-                "type": "refund", "source": refund["stripe_id"], "amount": -refund["amount"],
-                "fee": 0, "currency": refund["currency"], "description": "REFUND FOR CHARGE",
+                "type": kind, "source": refund["stripe_id"], "amount": sign * refund["amount"],
+                "fee": 0, "currency": refund["currency"],
+                "description": "REFUND FOR CHARGE" if sign < 0 else "REFUND FAILURE",
                 "available_on": refund["created"], "created": refund["created"]})
     moved = g.unix_ago(MOVED_DAYS)
     by_currency: dict[str, list[tuple[int, int]]] = {}

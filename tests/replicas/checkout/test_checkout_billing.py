@@ -135,6 +135,24 @@ async def test_cancel_at_period_end_then_at_once(make_api: MakeApi) -> None:
     assert {s["id"] for s in listed["data"]} >= {sub["id"], other["id"]}
 
 
+async def test_cancel_takes_its_parameters_from_the_query_too(make_api: MakeApi) -> None:
+    """docs.stripe.com/api/subscriptions/cancel (DELETE /v1/subscriptions/:id with
+    cancellation_details, invoice_now, prorate): Stripe's libraries send a DELETE's
+    parameters in the query string; a bad one is refused naming it."""
+    api = make_api()
+    sub = await _subscribe(api)
+    error = await api.refused("DELETE", f"/v1/subscriptions/{sub['id']}", 400,
+                              "parameter_invalid", params={
+                                  "cancellation_details[feedback]": "bored"})
+    assert error["param"] == "cancellation_details[feedback]"
+    ended = await api.ok("DELETE", f"/v1/subscriptions/{sub['id']}", params={
+        "cancellation_details[comment]": "Moving abroad",
+        "cancellation_details[feedback]": "other"})
+    assert ended["status"] == "canceled"
+    assert (ended["cancellation_details"]["comment"],
+            ended["cancellation_details"]["feedback"]) == ("Moving abroad", "other")
+
+
 async def test_a_trial_bills_nothing_until_it_ends(make_api: MakeApi) -> None:
     """docs.stripe.com/billing/subscriptions/trials: trialing, a $0 invoice; at the trial's
     end the first paid period is invoiced and the subscription is active."""
@@ -213,6 +231,50 @@ async def test_credit_notes_lower_what_is_due_or_give_money_back(make_api: MakeA
     assert again["post_payment_credit_notes_amount"] == 600
 
 
+async def test_a_credit_note_preview_is_the_one_create_would_make_saved_nowhere(
+        make_api: MakeApi) -> None:
+    """docs.stripe.com/api/credit_notes/preview and /preview_lines: the create parameters in
+    the query (GET, bracket notation) give the credit note and lines create would make,
+    computed by its rules and issued nowhere; what create would refuse, preview refuses."""
+    api = make_api()
+    sub = await _subscribe(api)
+    paid = await api.ok("GET", f"/v1/invoices/{sub['latest_invoice']}")
+    line = paid["lines"]["data"][0]["id"]
+    asked = {"invoice": paid["id"], "lines[0][type]": "invoice_line_item",
+             "lines[0][invoice_line_item]": line, "lines[0][amount]": "600",
+             "lines[1][type]": "custom_line_item", "lines[1][unit_amount]": "150",
+             "lines[1][description]": "Goodwill", "credit_amount": "750",
+             "metadata[ticket]": "T-1"}
+    preview = await api.ok("GET", "/v1/credit_notes/preview", params=asked)
+    assert (preview["object"], preview["type"], preview["amount"], preview["status"]) == (
+        "credit_note", "post_payment", 750, "issued")
+    assert [x["amount"] for x in preview["lines"]["data"]] == [600, 150]
+    assert preview["metadata"] == {"ticket": "T-1"}
+    first = await api.ok("GET", "/v1/credit_notes/preview/lines",
+                         params={**asked, "limit": 1})
+    assert (first["url"], first["has_more"], len(first["data"])) == (
+        "/v1/credit_notes/preview/lines", True, 1)
+    rest = await api.ok("GET", "/v1/credit_notes/preview/lines",
+                        params={**asked, "starting_after": first["data"][0]["id"]})
+    assert [x["amount"] for x in rest["data"]] == [150] and not rest["has_more"]
+    assert (await api.ok("GET", "/v1/credit_notes", params={"invoice": paid["id"]}))[
+        "data"] == []
+    assert (await api.ok("GET", f"/v1/customers/{sub['customer']}"))["balance"] == 0
+    await api.refused("GET", "/v1/credit_notes/preview", 400, "parameter_invalid",
+                      params={**asked, "credit_amount": "700"})
+    error = await api.refused("GET", "/v1/credit_notes/preview", 400, "parameter_invalid",
+                              params={**asked, "lines[1][type]": "discount"})
+    assert error["param"] == "lines[1][type]"
+    created = await api.ok("POST", "/v1/credit_notes", json={
+        "invoice": paid["id"], "credit_amount": 750, "metadata": {"ticket": "T-1"},
+        "lines": [{"type": "invoice_line_item", "invoice_line_item": line, "amount": 600},
+                  {"type": "custom_line_item", "unit_amount": 150,
+                   "description": "Goodwill"}]})
+    later = ("created", "effective_at", "customer_balance_transaction")  # the clock moved
+    assert {k: v for k, v in created.items() if k not in later} == {
+        k: v for k, v in preview.items() if k not in later}
+
+
 async def test_the_customer_balance_pays_the_next_invoice(make_api: MakeApi) -> None:
     """docs.stripe.com/billing/customer/balance: a negative balance is credit, applied to the
     customer's next finalized invoice (applied_to_invoice), and the customer's balance is the
@@ -259,6 +321,12 @@ async def test_charges_and_refunds_move_the_balance(make_api: MakeApi) -> None:
     back = await api.ok("GET", "/v1/balance_transactions", params={"source": refund["id"],
                                                                    "expand[]": "data.source"})
     assert (back["data"][0]["amount"], back["data"][0]["source"]["id"]) == (-2500, refund["id"])
+    # The charge and the refund name their balance transactions (api/charges/object,
+    # api/refunds/object: balance_transaction, expandable).
+    assert refund["balance_transaction"] == back["data"][0]["id"]
+    shown = await api.ok("GET", f"/v1/charges/{paid['latest_charge']}",
+                         params={"expand[]": "balance_transaction"})
+    assert shown["balance_transaction"]["id"] == txn["id"]
     await api.refused("GET", "/v1/balance_transactions/txn_nothing", 404, "resource_missing")
 
 

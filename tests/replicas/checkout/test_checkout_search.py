@@ -112,3 +112,34 @@ async def test_search_needs_a_query_and_a_page_it_gave(make_api: MakeApi) -> Non
     error = await api.refused("GET", "/v1/charges/search", 400, "parameter_invalid",
                               params={"query": 'status:"failed"', "page": "!!"})
     assert error["param"] == "page"
+
+
+async def test_invoices_subscriptions_prices_and_products_are_searchable(
+        make_api: MakeApi) -> None:
+    """docs.stripe.com/api/invoices/search, subscriptions/search, prices/search,
+    products/search and their query fields (docs.stripe.com/search#query-fields-for-invoices,
+    -subscriptions, -prices, -products); a boolean is matched quoted or not, as Stripe's own
+    examples write it (`active:'true' AND metadata['order_id']:'6735'`, api/prices/search)."""
+    api = make_api()
+    customer = await api.ok("POST", "/v1/customers", json={"email": "sub@findme.test"})
+    method = await api.ok("POST", "/v1/payment_methods/pm_card_visa/attach",
+                          json={"customer": customer["id"]})
+    prices = await api.ok("GET", "/v1/prices/search",
+                          params={"query": "lookup_key:'cb-01m-usd' AND active:'true'"})
+    [price] = prices["data"]
+    assert prices["url"] == "/v1/prices/search"
+    assert await _ids(api, "prices", "lookup_key:'cb-01m-usd' AND active:false") == []
+    sub = await api.ok("POST", "/v1/subscriptions", json={
+        "customer": customer["id"], "items": [{"price": price["id"]}],
+        "default_payment_method": method["id"], "metadata": {"order_id": "6735"}})
+    assert await _ids(api, "subscriptions",
+                      "status:'active' AND metadata['order_id']:'6735'") == [sub["id"]]
+    assert await _ids(api, "invoices",
+                      f"subscription:'{sub['id']}' AND total>999 AND status:'paid'") == [
+        sub["latest_invoice"]]
+    assert await _ids(api, "invoices", f"subscription:'{sub['id']}' AND total<999") == []
+    assert price["product"] in await _ids(api, "products", "name~'bean' AND active:true")
+    await api.refused("GET", "/v1/subscriptions/search", 400, "parameter_invalid",
+                      params={"query": "total>999"})
+    await api.refused("GET", "/v1/products/search", 400, "parameter_invalid",
+                      params={"query": "active:'yes'"})

@@ -99,3 +99,24 @@ async def test_a_refund_to_a_dead_card_fails_later(make_api: MakeApi) -> None:
     assert shown["amount_refunded"] == 0 and shown["refunded"] is False
     kinds = [e["type"] for e in (await api.ok("GET", "/v1/events", params={"limit": 5}))["data"]]
     assert "refund.failed" in kinds
+
+
+async def test_a_failed_refund_gives_its_amount_back_to_the_balance(make_api: MakeApi) -> None:
+    """docs.stripe.com/refunds#failed-refunds and api/refunds/object: a refund that fails
+    keeps the balance transaction that took its amount (balance_transaction) and has a
+    failure_balance_transaction of type refund_failure giving it back; both expandable
+    (docs.stripe.com/api/balance_transactions/object: type refund_failure)."""
+    api = make_api()
+    refund, _ = await _refund_later(api, "pm_card_refundFail")
+    assert refund["balance_transaction"].startswith("txn_")
+    assert "failure_balance_transaction" not in refund
+    await _minutes_later(api, 6)
+    failed = await api.ok("GET", f"/v1/refunds/{refund['id']}",
+                          params={"expand[]": ["balance_transaction",
+                                               "failure_balance_transaction"]})
+    taken, given = failed["balance_transaction"], failed["failure_balance_transaction"]
+    assert (taken["id"], taken["type"], taken["amount"]) == (
+        refund["balance_transaction"], "refund", -3000)
+    assert (given["type"], given["reporting_category"], given["amount"], given["source"]) == (
+        "refund_failure", "refund_failure", 3000, refund["id"])
+

@@ -47,4 +47,5 @@ async def test_a_refund_has_no_livemode_and_a_failure_reason_only_once_failed(
     refund = await api.ok("POST", "/v1/refunds", json={"payment_intent": intent["id"]})
     assert refund["status"] == "succeeded"
     assert "livemode" not in refund and "failure_reason" not in refund
-    assert refund["balance_transaction"] is None and refund["receipt_number"] is None
+    assert refund["balance_transaction"].startswith("txn_") and refund["receipt_number"] is None
+    assert "failure_balance_transaction" not in refund
