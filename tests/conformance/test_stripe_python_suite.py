@@ -1,6 +1,7 @@
 """stripe-python's own test suite (the sdist of stripe 12.3.0, API version basil, with its
 own ``stripe/`` package) against an episode of the checkout through a real ``workgym serve``,
-its clients unchanged but for the address and key (``stripe_python/shim.py``).
+at the checkout's own root (Stripe's base path), its clients unchanged but for the address
+and key (``stripe_python/shim.py`` swaps the key its tests hard-code for the episode's token).
 
 Only the tests that reach the network (stripe-mock's address) and ask an operation the
 checkout serves run (``stripe_python/selection.py`` reads them from the suite's files; the
@@ -49,7 +50,7 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, st
            "WORKGYM_STEP_BUDGET": "100000"}
     with serving(env=env) as url, workgym.connect(url, TASK, seed=1, faults="none") as run:
         obs = run.reset()
-        yield obs.apps["checkout"], obs.token
+        yield obs.roots["checkout"], obs.token
 
 
 def selected(sdist: Path) -> list[str]:

@@ -1,11 +1,10 @@
-"""A loopback stand-in for stripe-mock's address: stripe-python's suite reaches
-``http://localhost:$STRIPE_MOCK_PORT/v1/...`` with the key ``sk_test_123``; this forwards each
-request to the episode's checkout (``<checkout url>/v1/...``) with the episode's token in place
-of the key, and counts what it forwarded (``/__shim/count``, ``/__shim/paths?since=N``) for
-the suite's plugin.
-
-TO BE REPLACED by Part P's per-app port (each app at its product's own base path): then the
-suite points at the checkout's own address and this shim goes."""
+"""A loopback stand-in for stripe-mock's key: stripe-python's suite reaches
+``http://localhost:$STRIPE_MOCK_PORT/v1/...`` with the key ``sk_test_123``, written into
+hundreds of its tests (and checked by them in the Authorization header they expect). This
+forwards each request, its path unchanged, to the checkout's own root (the episode's
+``roots["checkout"]``: the app at Stripe's base path, the episode chosen by the token) with
+the episode's token in place of that key, and counts what it forwarded (``/__shim/count``,
+``/__shim/paths?since=N``) for the suite's plugin: the credentials are the only change."""
 
 from __future__ import annotations
 
@@ -63,7 +62,8 @@ def shim_app(checkout: str, token: str) -> Starlette:
 
 @contextmanager
 def shim(checkout: str, token: str) -> Iterator[int]:
-    """The shim serving on a free loopback port for the block: its port."""
+    """The shim serving on a free loopback port for the block: its port. ``checkout`` is the
+    app's own root (``/v1/...`` at its top)."""
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(shim_app(checkout, token), host="127.0.0.1",
                                            port=port, log_level="warning"))
