@@ -32,6 +32,10 @@ Validate = Callable[[str, Any], list[str]]
 
 
 class Call(Protocol):
+    @property
+    def token(self) -> str:
+        """The episode's (for a product's login that takes it as its password)."""
+
     def __call__(self, method: str, url: str, *, status: int, shape: str | None = None,
                  **kwargs: Any) -> Any: ...
 
@@ -68,6 +72,10 @@ class Conformance:
 
     def __post_init__(self) -> None:
         self._match = _matcher(self.app)
+
+    @property
+    def token(self) -> str:
+        return str(self.client.headers["authorization"]).removeprefix("Bearer ")
 
     def __call__(self, method: str, url: str, *, status: int, shape: str | None = None,
                  **kwargs: Any) -> Any:
