@@ -34,13 +34,13 @@ _SAID = 200  # characters of a schema error's own message a refusal quotes
 # Which schema error a refusal names: the shallowest, an unknown argument before the rest.
 _FIRST = by_relevance(strong=frozenset({"additionalProperties"}))
 
-# The one tool of the gym itself, in every episode: a new token after a 401 token_expired
+# The one tool of the gym itself, in every episode: a new token after a 401 saying it expired
 # (POST /v1/episodes/{id}/token with the refresh token), for agents that act only by tools.
 REFRESH_TOKEN = "workgym_refresh_token"
 REFRESH_TOOL: dict[str, Any] = {"type": "function", "function": {
     "name": REFRESH_TOKEN,
-    "description": "Get a new access token when a call answers 401 with error.code "
-                   "'token_expired'; then retry that call.",
+    "description": "Get a new access token when a call answers 401 saying the access "
+                   "token has expired; then retry that call.",
     "parameters": {"type": "object", "properties": {}, "required": [],
                    "additionalProperties": False},
 }}

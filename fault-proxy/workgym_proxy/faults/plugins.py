@@ -127,12 +127,17 @@ class TokenExpiry(Fault):
         return ctx.refuse(token_expired())
 
 
+# RFC 6750's challenge, the same in every app's shape (a product's body may have no place for
+# WorkGym's code: Jira's ErrorCollection): what an OAuth client reads to refresh.
+EXPIRED_CHALLENGE = 'Bearer error="invalid_token", error_description="The access token expired"'
+
+
 def token_expired() -> Unauthorized:
     """The refusal (in the app's shape: ``ctx.refuse``) of a request with an expired token."""
     return Unauthorized("The access token has expired; refresh it with "
                         "POST /v1/episodes/{id}/token and your refresh_token.",
                         code="token_expired",
-                        headers={"www-authenticate": 'Bearer error="invalid_token"'})
+                        headers={"www-authenticate": EXPIRED_CHALLENGE})
 
 
 class StateDrift(Fault):

@@ -80,9 +80,13 @@ class Attempt:
         return 0 if self.response is None else self.response.status_code
 
     @property
-    def error_code(self) -> str | None:
-        error = self.body.get("error") if isinstance(self.body, dict) else None
-        return error.get("code") if isinstance(error, dict) else None
+    def token_expired(self) -> bool:
+        """A 401 whose challenge (RFC 6750) says the access token expired, in any app's
+        error shape."""
+        challenge = "" if self.response is None else self.response.headers.get(
+            "www-authenticate", "")
+        return self.status == 401 and 'error="invalid_token"' in challenge \
+            and "expired" in challenge
 
 
 def _send(env: Env, call: Call, saved: dict[str, Any], body: Any = None) -> Attempt:
@@ -221,7 +225,7 @@ def _applied(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> bool:
 
 def _recover(env: Env, attempt: Attempt) -> None:
     """What a careful agent does before trying again (its waits on the episode's clock)."""
-    if attempt.status == 401 and attempt.error_code == "token_expired":
+    if attempt.token_expired:
         env.refresh_token()
     elif attempt.status == 429 and attempt.response is not None:
         env.wait(float(attempt.response.headers.get("retry-after", "1")))
