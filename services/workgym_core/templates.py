@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from .money import format_money, format_symbol, format_words
@@ -30,7 +30,9 @@ _PLACEHOLDER = re.compile(r"\{\{\s*([^{}|]+?)\s*(?:\|\s*(\w+)\s*(?::\s*([^{}]+?)
 
 
 def _date(value: Any, _: Any) -> str:
-    moment = datetime.strptime(str(value)[:10], "%Y-%m-%d")
+    """An ISO date or timestamp, or Unix seconds (as Stripe writes times), as "5 June 2025"."""
+    moment = (datetime.fromtimestamp(value, UTC) if isinstance(value, int | float)
+              else datetime.strptime(str(value)[:10], "%Y-%m-%d"))
     return f"{moment.day} {moment:%B %Y}"
 
 

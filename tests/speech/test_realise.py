@@ -329,6 +329,8 @@ CORE = {
     "release_hold": ["", "money", "card", "money card"],
     "capture": ["", "money", "order", "money order"],
     "cancel": ["", "order"],
+    "subscription_end": ["", "date"],
+    "invoice_void": ["", "money"],
     "ship": ["", "order", "date", "order date"],
     "deliver": ["", "order", "order date"],
     "return_received": ["", "order"],

@@ -11,7 +11,8 @@ from workgym_core.refs import BadReference, Others, Vars
 from workgym_core.templates import render, render_value
 
 ROWS: Vars = {"charge": {"amount": 123456, "currency": "EUR", "id": 41},
-        "customer": {"name": "Ana María López"}, "order": {"placed_at": "2025-06-16T09:00:00Z"}}
+        "customer": {"name": "Ana María López"}, "order": {"placed_at": "2025-06-16T09:00:00Z"},
+        "subscription": {"cancel_at": 1751414400}}
 OTHERS: Others = {"notes": {"person": {"id": 7}}}
 
 
@@ -32,6 +33,8 @@ def test_money_formats(amount: int, currency: str, apps: str, people: str) -> No
     ("Hi {{ customer.name | first }}!", "Hi Ana!"),
     ("{{ customer.name | upper }}", "ANA MARÍA LÓPEZ"),
     ("on {{ order.placed_at | date }}", "on 16 June 2025"),
+    # Stripe's times are Unix seconds (a subscription's cancel_at): the day they fall on, UTC.
+    ("until {{ subscription.cancel_at | date }}", "until 2 July 2025"),
     ("since {{ order.placed_at | unix }}", "since 1750064400"),
     ("note for {{ notes.person.id }}", "note for 7"),
     ("{{ charge.amount | money: 'USD' }}", "USD 1,234.56"),
