@@ -192,7 +192,7 @@ def test_an_agent_of_tools_alone_refreshes_its_token_with_a_tool(make_env: MakeE
     obs = env.reset()
     refresh = next(t["function"] for t in obs.tools
                    if t["function"]["name"] == "workgym_refresh_token")
-    assert "token_expired" in refresh["description"]
+    assert "expired" in refresh["description"]
     assert env.call_tool("helpdesk_list_groups", {})["status"] == 401
     refreshed = env.call_tool("workgym_refresh_token", {})
     assert (refreshed["status"], refreshed["body"]) == (200, {"refreshed": True})
