@@ -93,8 +93,11 @@ def create(w: World, body: RefundCreate, *, policy: bool = True) -> Row:
             code="amount_too_large", param="amount")
     named = body.metadata.get("approval") if isinstance(body.metadata, dict) else None
     approval = approvals.check(w, charge, amount, earlier, named) if policy else None
-    method = w.objects.row("payment_methods", charge["payment_method"], kind="PaymentMethod")
-    later = card(method["test_card"]).refund
+    # A legacy charge has no payment method (a guest's card, before PaymentMethods): its
+    # refund settles at once, as a card's without a test outcome does.
+    method = None if charge["payment_method"] is None else w.objects.row(
+        "payment_methods", charge["payment_method"], kind="PaymentMethod")
+    later = None if method is None else card(method["test_card"]).refund
     row = w.create("refunds", {
         "charge": charge["stripe_id"], "payment_intent": charge["payment_intent"],
         "amount": amount, "currency": charge["currency"],
