@@ -308,7 +308,7 @@ def test_redis_restarting_mid_episode_loses_nothing(stack: None) -> None:
                            httpx.get(f"{GYM}/v1/episodes/{obs.episode_id}", headers=operator(),
                                      timeout=30)):
                 assert answer.status_code == 503, answer.text
-                assert answer.json()["error"]["code"] == "store_unavailable"
+                assert refusal(answer)["code"] == "store_unavailable"
                 assert int(answer.headers["retry-after"]) >= 1
         finally:
             compose("start", "redis")

@@ -29,8 +29,8 @@ def test_agents_do_episodes_and_nothing_fails(tmp_path: Path) -> None:
     names = [e["name"] for e in json.loads(Path(f"{prefix}.json").read_text())
              if e["method"] != EPISODE]
     assert "/v1/episodes" in names and "/v1/episodes/{episode_id}/finish" in names
-    # No ids in a name (an API version in the path, /rest/api/3/, is no id).
+    # No ids in a name (an API version in the path, /rest/api/3/, /rest/auth/1/, is no id).
     assert not [n for n in names if re.search(r"/(\d+|ep_\w+)(/|$)",
-                                              re.sub(r"/rest/api/\w+/", "/", n))], names
+                                              re.sub(r"/rest/(api|auth)/\w+/", "/", n))], names
     assert Path(f"{prefix}.html").stat().st_size > 0
     assert Path(f"{prefix}_stats.csv").read_text().startswith("Type,Name,")
