@@ -37,6 +37,19 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["WORKGYM_CONFIG_DIR"] = _CONFIG_DIRS[-1]
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The figures tests recorded (``record_property("figure", line)``: the conformance
+    tests' schema-valid shares, coverage and client-suite pass rates), in one section at the
+    end of the run: a test's report carries them from an xdist worker, where its output is
+    not shown."""
+    lines = [str(value) for reports in terminalreporter.stats.values() for report in reports
+             for key, value in getattr(report, "user_properties", ()) if key == "figure"]
+    if lines:
+        terminalreporter.section("figures")
+        for line in sorted(set(lines)):
+            terminalreporter.write_line(line)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The tests marked slow first, each group in its order: under `-n`, the long ones start

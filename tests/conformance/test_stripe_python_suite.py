@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +98,8 @@ def kind(test: dict[str, Any], sdist: Path) -> str:
     return str(test["outcome"])
 
 
-def test_stripe_python_suite(checkout: tuple[str, str], tmp_path: Path) -> None:
+def test_stripe_python_suite(checkout: tuple[str, str], tmp_path: Path,
+                             figure: Callable[[str], None]) -> None:
     sdist = pypi_sdist("stripe", "12.3.0")
     tests = [test for test in run_suite(sdist, *checkout, tmp_path) if test["paths"]]
     assert tests, "no test of the suite reached the checkout"
@@ -107,8 +108,10 @@ def test_stripe_python_suite(checkout: tuple[str, str], tmp_path: Path) -> None:
         test["kind"] = kind(test, sdist)
         by_resource[resource(test)][test["kind"]] += 1
     total = Counter(test["kind"] for test in tests)
-    print(f"\nstripe-python 12.3.0's suite: {len(tests)} tests reached the checkout, "
-          f"{total['passed']} passed ({100 * total['passed'] / len(tests):.1f}%)")
+    figure(f"stripe-python 12.3.0's suite: {len(tests)} tests reached the checkout, "
+           f"{total['passed']} passed ({100 * total['passed'] / len(tests):.1f}%), "
+           f"{total['failed']} failed, {total['set aside']} set aside "
+           "(stripe-mock's fixtures)")
     print(f"  {'resource':24} {'passed':>6} {'failed':>6} {'set aside':>9}")
     for name, counts in sorted(by_resource.items()):
         print(f"  {name:24} {counts['passed']:6} {counts['failed']:6} {counts['set aside']:9}")
