@@ -39,7 +39,9 @@ class Figure:
     def __str__(self) -> str:
         if math.isnan(self.value):
             return MISSING
-        digits = 3 if self.unit in ("ms", "MB") else 2 if abs(self.value) < 100 else 0
+        size = abs(self.value)
+        digits = 0 if size >= 100 or self.value.is_integer() and self.unit not in ("ms", "MB") \
+            else 1 if size >= 10 else 3 if self.unit in ("ms", "MB") else 2
         return f"{self.value:,.{digits}f} {self.unit}".rstrip()
 
 

@@ -32,6 +32,7 @@ from workgym_perf.load.recorder import Failed, Recorder
 logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would cost locust CPU
 TIMEOUT_S = 120.0  # an overloaded server answers late; a late answer is a slow one, not a loss
 WORKLOAD: Workload | None = None
+ENVIRONMENT: Environment | None = None  # locust's, once initialised
 
 
 class Held:
@@ -80,7 +81,8 @@ def _arguments(parser: Any) -> None:
 
 @events.init.add_listener
 def _discover(environment: Environment, **_: Any) -> None:
-    global WORKLOAD
+    global WORKLOAD, ENVIRONMENT
+    ENVIRONMENT = environment
     options = environment.parsed_options
     assert options is not None
     if not environment.host:
@@ -93,13 +95,13 @@ def _discover(environment: Environment, **_: Any) -> None:
 
 
 @events.spawning_complete.add_listener
-def _spawned(environment: Environment, **_: Any) -> None:
+def _spawned(**_: Any) -> None:
     """The measured window starts: now (``--reset-stats`` restarts locust's statistics), or
     after the warm-up, when they restart again."""
     HELD.restart()
-    options = environment.parsed_options
-    if options is not None and options.warmup_s > 0:
-        gevent.spawn_later(options.warmup_s, _measure, environment)
+    assert ENVIRONMENT is not None and ENVIRONMENT.parsed_options is not None
+    if ENVIRONMENT.parsed_options.warmup_s > 0:
+        gevent.spawn_later(ENVIRONMENT.parsed_options.warmup_s, _measure, ENVIRONMENT)
 
 
 def _measure(environment: Environment) -> None:
