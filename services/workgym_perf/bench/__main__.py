@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import subprocess
 import resource
 import signal
+import subprocess
 import sys
 import tempfile
 import time

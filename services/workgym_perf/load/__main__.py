@@ -14,8 +14,9 @@
 
 Without ``--host`` it runs ``workgym serve`` itself on a free port, with a temporary data
 directory where the seeds' worlds are built first, and the per-key quotas raised out of the
-way; the previous release is measured only so (never against ``--host``). Every run's CSV, HTML and JSON reports
-and locust log go to ``<out>/<profile>/users-<n>*``; the server's log to ``<out>/server.log``.
+way; the previous release is measured only so (never against ``--host``). Every run's CSV,
+HTML and JSON reports and locust log go to ``<out>/<profile>/users-<n>*``; the server's log to
+``<out>/server.log``.
 Figures are of one shared machine: compare stages within a run, not runs across machines.
 """
 
