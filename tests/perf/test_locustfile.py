@@ -5,6 +5,7 @@ shared. Locust runs in a process of its own (it patches the process it runs in w
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -12,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from workgym.processes import serving
-from workgym_perf.load.stage import EPISODE, run_stage
+from workgym_perf.load import episodes
+from workgym_perf.load.__main__ import row
+from workgym_perf.load.stage import EPISODE, Stage, run_stage
 
 pytestmark = pytest.mark.slow
 
@@ -34,3 +37,30 @@ def test_agents_do_episodes_and_nothing_fails(tmp_path: Path) -> None:
                                               re.sub(r"/rest/(api|auth)/\w+/", "/", n))], names
     assert Path(f"{prefix}.html").stat().st_size > 0
     assert Path(f"{prefix}_stats.csv").read_text().startswith("Type,Name,")
+
+
+def test_the_whole_episodes_profile_reports_episodes(tmp_path: Path) -> None:
+    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path / "gym")}
+    profile = episodes.Profile(users=[2], steps=3, seconds=6, warmup_s=1, quiet_s=0,
+                               seeds="0")
+    episodes.prebuild(env, "0", tmp_path / "prebuild.log")  # as make load does: not timed
+    with serving(env=env, log=tmp_path / "server.log") as url:
+        quiet, [stage] = episodes.stages(url, tmp_path / "reports", profile)
+    assert quiet is None and stage.failures == 0, stage.errors
+    found = episodes.figures_of(quiet, [stage])
+    assert found["whole episodes/s at 2 agents"].value > 0
+    assert found["failed requests at 2 agents"].value == 0
+    assert found["finish p50 at 2 agents"].value > 0
+    assert stage.failed == {"create": 0, "step": 0, "finish": 0}
+
+
+def test_a_stage_with_no_requests_has_no_rates_and_does_not_crash(tmp_path: Path) -> None:
+    prefix = tmp_path / "users-0001"  # a stage too short to complete a request
+    Path(f"{prefix}.json").write_text("[]")
+    Path(f"{prefix}_held.json").write_text('{"peak": 1, "mean": 1.0}')
+    Path(f"{prefix}_failures.csv").write_text("Method,Name,Error,Occurrences\n")
+    Path(f"{prefix}.log").write_text("")
+    stage = Stage.read(prefix, users=1)
+    assert math.isnan(stage.steps_per_s) and math.isnan(stage.episodes_per_s)
+    assert "nan" in row("capacity", stage) and "0/0/0" in episodes.row("this checkout", stage)
+    assert math.isnan(episodes.figures_of(stage, [stage])["whole episodes/s at 1 agents"].value)

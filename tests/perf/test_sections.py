@@ -23,7 +23,7 @@ def test_a_section_that_hangs_is_stopped_and_named(
         return {"stuck": hangs, "next": lambda: ran.append("next")}
 
     monkeypatch.setattr(bench, "sections", sections)
-    monkeypatch.setattr(sys, "argv", ["bench", "--section-timeout", "1"])
+    monkeypatch.setattr(sys, "argv", ["bench", "--section-timeout", "1", "--no-baseline"])
     assert bench.main() == 1
     assert ran == ["next"]
     errors = capsys.readouterr().err.splitlines()

@@ -4,22 +4,30 @@ any section alone by its name). A section that runs past its bound (--section-ti
 stopped with one line saying where it waited; the others still run, and the exit code is 1.
 
 Figures are medians and tails over many samples; the machines are shared and
-noisy, so read ratios within one run, not absolute numbers across runs.
+noisy, so read ratios within one run, not absolute numbers across runs. Each section runs
+twice, side by side: the previous release's own (workgym_perf/previous.py; --no-baseline
+skips it), then this checkout's; the run ends with one table of every figure beside its
+target (workgym_perf/targets.py: where a figure is given one) and the ratio to the previous
+release's. --markdown FILE writes the targeted figures as a markdown table (into the README's
+"bench-figures" block).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import resource
 import signal
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from types import FrameType
+from typing import TextIO
 
 from replicas.catalog import specs
 from replicas.runtime.store import EpisodeStore
@@ -30,6 +38,7 @@ from workgym.sdk import Env, connect
 from workgym.tasks import Task, catalogue
 from workgym_core.settings import Settings
 
+from .. import figures, previous
 from .boot import bench_boot
 from .memory import bench_live_episodes
 from .proxy import bench_proxy
@@ -68,8 +77,7 @@ def bench_reset(settings: Settings, task_id: str) -> None:
 
     times = sample(reset, 2000)
     size = len(store.get("warm").initial) / 2**20
-    print(line(f"{task.apps[0]}: reset in the replica ({size:.1f} MB world)", times,
-               "target p50 <= 1 ms"))
+    print(line(f"{task.apps[0]}: reset in the replica ({size:.1f} MB world)", times))
 
 
 def bench_in_process(local: LocalServer, task_id: str) -> None:
@@ -85,10 +93,9 @@ def bench_in_process(local: LocalServer, task_id: str) -> None:
         env.finish()
         resets.append(middle - start)
         finishes.append(time.perf_counter() - middle)
-    print(line(f"{app}: env.reset() in-process (the gym API)", resets, "target p50 <= 1 ms"))
+    print(line(f"{app}: env.reset() in-process (the gym API)", resets))
     print(line(f"{app}: env.finish() in-process, no steps", finishes))
-    print(step_line(f"{app}: in-process step (GET through proxy)", lambda: reads(env, 2000),
-                    "target p50 <= 0.5 ms"))
+    print(step_line(f"{app}: in-process step (GET through proxy)", lambda: reads(env, 2000)))
 
     def episode() -> None:
         env.reset()
@@ -119,8 +126,7 @@ def bench_scoring(local: LocalServer, task_id: str) -> None:
     def run() -> None:
         task.score({app: (episode.initial, final)}, trajectory, None, record.vars)
 
-    print(line(f"{app}: scoring one episode (diff, assertions, hash)", sample(run, 300),
-               "target p50 <= 10 ms"))
+    print(line(f"{app}: scoring one episode (diff, assertions, hash)", sample(run, 300)))
     env.close()
 
 
@@ -128,8 +134,7 @@ def bench_http_create(data_dir: Path) -> None:
     with serving(env={**os.environ, "WORKGYM_DATA_DIR": str(data_dir)}) as url, \
             connect(url, TASKS[0], seed=7) as env:
         print(line("episode creation over HTTP (POST /v1/episodes)", sample(env.reset, 200)))
-        print(step_line("HTTP step through the proxy, one client", lambda: reads(env, 1000),
-                        "target p50 <= 1.0 ms"))
+        print(step_line("HTTP step through the proxy, one client", lambda: reads(env, 1000)))
 
 
 class SectionTimeout(Exception):
@@ -206,6 +211,38 @@ def sections(tmp: Path) -> dict[str, Callable[[], None]]:
             "stall": bench_stall}
 
 
+class Tee(io.StringIO):
+    """What is printed, kept as well: the figures are read back from it."""
+
+    def __init__(self, out: TextIO) -> None:
+        super().__init__()
+        self._out = out
+
+    def write(self, text: str) -> int:
+        self._out.write(text)
+        return super().write(text)
+
+    def flush(self) -> None:
+        self._out.flush()
+
+
+def previous_section(root: Path, name: str, timeout_s: float) -> str:
+    """The output of the previous release's section ``name`` (exported at ``root``), run by
+    its own bench; when it fails (a section it lacks), one line printed says why."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "workgym_perf.bench", name,
+                               "--section-timeout", str(timeout_s)], cwd=root,
+                              env=previous.environment(root), capture_output=True, text=True,
+                              timeout=timeout_s + 120, check=False)
+    except subprocess.TimeoutExpired as exc:
+        print(f"  previous release: the {name} section ran past {timeout_s:.0f} s")
+        return exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        print(f"  previous release: the {name} section gave no figures ({why})")
+    return done.stdout
+
+
 def main() -> int:
     args = argparse.ArgumentParser(prog="python -m workgym_perf.bench", description=__doc__)
     args.add_argument("only", nargs="?", metavar="SECTION",
@@ -213,11 +250,24 @@ def main() -> int:
     args.add_argument("--section-timeout", type=float, default=SECTION_TIMEOUT_S, metavar="S",
                       help="stop a section past S seconds, saying where it waited; the next "
                       f"ones run, and the exit code is 1 (default {SECTION_TIMEOUT_S:.0f})")
+    args.add_argument("--no-baseline", action="store_true",
+                      help="do not measure the previous release (no ratios)")
+    args.add_argument("--markdown", type=Path, metavar="FILE",
+                      help="write the targeted figures as a markdown table into FILE's "
+                      "bench-figures block (README.md), or as FILE when it does not exist")
     opts = args.parse_args()
     if opts.only is None:
         print(f"WorkGym benchmarks ({os.cpu_count()} cores; one process; medians of many "
               "samples)")
-    stopped = []
+    root, against = None, "not measured (--no-baseline)"
+    if not opts.no_baseline:
+        try:
+            root, against = previous.export(), previous.commit()[:12]
+            print(f"  previous release {against}: each section runs there first, in {root}")
+        except previous.PreviousMissing as exc:
+            against = str(exc)
+            print(f"  bench: {exc}")
+    stopped, this, before = [], Tee(sys.stdout), io.StringIO()
     with tempfile.TemporaryDirectory() as tmp:
         run = sections(Path(tmp))
         if opts.only is not None and opts.only not in run:
@@ -225,8 +275,11 @@ def main() -> int:
         for name, section in run.items():
             if opts.only not in (None, name):
                 continue
+            if root is not None:
+                before.write(previous_section(root, name, opts.section_timeout))
             try:
-                with bounded(f"the {name} section", opts.section_timeout):
+                with bounded(f"the {name} section", opts.section_timeout), \
+                        redirect_stdout(this):
                     section()
             except SectionTimeout as exc:
                 print(exc, file=sys.stderr, flush=True)
@@ -234,6 +287,11 @@ def main() -> int:
     if opts.only is None:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"  peak RSS of the benchmark process: {peak:.0f} MB")
+    found = figures.rows(figures.parse(this.getvalue()),
+                         figures.parse(before.getvalue()) if root is not None else None)
+    print(figures.table(found, against))
+    if opts.markdown is not None:
+        figures.write_markdown(opts.markdown, "bench-figures", figures.markdown(found, against))
     if stopped:
         print(f"bench: sections stopped past their bound: {', '.join(stopped)}",
               file=sys.stderr)

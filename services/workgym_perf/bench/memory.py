@@ -25,7 +25,6 @@ from .steps import reads
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 IDLE = 100_000
 REDIS_EPISODES = 5_000
-TARGET_MB = 0.2
 
 
 def _redis_used(local: LocalServer) -> int:
@@ -69,7 +68,7 @@ def _live_episodes(local: LocalServer) -> None:
 
     per_mb = (replica_kb + redis_kb) / 1024
     print(f"  {'memory per idle live episode':<44} {per_mb:8.3f} MB   (replica {replica_kb:.1f} "
-          f"KB + Redis {redis_kb:.1f} KB; {1024 / per_mb:,.0f} per GiB; target <= {TARGET_MB} MB)")
+          f"KB + Redis {redis_kb:.1f} KB; {1024 / per_mb:,.0f} per GiB)")
     for i in range(IDLE):
         store.delete(f"idle{i}")
     for episode_id in idle:

@@ -233,24 +233,23 @@ async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, in
     print(line("GET direct to the replica (uvicorn), 1 client", direct))
     for client in CLIENTS:
         print(line(f"GET through the proxy ({client}), 1 client", latencies[f"proxy ({client})"]))
-    print(line("GET all in one, 1 client", latencies[ALL_IN_ONE],
-               "target p50 <= 1.0 ms"))
+    print(line("GET all in one, 1 client", latencies[ALL_IN_ONE]))
     for client in CLIENTS:
         proxied = latencies[f"proxy ({client})"]
         p50 = (statistics.median(proxied) - statistics.median(direct)) * 1e3
         p99 = (pct(proxied, 0.99) - pct(direct, 0.99)) * 1e3
         print(f"  {f'proxy overhead ({client}) over direct':<44} p50 {p50:8.3f} ms   "
-              f"p99 {p99:8.3f} ms   (target p50 <= 1 ms, p99 <= 3 ms)")
+              f"p99 {p99:8.3f} ms")
     base = statistics.median(rates["direct"])
     print(f"  {f'{EPISODES} episodes, direct to the replica':<44} {base:8,.0f} req/s "
           f"(median of {THROUGHPUT_ROUNDS} rounds of {EPISODES}x{THROUGHPUT_N})")
     for client in CLIENTS:
         rate = statistics.median(rates[f"proxy ({client})"])
         print(f"  {f'{EPISODES} episodes, through the proxy ({client})':<44} {rate:8,.0f} req/s "
-              f"= {rate / base:5.1%} of direct (target >= 80%)")
+              f"= {rate / base:5.1%} of direct")
     rate = statistics.median(rates[ALL_IN_ONE])
     print(f"  {f'{EPISODES} episodes, all in one':<44} {rate:8,.0f} req/s "
-          f"= {rate / base:5.1%} of direct (target >= 2,000 steps/s, >= 80%)")
+          f"= {rate / base:5.1%} of direct")
     for target in targets:
         shares = ", ".join(f"{name} {statistics.median(values) * 1e6:.0f}"
                            for name, values in cpu[target.name].items())

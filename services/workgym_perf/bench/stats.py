@@ -24,9 +24,11 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def line(name: str, values: list[float], target: str = "") -> str:
+def line(name: str, values: list[float]) -> str:
+    """A latency figure as `make bench` prints it (``workgym_perf.figures.parse`` reads it
+    back; its target is in ``workgym_perf.targets``)."""
     p50, p99 = statistics.median(values) * 1e3, pct(values, 0.99) * 1e3
-    return f"  {name:<44} p50 {p50:8.3f} ms   p99 {p99:8.3f} ms   n={len(values)}  {target}"
+    return f"  {name:<44} p50 {p50:8.3f} ms   p99 {p99:8.3f} ms   n={len(values)}"
 
 
 class Refused(RuntimeError):
@@ -61,9 +63,9 @@ def sample_steps(step: Callable[[], int], n: int, budget: int, fresh: Callable[[
     return out
 
 
-def step_line(name: str, run: Callable[[], list[float]], target: str = "") -> str:
+def step_line(name: str, run: Callable[[], list[float]]) -> str:
     """``line`` for a step loop, or why it has no figure."""
     try:
-        return line(name, run(), target)
+        return line(name, run())
     except Refused as exc:
         return f"  {name:<44} NO FIGURE: {exc}"

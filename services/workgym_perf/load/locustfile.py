@@ -3,7 +3,7 @@ From the repository's root (it imports ``workgym_perf.load``):
 
     python -m locust -f services/workgym_perf/load/locustfile.py --host http://127.0.0.1:8000
         [--headless -u 16 -t 60s] [--steps 3-20] [--think 3-30] [--seeds 0-15]
-        [--held-file held.json]
+        [--warmup-s 10] [--held-file held.json]
 
 The operator's API key is found as the SDK finds it (``WORKGYM_API_KEY``, else this machine's
 ``~/.config/workgym/api-key``). Episodes run with faults "none": what is measured is the
@@ -32,6 +32,7 @@ from workgym_perf.load.recorder import Failed, Recorder
 logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would cost locust CPU
 TIMEOUT_S = 120.0  # an overloaded server answers late; a late answer is a slow one, not a loss
 WORKLOAD: Workload | None = None
+ENVIRONMENT: Environment | None = None  # locust's, once initialised
 
 
 class Held:
@@ -71,13 +72,17 @@ def _arguments(parser: Any) -> None:
     parser.add_argument("--think", default="0", help="seconds of think time before each step, "
                         "drawn from LOW-HIGH (0: none)")
     parser.add_argument("--seeds", default="0-15", help="seeds episodes are drawn from")
+    parser.add_argument("--warmup-s", type=float, default=0.0, help="seconds after every user "
+                        "has spawned before the statistics restart (worlds built, connections "
+                        "open): not measured")
     parser.add_argument("--held-file", default="", help="write the episodes held (peak, "
                         "mean) as JSON here when the test stops")
 
 
 @events.init.add_listener
 def _discover(environment: Environment, **_: Any) -> None:
-    global WORKLOAD
+    global WORKLOAD, ENVIRONMENT
+    ENVIRONMENT = environment
     options = environment.parsed_options
     assert options is not None
     if not environment.host:
@@ -91,6 +96,16 @@ def _discover(environment: Environment, **_: Any) -> None:
 
 @events.spawning_complete.add_listener
 def _spawned(**_: Any) -> None:
+    """The measured window starts: now (``--reset-stats`` restarts locust's statistics), or
+    after the warm-up, when they restart again."""
+    HELD.restart()
+    assert ENVIRONMENT is not None and ENVIRONMENT.parsed_options is not None
+    if ENVIRONMENT.parsed_options.warmup_s > 0:
+        gevent.spawn_later(ENVIRONMENT.parsed_options.warmup_s, _measure, ENVIRONMENT)
+
+
+def _measure(environment: Environment) -> None:
+    environment.stats.reset_all()
     HELD.restart()
 
 
