@@ -42,6 +42,7 @@ ALL_IN_ONE = "all in one"
 EPISODES = 16
 LATENCY_ROUNDS, LATENCY_N = 5, 400  # per target: 2,000 sequential requests
 THROUGHPUT_ROUNDS, THROUGHPUT_N = 3, 150  # per target and round: 16 x 150 requests
+SETUP_TIMEOUT_S = 120.0  # creating the episodes measured
 
 
 def _cpu_s(pid: int) -> float:
@@ -154,7 +155,8 @@ async def _episodes(settings: Settings, replica_port: int,
     server = create_app(settings)
     gym = httpx.AsyncClient(transport=httpx.ASGITransport(app=server), base_url="http://gym",
                             headers={"authorization": f"Bearer {settings.api_key}"})
-    replica = httpx.AsyncClient(base_url=f"http://127.0.0.1:{replica_port}", trust_env=False)
+    replica = httpx.AsyncClient(base_url=f"http://127.0.0.1:{replica_port}", trust_env=False,
+                                timeout=SETUP_TIMEOUT_S)
     store = redis.asyncio.Redis(port=redis_port)
     try:
         out = []
@@ -182,7 +184,9 @@ async def _all_in_one_episodes(settings: Settings, port: int,
     """``EPISODES`` episodes of the all-in-one server, created through its own gym API, each
     with a ticket id (read through its proxy: one step) and an unlimited step budget."""
     store = redis.asyncio.Redis(port=redis_port)
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False) as gym:
+    # A first create builds the world (seconds on a loaded machine): no 5 s default timeout.
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False,
+                                 timeout=SETUP_TIMEOUT_S) as gym:
         try:
             out = []
             for _ in range(EPISODES):
