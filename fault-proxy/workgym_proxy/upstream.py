@@ -19,13 +19,15 @@ from urllib.parse import unquote
 from workgym_core.asgi import ASGIApp, Message
 from workgym_core.errors import ReplicaUnreachable
 
+from .wire import WireClient, WireError
+
 if TYPE_CHECKING:
     import aiohttp
     import httpx
 
 Headers = list[tuple[bytes, bytes]]
 Exchange = tuple[int, Headers, bytes]  # status, headers (names lower-case), body
-NetworkClient = Literal["httpx", "aiohttp"]
+NetworkClient = Literal["wire", "httpx", "aiohttp"]
 TIMEOUT_S = 30.0
 CONNECT_S = 3.0
 
@@ -165,6 +167,22 @@ class AiohttpUpstream:
             await self._session.close()
 
 
+class WireUpstream:
+    """The proxy's own keep-alive HTTP/1.1 client (wire.py)."""
+
+    def __init__(self, timeout_s: float = TIMEOUT_S) -> None:
+        self.client = WireClient(timeout_s, CONNECT_S)
+
+    async def request(self, method: str, url: str, headers: Headers, body: bytes) -> Exchange:
+        try:
+            return await self.client.request(method, url, headers, body)
+        except (WireError, OSError, TimeoutError) as exc:
+            raise _unreachable(url, exc) from exc
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
 class Split:
     """URLs under ``local`` bases (in-process replicas) through one upstream, others through
     the network one."""
@@ -186,11 +204,14 @@ class Split:
 def make_upstream(client: NetworkClient, local: dict[str, ASGIApp]) -> Upstream:
     """How replicas are reached: in-process ones (``local``, by base URL) called directly,
     those over the network by ``client``."""
+    network: Upstream
     if client == "httpx":
         import httpx  # only this client needs it (importing it costs a process ~50 ms)
 
-        network: Upstream = HttpxUpstream(httpx.AsyncClient(
+        network = HttpxUpstream(httpx.AsyncClient(
             timeout=httpx.Timeout(TIMEOUT_S, connect=CONNECT_S)))
-    else:
+    elif client == "aiohttp":
         network = AiohttpUpstream()
+    else:
+        network = WireUpstream()
     return Split(local, AsgiUpstream(local), network) if local else network

