@@ -26,14 +26,15 @@ RUN python -c 'import tomllib; print("\n".join(tomllib.load(open("/tmp/pyproject
  && rm /tmp/requirements.txt /tmp/pyproject.toml /tmp/core.txt
 RUN useradd --system --uid 10001 --create-home --home-dir /var/lib/workgym workgym \
  && mkdir -p /var/lib/workgym/telemetry && chown -R workgym:workgym /var/lib/workgym
-# The sources (no install step: PYTHONPATH above), byte-compiled so no process compiles at boot.
+# The sources (no install step: PYTHONPATH above), byte-compiled so no process compiles at boot,
+# and the task files parsed, so no gym parses YAML at boot (workgym/task_files.py).
 COPY services /app/services
 COPY fault-proxy /app/fault-proxy
 COPY reward-engine /app/reward-engine
 COPY telemetry /app/telemetry
 COPY replicas /app/replicas
 COPY tasks /app/tasks
-RUN python -m compileall -q -j 0 /app >/dev/null
+RUN python -m compileall -q -j 0 /app >/dev/null && python -m workgym prebuild --catalogue
 WORKDIR /var/lib/workgym
 USER workgym
 # A health probe that costs no interpreter: bash's /dev/tcp, one HTTP/1.0 GET.

@@ -125,10 +125,11 @@ def api_key() -> str:
 
 def probe(app: str, key: str, gym: str = GYM) -> None:
     """An episode of a task of ``app`` alone, and one read through the proxy (the first list
-    operation of the app's OpenAPI document)."""
+    operation of the app's OpenAPI document that needs no parameter, e.g. not a search)."""
     task = next(t["id"] for t in call("GET", f"{gym}/v1/tasks", token=key) if t["apps"] == [app])
     document = call("GET", f"{gym}/v1/apps/{app}/openapi.json", token=key)
-    path = next(p for p, item in document["paths"].items() if "get" in item and "{" not in p)
+    path = next(p for p, item in document["paths"].items() if "get" in item and "{" not in p
+                and not any(q.get("required") for q in item["get"].get("parameters", [])))
     episode = call("POST", f"{gym}/v1/episodes", {"task": task, "seed": 0, "faults": "none"},
                    token=key)
     call("GET", episode["apps"][app] + path, token=episode["token"])

@@ -16,7 +16,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Self
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 import workgym_tasks
@@ -32,11 +31,12 @@ from workgym_proxy.faults import parse_plan
 from workgym_reward import Report, Verifier, score
 from workgym_reward.assertions import Allow, OnlyChanges
 
+from . import task_files
+from .task_files import TaskFileError
+
 # The catalogue is package data: package ``workgym_tasks`` is the checkout's tasks/ (through
 # the services/workgym_tasks link, for a checkout, an editable install and a wheel alike).
 TASKS_DIR = Path(next(iter(workgym_tasks.__path__))).resolve()
-# libyaml's safe loader when PyYAML has it (~10x faster: the gym parses every task at start).
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Call(BaseModel):
@@ -392,18 +392,13 @@ def _scalar(value: Any) -> Any:
     return int(value) if isinstance(value, bool) else value
 
 
-class TaskFileError(ConfigError, ValueError):
-    """A task file that does not parse; names the file (the CLI's one error)."""
-
-
 def load_task(path: Path, root: Path = TASKS_DIR) -> Task:
+    return task_from(path, root, task_files.parse(path))
+
+
+def task_from(path: Path, root: Path, raw: dict[str, Any]) -> Task:
+    """The task of file ``path`` (under ``root``) whose mapping is ``raw``."""
     rel = path.relative_to(root).with_suffix("")
-    try:
-        raw = yaml.load(path.read_text(), Loader=_YAML_LOADER)
-    except yaml.YAMLError as exc:
-        raise TaskFileError(f"{path}: not YAML: {' '.join(str(exc).split())}") from exc
-    if not isinstance(raw, dict):
-        raise TaskFileError(f"{path}: a task file must hold a mapping")
     try:
         return Task.model_validate({**raw, "id": rel.as_posix(), "suite": rel.parts[0]})
     except ValidationError as exc:  # one line: each problem at its field
@@ -453,8 +448,8 @@ def _catalogue(roots: tuple[Path, ...]) -> Catalogue:
         if not root.is_dir():
             raise ConfigError(f"task root {root} is no folder: check WORKGYM_TASKS "
                               f"({os.pathsep!r}-separated folders of <suite>/<name>.yaml)")
-        for path in sorted(root.glob("*/*.yaml")):
-            task = load_task(path, root)
+        for path, raw in task_files.contents(root):
+            task = task_from(path, root, raw)
             if task.id in where:
                 raise ConfigError(f"task {task.id!r} is defined twice: {where[task.id]} and "
                                   f"{path} (rename one of them)")

@@ -1,4 +1,5 @@
-"""``workgym prebuild APP``: an app's pristine snapshots, built ahead of time."""
+"""``workgym prebuild APP``: an app's pristine snapshots, built ahead of time;
+``workgym prebuild --catalogue``: the task files parsed ahead of time."""
 
 from __future__ import annotations
 
@@ -10,10 +11,14 @@ from .arguments import seed_list
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     prebuild = commands.add_parser("prebuild", help="build an app's pristine snapshots ahead "
-                                   "of time (in WORKGYM_DATA_DIR, where its instances look first)")
-    prebuild.add_argument("app", help="the replica app, e.g. helpdesk")
+                                   "of time (in WORKGYM_DATA_DIR, where its instances look first)"
+                                   "; or, with --catalogue, parse the task files ahead of time")
+    prebuild.add_argument("app", nargs="?", help="the replica app, e.g. helpdesk")
     prebuild.add_argument("--seeds", type=seed_list, default=seed_list("0-15"),
                           help="seeds to build, e.g. 0-15 or 0,3,7-9 (default 0-15)")
+    prebuild.add_argument("--catalogue", action="store_true",
+                          help="instead, cache every task root's parsed files in its "
+                          "__pycache__ (read at start while the files are unchanged)")
     prebuild.set_defaults(func=_prebuild)
 
 
@@ -28,6 +33,10 @@ def _prebuild(args: argparse.Namespace) -> int:
     from workgym_core.errors import ConfigError
     from workgym_core.settings import Settings
 
+    if args.catalogue == bool(args.app):
+        raise ConfigError("prebuild takes an app or --catalogue (one of them)")
+    if args.catalogue:
+        return _catalogue()
     if args.app not in app_names():
         raise ConfigError(f"no replica app {args.app!r}; the apps are {sorted(app_names())}")
     cache = SnapshotCache(spec(args.app), Settings().data_dir, size=1)
@@ -36,4 +45,15 @@ def _prebuild(args: argparse.Namespace) -> int:
     print(f"workgym: prebuild {args.app}: {len(args.seeds)} pristine snapshots "
           f"({total / 1e6:.1f} MB) in {cache.dir} in {time.perf_counter() - started:.1f} s",
           file=sys.stderr)
+    return 0
+
+
+def _catalogue() -> int:
+    """Cache the parsed task files of every task root (the gym image's build runs it)."""
+    from ..task_files import write_cache
+    from ..tasks import task_roots
+
+    for root in task_roots():
+        where, count = write_cache(root)
+        print(f"workgym: prebuild --catalogue: {count} task files in {where}", file=sys.stderr)
     return 0
