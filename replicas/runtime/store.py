@@ -151,17 +151,18 @@ class EpisodeStore:
                 episode.conn = None
 
     def _open(self, episode: Episode) -> None:
-        """Give ``episode`` its database: its snapshot with what it wrote, if anything; then
-        close the least recently served past ``hot_episodes`` (not one serving a request)."""
+        """Give ``episode`` its database: its snapshot with what it wrote, if anything. The
+        least recently served past ``hot_episodes`` are closed first (not one serving a
+        request), so that it may reuse their memory."""
+        for other in list(self._hot.values()):
+            if len(self._hot) < self.settings.hot_episodes:
+                break
+            if not other.lock.locked():
+                self._close(other)
         data = episode.cold.apply(episode.initial) if episode.cold is not None else episode.initial
         episode.own, episode.cold = load(data), None
         cap_size(episode.own, len(episode.initial) + self.settings.episode_storage_bytes)
         self._hot[episode.id] = episode
-        for other in list(self._hot.values()):
-            if len(self._hot) <= self.settings.hot_episodes:
-                break
-            if not other.lock.locked():
-                self._close(other)
 
     def _close(self, episode: Episode) -> None:
         """Close ``episode``'s database, keeping the pages it changed."""
