@@ -189,7 +189,7 @@ class EpisodeStore:
             return False
         if episode.own is not None:
             episode.own.close()
-            del self._hot[episode_id]
+        self._hot.pop(episode_id, None)
         return True
 
     def reclaim_expired(self) -> int:

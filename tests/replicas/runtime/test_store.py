@@ -3,6 +3,8 @@ changed, and opened again on their next request: exactly as if they had stayed o
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -113,3 +115,18 @@ def test_a_closed_episode_keeps_its_storage_ceiling(
         assert episode.own is None
     assert answer.status_code == 400 and answer.json()["error"] == "InvalidValue", answer.text
     assert episode.state() == before
+
+
+def test_what_an_episode_wrote_open_or_closed_gives_a_copy_its_state(
+        cold_local: LocalServer, env: Callable[[], Env]) -> None:
+    """``Episode.written()``: what a fork is made from."""
+    store = _store(cold_local)
+    envs = [env() for _ in range(2)]
+    for each in envs:
+        assert _note(each, _tickets(each)[0], "a note").status_code == 200
+    closed, open_ = (store.get(e.observation.episode_id) for e in envs)  # type: ignore[union-attr]
+    assert closed.own is None and open_.own is not None
+    for episode in (closed, open_):
+        copy = dataclasses.replace(episode, id=f"{episode.id}-copy", own=None,
+                                   cold=episode.written(), lock=asyncio.Lock())
+        assert copy.state() == episode.state() != episode.initial
