@@ -37,9 +37,9 @@ class PageDiff:
     @classmethod
     def between(cls, initial: bytes, state: bytes) -> PageDiff:
         """The pages of ``state`` that differ from ``initial``'s (all of them past its end)."""
-        step = page_size(state)
-        pages = {at // step: page for at in range(0, len(state), step)
-                 if (page := state[at:at + step]) != initial[at:at + step]}
+        step, view = page_size(state), memoryview(state)  # compared in place, not copied
+        pages = {at // step: bytes(view[at:at + step]) for at in range(0, len(state), step)
+                 if not initial.startswith(view[at:at + step], at)}
         return cls(len(state), step, MappingProxyType(pages))
 
     @property

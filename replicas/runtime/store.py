@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import heapq
+import sqlite3
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -152,25 +153,35 @@ class EpisodeStore:
 
     def _open(self, episode: Episode) -> None:
         """Give ``episode`` its database: its snapshot with what it wrote, if anything. The
-        least recently served past ``hot_episodes`` are closed first (not one serving a
-        request), so that it may reuse their memory."""
+        least recently served past ``hot_episodes`` (not one serving a request) are closed
+        first, and the connection of the last one closed is given its database: ~10x cheaper
+        than a new connection, whose memory and page cache are new to it."""
+        spare = None
         for other in list(self._hot.values()):
             if len(self._hot) < self.settings.hot_episodes:
                 break
             if not other.lock.locked():
-                self._close(other)
+                if spare is not None:
+                    spare.close()
+                spare = self._cool(other)
         data = episode.cold.apply(episode.initial) if episode.cold is not None else episode.initial
-        episode.own, episode.cold = load(data), None
+        if spare is None:
+            episode.own = load(data)
+        else:  # its settings (foreign keys, no attaching) are the connection's: they stay
+            spare.deserialize(data)
+            episode.own = spare
+        episode.cold = None
         cap_size(episode.own, len(episode.initial) + self.settings.episode_storage_bytes)
         self._hot[episode.id] = episode
 
-    def _close(self, episode: Episode) -> None:
-        """Close ``episode``'s database, keeping the pages it changed."""
-        assert episode.own is not None
-        episode.cold = episode.written()
-        episode.own.close()
-        episode.own = None
+    def _cool(self, episode: Episode) -> sqlite3.Connection:
+        """Keep only the pages ``episode`` changed; its connection, taken from it, is the
+        caller's to reuse or close."""
+        conn = episode.own
+        assert conn is not None
+        episode.cold, episode.own = episode.written(), None
         del self._hot[episode.id]
+        return conn
 
     def peek(self, episode_id: str) -> Episode | None:
         """The episode if this instance holds it, without raising."""

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sqlite3
 from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
 
+from replicas.runtime.pagediff import page_size
 from replicas.runtime.store import EpisodeStore
 from workgym.local import LocalServer
 from workgym.sdk import Env
@@ -95,6 +97,13 @@ def test_no_more_than_hot_episodes_stay_open_and_delete_frees_them(
     episodes = [store.get(e.observation.episode_id) for e in envs]  # type: ignore[union-attr]
     assert [e.own is not None for e in episodes] == [False, False, True]
     assert list(store._hot) == [episodes[2].id]
+    # Its database is in the connection of the episode it closed: the settings stand.
+    conn = episodes[2].own
+    assert conn is not None
+    assert conn.execute("PRAGMA foreign_keys").fetchone()["foreign_keys"] == 1
+    assert conn.getlimit(sqlite3.SQLITE_LIMIT_ATTACHED) == 0
+    pages = conn.execute("PRAGMA max_page_count").fetchone()["max_page_count"]
+    assert pages == (len(episodes[2].initial) + CEILING) // page_size(episodes[2].initial)
     for episode in episodes[1:]:
         assert store.delete(episode.id)
     assert not store._hot and store.peek(episodes[2].id) is None
