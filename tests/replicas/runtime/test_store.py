@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
+from replicas.runtime.episode import Episode
 from replicas.runtime.pagediff import page_size
 from replicas.runtime.store import EpisodeStore
 from workgym.local import LocalServer
@@ -61,6 +62,14 @@ def _note(env: Env, ticket: int, body: str) -> httpx.Response:
         "body": body, "public": False}}})
 
 
+def _written(local: LocalServer, env: Callable[[], Env], count: int) -> list[Episode]:
+    """``count`` episodes, each written once, in turn (the last one's database open)."""
+    envs = [env() for _ in range(count)]
+    for each in envs:
+        assert _note(each, _tickets(each)[0], "a note").status_code == 200
+    return [_store(local).get(e.observation.episode_id) for e in envs]  # type: ignore[union-attr]
+
+
 def test_a_closed_episode_opened_again_is_as_if_it_had_stayed_open(
         cold_local: LocalServer, env: Callable[[], Env]) -> None:
     store = _store(cold_local)
@@ -91,10 +100,7 @@ def test_a_closed_episode_opened_again_is_as_if_it_had_stayed_open(
 def test_no_more_than_hot_episodes_stay_open_and_delete_frees_them(
         cold_local: LocalServer, env: Callable[[], Env]) -> None:
     store = _store(cold_local)
-    envs = [env() for _ in range(3)]
-    for each in envs:
-        assert _note(each, _tickets(each)[0], "a note").status_code == 200
-    episodes = [store.get(e.observation.episode_id) for e in envs]  # type: ignore[union-attr]
+    episodes = _written(cold_local, env, 3)
     assert [e.own is not None for e in episodes] == [False, False, True]
     assert list(store._hot) == [episodes[2].id]
     # Its database is in the connection of the episode it closed: the settings stand.
@@ -129,11 +135,7 @@ def test_a_closed_episode_keeps_its_storage_ceiling(
 def test_what_an_episode_wrote_open_or_closed_gives_a_copy_its_state(
         cold_local: LocalServer, env: Callable[[], Env]) -> None:
     """``Episode.written()``: what a fork is made from."""
-    store = _store(cold_local)
-    envs = [env() for _ in range(2)]
-    for each in envs:
-        assert _note(each, _tickets(each)[0], "a note").status_code == 200
-    closed, open_ = (store.get(e.observation.episode_id) for e in envs)  # type: ignore[union-attr]
+    closed, open_ = _written(cold_local, env, 2)
     assert closed.own is None and open_.own is not None
     for episode in (closed, open_):
         copy = dataclasses.replace(episode, id=f"{episode.id}-copy", own=None,
