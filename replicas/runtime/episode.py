@@ -3,9 +3,10 @@
 An episode that has not written has no database of its own: its reads run on a copy of its
 prepared snapshot leased for the request (:class:`replicas.runtime.reads.ReadCopies`), shared
 in turn by every unwritten episode of that snapshot. Its first write gives it its own copy
-(``own``), kept until it is reclaimed. Either way, ``db`` is the connection of the request
-being served, set by :meth:`replicas.runtime.store.EpisodeStore.opened` under the episode's
-lock.
+(``own``), open while it is among the instance's recently served written episodes; past them it
+is closed and the episode keeps only the pages it changed (``cold``: ``pagediff.py``), opened
+again on its next request. Either way, ``db`` is the connection of the request being served,
+set by :meth:`replicas.runtime.store.EpisodeStore.opened` under the episode's lock.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from workgym_core.refs import Others
+
+from .pagediff import PageDiff
 
 # Virtual time advances by this much per agent request: the world's clock is a
 # function of the step index, never of wall time.
@@ -48,8 +51,10 @@ class Episode:
     memory: dict[str, Any] = field(default_factory=dict)
     # Serialises requests of this episode: a write's transaction spans awaits.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
-    # Its own database, from its first write on.
+    # Its own database, from its first write on, while it is open ("hot").
     own: sqlite3.Connection | None = field(default=None, repr=False)
+    # What it wrote, while its database is closed ("cold").
+    cold: PageDiff | None = field(default=None, repr=False)
     # The connection of the request being served (own, or a leased read copy).
     conn: sqlite3.Connection | None = field(default=None, repr=False)
 
@@ -62,7 +67,16 @@ class Episode:
 
     def state(self) -> bytes:
         """The world as it is now (its snapshot while it has not written)."""
-        return self.own.serialize() if self.own is not None else self.initial
+        if self.own is not None:
+            return self.own.serialize()
+        return bytes(self.cold.apply(self.initial)) if self.cold is not None else self.initial
+
+    def written(self) -> PageDiff | None:
+        """What it wrote against its snapshot, open or not (None: nothing yet). Never changed
+        once made: an episode given it (``cold``) has this one's state."""
+        if self.own is not None:
+            return PageDiff.between(self.initial, self.own.serialize())
+        return self.cold
 
     def now(self) -> datetime:
         """The episode's virtual clock at the current step."""

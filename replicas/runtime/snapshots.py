@@ -64,7 +64,7 @@ class _Lru(OrderedDict[str, Any]):
         return value
 
 
-def load(data: bytes) -> sqlite3.Connection:
+def load(data: bytes | bytearray) -> sqlite3.Connection:
     """A private in-memory database holding ``data`` (an episode's: it can attach no other
     database, so no statement on it could ever reach a file)."""
     conn = connect_memory()

@@ -167,6 +167,12 @@ class Settings(ServerLimits, TaskRoots):
         "world it started from; a write that would pass it is refused in the app's error "
         "shape (400: Jira errorMessages, Zendesk InvalidValue, Stripe invalid_request_error), code "
         "storage_full, and changes nothing.")
+    hot_episodes: int = Field(
+        128, gt=0, description="Written episodes a replica instance keeps open as live "
+        "databases (each a copy of its world: ~1.6 MB for the helpdesk's), the most recently "
+        "served; the others keep only the pages their writes changed (~50 KB for 5 writes) and "
+        "are opened again on their next request (~0.5 ms). Keep it above the episodes served "
+        "at once.")
     max_live_episodes: int = Field(
         20_000, gt=0, description="Live (unfinished, unexpired) episodes per API key; "
         "creating more answers 429 with Retry-After.")

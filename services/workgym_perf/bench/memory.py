@@ -1,5 +1,6 @@
 """`make bench`, live episodes: what an idle one costs, and whether 100,000 of them slow the
-active ones.
+active ones; then, the idle ones still held (nothing freed yet for the measure to reuse), what
+a written one costs (``written.py``).
 
 An idle episode costs its replica instance an :class:`Episode` (no database until it writes)
 and Redis its record. Measured apart, in one in-process server: the replica's share from
@@ -21,6 +22,7 @@ from workgym.tasks import catalogue
 
 from .stats import Refused
 from .steps import reads
+from .written import bench_written_episodes
 
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 IDLE = 100_000
@@ -69,6 +71,7 @@ def _live_episodes(local: LocalServer) -> None:
     per_mb = (replica_kb + redis_kb) / 1024
     print(f"  {'memory per idle live episode':<44} {per_mb:8.3f} MB   (replica {replica_kb:.1f} "
           f"KB + Redis {redis_kb:.1f} KB; {1024 / per_mb:,.0f} per GiB)")
+    bench_written_episodes(local)
     for i in range(IDLE):
         store.delete(f"idle{i}")
     for episode_id in idle:
