@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import heapq
+import sqlite3
 import time
 from collections.abc import AsyncIterator
 from functools import cached_property
@@ -78,14 +79,7 @@ class EpisodeStore:
         other apps of the episode bound, which the setup may refer to) and ``script``, the
         task's scripted actors, validated by the app's model. ``prepared``: that world,
         built already (``snapshots.prepared``, in a worker thread while serving)."""
-        if episode_id in self._episodes:
-            raise Conflict(f"episode {episode_id} already exists", code="episode_exists")
-        self.reclaim_expired()
-        if (used := memory.resident_mb()) > self.memory_limit_mb:
-            raise ServiceUnavailable(
-                f"this {self.spec.name} instance is at its memory ceiling ({used:.0f} of "
-                f"{self.memory_limit_mb:.0f} MB): finish or delete episodes, or add instances",
-                code="capacity_exhausted", retry_after_s=5)
+        self._room_for(episode_id)
         actors = self._actors(script)
         others = others or {}
         prepared = prepared or self.snapshots.prepared(seed, setup, others)
@@ -100,10 +94,45 @@ class EpisodeStore:
             # computable without the deployment's internal secret.
             secret=credentials.mac(self.settings.internal_secret, "world", str(seed)),
         )
-        self._episodes[episode_id] = episode
-        heapq.heappush(self._expiry, (expires_at, episode_id))
-        self._start_reaper()
+        self._hold(episode)
         return episode
+
+    async def fork(self, source_id: str, episode_id: str, *, ttl_s: float) -> Episode:
+        """A new episode ``episode_id`` in the state of ``source_id`` now (its world, clock,
+        actors and memory), expiring ``ttl_s`` from now; the two then diverge. Taken under
+        the source's lock: never in the middle of one of its requests."""
+        self._room_for(episode_id)
+        source = self.get(source_id)
+        async with source.lock:
+            episode = source.copy(episode_id, time.time() + ttl_s)
+            if source.own is not None:
+                episode.own = self._own(episode, source.own.serialize())
+        self._hold(episode)
+        return episode
+
+    def _room_for(self, episode_id: str) -> None:
+        """Refuse a new episode whose id is taken, or while the process is past its memory
+        ceiling (once the expired ones are reclaimed)."""
+        if episode_id in self._episodes:
+            raise Conflict(f"episode {episode_id} already exists", code="episode_exists")
+        self.reclaim_expired()
+        if (used := memory.resident_mb()) > self.memory_limit_mb:
+            raise ServiceUnavailable(
+                f"this {self.spec.name} instance is at its memory ceiling ({used:.0f} of "
+                f"{self.memory_limit_mb:.0f} MB): finish or delete episodes, or add instances",
+                code="capacity_exhausted", retry_after_s=5)
+
+    def _hold(self, episode: Episode) -> None:
+        self._episodes[episode.id] = episode
+        heapq.heappush(self._expiry, (episode.expires_at, episode.id))
+        self._start_reaper()
+
+    def _own(self, episode: Episode, data: bytes) -> sqlite3.Connection:
+        """The episode's own database holding ``data``, capped at its snapshot's size plus
+        the episode's storage allowance."""
+        conn = load(data)
+        cap_size(conn, len(episode.initial) + self.settings.episode_storage_bytes)
+        return conn
 
     def _actors(self, script: dict[str, Any]) -> BaseModel | None:
         model = self.spec.actors
@@ -127,8 +156,7 @@ class EpisodeStore:
         database, made from its snapshot on its first write, else a leased read copy."""
         async with episode.lock:
             if episode.own is None and write:
-                episode.own = load(episode.initial)
-                cap_size(episode.own, len(episode.initial) + self.settings.episode_storage_bytes)
+                episode.own = self._own(episode, episode.initial)
             if episode.own is not None:
                 episode.conn = episode.own
                 try:
