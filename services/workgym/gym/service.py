@@ -277,8 +277,10 @@ class EpisodeService:
         """Copy the parent's episode in each of its instances (into ``placed``), then its
         record, between two of its steps: when it took one meanwhile, the copies are dropped
         and made again. Returns the steps the fork starts with."""
-        for _ in range(FORK_ATTEMPTS):
-            steps, inflight = await self.registry.progress(parent.id)
+        steps, inflight = parent.steps, parent.inflight  # as read a moment ago
+        for attempt in range(FORK_ATTEMPTS):
+            if attempt:
+                steps, inflight = await self.registry.progress(parent.id)
             if inflight:  # as finish does: the requests admitted are answered first
                 if await self.registry.settled(parent.id, self.settings.finish_wait_s):
                     raise Conflict("the episode has requests in flight that were never "
