@@ -2,8 +2,9 @@
 
 Each route names the principal it serves (:mod:`.auth`): the operator's API key creates
 and forks episodes (each counted against its quotas), reads full reports, the task catalogue
-and the fault kinds, and controls faults; an episode's token reaches that episode's status and ``finish`` only (403 ``operator_only``
-elsewhere), and gets no task, seed or verifier detail back.
+and the fault kinds, and controls faults; an episode's token reaches that episode's status
+and ``finish`` only (403 ``operator_only`` elsewhere), and gets no task, seed or verifier
+detail back.
 """
 
 from __future__ import annotations
