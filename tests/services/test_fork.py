@@ -228,3 +228,23 @@ def test_the_registry_copies_only_an_episode_that_has_not_moved_on(
     record = local.run(registry.get(identity.episode_id))
     assert (record.task, record.seed, record.owner, record.steps) == (
         TASK, 1, local.run(registry.get(obs.episode_id)).owner, 0)
+
+
+def test_a_fork_shares_an_unwritten_world_and_copies_a_written_one(
+        make_env: Callable[..., Env], local: LocalServer) -> None:
+    store = local.server.replicas["helpdesk"].state.store
+    parent = make_env(TASK, 4)
+    obs = parent.reset()
+    idle = parent.fork()
+    assert idle.observation is not None
+    copied, source = store.get(idle.observation.episode_id), store.get(obs.episode_id)
+    assert copied.own is None and copied.initial is source.initial  # no database of its own
+    _act(parent, [_comment(_ticket(parent), "A write.", public=True)])
+    written = parent.fork()
+    assert written.observation is not None
+    copied = store.get(written.observation.episode_id)
+    assert copied.own is not None and copied.own is not source.own
+    assert copied.state() == source.state() and copied.step == source.step == 2
+    assert copied.memory == source.memory and copied.memory is not source.memory
+    idle.close()
+    written.close()
