@@ -12,6 +12,7 @@ set by :meth:`replicas.runtime.store.EpisodeStore.opened` under the episode's lo
 from __future__ import annotations
 
 import asyncio
+import copy
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -77,6 +78,18 @@ class Episode:
         if self.own is not None:
             return PageDiff.between(self.initial, self.own.serialize())
         return self.cold
+
+    def copy(self, episode_id: str, expires_at: float) -> Episode:
+        """A new episode ``episode_id`` where this one is now: its clock, vars, actors and
+        memory (copied: the two then diverge), its snapshot (shared, never changed); no
+        database of its own yet (the store gives it what this one wrote: EpisodeStore.fork).
+        Call it with this episode's lock held."""
+        return Episode(
+            id=episode_id, seed=self.seed, clock_start=self.clock_start,
+            snapshot_key=self.snapshot_key, initial=self.initial, vars=copy.deepcopy(self.vars),
+            others=copy.deepcopy(self.others), actors=self.actors, expires_at=expires_at,
+            apps=self.apps, secret=self.secret, step=self.step,
+            memory=copy.deepcopy(self.memory))
 
     def now(self) -> datetime:
         """The episode's virtual clock at the current step."""

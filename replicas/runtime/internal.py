@@ -45,6 +45,13 @@ class EpisodeCreate(BaseModel):
                             "its scripted actors may read messages about).")
 
 
+class EpisodeFork(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    episode_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The new episode's.")
+    ttl_s: float = Field(3600, gt=0)
+
+
 class OpsApply(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -92,6 +99,15 @@ async def create_episode(body: EpisodeCreate, request: Request) -> EpisodeCreate
         body.episode_id, seed=body.seed, setup=setup, script=body.script, others=body.others,
         ttl_s=body.ttl_s, apps=body.apps, prepared=prepared,
     )
+    return EpisodeCreated(
+        episode_id=episode.id, snapshot_key=episode.snapshot_key, vars=episode.vars
+    )
+
+
+@router.post("/episodes/{episode_id}/fork", status_code=201)
+async def fork_episode(episode_id: str, body: EpisodeFork, request: Request) -> EpisodeCreated:
+    """A new episode in this one's state now (EpisodeStore.fork); the two then diverge."""
+    episode = await _store(request).fork(episode_id, body.episode_id, ttl_s=body.ttl_s)
     return EpisodeCreated(
         episode_id=episode.id, snapshot_key=episode.snapshot_key, vars=episode.vars
     )

@@ -85,14 +85,7 @@ class EpisodeStore:
         other apps of the episode bound, which the setup may refer to) and ``script``, the
         task's scripted actors, validated by the app's model. ``prepared``: that world,
         built already (``snapshots.prepared``, in a worker thread while serving)."""
-        if episode_id in self._episodes:
-            raise Conflict(f"episode {episode_id} already exists", code="episode_exists")
-        self.reclaim_expired()
-        if (used := memory.resident_mb()) > self.memory_limit_mb:
-            raise ServiceUnavailable(
-                f"this {self.spec.name} instance is at its memory ceiling ({used:.0f} of "
-                f"{self.memory_limit_mb:.0f} MB): finish or delete episodes, or add instances",
-                code="capacity_exhausted", retry_after_s=5)
+        self._room_for(episode_id)
         actors = self._actors(script)
         others = others or {}
         prepared = prepared or self.snapshots.prepared(seed, setup, others)
@@ -107,10 +100,39 @@ class EpisodeStore:
             # computable without the deployment's internal secret.
             secret=credentials.mac(self.settings.internal_secret, "world", str(seed)),
         )
-        self._episodes[episode_id] = episode
-        heapq.heappush(self._expiry, (expires_at, episode_id))
-        self._start_reaper()
+        self._hold(episode)
         return episode
+
+    async def fork(self, source_id: str, episode_id: str, *, ttl_s: float) -> Episode:
+        """A new episode ``episode_id`` in the state of ``source_id`` now (its world, clock,
+        actors and memory), expiring ``ttl_s`` from now; the two then diverge. Taken under
+        the source's lock: never in the middle of one of its requests."""
+        self._room_for(episode_id)
+        source = self.get(source_id)
+        async with source.lock:
+            episode = source.copy(episode_id, time.time() + ttl_s)
+            # What the source wrote, shared (never changed once made): the fork's first
+            # request opens its own database from it.
+            episode.cold = source.written()
+        self._hold(episode)
+        return episode
+
+    def _room_for(self, episode_id: str) -> None:
+        """Refuse a new episode whose id is taken, or while the process is past its memory
+        ceiling (once the expired ones are reclaimed)."""
+        if episode_id in self._episodes:
+            raise Conflict(f"episode {episode_id} already exists", code="episode_exists")
+        self.reclaim_expired()
+        if (used := memory.resident_mb()) > self.memory_limit_mb:
+            raise ServiceUnavailable(
+                f"this {self.spec.name} instance is at its memory ceiling ({used:.0f} of "
+                f"{self.memory_limit_mb:.0f} MB): finish or delete episodes, or add instances",
+                code="capacity_exhausted", retry_after_s=5)
+
+    def _hold(self, episode: Episode) -> None:
+        self._episodes[episode.id] = episode
+        heapq.heappush(self._expiry, (episode.expires_at, episode.id))
+        self._start_reaper()
 
     def _actors(self, script: dict[str, Any]) -> BaseModel | None:
         model = self.spec.actors

@@ -15,6 +15,7 @@ Failures are the one family of :mod:`workgym.errors` (a server that does not ans
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -65,11 +66,16 @@ class Env:
     full report) while every app request carries the episode's own token, as an agent's.
 
     ``client`` reaches the gym API at its ``base_url``, over the network or in-process
-    (:class:`workgym.local.LoopTransport`); the Env closes it."""
+    (:class:`workgym.local.LoopTransport`); the Env closes it. ``new_client`` makes another
+    such client, for a fork's Env (default: one to the same ``base_url`` over the network)."""
 
     def __init__(self, client: httpx.Client, task: str, seed: int = 0,
-                 faults: FaultChoice = "task", *, api_key: str) -> None:
+                 faults: FaultChoice = "task", *, api_key: str,
+                 new_client: Callable[[], httpx.Client] | None = None) -> None:
         self._http = client
+        self._api_key = api_key
+        self._new_client = new_client or (
+            lambda: httpx.Client(base_url=client.base_url, timeout=client.timeout))
         self._operator = {"authorization": f"Bearer {api_key}"}
         self.faults = faults
         self.task = task
@@ -83,7 +89,8 @@ class Env:
     def inprocess(cls, server: LocalServer, task: str, seed: int = 0,
                   faults: FaultChoice = "task") -> Env:
         """An environment of ``server``, driven with its own API key."""
-        return cls(server.client(), task, seed, faults, api_key=server.server.settings.api_key)
+        return cls(server.client(), task, seed, faults, api_key=server.server.settings.api_key,
+                   new_client=server.client)
 
     def _gym(self, method: str, path: str, **kwargs: Any) -> Any:
         """A gym API call as the operator: its parsed JSON (orjson: episode bodies carry
@@ -111,15 +118,22 @@ class Env:
             self.seed = seed
         body = self._gym("POST", "/v1/episodes",
                          json={"task": self.task, "seed": self.seed, "faults": self.faults})
-        self.observation = Observation(
-            episode_id=body["id"], task=body["task"], seed=body["seed"], brief=body["brief"],
-            instruction=body["instruction"], tools=body["tools"], apps=body["apps"],
-            max_steps=body["max_steps"], token=body["token"], refresh_token=body["refresh_token"],
-            roots=body.get("roots", {}),
-        )
+        self.observation = _observation(body)
         self._finished = False
         self.waits = []
         return self.observation
+
+    def fork(self) -> Env:
+        """A new Env on a fork of this episode (``POST /v1/episodes/{id}/fork``): a new
+        episode in this one's state now (its worlds, clock, steps and trajectory, actors and
+        faults, and ``waits``); the two then diverge, and each is finished (or closed) on its
+        own. The fork's ``reset`` starts a fresh episode of the task, as this one's does."""
+        body = self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/fork")
+        env = Env(self._new_client(), self.task, self.seed, self.faults,
+                  api_key=self._api_key, new_client=self._new_client)
+        env.observation = _observation(body)
+        env.waits = list(self.waits)
+        return env
 
     def call(self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None,
              app: str | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
@@ -222,6 +236,16 @@ class Env:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _observation(body: dict[str, Any]) -> Observation:
+    """An episode as the gym API created (or forked) it."""
+    return Observation(
+        episode_id=body["id"], task=body["task"], seed=body["seed"], brief=body["brief"],
+        instruction=body["instruction"], tools=body["tools"], apps=body["apps"],
+        max_steps=body["max_steps"], token=body["token"], refresh_token=body["refresh_token"],
+        roots=body.get("roots", {}),
+    )
 
 
 def make(task: str, seed: int = 0, faults: FaultChoice = "task",

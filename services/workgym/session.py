@@ -80,6 +80,15 @@ class Session:
                 "brief": obs.brief, "tools": [*obs.tools, FINISH_TOOL],
                 "max_steps": obs.max_steps}
 
+    def fork(self) -> Session:
+        """A new session on a fork of this episode (``Env.fork``): the same world, clock,
+        steps, actors and faults, and what the model said with ``finish`` so far; the two
+        then diverge (the model's conversation is the caller's to copy)."""
+        session = Session(self._make)
+        session._env = self.env.fork()
+        session._answer, session._ended = self._answer, self._ended
+        return session
+
     @property
     def env(self) -> Env:
         if self._env is None:

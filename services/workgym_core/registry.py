@@ -6,7 +6,8 @@ Keys (all expire with the episode):
                          expires_at, expired_sha (a token the token_expiry fault revoked),
                          limited ("<requests left>:<retry after s>", the rate_limit fault),
                          match:<position> (requests the plan's fault there matched so far),
-                         lost_reason, report (JSON, once finished)
+                         lost_reason, report (JSON, once finished),
+                         forked_from (the episode it is a fork of)
     wg:traj:{id}  zset   one JSON TrajectoryStep per agent request, scored by its index
                          (the order the proxy admitted them in, not the order they ended)
     wg:live:{owner}   zset   the owner's live episodes, scored by expiry (the quota)
@@ -126,6 +127,35 @@ local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 'missing' end
 if status == 'active' then redis.call('HSET', KEYS[1], 'status', 'finishing') end
 return status
+"""
+
+# Copy an active episode's record and trajectory to a new episode (its fork), if it has taken
+# no step since the fork read ARGV[1] steps and none is in flight. KEYS: parent record, fork
+# record, parent trajectory, fork trajectory. ARGV: steps, token sha, refresh sha, created_at,
+# expires_at, record expiry (ms), trajectory expiry (s), parent id. The fork's own: its
+# tokens (revoked, as the parent's, if a token_expiry revoked the parent's current one),
+# times and parent; everything else (steps, vars, plan, fault counts, rate limit) is copied.
+_FORK = """
+local v = redis.call('HGETALL', KEYS[1])
+if #v == 0 then return 'missing' end
+local r = {}
+for i = 1, #v, 2 do r[v[i]] = v[i + 1] end
+if r.status ~= 'active' then return r.status end
+if r.steps ~= ARGV[1] or tonumber(r.inflight or '0') > 0 then return 'moved' end
+local revoked = r.expired_sha ~= nil and r.expired_sha == r.token_sha
+r.expired_sha, r.report, r.lost_reason = nil, nil, nil
+r.token_sha, r.refresh_sha, r.created_at, r.expires_at = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+r.forked_from = ARGV[8]
+if revoked then r.expired_sha = ARGV[2] end
+local fields = {}
+for k, value in pairs(r) do
+  fields[#fields + 1] = k
+  fields[#fields + 1] = value
+end
+redis.call('HSET', KEYS[2], unpack(fields))
+redis.call('PEXPIREAT', KEYS[2], ARGV[6])
+if redis.call('COPY', KEYS[3], KEYS[4]) == 1 then redis.call('EXPIREAT', KEYS[4], ARGV[7]) end
+return 'ok'
 """
 
 # The owner's quotas. KEYS: live zset, bucket. ARGV: now, expires_at, max_live, rate/s,
@@ -322,6 +352,7 @@ class Registry:
         self._mark_lost = redis.register_script(_MARK_LOST)
         self._admit = redis.register_script(_ADMIT)
         self._count_matches = redis.register_script(_COUNT_MATCHES)
+        self._fork = redis.register_script(_FORK)
 
     def new_identity(self, ttl_s: int) -> Identity:
         """A fresh episode id, its token and refresh token, and its expiry."""
@@ -369,6 +400,27 @@ class Registry:
             await pipe.execute()
         return EpisodeRecord.from_hash(episode_id, {k: str(v) if not isinstance(v, bytes)
                                                     else v.decode() for k, v in fields.items()})
+
+    async def progress(self, episode_id: str) -> tuple[int, int]:
+        """The episode's steps taken and requests in flight, read together."""
+        steps, inflight = await self.redis.hmget(_ep(episode_id), ["steps", "inflight"])
+        return int(steps or 0), int(inflight or 0)
+
+    async def fork(self, parent_id: str, identity: Identity, *, steps: int) -> bool:
+        """Make ``identity``'s episode a copy of the parent's record and trajectory (its fork),
+        if the parent has still taken ``steps`` steps and has none in flight: False if it has
+        moved on meanwhile; refused as a step would be if it is no longer active."""
+        outcome = await self._fork(
+            keys=[_ep(parent_id), _ep(identity.episode_id), _traj(parent_id),
+                  _traj(identity.episode_id)],
+            args=[steps, _sha(identity.token), _sha(identity.refresh_token), time.time(),
+                  identity.expires_at, int(identity.expires_at * 1000) + 1,
+                  int(identity.expires_at) + 1, parent_id])
+        if outcome == "missing":
+            raise not_found(parent_id)
+        if outcome not in ("ok", "moved"):
+            raise _refused(str(outcome))
+        return bool(outcome == "ok")
 
     async def _hash(self, episode_id: str) -> dict[str, str]:
         """The episode's Redis hash, in one read; 404 if there is none, 410 if deleted."""

@@ -187,7 +187,8 @@ class Settings(ServerLimits, TaskRoots):
         "machine's (or the container's) memory.")
     finish_wait_s: float = Field(
         90.0, gt=0, description="How long finish waits for the episode's requests still in "
-        "flight to be recorded before it scores.")
+        "flight to be recorded before it scores (and a fork before it copies the episode: "
+        "409 episode_busy past it).")
     redis_connections: int = Field(
         64, gt=0, description="Redis connections per process; a request that finds them all "
         "busy waits for one (up to redis_wait_s), then answers 503 with Retry-After.")

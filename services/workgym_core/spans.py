@@ -11,6 +11,7 @@ PROXY_STEP = "proxy.step"  # one agent request, in the proxy: the root of a step
 REPLICA_REQUEST = "replica.request"  # the request in the replica, a child of its step
 EPISODE_CREATE = "episode.create"
 EPISODE_FINISH = "episode.finish"
+EPISODE_FORK = "episode.fork"
 REWARD_SCORE = "reward.score"
 
 # A resource attribute: which service emitted the span.
@@ -18,6 +19,7 @@ SERVICE_NAME = "service.name"
 
 # WorkGym's attributes.
 EPISODE_ID = "workgym.episode_id"
+FORK_ID = "workgym.fork_id"  # the episode a fork made
 TASK = "workgym.task"
 SEED = "workgym.seed"
 STEP = "workgym.step"  # the step's 1-based request index in its episode

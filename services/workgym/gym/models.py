@@ -50,6 +50,14 @@ class EpisodeCreated(BaseModel):
     expires_at: str = Field(description="When an unfinished episode is reclaimed (UTC).")
 
 
+class EpisodeForked(EpisodeCreated):
+    """A fork: a new episode in its parent's state when it was forked (world, clock, steps
+    and trajectory so far, actors, faults), with tokens of its own."""
+
+    forked_from: str = Field(description="The episode it is a fork of.")
+    steps: int = Field(description="Requests made so far (the parent's, when forked).")
+
+
 class EpisodeStatus(BaseModel):
     """An episode as its own agent sees it (``GET /v1/episodes/{id}`` with its token): whether
     it is running, the steps it took of its budget (``max_steps - steps`` are left), where its

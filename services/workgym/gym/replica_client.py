@@ -53,6 +53,10 @@ class ReplicaClient:
         created: dict[str, Any] = orjson.loads(content)
         return created
 
+    async def fork_episode(self, base: str, source_id: str, **body: Any) -> None:
+        await self._call("POST", f"{base}{INTERNAL_PREFIX}/episodes/{source_id}/fork",
+                         json=body)
+
     async def state(self, base: str, episode_id: str, which: str) -> bytes:
         url = f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}/state/{which}"
         return await self._call("GET", url)

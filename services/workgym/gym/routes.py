@@ -1,9 +1,10 @@
 """HTTP routes of the gym API.
 
 Each route names the principal it serves (:mod:`.auth`): the operator's API key creates
-episodes, reads full reports, the task catalogue and the fault kinds, and controls faults;
-an episode's token reaches that episode's status and ``finish`` only (403 ``operator_only``
-elsewhere), and gets no task, seed or verifier detail back.
+and forks episodes (each counted against its quotas), reads full reports, the task catalogue
+and the fault kinds, and controls faults; an episode's token reaches that episode's status
+and ``finish`` only (403 ``operator_only`` elsewhere), and gets no task, seed or verifier
+detail back.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .docs import responses
 from .models import (
     EpisodeCreate,
     EpisodeCreated,
+    EpisodeForked,
     EpisodeStatus,
     EpisodeView,
     FinishAck,
@@ -42,6 +44,16 @@ router = APIRouter(prefix="/v1")
 async def create_episode(body: EpisodeCreate, service: ServiceDep,
                          operator: OperatorDep) -> EpisodeCreated:
     return await service.create(body, operator.owner)
+
+
+@router.post("/episodes/{episode_id}/fork", status_code=201, operation_id="fork_episode",
+             summary="A new episode in this one's state now: its apps' worlds, clock, steps "
+             "and trajectory, scripted actors and fault state, with tokens of its own; the two "
+             "then diverge, and each is finished and scored on its own (operator).",
+             responses=responses(401, 403, 404, 409, 410, 429, 502, 503))
+async def fork_episode(episode_id: EpisodeId, access: AccessDep, service: ServiceDep,
+                       operator: OperatorDep) -> EpisodeForked:
+    return await service.fork(access.record)
 
 
 @router.get("/episodes/{episode_id}", operation_id="get_episode",

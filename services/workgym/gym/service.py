@@ -1,4 +1,4 @@
-"""Episode lifecycle: create (admit + place + reset), look up, finish (score), delete."""
+"""Episode lifecycle: create (admit + place + reset), fork, look up, finish (score), delete."""
 
 from __future__ import annotations
 
@@ -24,12 +24,14 @@ from workgym_core.errors import (
     WorkGymError,
 )
 from workgym_core.registry import (
+    ACTIVE,
     FINISHED,
     FINISHING,
     LOST,
     RESTARTED,
     UNREACHABLE,
     EpisodeRecord,
+    Identity,
     Registry,
     lost_error,
 )
@@ -44,7 +46,7 @@ from ..placement import Placement
 from ..presets import fault_presets
 from ..tasks import Catalogue, Task
 from ..tools import REFRESH_TOOL, ToolCatalogue
-from .models import EpisodeCreate, EpisodeCreated, EpisodeStatus, EpisodeView
+from .models import EpisodeCreate, EpisodeCreated, EpisodeForked, EpisodeStatus, EpisodeView
 from .replica_client import ReplicaClient
 
 log = logging.getLogger("workgym.gym")
@@ -76,6 +78,8 @@ def plan_for(choice: str | list[Any], task_plan: list[dict[str, Any]]) -> list[d
 
 # Instances tried for one new episode before giving up (a dead one is evicted and skipped).
 PLACEMENT_ATTEMPTS = 3
+# Copies of a parent a fork makes before giving up, when the parent took a step during each.
+FORK_ATTEMPTS = 3
 
 
 def _iso(ts: float) -> str:
@@ -226,6 +230,75 @@ class EpisodeService:
                                              code="replica_unavailable",
                                              retry_after_s=2) from error
         raise AssertionError("unreachable")
+
+    async def fork(self, parent: EpisodeRecord) -> EpisodeForked:
+        """A new episode in the parent's state now: its apps' worlds, clocks, actors and
+        memory (each on the parent's instance), its steps, trajectory and fault state; with
+        tokens of its own, counted against the owner's quotas as a created one."""
+        with obs.span(spans.EPISODE_FORK, {spans.EPISODE_ID: parent.id,
+                                       spans.TASK: parent.task}) as span:
+            forked = await self._fork(parent)
+            span.set_attribute(spans.FORK_ID, forked.id)
+        self.metrics.episodes_created.add(1, {"task": forked.task})
+        return forked
+
+    async def _fork(self, parent: EpisodeRecord) -> EpisodeForked:
+        if parent.status == LOST:
+            raise lost_error(parent.lost_reason)
+        if parent.status != ACTIVE:
+            raise Conflict(f"episode is {parent.status}; only an active episode can be forked",
+                           code="episode_finished")
+        ttl = self.settings.episode_ttl_s
+        identity = self.registry.new_identity(ttl)
+        await self.registry.admit(parent.owner, identity.episode_id, identity.expires_at,
+                                  max_live=self.settings.max_live_episodes,
+                                  rate_per_s=self.settings.create_rate_per_s,
+                                  burst=self.settings.create_burst)
+        placed: dict[str, str] = {}
+        try:
+            steps = await self._copy(parent, identity, ttl, placed)
+        except BaseException:
+            with contextlib.suppress(WorkGymError):  # the first failure is the one to tell
+                await self._drop(identity.episode_id, placed)
+            await self.registry.release(parent.owner, identity.episode_id)
+            raise
+        task = self.catalogue.get(parent.task)
+        return EpisodeForked(
+            id=identity.episode_id, token=identity.token, refresh_token=identity.refresh_token,
+            task=task.id, seed=parent.seed, brief=task.brief,
+            instruction=task.instruction_for(parent.vars),
+            apps=self.public_apps(parent.apps), roots=self.public_roots(parent.apps),
+            tools=await self.tool_schemas(task.apps), max_steps=parent.max_steps,
+            expires_at=_iso(identity.expires_at), forked_from=parent.id, steps=steps,
+        )
+
+    async def _copy(self, parent: EpisodeRecord, identity: Identity, ttl: int,
+                    placed: dict[str, str]) -> int:
+        """Copy the parent's episode in each of its instances (into ``placed``), then its
+        record, between two of its steps: when it took one meanwhile, the copies are dropped
+        and made again. Returns the steps the fork starts with."""
+        steps, inflight = parent.steps, parent.inflight  # as read a moment ago
+        for attempt in range(FORK_ATTEMPTS):
+            if attempt:
+                steps, inflight = await self.registry.progress(parent.id)
+            if inflight:  # as finish does: the requests admitted are answered first
+                if await self.registry.settled(parent.id, self.settings.finish_wait_s):
+                    raise Conflict("the episode has requests in flight that were never "
+                                   "recorded; it cannot be forked", code="episode_busy")
+                continue
+            try:
+                for app, instance in parent.apps.items():
+                    await self.replicas.fork_episode(instance, parent.id,
+                                                     episode_id=identity.episode_id, ttl_s=ttl)
+                    placed[app] = instance
+            except WorkGymError as error:
+                raise await self._lost(parent, error) from error
+            if await self.registry.fork(parent.id, identity, steps=steps):
+                return steps
+            await self._drop(identity.episode_id, placed)
+            placed.clear()
+        raise Conflict("the episode took steps during each attempt to fork it; fork it "
+                       "between its steps", code="fork_conflict")
 
     def view(self, record: EpisodeRecord, operator: bool) -> EpisodeView | EpisodeStatus:
         """The episode as its caller may see it: its agent, its status alone; its operator,

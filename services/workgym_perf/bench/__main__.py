@@ -40,6 +40,7 @@ from workgym_core.settings import Settings
 
 from .. import figures, previous
 from .boot import bench_boot
+from .fork import bench_fork
 from .memory import bench_live_episodes
 from .proxy import bench_proxy
 from .stall import bench_stall
@@ -192,6 +193,14 @@ def _in_process(settings: Settings) -> None:
         local.close()
 
 
+def _fork(settings: Settings) -> None:
+    local = LocalServer(settings)
+    try:
+        bench_fork(local)
+    finally:
+        local.close()
+
+
 def _resets(settings: Settings) -> None:
     for task_id in TASKS:
         bench_reset(settings, task_id)
@@ -204,6 +213,7 @@ def sections(tmp: Path) -> dict[str, Callable[[], None]]:
                         create_burst=10**6)
     return {"in-process": lambda: _in_process(settings),
             "reset": lambda: _resets(settings),
+            "fork": lambda: _fork(settings),
             "http": lambda: bench_http_create(tmp),
             "proxy": lambda: bench_proxy(tmp),
             "boot": lambda: bench_boot(tmp),
