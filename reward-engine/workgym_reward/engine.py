@@ -65,8 +65,9 @@ def score(
     What the agent said is judged against the case (``workgym_reward.truth``) with the apps'
     ``lexicon``, ``today`` the episode's date and ``case`` the facts the task gives (claim ->
     rows). ``keys``: what names each app's initial state (its snapshot key; equal keys, equal
-    states), which caches what is known of it across episodes. Raises ConfigError, naming the assertion, when the verifier does not fit the data:
-    an unknown app, reference, table or column.
+    states), which caches what is known of it across episodes. Raises ConfigError, naming
+    the assertion, when the verifier does not fit the data: an unknown app, reference, table
+    or column.
     """
     if reference_steps < 1:
         raise ConfigError(f"reference_steps must be at least 1, not {reference_steps}")

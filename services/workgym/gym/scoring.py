@@ -7,15 +7,18 @@ past INITIALS_BYTES); for a key it does not hold it answers which apps' initial 
 lacks, and is sent the episode again with them (once per key and worker). The table digests of
 an initial state are cached by the same key (``workgym_reward.hashing``).
 
-A worker that dies mid-score (killed, or crashed) breaks the pool: it is replaced and the
-episode scored again on the new one; one that dies again on it is the scorer's failure on this
-episode's state (:class:`ScoringFailed`), as an exception the scorer raises is.
+Workers run at a lower CPU priority than the serving process (WORKER_NICENESS): where cores
+are short, steps are served first. A worker that dies mid-score (killed, or crashed) breaks
+the pool: it is replaced and the episode scored again on the new one; one that dies again on
+it is the scorer's failure on this episode's state (:class:`ScoringFailed`), as an exception
+the scorer raises is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -26,11 +29,15 @@ from typing import Any
 
 import anyio
 
+from replicas.catalog import lexicon
 from workgym_core.trajectory import steps_of
 from workgym_reward import Report
 
-from ..tasks import Catalogue, catalogue, lexicon
+from ..tasks import Catalogue, catalogue
 
+# How much lower a worker's CPU priority is than the serving process's: on a busy machine
+# steps are served first and scores wait (os.nice).
+WORKER_NICENESS = 10
 # Initial states one worker keeps (bytes): a GRPO group's snapshots, several apps each.
 INITIALS_BYTES = 512 * 2**20
 
@@ -132,8 +139,10 @@ _initials: OrderedDict[str, bytes] = OrderedDict()
 
 
 def _start_worker(roots: tuple[Path, ...]) -> None:
-    """Read the catalogue and the lexicon once, before the first episode."""
+    """Serving first (a lower priority); the catalogue and the lexicon read once, before
+    the first episode."""
     global _tasks
+    os.nice(WORKER_NICENESS)
     _tasks = catalogue(roots)
     lexicon()
 

@@ -31,6 +31,7 @@ from workgym.tasks import Task, catalogue
 from workgym_core.settings import Settings
 
 from .boot import bench_boot
+from .finishing import bench_finishing
 from .memory import bench_live_episodes
 from .proxy import bench_proxy
 from .stall import bench_stall
@@ -203,7 +204,8 @@ def sections(tmp: Path) -> dict[str, Callable[[], None]]:
             "proxy": lambda: bench_proxy(tmp),
             "boot": lambda: bench_boot(tmp),
             "tracing": bench_tracing,
-            "stall": bench_stall}
+            "stall": bench_stall,
+            "finishing": lambda: bench_finishing(tmp)}
 
 
 def main() -> int:
