@@ -74,8 +74,8 @@ def bench_finishing(tmp: Path) -> None:
     env_vars = {**os.environ, "WORKGYM_DATA_DIR": str(tmp / "finishing"),
                 "WORKGYM_MAX_LIVE_EPISODES": "100000", "WORKGYM_CREATE_RATE_PER_S": "100000",
                 "WORKGYM_CREATE_BURST": "100000"}
-    with serving(env=env_vars, log=tmp / "finishing.log") as url, connect(url, TASK, seed=10) as stepper, \
-            connect(url, TASK, seed=11) as finisher:
+    with serving(env=env_vars, log=tmp / "finishing.log") as url, \
+            connect(url, TASK, seed=10) as stepper, connect(url, TASK, seed=11) as finisher:
         _finish_times(finisher, 3)  # its scoring workers started and warm
         quiet_steps = reads(stepper, STEPS)
         quiet_finish = _finish_times(finisher, FINISHES)
