@@ -12,7 +12,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from workgym_core.internal import INTERNAL_PREFIX, require_internal
+from workgym_core.internal import INTERNAL_PREFIX, SNAPSHOT_HEADER, require_internal
 from workgym_core.rowops import RowOps
 
 from . import changes
@@ -120,7 +120,8 @@ async def get_state(
     episode = _store(request).get(episode_id)
     async with episode.lock:
         data = episode.initial if which == "initial" else episode.state()
-    return Response(data, media_type="application/vnd.sqlite3")
+    return Response(data, media_type="application/vnd.sqlite3",
+                    headers={SNAPSHOT_HEADER: episode.snapshot_key})
 
 
 class Applied(BaseModel):

@@ -2,8 +2,11 @@
 
 Both states are deserialized into one in-memory connection: ``main`` holds the final state and
 the initial one is attached as ``initial``. Differing rows are found in SQL with ``EXCEPT``,
-narrowed to the rowid spans of the pages that changed (see :mod:`workgym_reward.pages`).
-Tables whose names start with ``_`` or ``sqlite_`` are not app data and are ignored.
+narrowed to the rowid spans of the pages that changed (see :mod:`workgym_reward.pages`) and,
+where both states keep a change log (a ``_changes`` table that triggers on every app table fill
+with each write's ``tbl``, as the replicas' runtime does), to the tables it names since the
+initial state. Tables whose names start with ``_`` or ``sqlite_`` are not app data and are
+ignored.
 """
 
 from __future__ import annotations
@@ -49,9 +52,11 @@ class States:
     initial: bytes
     final: bytes
     tables: Mapping[Side, Mapping[str, tuple[str, ...]]]
+    key: str | None = None
+    """What names the initial state (the replica's snapshot key): equal keys, equal states."""
 
     @classmethod
-    def open(cls, initial: bytes, final: bytes) -> States:
+    def open(cls, initial: bytes, final: bytes, key: str | None = None) -> States:
         conn = sqlite3.connect(":memory:")
         conn.deserialize(final)
         conn.execute("ATTACH ':memory:' AS initial")
@@ -61,7 +66,7 @@ class States:
         if keyless:
             conn.close()
             raise RewardError(f"app tables without an id column: {', '.join(sorted(keyless))}")
-        return cls(conn, initial, final, tables)
+        return cls(conn, initial, final, tables, key)
 
     def close(self) -> None:
         self.conn.close()
@@ -81,11 +86,15 @@ def row_diff(initial: bytes, final: bytes) -> Diff:
 
 def diff_states(states: States) -> Diff:
     before, after = states.tables["initial"], states.tables["final"]
-    spans = changed_spans(states.initial, states.final) if _same_schema(states.conn) else None
+    same = _same_schema(states.conn)
+    spans = changed_spans(states.initial, states.final) if same else None
     if spans == []:
         return {}
+    logged = _logged(states.conn, before) if same else None
     diff: Diff = {}
     for table in sorted(before.keys() | after.keys()):
+        if logged is not None and table not in logged:
+            continue  # the same definition (same schema), and no write logged on it
         if before.get(table) == after.get(table):
             found = _compare(states.conn, table, spans)
         else:  # created, dropped or redefined: every row counts
@@ -105,6 +114,31 @@ def _same_schema(conn: sqlite3.Connection) -> bool:
         conn.execute(query.format("main")).fetchall()
         == conn.execute(query.format("initial")).fetchall()
     )
+
+
+_LOGGED_OPS = ("INSERT", "UPDATE", "DELETE")
+
+
+def _logged(conn: sqlite3.Connection, tables: Mapping[str, tuple[str, ...]]) -> set[str] | None:
+    """The app tables the change log names since the initial state; None (every table may
+    differ) unless an AFTER INSERT, UPDATE and DELETE trigger on every app table writes to a
+    ``_changes (seq, tbl, ...)`` table. Called with both sides' schemas equal."""
+    triggers = conn.execute(
+        "SELECT tbl_name, upper(sql) FROM initial.sqlite_master WHERE type = 'trigger'"
+    ).fetchall()
+    covered: dict[str, set[str]] = {}
+    for table, sql in triggers:
+        if "INSERT INTO _CHANGES" in sql and " WHEN " not in sql:
+            covered.setdefault(table, set()).update(
+                op for op in _LOGGED_OPS if f"AFTER {op} ON" in sql)
+    if any(covered.get(table) != set(_LOGGED_OPS) for table in tables):
+        return None
+    columns = {row[1] for row in conn.execute("PRAGMA initial.table_info(_changes)")}
+    if not {"seq", "tbl"} <= columns:
+        return None
+    rows = conn.execute("SELECT DISTINCT tbl FROM main._changes WHERE seq > "
+                        "(SELECT coalesce(max(seq), 0) FROM initial._changes)")
+    return {table for (table,) in rows}
 
 
 def _compare(conn: sqlite3.Connection, table: str, spans: list[Span] | None) -> TableDiff:

@@ -55,6 +55,7 @@ def score(
     lexicon: Lexicon | None = None,
     today: date | None = None,
     case: Mapping[str, Sequence[Row]] | None = None,
+    keys: Mapping[str, str] | None = None,
 ) -> Report:
     """Score an episode from each app's serialized states before and after the agent acted
     (``states``: app -> (initial, final)) and the rows each app's setup bound (``vars``).
@@ -63,8 +64,10 @@ def score(
     spans every app. The final state hash is the app's (one app) or one over every app's.
     What the agent said is judged against the case (``workgym_reward.truth``) with the apps'
     ``lexicon``, ``today`` the episode's date and ``case`` the facts the task gives (claim ->
-    rows). Raises ConfigError, naming the assertion, when the verifier does not fit the data:
-    an unknown app, reference, table or column.
+    rows). ``keys``: what names each app's initial state (its snapshot key; equal keys, equal
+    states), which caches what is known of it across episodes. Raises ConfigError, naming
+    the assertion, when the verifier does not fit the data: an unknown app, reference, table
+    or column.
     """
     if reference_steps < 1:
         raise ConfigError(f"reference_steps must be at least 1, not {reference_steps}")
@@ -79,7 +82,8 @@ def score(
     with ExitStack() as stack:
         world: dict[str, Context] = {}
         hashes: dict[str, str] = {}
-        opened_states = {app: stack.enter_context(States.open(initial, final))
+        opened_states = {app: stack.enter_context(
+                             States.open(initial, final, (keys or {}).get(app)))
                          for app, (initial, final) in states.items()}
         found = Case(lexicon.for_apps(states), opened_states, vars, today, case or {}) \
             if lexicon else None

@@ -7,21 +7,24 @@ hash is the SHA-256 of every app table's name, columns, row count and digest, in
 
 Because the table digest is a sum, the final state's hash follows from the initial state's
 and the diff in time proportional to the diff; the initial state's is cached per snapshot,
-which a group of episodes of one task shares.
+which a group of episodes of one task shares: by its key where the caller names it (the
+replica's snapshot key), else by a SHA-256 of its bytes; the cache holds a few hundred bytes
+per snapshot, never the snapshot itself.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from hashlib import sha256
 from typing import Any
 
 import orjson
 
-from .diff import Diff, States
+from .diff import SCHEMAS, Diff, States
 from .schema import app_tables, ident, query
 
 _MODULUS = 1 << 256
@@ -41,9 +44,15 @@ def state_hash(state: sqlite3.Connection | bytes) -> str:
     return _hexdigest(_tables(state, "main"))
 
 
+# Snapshots whose table digests are kept (a few hundred bytes each): every (task, seed) of a
+# large GRPO group, and more.
+CACHED_SNAPSHOTS = 4096
+
+
 def hash_after(states: States, diff: Diff) -> str:
     """Hash of the final state, from the (cached) initial state's and the diff."""
-    initial = _snapshot(states.initial)
+    key = states.key if states.key is not None else sha256(states.initial).hexdigest()
+    initial = _initial(key, states.conn)
     final: dict[str, _Table] = {}
     for name, columns in states.tables["final"].items():
         table = initial.get(name, _Table(columns, 0, 0))
@@ -61,7 +70,26 @@ def hash_after(states: States, diff: Diff) -> str:
     return _hexdigest(final)
 
 
-@lru_cache(maxsize=16)
+_initials: OrderedDict[str, Mapping[str, _Table]] = OrderedDict()
+_initials_lock = threading.Lock()  # scoring threads share the cache
+
+
+def _initial(key: str, conn: sqlite3.Connection) -> Mapping[str, _Table]:
+    """The table digests of the snapshot ``key`` names (attached to ``conn`` as
+    ``initial``), the least recently used dropped past CACHED_SNAPSHOTS."""
+    with _initials_lock:
+        found = _initials.get(key)
+        if found is not None:
+            _initials.move_to_end(key)
+            return found
+    found = _tables(conn, SCHEMAS["initial"])
+    with _initials_lock:
+        _initials[key] = found
+        if len(_initials) > CACHED_SNAPSHOTS:
+            _initials.popitem(last=False)
+    return found
+
+
 def _snapshot(data: bytes) -> Mapping[str, _Table]:
     conn = sqlite3.connect(":memory:")
     try:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # each role imports only what it serves (start-up CPU in cont
     from workgym_proxy import Proxy
     from workgym_proxy.upstream import Upstream
 
+    from .gym.scoring import Scorer
     from .gym.service import EpisodeService
 
 
@@ -71,6 +72,7 @@ class Server:
     registry: Registry | None
     upstream: Upstream | None  # how the gym API and the proxy reach replicas
     heartbeat: Heartbeat | None = None  # a replica instance registering itself for placement
+    scorer: Scorer | None = None  # the gym's scoring (its worker processes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -144,6 +146,8 @@ class Server:
                           self.upstream.aclose))
         if self.registry:
             parts.append(("the connections to Redis", SHUTDOWN_WAIT_S, self.registry.redis.aclose))
+        if self.scorer:
+            parts.append(("the scoring workers", SHUTDOWN_WAIT_S, self.scorer.aclose))
         return parts
 
     @property
@@ -267,16 +271,19 @@ def create_app(settings: Settings | None = None) -> Server:
         # over the network.
         upstream = make_upstream(settings.proxy_client,
                                  {local_url(name): app for name, app in replicas.items()})
-    gym = proxy = None
+    gym = proxy = scorer = None
     if registry and upstream and "gym" in roles:
         from .gym.replica_client import ReplicaClient
+        from .gym.scoring import Scorer
         from .gym.service import EpisodeService
         from .tasks import catalogue
 
+        tasks = catalogue(settings.tasks)
+        scorer = Scorer(settings.scoring_processes, tasks, settings.tasks)
         service = EpisodeService(
-            settings=settings, registry=registry, catalogue=catalogue(settings.tasks),
+            settings=settings, registry=registry, catalogue=tasks,
             replicas=ReplicaClient(upstream, settings.internal_secret), apps=apps,
-            instances=instances,
+            instances=instances, scorer=scorer,
         )
         gym = create_gym_app(settings, service)
     if registry and upstream and "proxy" in roles:
@@ -293,7 +300,7 @@ def create_app(settings: Settings | None = None) -> Server:
         heartbeat = Heartbeat(redis_store.connect(settings), local[0], settings.instance_url,
                               live=lambda: len(store))
     server = Server(settings=settings, gym=gym, proxy=proxy, replicas=replicas,
-                    registry=registry, upstream=upstream, heartbeat=heartbeat)
+                    registry=registry, upstream=upstream, heartbeat=heartbeat, scorer=scorer)
     if gym is not None and proxy is not None:  # the MCP endpoint's tool calls, in-process
         gym.state.mcp.through(server)
     return server

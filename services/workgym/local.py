@@ -67,8 +67,13 @@ class LocalServer:
                                         daemon=True)
         self._thread.start()
         # Agents of an in-process server reach its apps at BASE_URL, whatever was configured.
+        # Scored in a thread unless asked otherwise: one rollout loop waits on each score,
+        # which a worker process would only make longer (its IPC).
+        workers = settings.scoring_workers if "scoring_workers" in settings.model_fields_set \
+            else 0
         self.server: Server = self.run(self._build(settings.model_copy(
-            update={"public_url": BASE_URL})), START_S, "its start (its apps and Redis)")
+            update={"public_url": BASE_URL, "scoring_workers": workers})), START_S,
+            "its start (its apps and Redis)")
         self.transport = LoopTransport(self.server, self.run)
         self._client = self.client()
 

@@ -55,8 +55,9 @@ def inspector(local: LocalServer) -> Inspect:
     def world(env: Env) -> World:
         assert env.observation is not None
         record = local.run(registry.get(env.observation.episode_id))
-        return World(record.vars, {app: local.run(replicas.state(instance, record.id, "initial"))
-                                   for app, instance in record.apps.items()})
+        return World(record.vars, {
+            app: local.run(replicas.state(instance, record.id, "initial"))[0]
+            for app, instance in record.apps.items()})
     return world
 
 

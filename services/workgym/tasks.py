@@ -336,12 +336,15 @@ class Task(BaseModel):
                 for claim, rows in resolved.items()}
 
     def score(self, states: Mapping[str, tuple[bytes, bytes]], trajectory: list[Any],
-              answer: str | None, vars: dict[str, Any]) -> Report:
+              answer: str | None, vars: dict[str, Any],
+              keys: Mapping[str, str] | None = None) -> Report:
         """One episode of the task scored: its apps' initial and final states, the
-        trajectory, the ``finish`` answer and the rows its setup bound."""
+        trajectory, the ``finish`` answer and the rows its setup bound (``keys``: each
+        app's snapshot key, naming its initial state)."""
         return score(verifier=self.verifier, states=states, trajectory=trajectory,
                      answer=answer, vars=vars, reference_steps=self.reference_steps,
-                     lexicon=lexicon(), today=WORLD_START.date(), case=self.case_for(vars))
+                     lexicon=lexicon(), today=WORLD_START.date(), case=self.case_for(vars),
+                     keys=keys)
 
     def outcome(self, vars: dict[str, Any]) -> Any:
         """The decision's outcome in one instance (None: the task is no decision)."""

@@ -30,6 +30,9 @@ ERROR_CODE_HEADER = "x-workgym-error-code"
 # transaction rolled back, the world's actors not run): whether the app would accept a request
 # that a fault is about to answer in its place (fault-proxy, faults/base.py).
 VALIDATE_HEADER = "x-workgym-validate"
+# On an episode's state from a replica: the key of the snapshot its initial state is (equal
+# keys, equal initial states), which scoring caches by.
+SNAPSHOT_HEADER = "x-workgym-snapshot"
 INTERNAL_PREFIX = "/_env"
 # Where the proxy serves agents: /apps/<app>/<path inside the app>.
 APPS_PREFIX = "/apps/"

@@ -185,6 +185,10 @@ class Settings(ServerLimits, TaskRoots):
         None, gt=0, description="A replica instance refuses new episodes (503 with "
         "Retry-After) while its resident memory is above this. Default: 75% of the "
         "machine's (or the container's) memory.")
+    scoring_workers: int | None = Field(
+        None, ge=0, description="Worker processes a gym process scores finished episodes in "
+        "(off its serving loop); 0 scores in a thread of the gym process, as in-process "
+        "servers (workgym.make) do unless this is set. Default: the machine's cores.")
     finish_wait_s: float = Field(
         90.0, gt=0, description="How long finish waits for the episode's requests still in "
         "flight to be recorded before it scores (and a fork before it copies the episode: "
@@ -242,6 +246,13 @@ class Settings(ServerLimits, TaskRoots):
         """Credentials not given in the environment come from this machine's config files."""
         credentials.complete(self)
         return self
+
+    @property
+    def scoring_processes(self) -> int:
+        """``scoring_workers``, its default resolved (the cores)."""
+        if self.scoring_workers is None:
+            return os.cpu_count() or 1
+        return self.scoring_workers
 
     @cached_property
     def redis_dir(self) -> Path:

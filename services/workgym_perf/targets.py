@@ -73,6 +73,8 @@ TARGETS: dict[str, Target] = {
     "16 episodes, all in one: share of direct": at_least(80, "%"),
     "memory per idle live episode": at_most(0.2, "MB"),
     "MB per written episode (5 writes)": at_most(0.3, "MB"),
+    "step while episodes finish": at_most(2, "x"),
+    "finish at * live": at_most(2, "x"),
     "fork, env.fork() in-process (* steps, written) p50": at_most(2, "ms"),
     "boot: processes to a first episode per app": below(2, "s"),
     # make load, the whole-episodes profile

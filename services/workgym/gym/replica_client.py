@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from workgym_core.errors import ReplicaUnreachable, ServiceUnavailable, from_wire
-from workgym_core.internal import INTERNAL_HEADER, INTERNAL_PREFIX
+from workgym_core.internal import INTERNAL_HEADER, INTERNAL_PREFIX, SNAPSHOT_HEADER
 from workgym_proxy.upstream import Upstream
 
 log = logging.getLogger("workgym.gym")
@@ -22,6 +22,10 @@ class ReplicaClient:
 
     async def _call(self, method: str, url: str, *, episode: bool = True,
                     json: Any = None) -> bytes:
+        return (await self._exchange(method, url, episode=episode, json=json))[1]
+
+    async def _exchange(self, method: str, url: str, *, episode: bool = True,
+                        json: Any = None) -> tuple[list[tuple[bytes, bytes]], bytes]:
         """The body of the replica's answer. ``episode``: the call is about one episode,
         which an unreachable instance has lost (ReplicaUnreachable); otherwise the app is just
         unavailable for now (503). A refusal is the replica's own error, typed
@@ -46,7 +50,7 @@ class ReplicaClient:
             if retry := next((v for k, v in received if k == b"retry-after"), None):
                 error.headers = {"retry-after": retry.decode("latin-1")}
             raise error
-        return content
+        return received, content
 
     async def create_episode(self, base: str, **body: Any) -> dict[str, Any]:
         content = await self._call("POST", f"{base}{INTERNAL_PREFIX}/episodes", json=body)
@@ -57,9 +61,13 @@ class ReplicaClient:
         await self._call("POST", f"{base}{INTERNAL_PREFIX}/episodes/{source_id}/fork",
                          json=body)
 
-    async def state(self, base: str, episode_id: str, which: str) -> bytes:
+    async def state(self, base: str, episode_id: str, which: str) -> tuple[bytes, str | None]:
+        """The episode's initial or final state (a serialized database) and the key of the
+        snapshot its initial state is (None from a replica that names none)."""
         url = f"{base}{INTERNAL_PREFIX}/episodes/{episode_id}/state/{which}"
-        return await self._call("GET", url)
+        received, content = await self._exchange("GET", url)
+        key = next((v for k, v in received if k == SNAPSHOT_HEADER.encode()), None)
+        return content, None if key is None else key.decode("latin-1")
 
     async def schema(self, base: str) -> dict[str, list[str]]:
         content = await self._call("GET", f"{base}{INTERNAL_PREFIX}/schema", episode=False)

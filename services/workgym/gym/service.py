@@ -5,11 +5,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import anyio
 import orjson
 from pydantic import ValidationError
 
@@ -38,7 +37,6 @@ from workgym_core.registry import (
 from workgym_core.rowops import check_schema, parse_ops
 from workgym_core.settings import Settings
 from workgym_core.timestamps import iso
-from workgym_core.trajectory import steps_of
 from workgym_proxy.faults import PLUGINS, resolve_plan
 from workgym_reward import Report
 
@@ -48,6 +46,7 @@ from ..tasks import Catalogue, Task
 from ..tools import REFRESH_TOOL, ToolCatalogue
 from .models import EpisodeCreate, EpisodeCreated, EpisodeForked, EpisodeStatus, EpisodeView
 from .replica_client import ReplicaClient
+from .scoring import Scorer, Scoring, ScoringFailed
 
 log = logging.getLogger("workgym.gym")
 
@@ -89,11 +88,12 @@ def _iso(ts: float) -> str:
 class EpisodeService:
     def __init__(self, *, settings: Settings, registry: Registry, catalogue: Catalogue,
                  replicas: ReplicaClient, apps: Collection[str],
-                 instances: dict[str, str]) -> None:
+                 instances: dict[str, str], scorer: Scorer) -> None:
         self.settings = settings
         self.registry = registry
         self.catalogue = catalogue.serving(apps)
         self.replicas = replicas
+        self.scorer = scorer
         self.placement = Placement(registry.redis, apps, instances)
         self._tools: dict[str, ToolCatalogue] = {}
         self._openapi: dict[str, dict[str, Any]] = {}
@@ -351,24 +351,27 @@ class EpisodeService:
                       record.id, unrecorded)
         task = self.catalogue.get(record.task)
         recorded = await self.registry.recorded_steps(record.id)  # settled above
-        states: dict[str, tuple[bytes, bytes]] = {}
+        finals: dict[str, bytes] = {}
+        keys: dict[str, str | None] = {}
         try:
             for app, instance in record.apps.items():
-                states[app] = (await self.replicas.state(instance, record.id, "initial"),
-                               await self.replicas.state(instance, record.id, "final"))
+                finals[app], keys[app] = await self.replicas.state(instance, record.id, "final")
         except WorkGymError as error:
             raise await self._lost(record, error) from error
-        # Everything is gathered: a failure from here on is the scorer's on this episode's
-        # state, which no retry changes. The episode ends with a report that says so.
+        # Everything the scorer needs but initial states it lacks is gathered: a failure of
+        # its own is on this episode's state, which no retry changes. The episode ends with a
+        # report that says so.
         infra_error = None
         with obs.span(spans.REWARD_SCORE, {spans.EPISODE_ID: record.id}):
             try:
-                report = await anyio.to_thread.run_sync(
-                    lambda: task.score(states, steps_of(recorded), answer, record.vars))
-            except Exception as error:
-                log.exception("scoring %s (%s, seed %s) failed", record.id, record.task,
-                              record.seed)
-                infra_error = f"scoring failed: {type(error).__name__}: {error}"[:1000]
+                report = await self.scorer.score(
+                    Scoring(task=task.id, finals=finals, keys=keys, recorded=recorded,
+                            answer=answer, vars=record.vars),
+                    lambda apps: self._initials(record, apps))
+            except ScoringFailed as failed:
+                log.error("scoring %s (%s, seed %s) failed", record.id, record.task,
+                          record.seed, exc_info=failed.__cause__)
+                infra_error = str(failed)
                 report = Report(success=False, reward=0.0, signals={}, assertions=[],
                                 steps=len(recorded), final_state_hash="")
         result: dict[str, Any] = {"episode_id": record.id, "task": record.task,
@@ -392,6 +395,18 @@ class EpisodeService:
         await self.registry.store_report(record.id, result, self.settings.episode_ttl_s)
         await self._drop(record.id, record.apps)
         return result
+
+    async def _initials(self, record: EpisodeRecord, apps: Sequence[str]) -> dict[str, bytes]:
+        """The initial states of these apps of the episode (a replica instance gone: the
+        episode is lost)."""
+        found = {}
+        try:
+            for app in apps:
+                found[app], _ = await self.replicas.state(record.apps[app], record.id,
+                                                          "initial")
+        except WorkGymError as error:
+            raise await self._lost(record, error) from error
+        return found
 
     async def _lost(self, record: EpisodeRecord, error: WorkGymError) -> WorkGymError:
         """``error`` from the episode's replica instance; when the instance is gone (or no

@@ -40,6 +40,7 @@ from workgym_core.settings import Settings
 
 from .. import figures, previous
 from .boot import bench_boot
+from .finishing import bench_finishing
 from .fork import bench_fork
 from .memory import bench_live_episodes
 from .proxy import bench_proxy
@@ -124,8 +125,9 @@ def bench_scoring(local: LocalServer, task_id: str) -> None:
     record = local.run(registry.get(obs.episode_id))
     final = episode.state()
 
-    def run() -> None:
-        task.score({app: (episode.initial, final)}, trajectory, None, record.vars)
+    def run() -> None:  # as the gym's scoring does: the initial state named by its snapshot
+        task.score({app: (episode.initial, final)}, trajectory, None, record.vars,
+                   {app: episode.snapshot_key})
 
     print(line(f"{app}: scoring one episode (diff, assertions, hash)", sample(run, 300)))
     env.close()
@@ -218,7 +220,8 @@ def sections(tmp: Path) -> dict[str, Callable[[], None]]:
             "proxy": lambda: bench_proxy(tmp),
             "boot": lambda: bench_boot(tmp),
             "tracing": bench_tracing,
-            "stall": bench_stall}
+            "stall": bench_stall,
+            "finishing": lambda: bench_finishing(tmp)}
 
 
 class Tee(io.StringIO):
