@@ -121,6 +121,13 @@ class Settings(ServerLimits, TaskRoots):
         "(/apps/...), 'replica:<app>' (that replica, served alone at /), 'replicas' (every app "
         "not in replica_urls, in-process). Default: all of them, in one process.",
     )
+    workers: int | None = Field(
+        None, gt=0, description="Processes `workgym serve` runs behind its one port (all in "
+        "one, or --role gym/proxy; --workers overrides it). Each serves the gym API and the "
+        "proxy, and its own in-process replicas, which hold the episodes created on it; "
+        "another worker's requests for them are forwarded over loopback. A worker that dies is "
+        "started again (its episodes are lost). Default: the machine's cores; 1: one process. "
+        "A replica or the telemetry store served alone runs in one.")
     proxy_client: Literal["aiohttp", "httpx"] = Field(
         "aiohttp", description="The proxy's client to replicas over the network (in-process "
         "replicas are always reached through httpx's ASGI transport). Chosen by `make bench`.",
