@@ -82,9 +82,9 @@ def _serve(args: argparse.Namespace) -> int:
         return 0
     from ..supervisor import Supervisor
 
-    settings = _shared(settings, workers)
+    work = _worker(_shared(settings, workers), sockets, args)
     gc.freeze()  # what the workers inherit stays shared with the parent's pages
-    return Supervisor(workers, _worker(settings, sockets, args)).run()
+    return Supervisor(workers, work).run()
 
 
 def _announce(args: argparse.Namespace, roles: list[str],
@@ -101,8 +101,8 @@ def _workers(requested: int | None, configured: int | None, alone: str | None) -
     what keeps its state in its process (``alone``: a replica, the telemetry store)."""
     from workgym_core.errors import ConfigError
 
-    if alone is None:
-        return requested or configured or os.cpu_count() or 1
+    if alone is None:  # the cores this process may run on (a container's cpuset, taskset)
+        return requested or configured or len(os.sched_getaffinity(0))
     if requested and requested > 1:
         raise ConfigError(f"{alone} runs in one process (its state lives there), not "
                           f"--workers {requested}: run more instances of it instead")
@@ -159,16 +159,18 @@ def _worker(settings: Settings, sockets: list[socket.socket],
     """What each worker process runs: the server of ``settings`` on the shared ``sockets``
     and, all in one, each of its in-process replicas on a loopback port of its own, where
     its episodes are placed and the other workers forward their requests."""
+    # Imported before the workers fork: they share the modules' pages, and none imports them.
+    from replicas.catalog import served_apps
+    from workgym_core import redis_store
+
+    from ..app import create_app, plan
+
+    local, _ = plan(settings, served_apps(settings.framework_apps))  # bad settings fail here
+    shared = local if {"gym", "proxy"} <= settings.roles else []
+
     def work(index: int, shutdown_s: Synchronized[float]) -> None:
-        from replicas.catalog import served_apps
-        from workgym_core import redis_store
-
-        from ..app import create_app, plan
-
         redis_store.die_with_parent()
-        local, _ = plan(settings, served_apps(settings.framework_apps))
-        private = {app: _bind("127.0.0.1", 0, " (a worker's replica)")
-                   for app in local if {"gym", "proxy"} <= settings.roles}
+        private = {app: _bind("127.0.0.1", 0, " (a worker's replica)") for app in shared}
         ports = {app: sock.getsockname()[1] for app, sock in private.items()}
         server = create_app(settings, replica_ports=ports)
         shutdown_s.value = server.shutdown_s
