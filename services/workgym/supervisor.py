@@ -33,6 +33,10 @@ STOP_MARGIN_S = 5.0
 Work = Callable[[int, "Synchronized[float]"], None]
 
 
+def _stop_asked(signum: int, _: FrameType | None) -> None:
+    sys.exit(0)
+
+
 class Supervisor:
     """Runs ``count`` processes of ``work`` until SIGINT or SIGTERM."""
 
@@ -52,10 +56,11 @@ class Supervisor:
         return process
 
     def _child(self, index: int) -> None:
-        # Its own signal handling (uvicorn's), not the parent's: a SIGTERM before its server
-        # runs ends it, rather than wake the parent's loop through the inherited pipe.
+        # Its own signal handling, not the parent's (which would wake the parent's loop through
+        # the inherited pipe): a stop signal before its server runs, or the one uvicorn raises
+        # again once it has shut down, unwinds the worker (its ``finally`` clauses run).
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, _stop_asked)
         os.close(self._wake_r)
         os.close(self._wake_w)
         self.work(index, self.shutdown_s)

@@ -178,10 +178,12 @@ def _worker(settings: Settings, sockets: list[socket.socket],
             print(f"workgym: worker {index} (pid {os.getpid()}): its replicas on 127.0.0.1 "
                   f"ports {', '.join(f'{app} {port}' for app, port in ports.items())}",
                   file=sys.stderr, flush=True)
-        _run(server, settings, [*sockets, *private.values()], args)
-        print(f"workgym: worker {index} (pid {os.getpid()}) stopped: proxied "
-              f"{server.proxied} agent requests; served {server.forwarded_here} requests from "
-              "other workers for its episodes", file=sys.stderr, flush=True)
+        try:
+            _run(server, settings, [*sockets, *private.values()], args)
+        finally:  # how many of its requests crossed workers (keep-alive keeps most home)
+            print(f"workgym: worker {index} (pid {os.getpid()}) stopped: it proxied "
+                  f"{server.proxied} agent requests and served {server.forwarded_here} "
+                  "forwarded by the other workers for its episodes", file=sys.stderr, flush=True)
     return work
 
 
