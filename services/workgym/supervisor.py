@@ -59,7 +59,7 @@ class Supervisor:
         # Its own signal handling, not the parent's (which would wake the parent's loop through
         # the inherited pipe): a stop signal before its server runs, or the one uvicorn raises
         # again once it has shut down, unwinds the worker (its ``finally`` clauses run).
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, _stop_asked)
         signal.signal(signal.SIGTERM, _stop_asked)
         os.close(self._wake_r)
         os.close(self._wake_w)
