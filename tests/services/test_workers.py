@@ -25,10 +25,11 @@ from workgym.cli import main
 from workgym.sdk import Env, operator_key
 from workgym.tasks import catalogue
 from workgym_core import redis_store
+from workgym_core.settings import Settings
 
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 WORKER = re.compile(r"worker (\d+) \(pid (\d+)\): its replicas on 127\.0\.0\.1 ports (.+)")
-CONNECTIONS = 8  # opened until both workers hold one (the kernel picks the worker)
+CONNECTIONS = 32  # opened until both workers hold one (the kernel picks, not evenly)
 WAIT_S = 60.0
 
 
@@ -161,3 +162,9 @@ def test_a_bad_number_of_workers_is_refused_naming_it(
         code = int(str(exc.code))
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_empty_workers_setting_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compose passes WORKGYM_WORKERS= when .env leaves it unset: one worker per core."""
+    monkeypatch.setenv("WORKGYM_WORKERS", "")
+    assert Settings().workers is None

@@ -159,7 +159,7 @@ def _worker(settings: Settings, sockets: list[socket.socket],
     """What each worker process runs: the server of ``settings`` on the shared ``sockets``
     and, all in one, each of its in-process replicas on a loopback port of its own, where
     its episodes are placed and the other workers forward their requests."""
-    # Imported before the workers fork: they share the modules' pages, and none imports them.
+    # Imported here, before the workers fork: each inherits the modules loaded.
     from replicas.catalog import served_apps
     from workgym_core import redis_store
 
