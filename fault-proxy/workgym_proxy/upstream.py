@@ -188,7 +188,8 @@ class Split:
     the network one."""
 
     def __init__(self, local_bases: Collection[str], local: Upstream, network: Upstream) -> None:
-        self.bases = tuple(local_bases)
+        # Each base with its path's slash: http://127.0.0.1:4012 is not http://127.0.0.1:40123.
+        self.bases = tuple(base.rstrip("/") + "/" for base in local_bases)
         self.local = local
         self.network = network
 

@@ -7,15 +7,18 @@ are reached over HTTP; every other replica runs in this process, called directly
 as an ASGI app at ``http://<app>.replica`` by the gym API and the proxy alike
 (one :class:`~workgym_proxy.upstream.Upstream`, the same code path). Without the gym
 API, a process serves at most one replica, at ``/`` (its API, ``/_env`` routes and
-``/openapi.json``), for the others to reach.
+``/openapi.json``), for the others to reach. One of several worker processes behind one port
+(``workgym serve --workers``) also serves each of its in-process replicas on a loopback port
+of its own (``replica_ports``): its episodes are placed there, so another worker's gym API and
+proxy reach them over loopback, and it reaches them directly.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import orjson
@@ -61,6 +64,11 @@ def local_url(app: str) -> str:
     return f"http://{app}.replica"
 
 
+def loopback_url(port: int) -> str:
+    """Where the other workers reach a worker's in-process replica served on ``port``."""
+    return f"http://127.0.0.1:{port}"
+
+
 @dataclass
 class Server:
     """A running WorkGym: the ASGI entry point and the parts tests reach into."""
@@ -73,6 +81,8 @@ class Server:
     upstream: Upstream | None  # how the gym API and the proxy reach replicas
     heartbeat: Heartbeat | None = None  # a replica instance registering itself for placement
     scorer: Scorer | None = None  # the gym's scoring (its worker processes)
+    # port -> the in-process replica served there for the other workers (replica_ports).
+    replica_ports: dict[int, ASGIApp] = field(default_factory=dict)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -98,10 +108,18 @@ class Server:
                                     [(b"content-type", b"application/json")])
 
     async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self._own_ports and scope["type"] == "http" and self.proxy and (
-                app := self._own_ports.get((scope.get("server") or ("", 0))[1])):
-            await self.proxy.at_root(app, scope, receive, send)  # an app's own port
-        elif scope["type"] == "http" and self.proxy and scope["path"].startswith(APPS_PREFIX):
+        if self._by_port and scope["type"] == "http":
+            port = (scope.get("server") or ("", 0))[1]
+            if replica := self.replica_ports.get(port):
+                self.forwarded_here += 1  # another worker's request for an episode here
+                await replica(scope, receive, send)
+                return
+            if self.proxy and (app := self._own_ports.get(port)):
+                self.proxied += 1
+                await self.proxy.at_root(app, scope, receive, send)  # an app's own port
+                return
+        if scope["type"] == "http" and self.proxy and scope["path"].startswith(APPS_PREFIX):
+            self.proxied += 1
             await self.proxy(scope, receive, send)
         else:
             await self._root(scope, receive, send)
@@ -111,6 +129,9 @@ class Server:
         # port -> the app served there at its product's own base path (WORKGYM_APP_PORTS).
         self._own_ports = {port: app for app, port in self.settings.app_ports.items()
                            } if self.proxy else {}
+        self._by_port = bool(self._own_ports or self.replica_ports)
+        self.proxied = 0  # agent requests
+        self.forwarded_here = 0  # requests other workers forwarded to replica_ports
         self._root: ASGIApp = (
             BodyLimit(self.gym, self.settings.max_body_bytes, self.settings.max_json_depth)
             if self.gym
@@ -219,9 +240,11 @@ def create_gym_app(settings: Settings, service: EpisodeService) -> FastAPI:
     return app
 
 
-def plan(settings: Settings, apps: Collection[str]) -> tuple[list[str], dict[str, str]]:
-    """The replicas this process runs, and where the gym API places each app's episodes;
-    ConfigError for settings that could not work."""
+def plan(settings: Settings, apps: Collection[str], replica_ports: Mapping[str, int] = {},
+         ) -> tuple[list[str], dict[str, str]]:
+    """The replicas this process runs, and where the gym API places each app's episodes (an
+    in-process replica with a port of ``replica_ports`` at its loopback address); ConfigError
+    for settings that could not work."""
     roles, urls = settings.roles, settings.replica_urls
     named = [r.partition(":")[2] for r in sorted(roles) if r.startswith("replica:")]
     # A replica named by its role is served whatever the deployment's app set (a framework
@@ -238,12 +261,21 @@ def plan(settings: Settings, apps: Collection[str]) -> tuple[list[str], dict[str
     together = {"gym", "proxy"} <= roles
     # Apps neither here nor configured are placed on instances that registered in Redis
     # (compose, --scale); an app with none answers 503 replica_unavailable, naming it.
-    instances = {n: local_url(n) if n in local and together else urls[n]
+    instances = {n: address(n, replica_ports) if n in local and together else urls[n]
                  for n in apps if (n in local and together) or n in urls}
+    if stray := sorted(set(replica_ports) - {n for n in local if together}):
+        raise ConfigError(f"replica ports for {stray}: only replicas in-process beside the gym "
+                          "API and the proxy are served on one")
     if ("gym" in roles) != ("proxy" in roles) and not settings.redis_url:
         raise ConfigError("the gym API and the proxy share episodes through Redis: set REDIS_URL "
                           "in both processes")
     return local, instances
+
+
+def address(app: str, replica_ports: Mapping[str, int]) -> str:
+    """Where the gym API and the proxy reach the in-process replica ``app``."""
+    port = replica_ports.get(app)
+    return local_url(app) if port is None else loopback_url(port)
 
 
 def service_name(roles: frozenset[str]) -> str:
@@ -251,10 +283,14 @@ def service_name(roles: frozenset[str]) -> str:
     return "workgym" if len(roles) > 1 else "workgym-" + next(iter(roles)).replace(":", "-")
 
 
-def create_app(settings: Settings | None = None) -> Server:
+def create_app(settings: Settings | None = None, *,
+               replica_ports: Mapping[str, int] = {}) -> Server:
+    """The server ``settings`` describe; ``replica_ports``: app -> a loopback port on which
+    this process also serves that in-process replica, for the other workers of one
+    ``workgym serve --workers`` (the caller listens on it)."""
     settings = settings or Settings()
     apps = served_apps(settings.framework_apps)
-    local, instances = plan(settings, apps)
+    local, instances = plan(settings, apps, replica_ports)
     obs.setup(settings, service_name(settings.roles))
     replicas = {}
     if local:
@@ -269,8 +305,8 @@ def create_app(settings: Settings | None = None) -> Server:
         registry = Registry(redis_store.connect(settings), settings.token_secret)
         # How the gym API and the proxy reach replicas: in-process ones directly, others
         # over the network.
-        upstream = make_upstream(settings.proxy_client,
-                                 {local_url(name): app for name, app in replicas.items()})
+        upstream = make_upstream(settings.proxy_client, {
+            address(name, replica_ports): app for name, app in replicas.items()})
     gym = proxy = scorer = None
     if registry and upstream and "gym" in roles:
         from .gym.replica_client import ReplicaClient
@@ -284,6 +320,7 @@ def create_app(settings: Settings | None = None) -> Server:
             settings=settings, registry=registry, catalogue=tasks,
             replicas=ReplicaClient(upstream, settings.internal_secret), apps=apps,
             instances=instances, scorer=scorer,
+            local=[address(name, replica_ports) for name in replicas],
         )
         gym = create_gym_app(settings, service)
     if registry and upstream and "proxy" in roles:
@@ -300,7 +337,8 @@ def create_app(settings: Settings | None = None) -> Server:
         heartbeat = Heartbeat(redis_store.connect(settings), local[0], settings.instance_url,
                               live=lambda: len(store))
     server = Server(settings=settings, gym=gym, proxy=proxy, replicas=replicas,
-                    registry=registry, upstream=upstream, heartbeat=heartbeat, scorer=scorer)
+                    registry=registry, upstream=upstream, heartbeat=heartbeat, scorer=scorer,
+                    replica_ports={port: replicas[app] for app, port in replica_ports.items()})
     if gym is not None and proxy is not None:  # the MCP endpoint's tool calls, in-process
         gym.state.mcp.through(server)
     return server

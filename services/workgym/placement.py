@@ -14,8 +14,9 @@ episodes (ties to the first URL), counting the new episode on it at once so a bu
 creations spreads before the next heartbeat, in one Lua call. The choice is sticky: the gym
 API stores it on the episode record (``apps``), which is where the proxy forwards for the
 episode's lifetime. An app without any registered instance is placed at its configured URL
-(``WORKGYM_REPLICA_URLS``); in-process replicas (all-in-one, ``workgym.make``) never consult
-Redis. A dead instance lapses within ``ttl_s``; its episodes fail with ``episode_lost``.
+(``WORKGYM_REPLICA_URLS``); in-process replicas (all-in-one, ``workgym.make``, each worker of
+``workgym serve --workers`` its own) never consult Redis. A dead instance lapses within
+``ttl_s``; its episodes fail with ``episode_lost``.
 """
 
 from __future__ import annotations
@@ -65,19 +66,17 @@ def counts_key(app: str) -> str:
     return f"wg:replicas:{app}:live"
 
 
-def is_local(url: str) -> bool:
-    """An in-process replica (``http://<app>.replica``), reached through an ASGI transport."""
-    return url.endswith(".replica")
-
-
 class Placement:
     """Chooses the instance for each new episode of an app."""
 
     def __init__(self, redis: aioredis.Redis | None, apps: Collection[str],
-                 configured: dict[str, str]) -> None:
+                 configured: dict[str, str], local: Collection[str] = ()) -> None:
+        """``configured``: app -> its instance URL; ``local``: those of them in this process
+        (placed on without asking Redis, never evicted)."""
         self.redis = redis
         self.apps = frozenset(apps)
         self.configured = configured
+        self.local = frozenset(local)
         self._place = redis.register_script(_PLACE) if redis is not None else None
 
     async def place(self, app: str) -> str:
@@ -87,7 +86,7 @@ class Placement:
             raise NotFound(f"no app '{app}' (apps: {', '.join(sorted(self.apps))})",
                            code="app_not_found", field="app")
         url = self.configured.get(app)
-        if url is not None and (self._place is None or is_local(url)):
+        if url is not None and (self._place is None or url in self.local):
             return url
         if self._place is not None:
             key = instances_key(app)
@@ -103,7 +102,7 @@ class Placement:
     async def evict(self, app: str, url: str) -> None:
         """Drop an instance found unreachable before its registration lapses (a live one
         registers again on its next heartbeat)."""
-        if self.redis is not None and not is_local(url):
+        if self.redis is not None and url not in self.local:
             await self.redis.zrem(instances_key(app), url)
             await self.redis.hdel(counts_key(app), url)
 

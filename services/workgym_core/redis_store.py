@@ -46,7 +46,7 @@ class EmbeddedRedisError(RuntimeError):
     """The embedded redis-server did not come up; names its log."""
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child: SIGTERM it when the process that started it dies, even by SIGKILL
     (atexit never runs then), so no embedded server outlives its owner."""
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -74,7 +74,7 @@ def _spawn(data_dir: Path, run_dir: Path, listen: list[str], probe: redis.Redis)
         # in-process server's event loop) may end long before the process does.
         return _SPAWNER.submit(
             subprocess.Popen, command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent).result()
+            preexec_fn=die_with_parent).result()
 
     server = _Supervised(start, probe, logfile)
 

@@ -121,6 +121,13 @@ class Settings(ServerLimits, TaskRoots):
         "(/apps/...), 'replica:<app>' (that replica, served alone at /), 'replicas' (every app "
         "not in replica_urls, in-process). Default: all of them, in one process.",
     )
+    workers: int | None = Field(
+        None, gt=0, description="Processes `workgym serve` runs behind its one port (all in "
+        "one, or --role gym/proxy; --workers overrides it). Each serves the gym API and the "
+        "proxy, and its own in-process replicas, which hold the episodes created on it; "
+        "another worker's requests for them are forwarded over loopback. A worker that dies is "
+        "started again (its episodes are lost). Default (unset or empty): the cores the server "
+        "may run on; 1: one process. A replica or the telemetry store served alone runs in one.")
     proxy_client: Literal["wire", "aiohttp", "httpx"] = Field(
         "wire", description="The proxy's client to replicas over the network: 'wire' (its own "
         "keep-alive HTTP/1.1 client, the cheapest), 'aiohttp' or 'httpx' (in-process replicas "
@@ -240,6 +247,12 @@ class Settings(ServerLimits, TaskRoots):
         if unknown or not roles:
             raise ValueError(f"roles are gym, proxy, replicas or replica:<app>; got {unknown}")
         return roles
+
+    @field_validator("workers", mode="before")
+    @classmethod
+    def _unset_if_empty(cls, value: Any) -> Any:
+        """WORKGYM_WORKERS= (compose passing on a variable unset in .env): the default."""
+        return None if value == "" else value
 
     @model_validator(mode="after")
     def _credentials(self) -> Self:

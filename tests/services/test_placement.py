@@ -113,7 +113,8 @@ def test_lapsed_and_evicted_instances_get_no_episode(settings: Settings) -> None
 def test_without_registered_instances_the_configured_url_is_used(settings: Settings) -> None:
     async def body(redis: aioredis.Redis) -> tuple[str, str]:
         placement = Placement(redis, {*APPS, "shop", "tracker"},
-                              {**CONFIGURED, "shop": "http://shop.replica"})
+                              {**CONFIGURED, "shop": "http://shop.replica"},
+                              local=["http://shop.replica"])
         await Heartbeat(redis, "shop", A).beat()  # never consulted for in-process replicas
         result = (await placement.place("helpdesk"), await placement.place("shop"))
         with pytest.raises(NotFound):

@@ -142,7 +142,7 @@ def test_in_process_replicas_are_called_directly_and_others_use_the_network() ->
         split = make_upstream(client, local)
         assert isinstance(split, Split)
         assert isinstance(split.local, AsgiUpstream) and isinstance(split.network, network)
-        assert split.bases == ("http://helpdesk.replica",)
+        assert split.bases == ("http://helpdesk.replica/",)
         status, _, body = asyncio.run(split.request("GET", "http://helpdesk.replica/healthz",
                                                     [], b""))
         assert (status, orjson.loads(body)) == (200, {"status": "ok"})

@@ -26,6 +26,8 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """The command's exit code: 2 and one line on stderr for any error (a server that does not
     answer, a refusal, a bad setting), 141 when its reader closed stdout early (``| head``)."""
+    from pydantic import ValidationError
+
     from workgym_core.errors import WorkGymError
 
     from ..errors import WorkGymClientError
@@ -37,6 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except (WorkGymError, WorkGymClientError) as exc:
         print(f"workgym: error: {exc}", file=sys.stderr)
+        return 2
+    except ValidationError as exc:  # a setting (WORKGYM_*) out of its bounds; never its value
+        wrong = "; ".join(f"{'.'.join(map(str, error['loc']))}: {error['msg']}"
+                          for error in exc.errors())
+        print(f"workgym: error: bad {exc.title} ({wrong})", file=sys.stderr)
         return 2
     except BrokenPipeError:  # Python's "Note on SIGPIPE": quiet, and no second error at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

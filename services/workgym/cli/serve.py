@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import socket
 import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the commands import what they run: --help loads no web stack
-    import uvicorn
+    from collections.abc import Callable
+    from multiprocessing.sharedctypes import Synchronized
+
     from fastapi import FastAPI
 
     from workgym_core.settings import Settings
@@ -39,22 +42,80 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve.add_argument("--port", type=int,
                        help=f"default {PORT}; {TELEMETRY_PORT} with --role telemetry")
     serve.add_argument("--log-level", default="warning")
+    serve.add_argument("--workers", type=_count, metavar="N",
+                       help="processes serving the one port (WORKGYM_WORKERS; default: the "
+                       "cores; 1: one process). Not with --role replica or telemetry")
     serve.set_defaults(func=_serve)
 
 
+def _count(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of processes >= 1, not {value!r}")
+    return int(value)
+
+
 def _serve(args: argparse.Namespace) -> int:
+    telemetry = "telemetry" in (args.role or ())
+    if args.port is None:
+        args.port = TELEMETRY_PORT if telemetry else PORT
+    if telemetry:
+        _workers(args.workers, None, alone="--role telemetry")
+        app, roles, telemetry_settings = _telemetry_app(args)
+        _announce(args, roles, telemetry_settings, 1)
+        _run(app, telemetry_settings, [_bind(args.host, args.port, "")], args)
+        return 0
+    settings = _workgym_settings(args)
+    roles = sorted(settings.roles)
+    workers = _workers(args.workers, settings.workers, alone="--role replica" if
+                       "gym" not in roles and "proxy" not in roles else None)
+    _announce(args, roles, settings, workers)
+    ports = settings.app_ports if "proxy" in roles else {}
+    for name, port in ports.items():
+        print(f"workgym: serving {name} at its product's own base path on "
+              f"http://{args.host}:{port}", file=sys.stderr)
+    sockets = [_bind(args.host, args.port, ""), *(
+        _bind(args.host, port, " (WORKGYM_APP_PORTS)") for port in ports.values())]
+    if workers == 1:
+        from ..app import create_app
+
+        _run(create_app(settings), settings, sockets, args)
+        return 0
+    from ..supervisor import Supervisor
+
+    work = _worker(_shared(settings, workers), sockets, args)
+    gc.freeze()  # what the workers inherit stays shared with the parent's pages
+    return Supervisor(workers, work).run()
+
+
+def _announce(args: argparse.Namespace, roles: list[str],
+              settings: Settings | TelemetrySettings, workers: int) -> None:
+    print(f"workgym: serving {', '.join(roles)} on http://{args.host}:{args.port}"
+          f"{f' in {workers} worker processes' if workers > 1 else ''}  (Ctrl-C to stop)",
+          file=sys.stderr)
+    if {"gym", "telemetry"} & set(roles):
+        print(f"workgym: operator API key: {api_key_location(settings)}", file=sys.stderr)
+
+
+def _workers(requested: int | None, configured: int | None, alone: str | None) -> int:
+    """How many processes serve: --workers, else WORKGYM_WORKERS, else the cores; one for
+    what keeps its state in its process (``alone``: a replica, the telemetry store)."""
+    from workgym_core.errors import ConfigError
+
+    if alone is None:  # the cores this process may run on (a container's cpuset, taskset)
+        return requested or configured or len(os.sched_getaffinity(0))
+    if requested and requested > 1:
+        raise ConfigError(f"{alone} runs in one process (its state lives there), not "
+                          f"--workers {requested}: run more instances of it instead")
+    return 1
+
+
+def _run(app: Server | FastAPI, settings: Settings | TelemetrySettings,
+         sockets: list[socket.socket], args: argparse.Namespace) -> None:
+    """Serve ``app`` on ``sockets`` until a stop signal."""
     import uvicorn
 
     from .. import http_server
 
-    telemetry = "telemetry" in (args.role or ())
-    if args.port is None:
-        args.port = TELEMETRY_PORT if telemetry else PORT
-    app, roles, settings = _telemetry_app(args) if telemetry else _workgym_app(args)
-    print(f"workgym: serving {', '.join(roles)} on http://{args.host}:{args.port}  "
-          "(Ctrl-C to stop)", file=sys.stderr)
-    if {"gym", "telemetry"} & set(roles):
-        print(f"workgym: operator API key: {api_key_location(settings)}", file=sys.stderr)
     # What start-up built (modules, apps, the catalogue) lives as long as the process: out of
     # the collector's way, so full collections among many live episodes stay short.
     gc.freeze()
@@ -64,28 +125,72 @@ def _serve(args: argparse.Namespace) -> int:
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     config = http_server.config(app, settings, host=args.host, port=args.port,
                                 log_level=args.log_level)
-    ports = getattr(settings, "app_ports", {}) if "proxy" in roles else {}
-    for name, port in ports.items():
-        print(f"workgym: serving {name} at its product's own base path on "
-              f"http://{args.host}:{port}", file=sys.stderr)
-    uvicorn.Server(config).run(sockets=[config.bind_socket(), *(
-        _bind(config, port) for port in ports.values())] if ports else None)
-    return 0
+    uvicorn.Server(config).run(sockets=sockets)
 
 
-def _bind(config: uvicorn.Config, port: int) -> socket.socket:
-    """A socket on ``config``'s host and ``port`` (an app's own, WORKGYM_APP_PORTS)."""
+def _bind(host: str, port: int, setting: str) -> socket.socket:
+    """A listening socket on ``host`` and ``port`` (``setting``: where the port was set)."""
     import uvicorn
 
     from workgym_core.errors import ConfigError
 
-    try:
-        # log_config=None: a Config configures logging as it is made, and its defaults would
-        # turn the access log (a line per request) back on past --log-level.
-        return uvicorn.Config(config.app, host=config.host, port=port,
+    try:  # the app named is never loaded: only the address is used. log_config=None: a
+        # Config configures logging as it is made, and its defaults would turn the access log
+        # (a line per request) back on past --log-level.
+        return uvicorn.Config("workgym.app:health_only", host=host, port=port,
                               log_config=None).bind_socket()
     except SystemExit as exc:  # uvicorn exits when the port is taken
-        raise ConfigError(f"cannot listen on port {port} (WORKGYM_APP_PORTS): in use") from exc
+        raise ConfigError(f"cannot listen on port {port}{setting}: in use") from exc
+
+
+def _shared(settings: Settings, workers: int) -> Settings:
+    """``settings`` for ``workers`` processes: one Redis for all of them (the embedded one
+    started here, once), and the default memory ceiling and scoring processes shared
+    between them."""
+    from replicas.runtime.memory import default_limit_mb
+    from workgym_core import redis_store
+
+    update: dict[str, object] = {}
+    if not settings.redis_url:
+        update["redis_url"] = "unix://" + redis_store.embedded_socket(settings.redis_dir)
+    if settings.memory_limit_mb is None:
+        update["memory_limit_mb"] = max(1, int(default_limit_mb() / workers))
+    if settings.scoring_workers is None:  # the cores, shared between the workers' pools
+        update["scoring_workers"] = max(1, settings.scoring_processes // workers)
+    return settings.model_copy(update=update)
+
+
+def _worker(settings: Settings, sockets: list[socket.socket],
+            args: argparse.Namespace) -> Callable[[int, Synchronized[float]], None]:
+    """What each worker process runs: the server of ``settings`` on the shared ``sockets``
+    and, all in one, each of its in-process replicas on a loopback port of its own, where
+    its episodes are placed and the other workers forward their requests."""
+    # Imported here, before the workers fork: each inherits the modules loaded.
+    from replicas.catalog import served_apps
+    from workgym_core import redis_store
+
+    from ..app import create_app, plan
+
+    local, _ = plan(settings, served_apps(settings.framework_apps))  # bad settings fail here
+    shared = local if {"gym", "proxy"} <= settings.roles else []
+
+    def work(index: int, shutdown_s: Synchronized[float]) -> None:
+        redis_store.die_with_parent()
+        private = {app: _bind("127.0.0.1", 0, " (a worker's replica)") for app in shared}
+        ports = {app: sock.getsockname()[1] for app, sock in private.items()}
+        server = create_app(settings, replica_ports=ports)
+        shutdown_s.value = server.shutdown_s
+        if ports:
+            print(f"workgym: worker {index} (pid {os.getpid()}): its replicas on 127.0.0.1 "
+                  f"ports {', '.join(f'{app} {port}' for app, port in ports.items())}",
+                  file=sys.stderr, flush=True)
+        try:
+            _run(server, settings, [*sockets, *private.values()], args)
+        finally:  # how many of its requests crossed workers (keep-alive keeps most home)
+            print(f"workgym: worker {index} (pid {os.getpid()}) stopped: it proxied "
+                  f"{server.proxied} agent requests and served {server.forwarded_here} "
+                  "forwarded by the other workers for its episodes", file=sys.stderr, flush=True)
+    return work
 
 
 def default_app_ports(port: int) -> dict[str, int]:
@@ -108,12 +213,10 @@ def api_key_location(settings: Settings | TelemetrySettings) -> str:
             "machine read it from there)")
 
 
-def _workgym_app(args: argparse.Namespace) -> tuple[Server, list[str], Settings]:
-    """The gym API, proxy and replicas this process serves (all of them by default)."""
+def _workgym_settings(args: argparse.Namespace) -> Settings:
+    """The settings of the gym API, proxy and replicas served (all of them by default)."""
     from workgym_core.errors import ConfigError
     from workgym_core.settings import Settings
-
-    from ..app import create_app
 
     settings = Settings()
     if args.role:
@@ -133,7 +236,7 @@ def _workgym_app(args: argparse.Namespace) -> tuple[Server, list[str], Settings]
         settings = settings.model_copy(update={"public_url": f"http://{host}:{args.port}"})
     if "proxy" in settings.roles and "app_ports" not in settings.model_fields_set:
         settings = settings.model_copy(update={"app_ports": default_app_ports(args.port)})
-    return create_app(settings), sorted(settings.roles), settings
+    return settings
 
 
 def _telemetry_app(args: argparse.Namespace) -> tuple[FastAPI, list[str], TelemetrySettings]:

@@ -88,13 +88,14 @@ def _iso(ts: float) -> str:
 class EpisodeService:
     def __init__(self, *, settings: Settings, registry: Registry, catalogue: Catalogue,
                  replicas: ReplicaClient, apps: Collection[str],
-                 instances: dict[str, str], scorer: Scorer) -> None:
+                 instances: dict[str, str], scorer: Scorer,
+                 local: Collection[str] = ()) -> None:
         self.settings = settings
         self.registry = registry
         self.catalogue = catalogue.serving(apps)
         self.replicas = replicas
         self.scorer = scorer
-        self.placement = Placement(registry.redis, apps, instances)
+        self.placement = Placement(registry.redis, apps, instances, local)
         self._tools: dict[str, ToolCatalogue] = {}
         self._openapi: dict[str, dict[str, Any]] = {}
         self._schemas: dict[str, dict[str, list[str]]] = {}
