@@ -77,6 +77,9 @@ class Env:
         self.observation: Observation | None = None
         self._finished = False
         self._tools: dict[str, ToolCatalogue] = {}
+        # The episodes' tool schemas as last fetched, by their ETag: the same for every
+        # episode of the task, so the server sends them once (a new ETag: fetched again).
+        self._schemas: tuple[str, list[dict[str, Any]]] | None = None
         self.waits: list[float] = []
 
     @classmethod
@@ -105,21 +108,36 @@ class Env:
         return {"authorization": f"Bearer {self._obs.token}"}
 
     def reset(self, seed: int | None = None) -> Observation:
-        """Start a fresh episode (dropping an unfinished previous one)."""
-        self._drop()
+        """Start a fresh episode. An unfinished previous one is dropped by the same call, and
+        only if the new one is created (its state is reclaimed after the answer)."""
         if seed is not None:
             self.seed = seed
-        body = self._gym("POST", "/v1/episodes",
-                         json={"task": self.task, "seed": self.seed, "faults": self.faults})
+        body: dict[str, Any] = {"task": self.task, "seed": self.seed, "faults": self.faults}
+        if self.observation is not None and not self._finished:
+            body["replaces"] = self.observation.episode_id
+        # The tools inline the first time (one call); then only their ETag.
+        created = self._gym("POST", "/v1/episodes", json=body,
+                            params=None if self._schemas else {"tools": "inline"})
         self.observation = Observation(
-            episode_id=body["id"], task=body["task"], seed=body["seed"], brief=body["brief"],
-            instruction=body["instruction"], tools=body["tools"], apps=body["apps"],
-            max_steps=body["max_steps"], token=body["token"], refresh_token=body["refresh_token"],
-            roots=body.get("roots", {}),
+            episode_id=created["id"], task=created["task"], seed=created["seed"],
+            brief=created["brief"], instruction=created["instruction"],
+            tools=self._tools_of(created), apps=created["apps"],
+            max_steps=created["max_steps"], token=created["token"],
+            refresh_token=created["refresh_token"], roots=created.get("roots", {}),
         )
         self._finished = False
         self.waits = []
         return self.observation
+
+    def _tools_of(self, created: dict[str, Any]) -> list[dict[str, Any]]:
+        """The new episode's tool schemas: inline, else those held if their ETag is still
+        the server's, else fetched from its ``tools_url``."""
+        etag = created["tools_etag"]
+        if "tools" in created:
+            self._schemas = (etag, created["tools"])
+        elif self._schemas is None or self._schemas[0] != etag:
+            self._schemas = (etag, self._gym("GET", created["tools_url"]))
+        return self._schemas[1]
 
     def call(self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None,
              app: str | None = None, headers: dict[str, str] | None = None) -> httpx.Response:

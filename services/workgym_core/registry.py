@@ -128,17 +128,31 @@ if status == 'active' then redis.call('HSET', KEYS[1], 'status', 'finishing') en
 return status
 """
 
-# The owner's quotas. KEYS: live zset, bucket. ARGV: now, expires_at, max_live, rate/s,
-# burst, episode id. Returns {'ok'} or {'live'|'rate', seconds until it may succeed}.
-_ADMIT = """
+# A new episode: its owner's quotas checked and, if they admit it, its record written, in
+# one call. KEYS: the record, the owner's live zset, their bucket, the record and trajectory
+# of the episode it replaces. ARGV: now, expires_at, max_live, rate/s, burst, episode id,
+# the record's expiry (ms), the replaced episode's id ('': none), owner, then the record's
+# fields and values. Returns {'ok', <the replaced episode's apps JSON, if its replicas still
+# hold it>}, {'live'|'rate', seconds until it may succeed}, or {'foreign'} (the replaced
+# episode is another owner's: nothing written).
+_CREATE = """
 local now = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
-  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local replaces = ARGV[8]
+local old = nil
+if replaces ~= '' then
+  old = redis.call('HMGET', KEYS[4], 'owner', 'status', 'apps')
+  if old[1] and old[1] ~= ARGV[9] then return {'foreign'} end
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local live = redis.call('ZCARD', KEYS[2])
+-- The episode it replaces no longer counts: a rollout loop at its quota keeps going.
+if replaces ~= '' and redis.call('ZSCORE', KEYS[2], replaces) then live = live - 1 end
+if live >= tonumber(ARGV[3]) then
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   return {'live', tostring(tonumber(first[2]) - now)}
 end
 local rate, burst = tonumber(ARGV[4]), tonumber(ARGV[5])
-local b = redis.call('HMGET', KEYS[2], 'tokens', 'at')
+local b = redis.call('HMGET', KEYS[3], 'tokens', 'at')
 local tokens, at = burst, now
 if b[1] then
   -- Callers' clocks: one that reaches Redis late refills nothing (never negative), and the
@@ -147,10 +161,23 @@ if b[1] then
   tokens = math.min(burst, tonumber(b[1]) + (at - tonumber(b[2])) * rate)
 end
 if tokens < 1 then return {'rate', tostring((1 - tokens) / rate)} end
-redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(at))
-redis.call('EXPIRE', KEYS[2], math.ceil(burst / rate) + 60)
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[6])
-return {'ok'}
+redis.call('HSET', KEYS[3], 'tokens', tostring(tokens - 1), 'at', tostring(at))
+redis.call('EXPIRE', KEYS[3], math.ceil(burst / rate) + 60)
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[6])
+redis.call('HSET', KEYS[1], unpack(ARGV, 10))
+redis.call('PEXPIREAT', KEYS[1], ARGV[7])
+local held = ''
+if old and old[1] then
+  redis.call('ZREM', KEYS[2], replaces)
+  if old[2] ~= 'deleted' then
+    redis.call('HSET', KEYS[4], 'status', 'deleted')
+    redis.call('HDEL', KEYS[4], 'report', 'vars', 'faults')
+    redis.call('DEL', KEYS[5])
+    -- A finished episode's replicas dropped it when it was scored.
+    if old[2] ~= 'finished' then held = old[3] end
+  end
+end
+return {'ok', held}
 """
 
 
@@ -304,6 +331,15 @@ class EpisodeRecord:
 
 
 @dataclass(frozen=True)
+class Quota:
+    """An owner's quotas: live episodes, and a creation rate (a token bucket)."""
+
+    max_live: int
+    rate_per_s: float
+    burst: int
+
+
+@dataclass(frozen=True)
 class Identity:
     episode_id: str
     token: str
@@ -320,7 +356,7 @@ class Registry:
         self._claim_finish = redis.register_script(_CLAIM_FINISH)
         self._refresh = redis.register_script(_REFRESH)
         self._mark_lost = redis.register_script(_MARK_LOST)
-        self._admit = redis.register_script(_ADMIT)
+        self._create = redis.register_script(_CREATE)
         self._count_matches = redis.register_script(_COUNT_MATCHES)
 
     def new_identity(self, ttl_s: int) -> Identity:
@@ -330,45 +366,49 @@ class Registry:
         return Identity(episode_id, self.tokens.mint(episode_id, expires_at),
                         self.tokens.mint(episode_id, expires_at, refresh=True), expires_at)
 
-    async def admit(self, owner: str, episode_id: str, expires_at: float, *, max_live: int,
-                    rate_per_s: float, burst: int) -> None:
-        """Count a new episode against its owner's quotas, or 429 with Retry-After."""
-        result = await self._admit(
-            keys=[_live(owner), f"wg:rate:{owner}"],
-            args=[time.time(), expires_at, max_live, rate_per_s, burst, episode_id])
-        if result[0] == "live":
-            raise TooManyRequests(
-                f"{max_live} live episodes is this key's quota: finish or delete some",
-                code="live_episode_quota", retry_after_s=float(result[1]))
-        if result[0] == "rate":
-            raise TooManyRequests(
-                f"episodes are created at most {rate_per_s:g}/s per key (bursts of {burst})",
-                code="creation_rate_quota", retry_after_s=float(result[1]))
-
     async def release(self, owner: str, episode_id: str) -> None:
         """The episode no longer counts against its owner's live quota."""
         await self.redis.zrem(_live(owner), episode_id)
 
     async def create(
         self, identity: Identity, *, owner: str, task: str, seed: int, max_steps: int,
-        apps: dict[str, str], vars: dict[str, Any], faults: list[Any], ttl_s: int,
-    ) -> EpisodeRecord:
-        now = time.time()
+        apps: dict[str, str], vars: dict[str, Any], faults: list[Any], quota: Quota,
+        replaces: str | None = None,
+    ) -> tuple[EpisodeRecord, dict[str, str]]:
+        """Count a new episode against its owner's quotas (or 429 with Retry-After) and write
+        its record, in one call. ``replaces``: an episode of the owner's it takes the place of
+        (a rollout loop's previous one), dropped in the same call; 404 naming the field if it
+        is another owner's (a missing or deleted one is dropped already). Returns the record
+        and where the replaced episode's state is still held (app -> instance), to reclaim."""
         episode_id = identity.episode_id
         fields: dict[str, str | int | float | bytes] = {
             "task": task, "seed": seed, "owner": owner, "status": ACTIVE, "steps": 0,
             "inflight": 0, "max_steps": max_steps, "apps": orjson.dumps(apps),
-            "vars": orjson.dumps(vars), "created_at": now, "expires_at": identity.expires_at,
-            "token_sha": _sha(identity.token), "refresh_sha": _sha(identity.refresh_token),
-            "faults": orjson.dumps(faults),
+            "vars": orjson.dumps(vars), "created_at": time.time(),
+            "expires_at": identity.expires_at, "token_sha": _sha(identity.token),
+            "refresh_sha": _sha(identity.refresh_token), "faults": orjson.dumps(faults),
         }
-        async with self.redis.pipeline(transaction=True) as pipe:
-            # redis-py types mapping= as a Mapping keyed by any of its encodable types.
-            pipe.hset(_ep(episode_id), mapping=fields)  # type: ignore[arg-type]
-            pipe.pexpireat(_ep(episode_id), int(identity.expires_at * 1000) + 1)
-            await pipe.execute()
-        return EpisodeRecord.from_hash(episode_id, {k: str(v) if not isinstance(v, bytes)
-                                                    else v.decode() for k, v in fields.items()})
+        result = await self._create(
+            keys=[_ep(episode_id), _live(owner), f"wg:rate:{owner}", _ep(replaces or ""),
+                  _traj(replaces or "")],
+            args=[time.time(), identity.expires_at, quota.max_live, quota.rate_per_s,
+                  quota.burst, episode_id, int(identity.expires_at * 1000) + 1, replaces or "",
+                  owner, *(x for pair in fields.items() for x in pair)])
+        if result[0] == "foreign":
+            raise EpisodeNotFound(f"no episode '{replaces}' for this credential",
+                                  field="replaces")
+        if result[0] == "live":
+            raise TooManyRequests(
+                f"{quota.max_live} live episodes is this key's quota: finish or delete some",
+                code="live_episode_quota", retry_after_s=float(result[1]))
+        if result[0] == "rate":
+            raise TooManyRequests(
+                f"episodes are created at most {quota.rate_per_s:g}/s per key (bursts of "
+                f"{quota.burst})", code="creation_rate_quota", retry_after_s=float(result[1]))
+        record = EpisodeRecord.from_hash(episode_id, {
+            k: v.decode() if isinstance(v, bytes) else str(v) for k, v in fields.items()})
+        held: dict[str, str] = orjson.loads(result[1]) if result[1] else {}
+        return record, held
 
     async def _hash(self, episode_id: str) -> dict[str, str]:
         """The episode's Redis hash, in one read; 404 if there is none, 410 if deleted."""
