@@ -31,6 +31,7 @@ from workgym.tasks import Task, catalogue
 from workgym_core.settings import Settings
 
 from .boot import bench_boot
+from .history import bench_history
 from .memory import bench_live_episodes
 from .proxy import bench_proxy
 from .stall import bench_stall
@@ -199,6 +200,7 @@ def sections(tmp: Path) -> dict[str, Callable[[], None]]:
                         create_burst=10**6)
     return {"in-process": lambda: _in_process(settings),
             "reset": lambda: _resets(settings),
+            "history": lambda: bench_history(settings),
             "http": lambda: bench_http_create(tmp),
             "proxy": lambda: bench_proxy(tmp),
             "boot": lambda: bench_boot(tmp),
