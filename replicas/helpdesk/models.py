@@ -10,8 +10,13 @@ ticket names the order it is about in its custom field "Order number".
 
 from __future__ import annotations
 
+from sqlalchemy import Index, text
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
+
+# An audit that changed a ticket's status (audits.record writes every audit's events, as
+# compact JSON): the SLA's clock reads these alone, whatever else the ticket's history holds.
+STATUS_CHANGE = """instr(events, '"field_name":"status"') > 0"""
 
 
 class HelpdeskModel(SQLModel, registry=registry()):
@@ -133,6 +138,9 @@ class Ticket(HelpdeskModel, table=True):
 
 class Comment(HelpdeskModel, table=True):
     __tablename__ = "comments"
+    # A ticket's public comments, in order (the SLA's clock): private notes never scanned.
+    __table_args__ = (Index("ix_comments_public", "ticket_id", "created_at", "id",
+                            sqlite_where=text("public")),)
 
     id: int | None = Field(default=None, primary_key=True)
     ticket_id: int = Field(foreign_key="tickets.id", index=True)
@@ -146,6 +154,8 @@ class Audit(HelpdeskModel, table=True):
     """Who changed what on a ticket, from which channel: Zendesk's ticket audits."""
 
     __tablename__ = "audits"
+    __table_args__ = (Index("ix_audits_status_changes", "ticket_id", "id",
+                            sqlite_where=text(STATUS_CHANGE)),)
 
     id: int | None = Field(default=None, primary_key=True)
     ticket_id: int = Field(foreign_key="tickets.id", index=True)

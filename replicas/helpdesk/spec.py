@@ -46,8 +46,9 @@ SPEC = ReplicaSpec(
     # fit their topic and status, timestamps that keep to the SLA and the status history;
     # 9: Zendesk's resources: one users table, identities, memberships, custom fields, audits,
     # views, triggers, automations, SLA policies and metric events, schedules, job statuses;
-    # 10: groups kept when deleted (deleted), uploads and attachments
-    data_version="11",
+    # 10: groups kept when deleted (deleted), uploads and attachments; 11: a macro keeps its
+    # position; 12: the SLA clock's partial indexes (public comments, status-changing audits)
+    data_version="12",
     router=router,
     probe={"update": "organizations", "id": 1,
            "values": {"notes": "Account review scheduled (probe: no task allows this)."}},

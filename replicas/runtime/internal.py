@@ -92,9 +92,10 @@ async def get_schema(request: Request) -> dict[str, list[str]]:
 @router.post("/episodes", status_code=201)
 async def create_episode(body: EpisodeCreate, request: Request) -> EpisodeCreated:
     """A new episode; its world is built (a new seed's, a new setup's) in a worker thread,
-    the loop serving other requests meanwhile."""
+    the loop serving other requests meanwhile (one built already is handed out at once)."""
     store, setup = _store(request), [op.model_dump() for op in body.setup]
-    prepared = await asyncio.to_thread(store.snapshots.prepared, body.seed, setup, body.others)
+    prepared = store.snapshots.built(body.seed, setup, body.others) or await asyncio.to_thread(
+        store.snapshots.prepared, body.seed, setup, body.others)
     episode = store.create(
         body.episode_id, seed=body.seed, setup=setup, script=body.script, others=body.others,
         ttl_s=body.ttl_s, apps=body.apps, prepared=prepared,

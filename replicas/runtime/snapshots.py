@@ -153,11 +153,22 @@ class SnapshotCache:
         write_atomically(path, data)
         return data
 
+    def _prepared_key(self, seed: int, setup: list[Any], others: Others) -> str:
+        return f"{self.pristine_key(seed)}-{digest([setup, others])[:16]}"
+
+    def built(self, seed: int, setup: list[Any], others: Others | None = None
+              ) -> Prepared | None:
+        """:meth:`prepared`'s world if it is built already (no wait, no thread), else None."""
+        with self._guard:
+            found: Prepared | None = self._prepared.recall(
+                self._prepared_key(seed, setup, others or {}))
+        return found
+
     def prepared(self, seed: int, setup: list[Any], others: Others | None = None) -> Prepared:
         """The world of ``seed`` with ``setup`` applied (``others``: the rows other apps of
         the episode bound, which it may refer to)."""
         others = others or {}
-        key = f"{self.pristine_key(seed)}-{digest([setup, others])[:16]}"
+        key = self._prepared_key(seed, setup, others)
 
         def build() -> Prepared:
             conn = load(self.pristine(seed))

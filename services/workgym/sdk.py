@@ -83,6 +83,9 @@ class Env:
         self.observation: Observation | None = None
         self._finished = False
         self._tools: dict[str, ToolCatalogue] = {}
+        # The episodes' tool schemas as last fetched, by their ETag: the same for every
+        # episode of the task, so the server sends them once (a new ETag: fetched again).
+        self._schemas: tuple[str, list[dict[str, Any]]] | None = None
         self.waits: list[float] = []
 
     @classmethod
@@ -112,13 +115,17 @@ class Env:
         return {"authorization": f"Bearer {self._obs.token}"}
 
     def reset(self, seed: int | None = None) -> Observation:
-        """Start a fresh episode (dropping an unfinished previous one)."""
-        self._drop()
+        """Start a fresh episode. An unfinished previous one is dropped by the same call, and
+        only if the new one is created (its state is reclaimed after the answer)."""
         if seed is not None:
             self.seed = seed
-        body = self._gym("POST", "/v1/episodes",
-                         json={"task": self.task, "seed": self.seed, "faults": self.faults})
-        self.observation = _observation(body)
+        body: dict[str, Any] = {"task": self.task, "seed": self.seed, "faults": self.faults}
+        if self.observation is not None and not self._finished:
+            body["replaces"] = self.observation.episode_id
+        # The tools inline the first time (one call); then only their ETag.
+        created = self._gym("POST", "/v1/episodes", json=body,
+                            params=None if self._schemas else {"tools": "inline"})
+        self.observation = _observation(created, self._tools_of(created))
         self._finished = False
         self.waits = []
         return self.observation
@@ -128,12 +135,24 @@ class Env:
         episode in this one's state now (its worlds, clock, steps and trajectory, actors and
         faults, and ``waits``); the two then diverge, and each is finished (or closed) on its
         own. The fork's ``reset`` starts a fresh episode of the task, as this one's does."""
-        body = self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/fork")
+        body = self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/fork",
+                         params=None if self._schemas else {"tools": "inline"})
         env = Env(self._new_client(), self.task, self.seed, self.faults,
                   api_key=self._api_key, new_client=self._new_client)
-        env.observation = _observation(body)
+        env._schemas = self._schemas  # the same tools: the fork asks again only if they changed
+        env.observation = _observation(body, env._tools_of(body))
         env.waits = list(self.waits)
         return env
+
+    def _tools_of(self, created: dict[str, Any]) -> list[dict[str, Any]]:
+        """The new episode's tool schemas: inline, else those held if their ETag is still
+        the server's, else fetched from its ``tools_url``."""
+        etag = created["tools_etag"]
+        if "tools" in created:
+            self._schemas = (etag, created["tools"])
+        elif self._schemas is None or self._schemas[0] != etag:
+            self._schemas = (etag, self._gym("GET", created["tools_url"]))
+        return self._schemas[1]
 
     def call(self, method: str, path: str, json: Any = None, params: dict[str, Any] | None = None,
              app: str | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
@@ -238,11 +257,11 @@ class Env:
         self.close()
 
 
-def _observation(body: dict[str, Any]) -> Observation:
-    """An episode as the gym API created (or forked) it."""
+def _observation(body: dict[str, Any], tools: list[dict[str, Any]]) -> Observation:
+    """An episode as the gym API created (or forked) it, with its ``tools``."""
     return Observation(
         episode_id=body["id"], task=body["task"], seed=body["seed"], brief=body["brief"],
-        instruction=body["instruction"], tools=body["tools"], apps=body["apps"],
+        instruction=body["instruction"], tools=tools, apps=body["apps"],
         max_steps=body["max_steps"], token=body["token"], refresh_token=body["refresh_token"],
         roots=body.get("roots", {}),
     )

@@ -129,19 +129,88 @@ if status == 'active' then redis.call('HSET', KEYS[1], 'status', 'finishing') en
 return status
 """
 
+# The owner's quotas, a Lua function both scripts that make an episode start with: the live
+# episodes (a zset scored by expiry; ``discount``: one of them that no longer counts, '' none)
+# and the creation rate (a token bucket). Returns nil with the episode counted, or {'live'|'rate',
+# seconds until it may succeed} with nothing changed.
+_ADMIT = """
+local function admit(live_key, bucket_key, now, expires_at, max_live, rate, burst, id, discount)
+  redis.call('ZREMRANGEBYSCORE', live_key, '-inf', now)
+  local live = redis.call('ZCARD', live_key)
+  if discount ~= '' and redis.call('ZSCORE', live_key, discount) then live = live - 1 end
+  if live >= max_live then
+    local first = redis.call('ZRANGE', live_key, 0, 0, 'WITHSCORES')
+    return {'live', tostring(tonumber(first[2]) - now)}
+  end
+  local b = redis.call('HMGET', bucket_key, 'tokens', 'at')
+  local tokens, at = burst, now
+  if b[1] then
+    -- Callers' clocks: one that reaches Redis late refills nothing (never negative), and the
+    -- bucket's time never moves back.
+    at = math.max(now, tonumber(b[2]))
+    tokens = math.min(burst, tonumber(b[1]) + (at - tonumber(b[2])) * rate)
+  end
+  if tokens < 1 then return {'rate', tostring((1 - tokens) / rate)} end
+  redis.call('HSET', bucket_key, 'tokens', tostring(tokens - 1), 'at', tostring(at))
+  redis.call('EXPIRE', bucket_key, math.ceil(burst / rate) + 60)
+  redis.call('ZADD', live_key, expires_at, id)
+  return nil
+end
+"""
+
+# A new episode: its owner's quotas checked and, if they admit it, its record written, in
+# one call. KEYS: the record, the owner's live zset, their bucket, the record and trajectory
+# of the episode it replaces. ARGV: now, expires_at, max_live, rate/s, burst, episode id,
+# the record's expiry (ms), the replaced episode's id ('': none), owner, then the record's
+# fields and values. Returns {'ok', <the replaced episode's apps JSON, if its replicas still
+# hold it>}, {'live'|'rate', seconds until it may succeed}, or {'foreign'} (the replaced
+# episode is another owner's: nothing written).
+_CREATE = _ADMIT + """
+local now = tonumber(ARGV[1])
+local replaces = ARGV[8]
+local old = nil
+if replaces ~= '' then
+  old = redis.call('HMGET', KEYS[4], 'owner', 'status', 'apps')
+  if old[1] and old[1] ~= ARGV[9] then return {'foreign'} end
+end
+-- The episode it replaces no longer counts: a rollout loop at its quota keeps going.
+local refused = admit(KEYS[2], KEYS[3], now, ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]),
+                      tonumber(ARGV[5]), ARGV[6], replaces)
+if refused then return refused end
+redis.call('HSET', KEYS[1], unpack(ARGV, 10))
+redis.call('PEXPIREAT', KEYS[1], ARGV[7])
+local held = ''
+if old and old[1] then
+  redis.call('ZREM', KEYS[2], replaces)
+  if old[2] ~= 'deleted' then
+    redis.call('HSET', KEYS[4], 'status', 'deleted')
+    redis.call('HDEL', KEYS[4], 'report', 'vars', 'faults')
+    redis.call('DEL', KEYS[5])
+    -- A finished episode's replicas dropped it when it was scored.
+    if old[2] ~= 'finished' then held = old[3] end
+  end
+end
+return {'ok', held}
+"""
+
 # Copy an active episode's record and trajectory to a new episode (its fork), if it has taken
-# no step since the fork read ARGV[1] steps and none is in flight. KEYS: parent record, fork
-# record, parent trajectory, fork trajectory. ARGV: steps, token sha, refresh sha, created_at,
-# expires_at, record expiry (ms), trajectory expiry (s), parent id. The fork's own: its
+# no step since the fork read ARGV[1] steps and none is in flight, and the owner's quotas
+# admit it. KEYS: parent record, fork record, parent trajectory, fork trajectory, the owner's
+# live zset, their bucket. ARGV: steps, token sha, refresh sha, now, expires_at, record expiry
+# (ms), trajectory expiry (s), parent id, fork id, max_live, rate/s, burst. The fork's own: its
 # tokens (revoked, as the parent's, if a token_expiry revoked the parent's current one),
 # times and parent; everything else (steps, vars, plan, fault counts, rate limit) is copied.
-_FORK = """
+# Returns {status} ('ok', 'missing', 'moved', or the parent's status), or a quota's refusal.
+_FORK = _ADMIT + """
 local v = redis.call('HGETALL', KEYS[1])
-if #v == 0 then return 'missing' end
+if #v == 0 then return {'missing'} end
 local r = {}
 for i = 1, #v, 2 do r[v[i]] = v[i + 1] end
-if r.status ~= 'active' then return r.status end
-if r.steps ~= ARGV[1] or tonumber(r.inflight or '0') > 0 then return 'moved' end
+if r.status ~= 'active' then return {r.status} end
+if r.steps ~= ARGV[1] or tonumber(r.inflight or '0') > 0 then return {'moved'} end
+local refused = admit(KEYS[5], KEYS[6], tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[10]),
+                      tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[9], '')
+if refused then return refused end
 local revoked = r.expired_sha ~= nil and r.expired_sha == r.token_sha
 r.expired_sha, r.report, r.lost_reason = nil, nil, nil
 r.token_sha, r.refresh_sha, r.created_at, r.expires_at = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -155,31 +224,6 @@ end
 redis.call('HSET', KEYS[2], unpack(fields))
 redis.call('PEXPIREAT', KEYS[2], ARGV[6])
 if redis.call('COPY', KEYS[3], KEYS[4]) == 1 then redis.call('EXPIREAT', KEYS[4], ARGV[7]) end
-return 'ok'
-"""
-
-# The owner's quotas. KEYS: live zset, bucket. ARGV: now, expires_at, max_live, rate/s,
-# burst, episode id. Returns {'ok'} or {'live'|'rate', seconds until it may succeed}.
-_ADMIT = """
-local now = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
-  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {'live', tostring(tonumber(first[2]) - now)}
-end
-local rate, burst = tonumber(ARGV[4]), tonumber(ARGV[5])
-local b = redis.call('HMGET', KEYS[2], 'tokens', 'at')
-local tokens, at = burst, now
-if b[1] then
-  -- Callers' clocks: one that reaches Redis late refills nothing (never negative), and the
-  -- bucket's time never moves back.
-  at = math.max(now, tonumber(b[2]))
-  tokens = math.min(burst, tonumber(b[1]) + (at - tonumber(b[2])) * rate)
-end
-if tokens < 1 then return {'rate', tostring((1 - tokens) / rate)} end
-redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(at))
-redis.call('EXPIRE', KEYS[2], math.ceil(burst / rate) + 60)
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[6])
 return {'ok'}
 """
 
@@ -334,6 +378,29 @@ class EpisodeRecord:
 
 
 @dataclass(frozen=True)
+class Quota:
+    """An owner's quotas: live episodes, and a creation rate (a token bucket)."""
+
+    max_live: int
+    rate_per_s: float
+    burst: int
+
+    def args(self) -> list[float]:
+        return [self.max_live, self.rate_per_s, self.burst]
+
+    def check(self, result: list[Any]) -> None:
+        """429 with Retry-After if the script's ``admit`` refused the episode (``result``)."""
+        if result[0] == "live":
+            raise TooManyRequests(
+                f"{self.max_live} live episodes is this key's quota: finish or delete some",
+                code="live_episode_quota", retry_after_s=float(result[1]))
+        if result[0] == "rate":
+            raise TooManyRequests(
+                f"episodes are created at most {self.rate_per_s:g}/s per key (bursts of "
+                f"{self.burst})", code="creation_rate_quota", retry_after_s=float(result[1]))
+
+
+@dataclass(frozen=True)
 class Identity:
     episode_id: str
     token: str
@@ -350,7 +417,7 @@ class Registry:
         self._claim_finish = redis.register_script(_CLAIM_FINISH)
         self._refresh = redis.register_script(_REFRESH)
         self._mark_lost = redis.register_script(_MARK_LOST)
-        self._admit = redis.register_script(_ADMIT)
+        self._create = redis.register_script(_CREATE)
         self._count_matches = redis.register_script(_COUNT_MATCHES)
         self._fork = redis.register_script(_FORK)
 
@@ -361,66 +428,67 @@ class Registry:
         return Identity(episode_id, self.tokens.mint(episode_id, expires_at),
                         self.tokens.mint(episode_id, expires_at, refresh=True), expires_at)
 
-    async def admit(self, owner: str, episode_id: str, expires_at: float, *, max_live: int,
-                    rate_per_s: float, burst: int) -> None:
-        """Count a new episode against its owner's quotas, or 429 with Retry-After."""
-        result = await self._admit(
-            keys=[_live(owner), f"wg:rate:{owner}"],
-            args=[time.time(), expires_at, max_live, rate_per_s, burst, episode_id])
-        if result[0] == "live":
-            raise TooManyRequests(
-                f"{max_live} live episodes is this key's quota: finish or delete some",
-                code="live_episode_quota", retry_after_s=float(result[1]))
-        if result[0] == "rate":
-            raise TooManyRequests(
-                f"episodes are created at most {rate_per_s:g}/s per key (bursts of {burst})",
-                code="creation_rate_quota", retry_after_s=float(result[1]))
-
     async def release(self, owner: str, episode_id: str) -> None:
         """The episode no longer counts against its owner's live quota."""
         await self.redis.zrem(_live(owner), episode_id)
 
     async def create(
         self, identity: Identity, *, owner: str, task: str, seed: int, max_steps: int,
-        apps: dict[str, str], vars: dict[str, Any], faults: list[Any], ttl_s: int,
-    ) -> EpisodeRecord:
-        now = time.time()
+        apps: dict[str, str], vars: dict[str, Any], faults: list[Any], quota: Quota,
+        replaces: str | None = None,
+    ) -> tuple[EpisodeRecord, dict[str, str]]:
+        """Count a new episode against its owner's quotas (or 429 with Retry-After) and write
+        its record, in one call. ``replaces``: an episode of the owner's it takes the place of
+        (a rollout loop's previous one), dropped in the same call; 404 naming the field if it
+        is another owner's (a missing or deleted one is dropped already). Returns the record
+        and where the replaced episode's state is still held (app -> instance), to reclaim."""
         episode_id = identity.episode_id
         fields: dict[str, str | int | float | bytes] = {
             "task": task, "seed": seed, "owner": owner, "status": ACTIVE, "steps": 0,
             "inflight": 0, "max_steps": max_steps, "apps": orjson.dumps(apps),
-            "vars": orjson.dumps(vars), "created_at": now, "expires_at": identity.expires_at,
-            "token_sha": _sha(identity.token), "refresh_sha": _sha(identity.refresh_token),
-            "faults": orjson.dumps(faults),
+            "vars": orjson.dumps(vars), "created_at": time.time(),
+            "expires_at": identity.expires_at, "token_sha": _sha(identity.token),
+            "refresh_sha": _sha(identity.refresh_token), "faults": orjson.dumps(faults),
         }
-        async with self.redis.pipeline(transaction=True) as pipe:
-            # redis-py types mapping= as a Mapping keyed by any of its encodable types.
-            pipe.hset(_ep(episode_id), mapping=fields)  # type: ignore[arg-type]
-            pipe.pexpireat(_ep(episode_id), int(identity.expires_at * 1000) + 1)
-            await pipe.execute()
-        return EpisodeRecord.from_hash(episode_id, {k: str(v) if not isinstance(v, bytes)
-                                                    else v.decode() for k, v in fields.items()})
+        result = await self._create(
+            keys=[_ep(episode_id), _live(owner), f"wg:rate:{owner}", _ep(replaces or ""),
+                  _traj(replaces or "")],
+            args=[time.time(), identity.expires_at, quota.max_live, quota.rate_per_s,
+                  quota.burst, episode_id, int(identity.expires_at * 1000) + 1, replaces or "",
+                  owner, *(x for pair in fields.items() for x in pair)])
+        if result[0] == "foreign":
+            raise EpisodeNotFound(f"no episode '{replaces}' for this credential",
+                                  field="replaces")
+        quota.check(result)
+        record = EpisodeRecord.from_hash(episode_id, {
+            k: v.decode() if isinstance(v, bytes) else str(v) for k, v in fields.items()})
+        held: dict[str, str] = orjson.loads(result[1]) if result[1] else {}
+        return record, held
 
     async def progress(self, episode_id: str) -> tuple[int, int]:
         """The episode's steps taken and requests in flight, read together."""
         steps, inflight = await self.redis.hmget(_ep(episode_id), ["steps", "inflight"])
         return int(steps or 0), int(inflight or 0)
 
-    async def fork(self, parent_id: str, identity: Identity, *, steps: int) -> bool:
+    async def fork(self, parent_id: str, identity: Identity, *, steps: int, owner: str,
+                   quota: Quota) -> bool:
         """Make ``identity``'s episode a copy of the parent's record and trajectory (its fork),
-        if the parent has still taken ``steps`` steps and has none in flight: False if it has
-        moved on meanwhile; refused as a step would be if it is no longer active."""
+        if the parent has still taken ``steps`` steps and has none in flight, counted against
+        the owner's quotas as a created one (or 429): False if it has moved on meanwhile;
+        refused as a step would be if it is no longer active."""
         outcome = await self._fork(
             keys=[_ep(parent_id), _ep(identity.episode_id), _traj(parent_id),
-                  _traj(identity.episode_id)],
+                  _traj(identity.episode_id), _live(owner), f"wg:rate:{owner}"],
             args=[steps, _sha(identity.token), _sha(identity.refresh_token), time.time(),
                   identity.expires_at, int(identity.expires_at * 1000) + 1,
-                  int(identity.expires_at) + 1, parent_id])
-        if outcome == "missing":
+                  int(identity.expires_at) + 1, parent_id, identity.episode_id,
+                  *quota.args()])
+        if outcome[0] == "missing":
             raise not_found(parent_id)
-        if outcome not in ("ok", "moved"):
-            raise _refused(str(outcome))
-        return bool(outcome == "ok")
+        quota.check(outcome)
+        if outcome[0] not in ("ok", "moved"):
+            raise _refused(str(outcome[0]))
+        return bool(outcome[0] == "ok")
 
     async def _hash(self, episode_id: str) -> dict[str, str]:
         """The episode's Redis hash, in one read; 404 if there is none, 410 if deleted."""

@@ -104,14 +104,16 @@ def test_a_creation_that_reaches_redis_late_drains_no_tokens(server: Factory) ->
     registry = local.server.registry
     assert registry is not None
 
-    async def admit(now: float, episode_id: str) -> list[str]:
-        return await registry._admit(  # noqa: SLF001 - the script, with the caller's clock
-            keys=["wg:live:late", "wg:rate:late"],
-            args=[now, now + 60, 100, 1_000_000, 10, episode_id])
+    async def admit(now: float, episode_id: str) -> str:
+        result = await registry._create(  # noqa: SLF001 - the script, with the caller's clock
+            keys=[f"wg:ep:{episode_id}", "wg:live:late", "wg:rate:late", "wg:ep:", "wg:traj:"],
+            args=[now, now + 60, 100, 1_000_000, 10, episode_id, int((now + 60) * 1000), "",
+                  "late", "task", "t"])
+        return str(result[0])
 
-    assert local.run(admit(1_000.0, "a")) == ["ok"]
-    assert local.run(admit(990.0, "b")) == ["ok"]  # before: refused, 'rate'
-    assert local.run(admit(1_000.5, "c")) == ["ok"]
+    assert local.run(admit(1_000.0, "a")) == "ok"
+    assert local.run(admit(990.0, "b")) == "ok"  # before: refused, 'rate'
+    assert local.run(admit(1_000.5, "c")) == "ok"
 
 
 # Connections and requests of a real `workgym serve` (uvicorn over a socket): before, a

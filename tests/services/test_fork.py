@@ -14,7 +14,7 @@ from workgym.errors import Refused
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.session import Session
-from workgym_core.registry import _ep
+from workgym_core.registry import Quota, _ep
 
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone, with its customer
 CROSS_TASK = "helpdesk/refund-standard"  # the helpdesk's and the checkout's
@@ -221,13 +221,20 @@ def test_the_registry_copies_only_an_episode_that_has_not_moved_on(
     registry = local.server.registry
     assert registry is not None
     identity = registry.new_identity(60)
-    # It took a step since the fork read its count: no copy (the fork tries again).
-    assert local.run(registry.fork(obs.episode_id, identity, steps=1)) is False
+    owner = local.run(registry.get(obs.episode_id)).owner
+    quota = Quota(max_live=100, rate_per_s=100.0, burst=100)
+    # It took a step since the fork read its count: no copy (the fork tries again), and
+    # nothing counted against the owner's quota.
+    assert local.run(registry.fork(obs.episode_id, identity, steps=1, owner=owner,
+                                   quota=quota)) is False
     assert local.run(registry.redis.exists(_ep(identity.episode_id))) == 0
-    assert local.run(registry.fork(obs.episode_id, identity, steps=0)) is True
+    live = f"wg:live:{owner}"
+    assert local.run(registry.redis.zscore(live, identity.episode_id)) is None
+    assert local.run(registry.fork(obs.episode_id, identity, steps=0, owner=owner,
+                                   quota=quota)) is True
     record = local.run(registry.get(identity.episode_id))
-    assert (record.task, record.seed, record.owner, record.steps) == (
-        TASK, 1, local.run(registry.get(obs.episode_id)).owner, 0)
+    assert (record.task, record.seed, record.owner, record.steps) == (TASK, 1, owner, 0)
+    assert local.run(registry.redis.zscore(live, identity.episode_id)) is not None
 
 
 def test_a_fork_shares_an_unwritten_world_and_copies_a_written_one(

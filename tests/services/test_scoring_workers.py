@@ -128,6 +128,16 @@ def test_no_workers_scores_in_a_thread(local: LocalServer) -> None:
     env.close()
 
 
+def test_the_workers_start_with_the_first_episode_not_its_finish() -> None:
+    scorer = Scorer(1, catalogue(), ())
+    scorer.warm()  # as the first create does: returns at once, the worker starting
+    pool = scorer._pool
+    assert pool is not None and len(pool._processes) == 1  # type: ignore[attr-defined]
+    scorer.warm()  # once
+    assert scorer._pool is pool and len(pool._processes) == 1  # type: ignore[attr-defined]
+    anyio.run(scorer.aclose)
+
+
 def test_the_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings(data_dir=tmp_path).scoring_processes == (os.cpu_count() or 1)
     monkeypatch.setenv("WORKGYM_SCORING_WORKERS", "0")

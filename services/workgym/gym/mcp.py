@@ -256,7 +256,7 @@ class EpisodeMCP:
         import mcp_types as types
 
         record, _ = self._found(ctx)
-        schemas = await self.service.tool_schemas(list(record.apps))
+        schemas = (await self.service.toolset(record.apps)).schemas
         tools = [types.Tool(name=f["name"], description=f["description"],
                             input_schema=f["parameters"])
                  for f in (s["function"] for s in [*schemas, FINISH_TOOL])

@@ -27,6 +27,10 @@ class EpisodeCreate(BaseModel):
     faults: PlanName | list[dict[str, Any]] = Field(
         "task", description="Fault plan: the task's own (task), a preset (none, hard, "
         "jira-write-limit: GET /v1/faults lists them), or a list of fault configs.")
+    replaces: str | None = Field(
+        None, max_length=64, description="An episode of yours this one takes the place of (a "
+        "rollout loop's previous one): dropped as this one is created, as DELETE would, and "
+        "only if this one is; one already gone is no error.")
 
 
 class EpisodeCreated(BaseModel):
@@ -45,7 +49,13 @@ class EpisodeCreated(BaseModel):
         "root: <root>/v1/customers is <apps[app]>/v1/customers), for clients that fix their "
         "base path; the same episode, by the same token. Only the apps the server gives a "
         "port of their own (WORKGYM_APP_PORTS)."))
-    tools: list[dict[str, Any]] = Field(description="OpenAI function-calling tool schemas.")
+    tools: list[dict[str, Any]] | None = Field(None, description=(
+        "OpenAI function-calling tool schemas: only with ?tools=inline (otherwise the same "
+        "list is at tools_url, the same for every episode of these apps)."))
+    tools_url: str = Field(description="Where this gym API serves the episode's tools (a path "
+                           "on it; GET with either credential, cacheable by its ETag).")
+    tools_etag: str = Field(description="The ETag of those tools: a client holding them "
+                            "already need not fetch them again.")
     max_steps: int = Field(description="Requests the agent may make.")
     expires_at: str = Field(description="When an unfinished episode is reclaimed (UTC).")
 

@@ -9,9 +9,10 @@ detail back.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Response
+import orjson
+from fastapi import APIRouter, Header, Path, Query, Response
 
 from workgym_core.errors import NotFound
 from workgym_core.trajectory import TrajectoryStep
@@ -32,28 +33,59 @@ from .models import (
     TokenRefresh,
     TokenRefreshed,
 )
+from .toolsets import SEPARATOR, ToolSet
 
 EpisodeId = Annotated[str, Path(max_length=64, description="The episode's id.")]
 
 router = APIRouter(prefix="/v1")
 
 
+ToolsChoice = Annotated[Literal["reference", "inline"], Query(
+    description="inline: the answer carries the tool schemas; reference (the default): only "
+    "where they are (tools_url) and their ETag, for a client that holds them already.")]
+
+
 @router.post("/episodes", status_code=201, operation_id="create_episode",
+             response_model=EpisodeCreated,
              summary="Create an isolated, seeded episode of a task (operator).",
              responses=responses(401, 403, 404, 422, 429, 502, 503))
-async def create_episode(body: EpisodeCreate, service: ServiceDep,
-                         operator: OperatorDep) -> EpisodeCreated:
-    return await service.create(body, operator.owner)
+async def create_episode(body: EpisodeCreate, service: ServiceDep, operator: OperatorDep,
+                         tools: ToolsChoice = "reference") -> Response:
+    return _created(*await service.create(body, operator.owner), tools)
+
+
+def _created(created: EpisodeCreated, toolset: ToolSet, tools: ToolsChoice) -> Response:
+    """A created (or forked) episode's 201, its tools inline if asked for."""
+    answer: dict[str, Any] = created.model_dump(exclude={"tools"})
+    if tools == "inline":  # serialised once per set of apps, spliced in as it is
+        answer["tools"] = orjson.Fragment(toolset.json)
+    return Response(orjson.dumps(answer), status_code=201, media_type="application/json")
+
+
+@router.get("/tools/{apps}", operation_id="get_tools", dependencies=[Anyone],
+            summary="The tools of an episode of these apps (comma-separated, in the task's "
+            "order), as an episode's tools_url names them; cacheable by their ETag.",
+            response_model=list[dict[str, Any]],
+            responses={**responses(401, 404, 502, 503), 304: {"description": "Not modified."}})
+async def get_tools(apps: Annotated[str, Path(max_length=200)], service: ServiceDep,
+                    if_none_match: Annotated[str | None, Header()] = None) -> Response:
+    toolset = await service.toolset(service.served(apps.split(SEPARATOR)))
+    headers = {"etag": toolset.etag, "cache-control": "no-cache"}
+    if if_none_match is not None and toolset.etag in (t.strip() for t in
+                                                        if_none_match.split(",")):
+        return Response(status_code=304, headers=headers)
+    return Response(toolset.json, media_type="application/json", headers=headers)
 
 
 @router.post("/episodes/{episode_id}/fork", status_code=201, operation_id="fork_episode",
+             response_model=EpisodeForked,
              summary="A new episode in this one's state now: its apps' worlds, clock, steps "
              "and trajectory, scripted actors and fault state, with tokens of its own; the two "
              "then diverge, and each is finished and scored on its own (operator).",
              responses=responses(401, 403, 404, 409, 410, 429, 502, 503))
 async def fork_episode(episode_id: EpisodeId, access: AccessDep, service: ServiceDep,
-                       operator: OperatorDep) -> EpisodeForked:
-    return await service.fork(access.record)
+                       operator: OperatorDep, tools: ToolsChoice = "reference") -> Response:
+    return _created(*await service.fork(access.record), tools)
 
 
 @router.get("/episodes/{episode_id}", operation_id="get_episode",

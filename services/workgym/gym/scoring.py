@@ -109,6 +109,14 @@ class Scorer:
                 raise ScoringFailed(_described(error)) from error
         raise AssertionError("unreachable")
 
+    def warm(self) -> None:
+        """Start the workers in the background, once: on the first episode created, so its
+        finish finds them ready (they read the catalogue as they start), and never at boot."""
+        if self.workers and self._pool is None:
+            pool = self._running()
+            for _ in range(self.workers):
+                pool.submit(_ready)
+
     def _running(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
@@ -145,6 +153,10 @@ def _start_worker(roots: tuple[Path, ...]) -> None:
     os.nice(WORKER_NICENESS)
     _tasks = catalogue(roots)
     lexicon()
+
+
+def _ready() -> None:
+    """Nothing: a worker that ran it has started (Scorer.warm)."""
 
 
 def _score_in_worker(scoring: Scoring) -> Report | list[str]:

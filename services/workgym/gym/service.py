@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -18,6 +19,7 @@ from workgym_core.errors import (
     Conflict,
     EpisodeNotFound,
     InvalidRequest,
+    NotFound,
     ReplicaUnreachable,
     ServiceUnavailable,
     WorkGymError,
@@ -31,6 +33,7 @@ from workgym_core.registry import (
     UNREACHABLE,
     EpisodeRecord,
     Identity,
+    Quota,
     Registry,
     lost_error,
 )
@@ -43,10 +46,11 @@ from workgym_reward import Report
 from ..placement import Placement
 from ..presets import fault_presets
 from ..tasks import Catalogue, Task
-from ..tools import REFRESH_TOOL, ToolCatalogue
+from ..tools import ToolCatalogue
 from .models import EpisodeCreate, EpisodeCreated, EpisodeForked, EpisodeStatus, EpisodeView
 from .replica_client import ReplicaClient
 from .scoring import Scorer, Scoring, ScoringFailed
+from .toolsets import ToolSet
 
 log = logging.getLogger("workgym.gym")
 
@@ -97,6 +101,9 @@ class EpisodeService:
         self.scorer = scorer
         self.placement = Placement(registry.redis, apps, instances, local)
         self._tools: dict[str, ToolCatalogue] = {}
+        self._toolsets: dict[tuple[str, ...], ToolSet] = {}
+        # Replaced episodes' state being reclaimed from their replicas (after the answer).
+        self._reclaiming: set[asyncio.Task[None]] = set()
         self._openapi: dict[str, dict[str, Any]] = {}
         self._schemas: dict[str, dict[str, list[str]]] = {}
         self.metrics = obs.Metrics()
@@ -152,50 +159,82 @@ class EpisodeService:
         roots = self.settings.app_roots()
         return {app: roots[app] for app in record_apps if app in roots}
 
-    async def create(self, body: EpisodeCreate, owner: str) -> EpisodeCreated:
+    async def create(self, body: EpisodeCreate, owner: str) -> tuple[EpisodeCreated, ToolSet]:
+        """A new episode, and its tools (the answer refers to them)."""
         with obs.span(spans.EPISODE_CREATE, {spans.TASK: body.task,
                                          spans.SEED: body.seed}) as span:
             created = await self._create(body, owner)
-            span.set_attribute(spans.EPISODE_ID, created.id)
-        self.metrics.episodes_created.add(1, {"task": created.task})
+            span.set_attribute(spans.EPISODE_ID, created[0].id)
+        self.metrics.episodes_created.add(1, {"task": created[0].task})
         return created
 
-    async def _create(self, body: EpisodeCreate, owner: str) -> EpisodeCreated:
+    async def _create(self, body: EpisodeCreate, owner: str) -> tuple[EpisodeCreated, ToolSet]:
         task = self.catalogue.get(body.task)
         faults = await self.checked_plan(task.apps, body.faults, task.faults)
         ttl = self.settings.episode_ttl_s
         identity = self.registry.new_identity(ttl)
-        await self.registry.admit(owner, identity.episode_id, identity.expires_at,
-                                  max_live=self.settings.max_live_episodes,
-                                  rate_per_s=self.settings.create_rate_per_s,
-                                  burst=self.settings.create_burst)
         placed: dict[str, str] = {}
         try:
             bound = await self._world(task, identity.episode_id, body.seed, ttl, placed)
-            record = await self.registry.create(
+            # The quotas are checked as the record is written (one call): a refused episode's
+            # worlds are dropped.
+            record, held = await self.registry.create(
                 identity, owner=owner, task=task.id, seed=body.seed,
                 max_steps=self.settings.step_budget or task.max_steps,
-                apps=placed, vars=bound, faults=faults, ttl_s=ttl,
+                apps=placed, vars=bound, faults=faults, replaces=body.replaces,
+                quota=self.quota(),
             )
         except BaseException:
             with contextlib.suppress(WorkGymError):  # the first failure is the one to tell
                 await self._drop(identity.episode_id, placed)
-            await self.registry.release(owner, identity.episode_id)
             raise
+        if held:
+            self._reclaim_later(str(body.replaces), held)
+        self.scorer.warm()
+        tools = await self.toolset(task.apps)
         return EpisodeCreated(
             id=identity.episode_id, token=identity.token, refresh_token=identity.refresh_token,
             task=task.id, seed=body.seed, brief=task.brief,
             instruction=task.instruction_for(record.vars),
             apps=self.public_apps(record.apps), roots=self.public_roots(record.apps),
-            tools=await self.tool_schemas(task.apps),
+            tools_url=tools.path, tools_etag=tools.etag,
             max_steps=record.max_steps, expires_at=_iso(record.expires_at),
-        )
+        ), tools
 
-    async def tool_schemas(self, apps: list[str]) -> list[dict[str, Any]]:
-        """The union of the apps' tools (each name prefixed by its app), and the gym's own
-        token refresh."""
-        found = [schema for app in apps for schema in (await self.tools(app)).schemas()]
-        return [*found, REFRESH_TOOL]
+    def quota(self) -> Quota:
+        """Each owner's quotas on the episodes it creates and forks."""
+        return Quota(max_live=self.settings.max_live_episodes,
+                     rate_per_s=self.settings.create_rate_per_s, burst=self.settings.create_burst)
+
+    async def toolset(self, apps: Collection[str]) -> ToolSet:
+        """The tools of an episode of ``apps`` (in their order), built and serialised once."""
+        key = tuple(apps)
+        found = self._toolsets.get(key)
+        if found is None:
+            found = self._toolsets[key] = ToolSet.of({app: await self.tools(app) for app in key})
+        return found
+
+    def served(self, apps: list[str]) -> list[str]:
+        """``apps``, each once and each an app this server serves; else 404 naming it."""
+        for i, app in enumerate(apps):
+            if app not in self.placement.apps or app in apps[:i]:
+                raise NotFound(f"no app '{app}' here (once each, of: "
+                               f"{', '.join(sorted(self.placement.apps))})",
+                               code="app_not_found", field="apps", rule="served_app")
+        return apps
+
+    def _reclaim_later(self, episode_id: str, placed: dict[str, str]) -> None:
+        """Reclaim a replaced episode's state in its replicas once the new one is answered
+        (the caller does not wait on it); a failure is logged."""
+        async def reclaim() -> None:
+            try:
+                await self._drop(episode_id, placed)
+            except Exception:
+                log.exception("reclaiming replaced episode %s from its replicas", episode_id)
+
+        task = asyncio.get_running_loop().create_task(reclaim())
+        self._reclaiming.add(task)
+        task.add_done_callback(self._reclaiming.discard)
 
     async def _world(self, task: Task, episode_id: str, seed: int, ttl: int,
                      placed: dict[str, str]) -> dict[str, dict[str, Any]]:
@@ -232,18 +271,18 @@ class EpisodeService:
                                              retry_after_s=2) from error
         raise AssertionError("unreachable")
 
-    async def fork(self, parent: EpisodeRecord) -> EpisodeForked:
+    async def fork(self, parent: EpisodeRecord) -> tuple[EpisodeForked, ToolSet]:
         """A new episode in the parent's state now: its apps' worlds, clocks, actors and
         memory (each on the parent's instance), its steps, trajectory and fault state; with
         tokens of its own, counted against the owner's quotas as a created one."""
         with obs.span(spans.EPISODE_FORK, {spans.EPISODE_ID: parent.id,
                                        spans.TASK: parent.task}) as span:
-            forked = await self._fork(parent)
+            forked, tools = await self._fork(parent)
             span.set_attribute(spans.FORK_ID, forked.id)
         self.metrics.episodes_created.add(1, {"task": forked.task})
-        return forked
+        return forked, tools
 
-    async def _fork(self, parent: EpisodeRecord) -> EpisodeForked:
+    async def _fork(self, parent: EpisodeRecord) -> tuple[EpisodeForked, ToolSet]:
         if parent.status == LOST:
             raise lost_error(parent.lost_reason)
         if parent.status != ACTIVE:
@@ -251,27 +290,25 @@ class EpisodeService:
                            code="episode_finished")
         ttl = self.settings.episode_ttl_s
         identity = self.registry.new_identity(ttl)
-        await self.registry.admit(parent.owner, identity.episode_id, identity.expires_at,
-                                  max_live=self.settings.max_live_episodes,
-                                  rate_per_s=self.settings.create_rate_per_s,
-                                  burst=self.settings.create_burst)
         placed: dict[str, str] = {}
         try:
+            # The quotas are checked as the record is copied (one call): a refused fork's
+            # copies are dropped.
             steps = await self._copy(parent, identity, ttl, placed)
         except BaseException:
             with contextlib.suppress(WorkGymError):  # the first failure is the one to tell
                 await self._drop(identity.episode_id, placed)
-            await self.registry.release(parent.owner, identity.episode_id)
             raise
         task = self.catalogue.get(parent.task)
+        tools = await self.toolset(task.apps)
         return EpisodeForked(
             id=identity.episode_id, token=identity.token, refresh_token=identity.refresh_token,
             task=task.id, seed=parent.seed, brief=task.brief,
             instruction=task.instruction_for(parent.vars),
             apps=self.public_apps(parent.apps), roots=self.public_roots(parent.apps),
-            tools=await self.tool_schemas(task.apps), max_steps=parent.max_steps,
+            tools_url=tools.path, tools_etag=tools.etag, max_steps=parent.max_steps,
             expires_at=_iso(identity.expires_at), forked_from=parent.id, steps=steps,
-        )
+        ), tools
 
     async def _copy(self, parent: EpisodeRecord, identity: Identity, ttl: int,
                     placed: dict[str, str]) -> int:
@@ -294,7 +331,8 @@ class EpisodeService:
                     placed[app] = instance
             except WorkGymError as error:
                 raise await self._lost(parent, error) from error
-            if await self.registry.fork(parent.id, identity, steps=steps):
+            if await self.registry.fork(parent.id, identity, steps=steps, owner=parent.owner,
+                                        quota=self.quota()):
                 return steps
             await self._drop(identity.episode_id, placed)
             placed.clear()

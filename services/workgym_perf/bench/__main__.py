@@ -42,6 +42,7 @@ from .. import figures, previous
 from .boot import bench_boot
 from .finishing import bench_finishing
 from .fork import bench_fork
+from .history import bench_history
 from .memory import bench_live_episodes
 from .proxy import bench_proxy
 from .stall import bench_stall
@@ -216,6 +217,7 @@ def sections(tmp: Path) -> dict[str, Callable[[], None]]:
     return {"in-process": lambda: _in_process(settings),
             "reset": lambda: _resets(settings),
             "fork": lambda: _fork(settings),
+            "history": lambda: bench_history(settings),
             "http": lambda: bench_http_create(tmp),
             "proxy": lambda: bench_proxy(tmp),
             "boot": lambda: bench_boot(tmp),

@@ -148,5 +148,6 @@ def _write_costs(local: LocalServer, tickets: list[int]) -> None:
         writer.delete_all()
     print(line("write, the episode's first (replica app)", first))
     print(line("write, the episode's database open", open_))
-    print(line(f"write, {IN_TURN} episodes in turn", closed,
-               f"= {statistics.median(closed) / statistics.median(open_):.2f}x open"))
+    print(line(f"write, {IN_TURN} episodes in turn", closed))
+    print(f"  {'write in turn / database open (p50)':<44} "
+          f"{statistics.median(closed) / statistics.median(open_):.2f} x")
