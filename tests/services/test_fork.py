@@ -3,8 +3,8 @@ its parent's state, which then goes its own way and is scored on its own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -15,6 +15,15 @@ from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.session import Session
 from workgym_core.registry import Quota, _ep
+
+T = TypeVar("T")
+
+
+def _redis(local: LocalServer, call: Awaitable[T]) -> T:
+    """A Redis call's answer, awaited in the server's loop (redis-py's are Awaitables)."""
+    async def answer() -> T:
+        return await call
+    return local.run(answer())
 
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone, with its customer
 CROSS_TASK = "helpdesk/refund-standard"  # the helpdesk's and the checkout's
@@ -206,10 +215,10 @@ def test_a_fork_waits_for_requests_in_flight(server: Callable[..., LocalServer])
     registry = local.server.registry
     assert registry is not None
     # A request admitted and never recorded (its proxy died): the fork cannot copy it.
-    local.run(registry.redis.hincrby(_ep(obs.episode_id), "inflight", 1))
+    _redis(local, registry.redis.hincrby(_ep(obs.episode_id), "inflight", 1))
     refused = _gym(local, "POST", f"/v1/episodes/{obs.episode_id}/fork")
     assert refused.status_code == 409 and refusal(refused)["code"] == "episode_busy"
-    local.run(registry.redis.hincrby(_ep(obs.episode_id), "inflight", -1))
+    _redis(local, registry.redis.hincrby(_ep(obs.episode_id), "inflight", -1))
     env.fork().close()
     env.close()
 
@@ -227,14 +236,14 @@ def test_the_registry_copies_only_an_episode_that_has_not_moved_on(
     # nothing counted against the owner's quota.
     assert local.run(registry.fork(obs.episode_id, identity, steps=1, owner=owner,
                                    quota=quota)) is False
-    assert local.run(registry.redis.exists(_ep(identity.episode_id))) == 0
+    assert _redis(local, registry.redis.exists(_ep(identity.episode_id))) == 0
     live = f"wg:live:{owner}"
-    assert local.run(registry.redis.zscore(live, identity.episode_id)) is None
+    assert _redis(local, registry.redis.zscore(live, identity.episode_id)) is None
     assert local.run(registry.fork(obs.episode_id, identity, steps=0, owner=owner,
                                    quota=quota)) is True
     record = local.run(registry.get(identity.episode_id))
     assert (record.task, record.seed, record.owner, record.steps) == (TASK, 1, owner, 0)
-    assert local.run(registry.redis.zscore(live, identity.episode_id)) is not None
+    assert _redis(local, registry.redis.zscore(live, identity.episode_id)) is not None
 
 
 def test_a_fork_shares_an_unwritten_world_and_copies_a_written_one(

@@ -132,9 +132,9 @@ def test_the_workers_start_with_the_first_episode_not_its_finish() -> None:
     scorer = Scorer(1, catalogue(), ())
     scorer.warm()  # as the first create does: returns at once, the worker starting
     pool = scorer._pool
-    assert pool is not None and len(pool._processes) == 1  # type: ignore[attr-defined]
+    assert pool is not None and len(pool._processes) == 1
     scorer.warm()  # once
-    assert scorer._pool is pool and len(pool._processes) == 1  # type: ignore[attr-defined]
+    assert scorer._pool is pool and len(pool._processes) == 1
     anyio.run(scorer.aclose)
 
 

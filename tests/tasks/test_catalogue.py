@@ -13,7 +13,8 @@ import yaml
 
 from replicas.runtime.spec import read_allowances
 from workgym.agents.reference import ReferenceFailed, run_script
-from workgym.tasks import Reference, Task, TaskDetail, TaskFileError, load_task
+from workgym.task_files import TaskFileError
+from workgym.tasks import Reference, Task, TaskDetail, load_task
 from workgym_reward.assertions import OnlyChanges
 
 SETUP = [{"bind": "ticket", "factory": "ticket"}]

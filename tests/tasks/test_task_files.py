@@ -89,8 +89,11 @@ def test_prebuild_catalogue_caches_every_task_root(tmp_path: Path,
     _write(tmp_path, "a")
     monkeypatch.setenv("WORKGYM_TASKS", str(tmp_path))
     written: list[Path] = []
-    monkeypatch.setattr(task_files, "write_cache",
-                        lambda root: (written.append(root), (root / "cache", 1))[1])
+    def write_cache(root: Path) -> tuple[Path, int]:
+        written.append(root)
+        return root / "cache", 1
+
+    monkeypatch.setattr(task_files, "write_cache", write_cache)
 
     assert main(["prebuild", "--catalogue"]) == 0
     assert written == list(task_roots()) == [TASKS_DIR, tmp_path.resolve()]
