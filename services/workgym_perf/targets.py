@@ -71,6 +71,7 @@ TARGETS: dict[str, Target] = {
     "proxy overhead (*) over direct p99": at_most(3, "ms"),
     "16 episodes, through the proxy (*): share of direct": at_least(80, "%"),
     "16 episodes, all in one: share of direct": at_least(80, "%"),
+    "16 episodes writing, *: share of direct": at_least(80, "%"),
     "memory per idle live episode": at_most(0.2, "MB"),
     "boot: processes to a first episode per app": below(2, "s"),
     # make load, the whole-episodes profile

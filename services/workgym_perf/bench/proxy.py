@@ -8,8 +8,10 @@ proxy and replica in one process, the proxy calling the replica directly) run as
 processes; the gym API runs alone in this process and creates the split stack's episodes.
 The load generator is a minimal keep-alive HTTP/1.1 client on asyncio streams, so that its
 own cost is small and the same for every target: the same ``GET /api/v2/tickets/{id}`` (faults
-"none") straight to the replica (with the headers the proxy would add) or through a proxy.
-Rounds alternate the targets, so drift on a shared machine hits all of them alike.
+"none") straight to the replica (with the headers the proxy would add) or through a proxy; and
+for writes the same ``POST /api/v2/tickets/{id}/tags`` (setting its tags), straight to the
+replica, through the default proxy and all in one. Rounds alternate the targets, so drift on a
+shared machine hits all of them alike.
 """
 
 from __future__ import annotations
@@ -38,10 +40,12 @@ from .stats import line, pct
 
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 CLIENTS = ("wire", "aiohttp", "httpx")
+PROXY = f"proxy ({CLIENTS[0]})"  # the default client's: the one measured writing too
 ALL_IN_ONE = "all in one"
 EPISODES = 16
 LATENCY_ROUNDS, LATENCY_N = 5, 400  # per target: 2,000 sequential requests
 THROUGHPUT_ROUNDS, THROUGHPUT_N = 3, 150  # per target and round: 16 x 150 requests
+WRITE = b'{"tags":["bench","proxy"]}'  # POST /api/v2/tickets/{id}/tags: the ticket's tags set
 SETUP_TIMEOUT_S = 120.0  # creating the episodes measured
 
 
@@ -65,13 +69,18 @@ def _wait_redis(port: int, timeout_s: float = 10.0) -> None:
 
 
 class Connection:
-    """One keep-alive HTTP/1.1 connection sending one prepared GET, again and again."""
+    """One keep-alive HTTP/1.1 connection sending one prepared request (a GET, or a POST of
+    ``body``), again and again."""
 
-    def __init__(self, port: int, path: str, headers: dict[str, str]) -> None:
+    def __init__(self, port: int, path: str, headers: dict[str, str],
+                 body: bytes | None = None) -> None:
         self.port = port
-        head = f"GET {path} HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n" + "".join(
-            f"{k}: {v}\r\n" for k, v in headers.items())
-        self.request = (head + "\r\n").encode("latin-1")
+        if body is not None:
+            headers = {**headers, "content-type": "application/json",
+                       "content-length": str(len(body))}
+        head = f"{'GET' if body is None else 'POST'} {path} HTTP/1.1\r\n" \
+            f"host: 127.0.0.1:{port}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        self.request = (head + "\r\n").encode("latin-1") + (body or b"")
 
     async def __aenter__(self) -> Connection:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
@@ -104,9 +113,15 @@ class Target:
     paths: list[str]  # one per episode
     headers: list[dict[str, str]]
     pids: dict[str, int]  # the processes that serve it, for their CPU per request
+    body: bytes | None = None  # a POST's, or None: a GET
 
     def connection(self, episode: int) -> Connection:
-        return Connection(self.port, self.paths[episode], self.headers[episode])
+        return Connection(self.port, self.paths[episode], self.headers[episode], self.body)
+
+    def writing(self) -> Target:
+        """The same target, each episode setting its ticket's tags (``WRITE``)."""
+        return Target(f"{self.name}, writing", self.port,
+                      [f"{path}/tags" for path in self.paths], self.headers, self.pids, WRITE)
 
 
 async def _latencies(target: Target, n: int) -> list[float]:
@@ -226,14 +241,16 @@ async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, in
                           [f"/apps/helpdesk/api/v2/tickets/{e['ticket']}" for e in together],
                           [{"authorization": f"Bearer {e['token']}"} for e in together],
                           {"server": pids[ALL_IN_ONE], "redis-server": pids["redis"]}))
+    # Writes: direct, through the default client's proxy, all in one.
+    writes = [t.writing() for t in targets if t.name in ("direct", PROXY, ALL_IN_ONE)]
     latencies: dict[str, list[float]] = {t.name: [] for t in targets}
-    rates: dict[str, list[float]] = {t.name: [] for t in targets}
-    cpu: dict[str, dict[str, list[float]]] = {t.name: {} for t in targets}
+    rates: dict[str, list[float]] = {t.name: [] for t in targets + writes}
+    cpu: dict[str, dict[str, list[float]]] = {t.name: {} for t in targets + writes}
     for _ in range(LATENCY_ROUNDS):
         for target in targets:
             latencies[target.name] += await _latencies(target, LATENCY_N)
     for _ in range(THROUGHPUT_ROUNDS):
-        for target in targets:
+        for target in targets + writes:
             rates[target.name].append(await _throughput(target, THROUGHPUT_N, cpu[target.name]))
 
     direct = latencies["direct"]
@@ -257,7 +274,15 @@ async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, in
     rate = statistics.median(rates[ALL_IN_ONE])
     print(f"  {f'{EPISODES} episodes, all in one':<44} {rate:8,.0f} req/s "
           f"= {rate / base:5.1%} of direct")
-    for target in targets:
+    base = statistics.median(rates["direct, writing"])
+    print(f"  {f'{EPISODES} episodes writing, direct to the replica':<44} {base:8,.0f} req/s "
+          f"(POST, median of {THROUGHPUT_ROUNDS} rounds of {EPISODES}x{THROUGHPUT_N})")
+    for name, label in ((f"{PROXY}, writing", f"through the {PROXY}"),
+                        (f"{ALL_IN_ONE}, writing", ALL_IN_ONE)):
+        rate = statistics.median(rates[name])
+        print(f"  {f'{EPISODES} episodes writing, {label}':<44} {rate:8,.0f} req/s "
+              f"= {rate / base:5.1%} of direct")
+    for target in targets + writes:
         shares = ", ".join(f"{name} {statistics.median(values) * 1e6:.0f}"
                            for name, values in cpu[target.name].items())
         print(f"  {f'CPU per request at {EPISODES}, {target.name}':<44} {shares} us")
