@@ -46,6 +46,8 @@ EPISODES = 16
 LATENCY_ROUNDS, LATENCY_N = 5, 400  # per target: 2,000 sequential requests
 THROUGHPUT_ROUNDS, THROUGHPUT_N = 3, 150  # per target and round: 16 x 150 requests
 WRITE = b'{"tags":["bench","proxy"]}'  # POST /api/v2/tickets/{id}/tags: the ticket's tags set
+# The tickets each episode reads (the first listed) and writes (the first open one).
+READ, OPEN = {"per_page": 1}, {"query": "type:ticket status:open", "per_page": 1}
 SETUP_TIMEOUT_S = 120.0  # creating the episodes measured
 
 
@@ -118,10 +120,12 @@ class Target:
     def connection(self, episode: int) -> Connection:
         return Connection(self.port, self.paths[episode], self.headers[episode], self.body)
 
-    def writing(self) -> Target:
-        """The same target, each episode setting its ticket's tags (``WRITE``)."""
-        return Target(f"{self.name}, writing", self.port,
-                      [f"{path}/tags" for path in self.paths], self.headers, self.pids, WRITE)
+    def writing(self, tickets: list[str]) -> Target:
+        """The same target, each episode setting the tags (``WRITE``) of its ticket in
+        ``tickets`` (an open one: a closed ticket is not updated)."""
+        paths = [path.rpartition("/")[0] + f"/{ticket}/tags"
+                 for path, ticket in zip(self.paths, tickets, strict=True)]
+        return Target(f"{self.name}, writing", self.port, paths, self.headers, self.pids, WRITE)
 
 
 async def _latencies(target: Target, n: int) -> list[float]:
@@ -166,7 +170,8 @@ async def _throughput(target: Target, n: int, cpu: dict[str, list[float]]) -> fl
 async def _episodes(settings: Settings, replica_port: int,
                     redis_port: int) -> list[dict[str, str]]:
     """``EPISODES`` episodes via the gym API (served alone, in this process), each with a
-    ticket id and an unlimited step budget (the benchmark outlasts any task's)."""
+    ticket id, an open ticket's id and an unlimited step budget (the benchmark outlasts any
+    task's)."""
     server = create_app(settings)
     gym = httpx.AsyncClient(transport=httpx.ASGITransport(app=server), base_url="http://gym",
                             headers={"authorization": f"Bearer {settings.api_key}"})
@@ -181,11 +186,14 @@ async def _episodes(settings: Settings, replica_port: int,
             response.raise_for_status()
             episode = response.json()
             await store.hset(f"wg:ep:{episode['id']}", "max_steps", 10**9)
-            listed = await replica.get("/api/v2/tickets", params={"per_page": 1}, headers={
-                INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: episode["id"]})
-            listed.raise_for_status()
+            internal = {INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: episode["id"]}
+            listed = await replica.get("/api/v2/tickets", params=READ, headers=internal)
+            found = await replica.get("/api/v2/search", params=OPEN, headers=internal)
+            for answer in (listed, found):
+                answer.raise_for_status()
             out.append({"id": episode["id"], "token": episode["token"],
-                        "ticket": str(orjson.loads(listed.content)["tickets"][0]["id"])})
+                        "ticket": str(orjson.loads(listed.content)["tickets"][0]["id"]),
+                        "open": str(orjson.loads(found.content)["results"][0]["id"])})
         return out
     finally:
         await store.aclose()
@@ -197,7 +205,8 @@ async def _episodes(settings: Settings, replica_port: int,
 async def _all_in_one_episodes(settings: Settings, port: int,
                                redis_port: int) -> list[dict[str, str]]:
     """``EPISODES`` episodes of the all-in-one server, created through its own gym API, each
-    with a ticket id (read through its proxy: one step) and an unlimited step budget."""
+    with the ids of a ticket and of an open one (read through its proxy: two steps) and an
+    unlimited step budget."""
     store = redis.asyncio.Redis(port=redis_port)
     # A first create builds the world (seconds on a loaded machine): no 5 s default timeout.
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False,
@@ -211,11 +220,16 @@ async def _all_in_one_episodes(settings: Settings, port: int,
                 response.raise_for_status()
                 episode = response.json()
                 await store.hset(f"wg:ep:{episode['id']}", "max_steps", 10**9)
-                listed = await gym.get("/apps/helpdesk/api/v2/tickets", params={"per_page": 1},
-                                       headers={"authorization": f"Bearer {episode['token']}"})
-                listed.raise_for_status()
+                bearer = {"authorization": f"Bearer {episode['token']}"}
+                listed = await gym.get("/apps/helpdesk/api/v2/tickets", params=READ,
+                                       headers=bearer)
+                found = await gym.get("/apps/helpdesk/api/v2/search", params=OPEN,
+                                      headers=bearer)
+                for answer in (listed, found):
+                    answer.raise_for_status()
                 out.append({"id": episode["id"], "token": episode["token"],
-                            "ticket": str(listed.json()["tickets"][0]["id"])})
+                            "ticket": str(listed.json()["tickets"][0]["id"]),
+                            "open": str(found.json()["results"][0]["id"])})
             return out
         finally:
             await store.aclose()
@@ -242,7 +256,9 @@ async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, in
                           [{"authorization": f"Bearer {e['token']}"} for e in together],
                           {"server": pids[ALL_IN_ONE], "redis-server": pids["redis"]}))
     # Writes: direct, through the default client's proxy, all in one.
-    writes = [t.writing() for t in targets if t.name in ("direct", PROXY, ALL_IN_ONE)]
+    opened = [e["open"] for e in episodes]
+    writes = [targets[0].writing(opened), targets[1].writing(opened),
+              targets[-1].writing([e["open"] for e in together])]
     latencies: dict[str, list[float]] = {t.name: [] for t in targets}
     rates: dict[str, list[float]] = {t.name: [] for t in targets + writes}
     cpu: dict[str, dict[str, list[float]]] = {t.name: {} for t in targets + writes}
