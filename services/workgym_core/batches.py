@@ -20,15 +20,18 @@ class Batches(Generic[Item, Result]):
         """``send``: one round trip for a batch of items; their results, in their order."""
         self._send = send
         self._queue: list[tuple[Item, asyncio.Future[Result]]] = []
-        self._busy = False  # a batch is in flight
+        # The loop a batch is in flight on (None: none is). Another loop's was left behind
+        # when its loop stopped (in-process servers run one per call): never waited for.
+        self._busy: asyncio.AbstractEventLoop | None = None
         self._sender: asyncio.Task[None] | None = None
 
     async def __call__(self, item: Item) -> Result:
-        if self._busy:
-            future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        if self._busy is loop:
+            future: asyncio.Future[Result] = loop.create_future()
             self._queue.append((item, future))
             return await future
-        self._busy = True
+        self._busy, self._queue = loop, []
         try:
             return (await self._send([item]))[0]
         finally:
@@ -39,7 +42,7 @@ class Batches(Generic[Item, Result]):
         if self._queue:
             self._sender = asyncio.get_running_loop().create_task(self._drain())
         else:
-            self._busy = False
+            self._busy = None
 
     async def _drain(self) -> None:
         batch: list[tuple[Item, asyncio.Future[Result]]] = []
@@ -61,7 +64,7 @@ class Batches(Generic[Item, Result]):
                     if not future.done():
                         future.set_result(result)
         finally:
-            self._busy = False
+            self._busy = None
             for _, future in batch + self._queue:  # unanswered only if this task was cancelled
                 if not future.done():
                     future.cancel()

@@ -72,3 +72,19 @@ def test_a_caller_that_left_before_its_batch_went_is_never_sent() -> None:
         assert trips.sent == [[0], [2]]
 
     asyncio.run(run())
+
+
+def test_a_batch_left_in_flight_by_a_stopped_loop_holds_up_no_other_loop() -> None:
+    trips = Trips()
+    batches: Batches[int, int] = Batches(trips)
+    stopped = asyncio.new_event_loop()
+    left = stopped.create_task(batches(1))
+    stopped.run_until_complete(asyncio.sleep(0))  # in flight, never answered: its loop stops
+    stopped.close()
+
+    async def run() -> int:
+        trips.go = asyncio.Event()  # the stopped loop's call is never answered
+        trips.go.set()
+        return await batches(2)
+
+    assert asyncio.run(run()) == 4 and not left.done()
