@@ -7,8 +7,9 @@ route that wrote through one would fail loudly instead of changing every episode
 A copy given back is kept for the next read of its snapshot, however many are being given
 back: a snapshot keeps as many as it ever had in use at once, so the reads of a steady load
 never deserialize one (a copy costs a deserialize, the schema's parse and its statements'
-preparation). Reads arriving in bursts rebuilt them: with a few kept per snapshot, each burst
-past that many made its copies again (through the proxy, ~30% of a replica's CPU per read).
+preparation). Reads arriving in bursts rebuilt them: with four kept per snapshot, each burst
+past that many made its copies again (a quarter of the replica's CPU per read through the
+proxy at 16 episodes: ``python -m workgym_perf.bench proxy``).
 What bounds the memory is the count of idle copies over all snapshots: past it, the least
 recently used snapshot's are dropped first.
 """
