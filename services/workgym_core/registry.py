@@ -34,6 +34,7 @@ import orjson
 import redis.asyncio as aioredis
 
 from . import credentials
+from .batches import Batches
 from .errors import (
     Conflict,
     EpisodeLost,
@@ -49,33 +50,42 @@ ACTIVE, FINISHING, FINISHED = "active", "finishing", "finished"
 LOST = "lost"  # the replica instance holding the episode died: nothing to step or score
 DELETED = "deleted"  # dropped by its operator; the record stays (a tombstone) until expiry
 
-# Atomically: check the token, refuse finished episodes and spent budgets, count the step
-# and hold it in flight until it is recorded; spend one refusal of an active rate limit.
-_BEGIN_STEP = """
-local v = redis.call('HMGET', KEYS[1], 'token_sha', 'status', 'max_steps', 'steps',
-                     'apps', 'expires_at', 'seed', 'faults', 'limited', 'expired_sha', 'task',
-                     'lost_reason')
-if not v[1] then return {'missing'} end
-local expired = v[10] and v[10] == ARGV[1]
-if v[1] ~= ARGV[1] and not expired then return {'bad_token'} end
-if v[2] ~= 'active' then return {v[2], v[12] or ''} end
-if tonumber(ARGV[2]) >= tonumber(v[6]) then return {'timed_out'} end
-if tonumber(v[4]) >= tonumber(v[3]) then return {'budget'} end
-local step = redis.call('HINCRBY', KEYS[1], 'steps', 1)
-redis.call('HINCRBY', KEYS[1], 'inflight', 1)
-local limited = '0'
-if v[9] then
-  local left, wait = string.match(v[9], '^(%d+):(%d+)$')
-  if left and tonumber(left) > 0 then
-    limited = wait
-    if tonumber(left) > 1 then
-      redis.call('HSET', KEYS[1], 'limited', (tonumber(left) - 1) .. ':' .. wait)
-    else
-      redis.call('HDEL', KEYS[1], 'limited')
+# Atomically, for each request of a batch (KEYS: its episode's record; ARGV: its token's SHA and
+# the time, two per request), in their order: check the token, refuse finished episodes and
+# spent budgets, count the step and hold it in flight until it is recorded; spend one refusal
+# of an active rate limit. One answer per request.
+_BEGIN_STEPS = """
+local function begin(key, sha, now)
+  local v = redis.call('HMGET', key, 'token_sha', 'status', 'max_steps', 'steps',
+                       'apps', 'expires_at', 'seed', 'faults', 'limited', 'expired_sha', 'task',
+                       'lost_reason')
+  if not v[1] then return {'missing'} end
+  local expired = v[10] and v[10] == sha
+  if v[1] ~= sha and not expired then return {'bad_token'} end
+  if v[2] ~= 'active' then return {v[2], v[12] or ''} end
+  if tonumber(now) >= tonumber(v[6]) then return {'timed_out'} end
+  if tonumber(v[4]) >= tonumber(v[3]) then return {'budget'} end
+  local step = redis.call('HINCRBY', key, 'steps', 1)
+  redis.call('HINCRBY', key, 'inflight', 1)
+  local limited = '0'
+  if v[9] then
+    local left, wait = string.match(v[9], '^(%d+):(%d+)$')
+    if left and tonumber(left) > 0 then
+      limited = wait
+      if tonumber(left) > 1 then
+        redis.call('HSET', key, 'limited', (tonumber(left) - 1) .. ':' .. wait)
+      else
+        redis.call('HDEL', key, 'limited')
+      end
     end
   end
+  return {expired and 'expired' or 'ok', tostring(step), v[5], v[6], v[7], v[8], limited, v[11]}
 end
-return {expired and 'expired' or 'ok', tostring(step), v[5], v[6], v[7], v[8], limited, v[11]}
+local answers = {}
+for i, key in ipairs(KEYS) do
+  answers[i] = begin(key, ARGV[2 * i - 1], ARGV[2 * i])
+end
+return answers
 """
 
 # Record steps, each of one episode (KEYS: its record, its trajectory; ARGV: index, step
@@ -412,7 +422,9 @@ class Registry:
     def __init__(self, redis: aioredis.Redis, secret: str) -> None:
         self.redis = redis
         self.tokens = Tokens(secret)
-        self._begin_step = redis.register_script(_BEGIN_STEP)
+        self._begin_steps = redis.register_script(_BEGIN_STEPS)
+        # The proxy's requests, counted together while one Redis call is in flight.
+        self._steps: Batches[tuple[str, str, float], list[Any]] = Batches(self._send_steps)
         self._record = redis.register_script(_RECORD)
         self._claim_finish = redis.register_script(_CLAIM_FINISH)
         self._refresh = redis.register_script(_REFRESH)
@@ -521,8 +533,7 @@ class Registry:
     async def begin_step(self, token: str) -> StepGrant:
         """Count one agent request of the token's episode, or refuse it."""
         found = self.tokens.genuine(token)
-        result = await self._begin_step(keys=[_ep(found.episode_id)],
-                                        args=[_sha(token), time.time()])
+        result = await self._steps((_ep(found.episode_id), _sha(token), time.time()))
         if result[0] in ("missing", "timed_out"):
             raise gone(found)
         if result[0] == "bad_token":
@@ -534,6 +545,13 @@ class Registry:
             expires_at=float(result[3]), seed=int(result[4]), faults=result[5],
             limited_s=int(result[6]), task=result[7], token_expired=result[0] == "expired",
         )
+
+    async def _send_steps(self, requests: list[tuple[str, str, float]]) -> list[list[Any]]:
+        """Count a batch of requests (record key, token SHA, time) in one call."""
+        answers: list[list[Any]] = await self._begin_steps(
+            keys=[key for key, _, _ in requests],
+            args=[arg for _, sha, now in requests for arg in (sha, now)])
+        return answers
 
     async def refresh(self, episode_id: str, refresh_token: str) -> str:
         """A new access token, if ``refresh_token`` is this episode's."""

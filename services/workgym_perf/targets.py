@@ -71,6 +71,7 @@ TARGETS: dict[str, Target] = {
     "proxy overhead (*) over direct p99": at_most(3, "ms"),
     "16 episodes, through the proxy (*): share of direct": at_least(80, "%"),
     "16 episodes, all in one: share of direct": at_least(80, "%"),
+    "16 episodes writing, *: share of direct": at_least(80, "%"),
     "memory per idle live episode": at_most(0.2, "MB"),
     "MB per written episode (5 writes)": at_most(0.3, "MB"),
     "step while episodes finish": at_most(2, "x"),

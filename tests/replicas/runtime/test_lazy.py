@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from replicas.runtime.reads import KEEP_PER_SNAPSHOT
 from workgym.local import LocalServer
 from workgym.sdk import Env
 
@@ -32,7 +31,7 @@ def test_an_episode_gets_its_own_database_on_its_first_write(
     assert store.get(ids[0]).state() != store.get(ids[0]).initial
 
 
-def test_idle_episodes_share_a_few_read_copies(
+def test_idle_episodes_reading_in_turn_share_one_read_copy(
         local: LocalServer, make_env: Callable[..., Env]) -> None:
     store = local.server.replicas["helpdesk"].state.store
     envs = [make_env(TASK, 4, "none") for _ in range(12)]
@@ -42,4 +41,4 @@ def test_idle_episodes_share_a_few_read_copies(
         assert env.call("GET", "/api/v2/groups").status_code == 200
     key = store.get(episodes[0]).snapshot_key
     assert all(store.get(episode).own is None for episode in episodes)
-    assert 1 <= len(store._reads._idle[key]) <= KEEP_PER_SNAPSHOT
+    assert len(store._reads._idle[key]) == 1
