@@ -10,7 +10,7 @@ from typing import Any
 
 from workgym_core import redis_store
 from workgym_core.errors import Conflict, Unauthorized
-from workgym_core.registry import Identity, Registry
+from workgym_core.registry import Identity, Quota, Registry
 from workgym_core.settings import Settings
 
 
@@ -22,7 +22,7 @@ def _run(tmp_path: Path, body: Callable[[Registry, list[Identity]], Awaitable[No
         for n, identity in enumerate(identities):
             await registry.create(identity, owner="o", task="t", seed=n, max_steps=4,
                                   apps={"helpdesk": "http://h"}, vars={}, faults=[],
-                                  ttl_s=600)
+                                  quota=Quota(max_live=100, rate_per_s=100.0, burst=100))
         try:
             await body(registry, identities)
         finally:
