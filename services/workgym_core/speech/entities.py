@@ -12,11 +12,13 @@ Overlaps are settled by that order, then by length.
 from __future__ import annotations
 
 import re
+import _sre
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
-from functools import cache
+from functools import cache, lru_cache
+from re import _casefix  # type: ignore[attr-defined]  # the IGNORECASE equivalences re uses
 
 from babel import Locale
 
@@ -201,6 +203,38 @@ _JOINERS = "but|not|and|or|nor|than|aber|und|oder|nicht|mais|et|ou|pas|pero|y|o|
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uff00-\uffef"
 _NAME_LEFT = rf"(?<![\w-](?<![{_CJK}]))"
 _NAME_RIGHT = rf"(?!(?![{_CJK}])[\w-])"
+
+
+@lru_cache(maxsize=8192)
+def _name_pattern(surface: str) -> re.Pattern[str]:
+    """A world's name as a word of its own (in Latin script), in any case: compiled once (the
+    worlds have thousands, past what ``re`` keeps compiled)."""
+    left = _NAME_LEFT if surface[0].isascii() and surface[0].isalnum() else ""
+    right = _NAME_RIGHT if surface[-1].isascii() and surface[-1].isalnum() else ""
+    return re.compile(f"{left}{re.escape(surface)}{right}", re.IGNORECASE)
+
+
+class _Folding(dict[int, int]):
+    """Each character as ``re.IGNORECASE`` compares it: the least of the characters it
+    matches (its lower case, and the few ``re`` adds: "ı" is "i", "ſ" is "s"), found when
+    first met."""
+
+    def __missing__(self, char: int) -> int:
+        lower = _sre.unicode_tolower(char)
+        self[char] = found = min((lower, *_casefix._EXTRA_CASES.get(lower, ())))
+        return found
+
+
+_FOLDING = _Folding()
+
+
+def _fold(text: str) -> str:
+    """``text`` with each character as ``re.IGNORECASE`` compares it (one for one): a match
+    of a name in any case is a substring of the folded text, so a name whose folding is not
+    in it has no match."""
+    return text.lower() if text.isascii() else text.translate(_FOLDING)
+
+
 # "the other payment", "l'autre paiement": the other one of those the message names.
 _DEFINITE = re.compile(r"(?:(?<![\w'])(?:the|that|this|die|der|das|den|dem|des|diese[nmrs]?|le|la|"
                        r"les|ce|cet|cette|el|los|las|del|al|este|esta|ese|esa)\s+|(?<!\w)l')$",
@@ -291,14 +325,12 @@ class Finder:
         # as written ("High" an issue's priority, "high" a ticket's urgency). A name is a
         # word of its own in Latin script, not in Japanese ("Dana Kimに", "Billingチーム").
         named = []
+        folded = _fold(text)
         for order, (kind, surfaces) in enumerate((names or {}).items()):
             for surface in surfaces:
-                if len(surface) < 2:
-                    continue
-                left = _NAME_LEFT if surface[0].isascii() and surface[0].isalnum() else ""
-                right = _NAME_RIGHT if surface[-1].isascii() and surface[-1].isalnum() else ""
-                for match in re.finditer(f"{left}{re.escape(surface)}{right}", text,
-                                         re.IGNORECASE):
+                if len(surface) < 2 or _fold(surface) not in folded:
+                    continue  # no match without its letters, whatever their case
+                for match in _name_pattern(surface).finditer(text):
                     named.append((-len(surface), match.group() != surface, order,
                                   match.start(), kind, surfaces[surface], match.end()))
         for _, _, _, start, kind, value, end in sorted(named):
