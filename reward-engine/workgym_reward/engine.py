@@ -21,8 +21,8 @@ from .diff import States, diff_states
 from .errors import ConfigError
 from .hashing import hash_after
 from .recovery import judge
-from .reused_rows import unchanged_tables
 from .report import AssertionResult, FaultMet, Report
+from .reused_rows import unchanged_tables
 from .signals import Outcome, Weights, episode_reward, measure
 from .truth import Case, Row
 

@@ -11,8 +11,8 @@ Overlaps are settled by that order, then by length.
 
 from __future__ import annotations
 
+import _sre  # type: ignore[import-not-found]  # the lower case re compares by
 import re
-import _sre
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -220,8 +220,9 @@ class _Folding(dict[int, int]):
     first met."""
 
     def __missing__(self, char: int) -> int:
-        lower = _sre.unicode_tolower(char)
-        self[char] = found = min((lower, *_casefix._EXTRA_CASES.get(lower, ())))
+        lower = int(_sre.unicode_tolower(char))
+        extra: tuple[int, ...] = _casefix._EXTRA_CASES.get(lower, ())
+        self[char] = found = min((lower, *extra))
         return found
 
 
@@ -263,6 +264,20 @@ def _duration_patterns(lang: Language) -> list[tuple[re.Pattern[str], int, str]]
                         rf"(?P<b>(?:{business})\s)?(?P<unit>{unit_pattern.pattern})",
                         re.IGNORECASE), days, unit)
             for unit_pattern, days, unit in sorted(lang.units, key=lambda u: -len(u[0].pattern))]
+    return found
+
+
+_UNITS: dict[str, re.Pattern[str]] = {}
+
+
+def _any_unit(lang: Language) -> re.Pattern[str]:
+    """Any unit of the language, as the duration patterns read it: a text without one has no
+    duration (compiled once)."""
+    found = _UNITS.get(lang.code)
+    if found is None:
+        found = _UNITS[lang.code] = re.compile(
+            "|".join(f"(?:{unit.pattern})" for unit, _, _ in lang.units) or r"(?!x)x",
+            re.IGNORECASE)
     return found
 
 
@@ -406,6 +421,8 @@ class Finder:
     @staticmethod
     def _durations(text: str, lang: Language, add: Callable[[str, object, int, int], None]
                    ) -> None:
+        if not _any_unit(lang).search(text):
+            return
         for rx, days, unit in _duration_patterns(lang):
             for match in rx.finditer(text):
                 lo = lang.number(match.group("lo"))
