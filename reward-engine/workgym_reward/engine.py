@@ -22,6 +22,7 @@ from .errors import ConfigError
 from .hashing import hash_after
 from .recovery import judge
 from .report import AssertionResult, FaultMet, Report
+from .reused_rows import unchanged_tables
 from .signals import Outcome, Weights, episode_reward, measure
 from .truth import Case, Row
 
@@ -85,13 +86,15 @@ def score(
         opened_states = {app: stack.enter_context(
                              States.open(initial, final, (keys or {}).get(app)))
                          for app, (initial, final) in states.items()}
-        found = Case(lexicon.for_apps(states), opened_states, vars, today, case or {}) \
+        diffs = {app: diff_states(opened) for app, opened in opened_states.items()}
+        found = Case(lexicon.for_apps(states), opened_states, vars, today, case or {},
+                     unchanged={app: unchanged_tables(opened, diffs[app])
+                                for app, opened in opened_states.items()}) \
             if lexicon else None
         for app, opened in opened_states.items():
-            diff = diff_states(opened)
-            world[app] = Context(states=opened, diff=diff, trajectory=trajectory,
+            world[app] = Context(states=opened, diff=diffs[app], trajectory=trajectory,
                                  answer=answer, app=app, world=world, case=found)
-            hashes[app] = hash_after(opened, diff)
+            hashes[app] = hash_after(opened, diffs[app])
         results = [(assertion, *_evaluate(assertion, world[app]))
                    for app, assertion in assertions]
     final_state_hash = combined_hash(hashes)

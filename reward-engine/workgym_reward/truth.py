@@ -45,6 +45,7 @@ from workgym_core.speech.cues import languages
 from workgym_core.speech.entities import key
 from workgym_core.speech.lexicon import Write
 
+from . import reused_rows
 from .diff import States
 
 Row = dict[str, Any]
@@ -95,6 +96,8 @@ class Case:
     vars: Mapping[str, Vars]
     today: date | None = None
     given: Mapping[str, Sequence[Row]] = field(default_factory=dict)
+    # app -> its tables the episode left as they were (reused_rows.unchanged_tables).
+    unchanged: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # The keys each fact row names, by the row's identity (rows live as long as the case).
     _keys_of: dict[int, frozenset[str]] = field(default_factory=dict, repr=False)
     # Facts and their index, of the case's people (False) or of everyone (True: ``wide``).
@@ -238,7 +241,9 @@ class Case:
     def names(self) -> dict[str, dict[str, str]]:
         """kind -> {phrase: name}: the world's names (teams, people, versions ...)."""
         return self.lexicon.world_names(lambda app, sql: [
-            row[0] for row in self.states[app].conn.execute(sql)] if app in self.states else [])
+            next(iter(row.values())) for row in reused_rows.rows(
+                self.states[app], self.unchanged.get(app, frozenset()), sql, {})
+        ] if app in self.states else [])
 
     def others_wrote(self, sentence: str) -> bool:
         """Whether someone other than the agent wrote ``sentence`` on a record of the case
@@ -286,7 +291,11 @@ class Case:
             sql = (f"SELECT * FROM ({sql}) WHERE customer IS NULL OR customer IN "
                    "(SELECT value FROM json_each(:wg_people))")
             values["wg_people"] = json.dumps(of)
-        cursor = self.states[app].conn.execute(prefix + sql, values)
+        states = self.states[app]
+        if params is None:  # a query of the world, not of one record: reused across episodes
+            return reused_rows.rows(states, self.unchanged.get(app, frozenset()),
+                                    prefix + sql, values)
+        cursor = states.conn.execute(prefix + sql, values)
         columns = [c[0] for c in cursor.description]
         return [dict(zip(columns, values, strict=True)) for values in cursor]
 

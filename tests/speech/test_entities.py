@@ -128,3 +128,13 @@ def test_no_duration_inside_other_words_or_numbers(text: str) -> None:
 ])
 def test_dates(text: str, iso: str) -> None:
     assert found(text, "date") == [iso]
+
+
+@pytest.mark.parametrize("text", ["Assigned to İvan today.", "Assigned to IVAN today.",
+                                  "Assigned to ıvan today."])
+def test_names_in_any_case_re_matches(text: str) -> None:
+    """A world's name is found in every case ``re.IGNORECASE`` matches it in (the dotted and
+    dotless i included), though names whose letters a text lacks are never searched for."""
+    people = {"person": {"Ivan": "Ivan", "Noor": "Noor"}}
+    assert [(e.kind, e.value) for e in lexicon().finder.find(text, people)
+            if e.kind == "person"] == [("person", "Ivan")]

@@ -11,12 +11,14 @@ Overlaps are settled by that order, then by length.
 
 from __future__ import annotations
 
+import _sre  # type: ignore[import-not-found]  # the lower case re compares by
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
-from functools import cache
+from functools import cache, lru_cache
+from re import _casefix  # type: ignore[attr-defined]  # the IGNORECASE equivalences re uses
 
 from babel import Locale
 
@@ -201,6 +203,39 @@ _JOINERS = "but|not|and|or|nor|than|aber|und|oder|nicht|mais|et|ou|pas|pero|y|o|
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uff00-\uffef"
 _NAME_LEFT = rf"(?<![\w-](?<![{_CJK}]))"
 _NAME_RIGHT = rf"(?!(?![{_CJK}])[\w-])"
+
+
+@lru_cache(maxsize=8192)
+def _name_pattern(surface: str) -> re.Pattern[str]:
+    """A world's name as a word of its own (in Latin script), in any case: compiled once (the
+    worlds have thousands, past what ``re`` keeps compiled)."""
+    left = _NAME_LEFT if surface[0].isascii() and surface[0].isalnum() else ""
+    right = _NAME_RIGHT if surface[-1].isascii() and surface[-1].isalnum() else ""
+    return re.compile(f"{left}{re.escape(surface)}{right}", re.IGNORECASE)
+
+
+class _Folding(dict[int, int]):
+    """Each character as ``re.IGNORECASE`` compares it: the least of the characters it
+    matches (its lower case, and the few ``re`` adds: "ı" is "i", "ſ" is "s"), found when
+    first met."""
+
+    def __missing__(self, char: int) -> int:
+        lower = int(_sre.unicode_tolower(char))
+        extra: tuple[int, ...] = _casefix._EXTRA_CASES.get(lower, ())
+        self[char] = found = min((lower, *extra))
+        return found
+
+
+_FOLDING = _Folding()
+
+
+def _fold(text: str) -> str:
+    """``text`` with each character as ``re.IGNORECASE`` compares it (one for one): a match
+    of a name in any case is a substring of the folded text, so a name whose folding is not
+    in it has no match."""
+    return text.lower() if text.isascii() else text.translate(_FOLDING)
+
+
 # "the other payment", "l'autre paiement": the other one of those the message names.
 _DEFINITE = re.compile(r"(?:(?<![\w'])(?:the|that|this|die|der|das|den|dem|des|diese[nmrs]?|le|la|"
                        r"les|ce|cet|cette|el|los|las|del|al|este|esta|ese|esa)\s+|(?<!\w)l')$",
@@ -229,6 +264,20 @@ def _duration_patterns(lang: Language) -> list[tuple[re.Pattern[str], int, str]]
                         rf"(?P<b>(?:{business})\s)?(?P<unit>{unit_pattern.pattern})",
                         re.IGNORECASE), days, unit)
             for unit_pattern, days, unit in sorted(lang.units, key=lambda u: -len(u[0].pattern))]
+    return found
+
+
+_UNITS: dict[str, re.Pattern[str]] = {}
+
+
+def _any_unit(lang: Language) -> re.Pattern[str]:
+    """Any unit of the language, as the duration patterns read it: a text without one has no
+    duration (compiled once)."""
+    found = _UNITS.get(lang.code)
+    if found is None:
+        found = _UNITS[lang.code] = re.compile(
+            "|".join(f"(?:{unit.pattern})" for unit, _, _ in lang.units) or r"(?!x)x",
+            re.IGNORECASE)
     return found
 
 
@@ -291,14 +340,12 @@ class Finder:
         # as written ("High" an issue's priority, "high" a ticket's urgency). A name is a
         # word of its own in Latin script, not in Japanese ("Dana Kimに", "Billingチーム").
         named = []
+        folded = _fold(text)
         for order, (kind, surfaces) in enumerate((names or {}).items()):
             for surface in surfaces:
-                if len(surface) < 2:
-                    continue
-                left = _NAME_LEFT if surface[0].isascii() and surface[0].isalnum() else ""
-                right = _NAME_RIGHT if surface[-1].isascii() and surface[-1].isalnum() else ""
-                for match in re.finditer(f"{left}{re.escape(surface)}{right}", text,
-                                         re.IGNORECASE):
+                if len(surface) < 2 or _fold(surface) not in folded:
+                    continue  # no match without its letters, whatever their case
+                for match in _name_pattern(surface).finditer(text):
                     named.append((-len(surface), match.group() != surface, order,
                                   match.start(), kind, surfaces[surface], match.end()))
         for _, _, _, start, kind, value, end in sorted(named):
@@ -374,6 +421,8 @@ class Finder:
     @staticmethod
     def _durations(text: str, lang: Language, add: Callable[[str, object, int, int], None]
                    ) -> None:
+        if not _any_unit(lang).search(text):
+            return
         for rx, days, unit in _duration_patterns(lang):
             for match in rx.finditer(text):
                 lo = lang.number(match.group("lo"))
