@@ -62,7 +62,10 @@ def export(sha: str | None = None, *, repo: Path = ROOT, cache: Path | None = No
 
 
 def environment(root: Path, env: dict[str, str] | None = None) -> dict[str, str]:
-    """``env`` (default this process's) with the checkout at ``root`` first on PYTHONPATH."""
+    """``env`` (default this process's) with the checkout at ``root`` first on the path."""
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = os.pathsep.join(str((root / s).resolve()) for s in SOURCES)
+    # `python -m` would put the working directory (this checkout, as often as not) before
+    # PYTHONPATH, and its `replicas` would be imported in place of the release's.
+    env["PYTHONSAFEPATH"] = "1"
     return env
