@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,16 @@ def test_prebuild_names_the_apps_when_one_is_unknown(tmp_path: Path) -> None:
     run = _workgym("prebuild", "nope", "--seeds", "0", data_dir=tmp_path)
     assert run.returncode == 2
     assert "no replica app 'nope'" in run.stderr and "helpdesk" in run.stderr
+
+
+def test_the_cli_parses_a_serve_command_without_reading_the_catalogue_or_fault_presets() -> None:
+    code = ("import sys; from workgym.cli import parser; "
+            "parser().parse_args(['serve', '--role', 'proxy']); "
+            "print(sorted(m for m in sys.modules if m.startswith(('workgym_proxy', 'replicas', "
+            "'workgym.presets', 'pydantic', 'yaml'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out == "[]\n"
 
 
 def test_seeds_are_ranges_and_lists() -> None:
