@@ -103,6 +103,15 @@ def test_the_cli_parses_a_serve_command_without_reading_the_catalogue_or_fault_p
     assert out == "[]\n"
 
 
+def test_the_telemetry_server_loads_no_redis_or_http_client() -> None:
+    code = ("import sys; import workgym.cli, workgym.http_server, workgym_telemetry.app; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'redis', 'httpx', "
+            "'requests'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out == "[]\n"
+
+
 def test_seeds_are_ranges_and_lists() -> None:
     assert seed_list("0-3") == [0, 1, 2, 3]
     assert seed_list("0,3,7-9") == [0, 3, 7, 8, 9]
