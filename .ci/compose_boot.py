@@ -7,8 +7,10 @@ volumes included, and must neither take a running stack's data nor time another 
 Prints the wall time from ``docker compose up -d`` until a first episode of every app the
 stack serves (its replica services, as ``docker compose config`` resolves them) is created and
 a request to each through the proxy is answered, and per container the CPU seconds it spent
-until its healthcheck first passed (the Docker engine's cumulative cgroup CPU usage), then
-the image sizes. Stdlib only; talks to the engine on /var/run/docker.sock.
+until its healthcheck first passed and until those first episodes were answered (the Docker
+engine's cumulative cgroup CPU usage: what a replica does for its first episode, its OpenAPI
+document, comes after it is healthy), then the image sizes. Stdlib only; talks to the
+engine on /var/run/docker.sock.
 """
 
 from __future__ import annotations
@@ -185,6 +187,8 @@ def main() -> int:
     try:
         ready = first_episodes(apps, started + 120, api_key())
         wall = ready - started
+        at_ready = {c["Names"][0].lstrip("/"): cpu_seconds(str(c["Id"]))
+                    for c in containers(project)}
         if up.wait(timeout=120) != 0:
             raise SystemExit("compose-boot: docker compose up failed")
         deadline = time.perf_counter() + 60
@@ -196,9 +200,10 @@ def main() -> int:
         compose("down", "-v", "--remove-orphans")
     print(f"compose-boot: `up -d` to a first episode of every app ({', '.join(apps)}) answered "
           f"through the proxy: {wall:.2f} s")
-    print(f"  {'container':<44} {'healthy at':>10} {'CPU-s until healthy':>20}")
+    print(f"  {'container':<44} {'healthy at':>10} {'CPU-s until healthy':>20} "
+          f"{'until the episodes':>19}")
     for name, (at, cpu) in sorted(healthy.items(), key=lambda kv: kv[1][0]):
-        print(f"  {name:<44} {at:>9.2f}s {cpu:>20.3f}")
+        print(f"  {name:<44} {at:>9.2f}s {cpu:>20.3f} {at_ready.get(name, float('nan')):>19.3f}")
     print("  images:")
     for image in sorted(compose_output("config", "--images").split()):
         ref = image if ":" in image else f"{image}:latest"
