@@ -7,13 +7,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from replicas.catalog import spec
 from replicas.runtime import openapi_cache
+from tests.imports import imported_after
 from tests.serving import dead_url
 from workgym.cli import main, parser
 from workgym.cli.arguments import seed_list
@@ -94,22 +94,14 @@ def test_prebuild_names_the_apps_when_one_is_unknown(tmp_path: Path) -> None:
 
 
 def test_the_cli_parses_a_serve_command_without_reading_the_catalogue_or_fault_presets() -> None:
-    code = ("import sys; from workgym.cli import parser; "
-            "parser().parse_args(['serve', '--role', 'proxy']); "
-            "print(sorted(m for m in sys.modules if m.startswith(('workgym_proxy', 'replicas', "
-            "'workgym.presets', 'pydantic', 'yaml'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out == "[]\n"
+    assert imported_after("from workgym.cli import parser; "
+                          "parser().parse_args(['serve', '--role', 'proxy'])",
+                          "workgym_proxy", "replicas", "workgym.presets", "pydantic", "yaml") == []
 
 
 def test_the_telemetry_server_loads_no_redis_or_http_client() -> None:
-    code = ("import sys; import workgym.cli, workgym.http_server, workgym_telemetry.app; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'redis', 'httpx', "
-            "'requests'}))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out == "[]\n"
+    assert imported_after("import workgym.cli, workgym.http_server, workgym_telemetry.app",
+                          "redis", "httpx", "requests") == []
 
 
 def test_seeds_are_ranges_and_lists() -> None:
