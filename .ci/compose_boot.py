@@ -125,10 +125,11 @@ def api_key() -> str:
     raise SystemExit("compose-boot: no WORKGYM_API_KEY in .env")
 
 
-def probe(app: str, key: str, gym: str = GYM) -> None:
-    """An episode of a task of ``app`` alone, and one read through the proxy (the first list
-    operation of the app's OpenAPI document that needs no parameter, e.g. not a search)."""
-    task = next(t["id"] for t in call("GET", f"{gym}/v1/tasks", token=key) if t["apps"] == [app])
+def probe(app: str, key: str, tasks: list[dict[str, Any]], gym: str = GYM) -> None:
+    """An episode of a task of ``app`` alone (of the gym's ``tasks``), and one read through
+    the proxy (the first list operation of the app's OpenAPI document that needs no
+    parameter, e.g. not a search)."""
+    task = next(t["id"] for t in tasks if t["apps"] == [app])
     document = call("GET", f"{gym}/v1/apps/{app}/openapi.json", token=key)
     path = next(p for p, item in document["paths"].items() if "get" in item and "{" not in p
                 and not any(q.get("required") for q in item["get"].get("parameters", [])))
@@ -145,11 +146,15 @@ def served(resolved: dict[str, Any]) -> list[str]:
 
 
 def first_episodes(apps: list[str], deadline: float, key: str, gym: str = GYM) -> float:
-    """Poll until every app of ``apps`` answers an episode through the proxy."""
+    """Poll until every app of ``apps`` answers an episode through the proxy. The task list
+    is read once: polling it while the replicas start would load the gym (and Redis) the
+    boot is timing."""
     pending = list(apps)
+    tasks: list[dict[str, Any]] = []
     while time.perf_counter() < deadline:
         try:
-            probe(pending[0], key, gym)
+            tasks = tasks or call("GET", f"{gym}/v1/tasks", token=key)  # type: ignore[assignment]
+            probe(pending[0], key, tasks, gym)
             pending.pop(0)
             if not pending:
                 return time.perf_counter()
