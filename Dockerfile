@@ -56,7 +56,9 @@ ARG APP
 ARG SEEDS=0-15
 ENV WORKGYM_APP=${APP} WORKGYM_HEALTH_PATH=/_env/health
 # Pristine snapshots of the first seeds, built now so that no instance seeds at boot or on
-# its first episodes (other seeds are built on first use and cached in memory).
+# its first episodes (other seeds are built on first use and cached in memory), and the app's
+# OpenAPI document, which the gym asks for to create the first episode (served while it was
+# built from the image's code and libraries: replicas/runtime/openapi_cache.py).
 RUN python -m workgym prebuild "$APP" --seeds "$SEEDS"
 EXPOSE 8000
 CMD ["sh", "-c", "exec python -m workgym serve --role replica --app \"$WORKGYM_APP\" --host 0.0.0.0 --port 8000"]

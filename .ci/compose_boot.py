@@ -7,8 +7,10 @@ volumes included, and must neither take a running stack's data nor time another 
 Prints the wall time from ``docker compose up -d`` until a first episode of every app the
 stack serves (its replica services, as ``docker compose config`` resolves them) is created and
 a request to each through the proxy is answered, and per container the CPU seconds it spent
-until its healthcheck first passed (the Docker engine's cumulative cgroup CPU usage), then
-the image sizes. Stdlib only; talks to the engine on /var/run/docker.sock.
+until its healthcheck first passed and until those first episodes were answered (the Docker
+engine's cumulative cgroup CPU usage: what a replica does for its first episode, its OpenAPI
+document, comes after it is healthy), then the image sizes. Stdlib only; talks to the
+engine on /var/run/docker.sock.
 """
 
 from __future__ import annotations
@@ -123,10 +125,11 @@ def api_key() -> str:
     raise SystemExit("compose-boot: no WORKGYM_API_KEY in .env")
 
 
-def probe(app: str, key: str, gym: str = GYM) -> None:
-    """An episode of a task of ``app`` alone, and one read through the proxy (the first list
-    operation of the app's OpenAPI document that needs no parameter, e.g. not a search)."""
-    task = next(t["id"] for t in call("GET", f"{gym}/v1/tasks", token=key) if t["apps"] == [app])
+def probe(app: str, key: str, tasks: list[dict[str, Any]], gym: str = GYM) -> None:
+    """An episode of a task of ``app`` alone (of the gym's ``tasks``), and one read through
+    the proxy (the first list operation of the app's OpenAPI document that needs no
+    parameter, e.g. not a search)."""
+    task = next(t["id"] for t in tasks if t["apps"] == [app])
     document = call("GET", f"{gym}/v1/apps/{app}/openapi.json", token=key)
     path = next(p for p, item in document["paths"].items() if "get" in item and "{" not in p
                 and not any(q.get("required") for q in item["get"].get("parameters", [])))
@@ -143,11 +146,15 @@ def served(resolved: dict[str, Any]) -> list[str]:
 
 
 def first_episodes(apps: list[str], deadline: float, key: str, gym: str = GYM) -> float:
-    """Poll until every app of ``apps`` answers an episode through the proxy."""
+    """Poll until every app of ``apps`` answers an episode through the proxy. The task list
+    is read once: polling it while the replicas start would load the gym (and Redis) the
+    boot is timing."""
     pending = list(apps)
+    tasks: list[dict[str, Any]] = []
     while time.perf_counter() < deadline:
         try:
-            probe(pending[0], key, gym)
+            tasks = tasks or call("GET", f"{gym}/v1/tasks", token=key)  # type: ignore[assignment]
+            probe(pending[0], key, tasks, gym)
             pending.pop(0)
             if not pending:
                 return time.perf_counter()
@@ -185,6 +192,8 @@ def main() -> int:
     try:
         ready = first_episodes(apps, started + 120, api_key())
         wall = ready - started
+        at_ready = {c["Names"][0].lstrip("/"): cpu_seconds(str(c["Id"]))
+                    for c in containers(project)}
         if up.wait(timeout=120) != 0:
             raise SystemExit("compose-boot: docker compose up failed")
         deadline = time.perf_counter() + 60
@@ -196,9 +205,10 @@ def main() -> int:
         compose("down", "-v", "--remove-orphans")
     print(f"compose-boot: `up -d` to a first episode of every app ({', '.join(apps)}) answered "
           f"through the proxy: {wall:.2f} s")
-    print(f"  {'container':<44} {'healthy at':>10} {'CPU-s until healthy':>20}")
+    print(f"  {'container':<44} {'healthy at':>10} {'CPU-s until healthy':>20} "
+          f"{'until the episodes':>19}")
     for name, (at, cpu) in sorted(healthy.items(), key=lambda kv: kv[1][0]):
-        print(f"  {name:<44} {at:>9.2f}s {cpu:>20.3f}")
+        print(f"  {name:<44} {at:>9.2f}s {cpu:>20.3f} {at_ready.get(name, float('nan')):>19.3f}")
     print("  images:")
     for image in sorted(compose_output("config", "--images").split()):
         ref = image if ":" in image else f"{image}:latest"

@@ -48,6 +48,7 @@ from workgym_core.errors import (
     Unauthorized,
     UpstreamError,
     WorkGymError,
+    busy,
     from_wire,
 )
 from workgym_core.forms import decode, is_form
@@ -66,7 +67,7 @@ from workgym_core.internal import (
     escapes,
 )
 from workgym_core.pages import cross_site
-from workgym_core.redis_store import busy, unavailable
+from workgym_core.redis_store import unavailable
 from workgym_core.registry import (
     RESTARTED,
     UNREACHABLE,

@@ -10,7 +10,7 @@ from workgym_core import errors
 from workgym_core.internal import INTERNAL_PREFIX
 from workgym_core.settings import Settings
 
-from . import internal
+from . import internal, openapi_cache
 from .errors import WORKGYM_ERRORS, platform_first
 from .observe import ObserveRequests
 from .openapi import document_agent_errors
@@ -40,14 +40,21 @@ def create_replica_app(spec: ReplicaSpec, settings: Settings) -> FastAPI:
     # The internal routes' answers are read by the gym, and a lost episode by the proxy:
     # WorkGym's body whatever the product's style.
     errors.install(app, platform_first(style.render), plain_under=INTERNAL_PREFIX)
-    generate = app.openapi
 
     def openapi() -> dict[str, Any]:
-        """FastAPI's document plus every error status an agent can get, built once."""
+        """The document, built once (or ahead of time, for this code: ``openapi_cache``)."""
         if app.openapi_schema is None:
-            app.openapi_schema = document_agent_errors(generate(), style)
+            app.openapi_schema = (openapi_cache.read(settings.data_dir, spec.name)
+                                  or build_openapi(app, spec))
         return app.openapi_schema
 
     # FastAPI's documented way to extend the OpenAPI document: replace the method.
     app.openapi = openapi  # type: ignore[method-assign]
     return app
+
+
+def build_openapi(app: FastAPI, spec: ReplicaSpec) -> dict[str, Any]:
+    """The document of the replica ``app`` of ``spec`` built now: FastAPI's, plus every error
+    status an agent can get."""
+    app.openapi_schema = None  # FastAPI's method returns the document it built before
+    return document_agent_errors(FastAPI.openapi(app), spec.errors or WORKGYM_ERRORS)

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # imported where a client uses it: the CLI's servers need no HTTP client
+    import httpx
 
 # What to check when the gym API does not answer.
 SERVER_HINT = "is the server running (`workgym serve`) and is the URL right?"
@@ -75,6 +76,8 @@ def one_line(text: str) -> str:
 @contextmanager
 def reaching(what: str, url: str, hint: str = SERVER_HINT) -> Iterator[None]:
     """The block's httpx transport errors as :class:`Unreachable` (``what`` at ``url``)."""
+    import httpx
+
     try:
         yield
     except httpx.TransportError as exc:

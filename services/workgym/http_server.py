@@ -18,8 +18,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from workgym_core.asgi import headers_too_large
-from workgym_core.errors import RequestTimeout, WorkGymError
-from workgym_core.redis_store import busy
+from workgym_core.errors import RequestTimeout, WorkGymError, busy
 from workgym_core.settings import ServerLimits
 
 # Idle HTTP connections stay open this long (uvicorn's default is 5 s): longer than an LLM

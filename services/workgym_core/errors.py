@@ -120,6 +120,12 @@ class TooManyRequests(WorkGymError):
                          **kwargs)
 
 
+def busy() -> ServiceUnavailable:
+    """What a client is told when the server sheds load: JSON 503 with Retry-After."""
+    return ServiceUnavailable("the server is at capacity; retry shortly", code="server_busy",
+                              retry_after_s=1)
+
+
 class ServiceUnavailable(WorkGymError):
     """A dependency (Redis, a replica) is down or the service is at capacity: try later."""
 

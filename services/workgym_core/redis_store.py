@@ -32,7 +32,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import RedisError
 
-from .errors import ServiceUnavailable
+from .errors import ServiceUnavailable, busy
 from .settings import Settings
 
 log = logging.getLogger("workgym.redis")
@@ -213,9 +213,3 @@ def unavailable(exc: RedisError) -> ServiceUnavailable:
     log.warning("redis unavailable: %s", exc)
     return ServiceUnavailable("the episode store is unavailable (restarting?); retry shortly",
                               code="store_unavailable", retry_after_s=1)
-
-
-def busy() -> ServiceUnavailable:
-    """What a client is told when the server sheds load: JSON 503 with Retry-After."""
-    return ServiceUnavailable("the server is at capacity; retry shortly", code="server_busy",
-                              retry_after_s=1)

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from replicas.catalog import spec
+from replicas.runtime import openapi_cache
+from tests.imports import imported_after
 from tests.serving import dead_url
 from workgym.cli import main, parser
 from workgym.cli.arguments import seed_list
@@ -74,17 +77,31 @@ def test_serve_speaks_http(tmp_path: Path) -> None:
         assert report["steps"] == 1 and report["success"] is False
 
 
-def test_prebuild_writes_each_seeds_pristine_snapshot(tmp_path: Path) -> None:
+def test_prebuild_writes_each_seeds_pristine_snapshot_and_the_openapi_document(
+        tmp_path: Path) -> None:
     run = _workgym("prebuild", "helpdesk", "--seeds", "0,2-3", data_dir=tmp_path)
     assert run.returncode == 0, run.stderr
     built = sorted(p.name for p in (tmp_path / "snapshots").glob("helpdesk-*.sqlite"))
     assert [name.rsplit("-seed", 1)[1] for name in built] == ["0.sqlite", "2.sqlite", "3.sqlite"]
+    document = openapi_cache.read(tmp_path, "helpdesk")
+    assert document is not None and document["info"]["title"] == spec("helpdesk").title
 
 
 def test_prebuild_names_the_apps_when_one_is_unknown(tmp_path: Path) -> None:
     run = _workgym("prebuild", "nope", "--seeds", "0", data_dir=tmp_path)
     assert run.returncode == 2
     assert "no replica app 'nope'" in run.stderr and "helpdesk" in run.stderr
+
+
+def test_the_cli_parses_a_serve_command_without_reading_the_catalogue_or_fault_presets() -> None:
+    assert imported_after("from workgym.cli import parser; "
+                          "parser().parse_args(['serve', '--role', 'proxy'])",
+                          "workgym_proxy", "replicas", "workgym.presets", "pydantic", "yaml") == []
+
+
+def test_the_telemetry_server_loads_no_redis_or_http_client() -> None:
+    assert imported_after("import workgym.cli, workgym.http_server, workgym_telemetry.app",
+                          "redis", "httpx", "requests") == []
 
 
 def test_seeds_are_ranges_and_lists() -> None:

@@ -1,4 +1,5 @@
-"""Argument types more than one subcommand takes (seeds, agents) and the lazy choice check."""
+"""Argument types more than one subcommand takes (seeds, agents, fault plans) and the lazy
+choice check."""
 
 from __future__ import annotations
 
@@ -35,3 +36,14 @@ def agent_spec(value: str) -> str:
         return check_spec(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _fault_plans() -> list[str]:
+    from ..presets import fault_presets
+
+    return ["task", *fault_presets()]
+
+
+# A fault plan's name: the task's own or a preset (checked when the command runs, as
+# :func:`one_of`: every other command, serving first, never reads or checks the presets).
+fault_plan = one_of(_fault_plans)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..presets import fault_presets
-from .arguments import agent_spec, seed_list
+from .arguments import agent_spec, fault_plan, seed_list
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,8 +39,9 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument("--concurrency", type=int, default=4,
                        help="episodes at a time, one thread each (default 4; more for "
                        "model agents, which wait on their API)")
-    bench.add_argument("--faults", choices=["task", *fault_presets()],
-                       help="fault plan: the task's own (default), or a preset")
+    bench.add_argument("--faults", type=fault_plan, metavar="PLAN",
+                       help="fault plan: 'task', the task's own (default), or a preset (a "
+                       "wrong name lists them)")
     bench.add_argument("--agent", type=agent_spec, help="a built-in agent (default: "
                        "reference) or openai:MODEL")
     bench.add_argument("--url", help="a WorkGym server; default: run in this process")

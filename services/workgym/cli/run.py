@@ -6,8 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from ..presets import fault_presets
-from .arguments import agent_spec
+from .arguments import agent_spec, fault_plan
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,8 +17,9 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--agent", type=agent_spec, default="reference",
                      help="a built-in agent (default: reference; a wrong name lists them) or "
                      "openai:MODEL, a model behind OPENAI_BASE_URL (OPENAI_API_KEY)")
-    run.add_argument("--faults", choices=["task", *fault_presets()], default="task",
-                     help="fault plan: the task's own (default), or a preset")
+    run.add_argument("--faults", type=fault_plan, metavar="PLAN", default="task",
+                     help="fault plan: 'task', the task's own (default), or a preset (a wrong "
+                     "name lists them)")
     run.add_argument("--url", help="a WorkGym server; default: run in this process")
     run.add_argument("--json", action="store_true", help="print the report JSON alone")
     run.set_defaults(func=_run)

@@ -3,9 +3,6 @@ runtime finds of an app by convention: its world generator."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from replicas.catalog import spec
 from replicas.helpdesk.actors import Actors
 from replicas.helpdesk.spec import SPEC
@@ -13,6 +10,7 @@ from replicas.notes import seed as notes_world
 from replicas.runtime.clock import WORLD_START
 from replicas.runtime.db import connect_memory
 from replicas.runtime.spec import actors_model, read_brief, world_generator
+from tests.imports import imported_after
 
 
 def test_the_brief_and_actors_are_the_apps_files() -> None:
@@ -22,14 +20,11 @@ def test_the_brief_and_actors_are_the_apps_files() -> None:
 
 
 def test_reading_them_imports_no_routes() -> None:
-    code = ("import sys; from replicas.runtime.spec import actors_model, read_brief; "
-            "read_brief('helpdesk'); actors_model('helpdesk').model_validate("
-            "{'customer': {'ticket': '$ticket.id', 'knows': [{'kind': 'detail'}]}}); "
-            "print(sorted(m for m in sys.modules if m.startswith(('fastapi', 'sqlalchemy', "
-            "'replicas.helpdesk.routes', 'replicas.helpdesk.spec'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out == "[]\n"
+    assert imported_after(
+        "from replicas.runtime.spec import actors_model, read_brief; read_brief('helpdesk'); "
+        "actors_model('helpdesk').model_validate("
+        "{'customer': {'ticket': '$ticket.id', 'knows': [{'kind': 'detail'}]}})",
+        "fastapi", "sqlalchemy", "replicas.helpdesk.routes", "replicas.helpdesk.spec") == []
 
 
 def test_the_runtime_seeds_an_app_with_its_seed_package() -> None:
