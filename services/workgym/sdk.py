@@ -146,8 +146,9 @@ class Env:
 
     def _tools_of(self, created: dict[str, Any]) -> list[dict[str, Any]]:
         """The new episode's tool schemas: inline, else those held if their ETag is still
-        the server's, else fetched from its ``tools_url``."""
-        etag = created["tools_etag"]
+        the server's, else fetched from its ``tools_url``. (A server older than tools by
+        reference always sends them inline, with no ETag.)"""
+        etag = created.get("tools_etag", "")
         if "tools" in created:
             self._schemas = (etag, created["tools"])
         elif self._schemas is None or self._schemas[0] != etag:
