@@ -331,7 +331,9 @@ def bench_proxy(tmp: Path) -> None:
     )
     env = {**os.environ, "WORKGYM_INTERNAL_SECRET": settings.internal_secret,
            "WORKGYM_DATA_DIR": str(settings.data_dir), "REDIS_URL": settings.redis_url or "",
-           "WORKGYM_REPLICA_URLS": orjson.dumps(settings.replica_urls).decode()}
+           "WORKGYM_REPLICA_URLS": orjson.dumps(settings.replica_urls).decode(),
+           # One process each: its CPU per request is read from its pid.
+           "WORKGYM_WORKERS": "1"}
     logs = tmp / "bench-proxy-logs"
     logs.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
