@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -53,9 +54,13 @@ def session_inprocess(task: str, seed: int) -> Outcome:
 
 @pytest.fixture(scope="module")
 def gym_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real `workgym serve` on loopback (its API key in the test run's config dir)."""
-    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("served"))}
-    with serving(env=env) as url:
+    """A real `workgym serve` on loopback, its API key given to it and to this module's
+    clients (WORKGYM_API_KEY): none of them reads one from the run's shared config dir."""
+    key = "wgk_" + secrets.token_urlsafe(32)
+    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("served")),
+           "WORKGYM_API_KEY": key}
+    with pytest.MonkeyPatch.context() as patch, serving(env=env) as url:
+        patch.setenv("WORKGYM_API_KEY", key)
         yield url
 
 
