@@ -191,15 +191,19 @@ class EpisodeService:
         if held:
             self._reclaim_later(str(body.replaces), held)
         self.scorer.warm()
+        answer, tools = await self._answer(identity, task, record)
+        return EpisodeCreated(**answer), tools
+
+    async def _answer(self, identity: Identity, task: Task,
+                      record: EpisodeRecord) -> tuple[dict[str, Any], ToolSet]:
+        """What a created (or forked) episode's answer says of it, and its tools."""
         tools = await self.toolset(task.apps)
-        return EpisodeCreated(
-            id=identity.episode_id, token=identity.token, refresh_token=identity.refresh_token,
-            task=task.id, seed=body.seed, brief=task.brief,
-            instruction=task.instruction_for(record.vars),
-            apps=self.public_apps(record.apps), roots=self.public_roots(record.apps),
-            tools_url=tools.path, tools_etag=tools.etag,
-            max_steps=record.max_steps, expires_at=_iso(record.expires_at),
-        ), tools
+        return {"id": identity.episode_id, "token": identity.token,
+                "refresh_token": identity.refresh_token, "task": task.id, "seed": record.seed,
+                "brief": task.brief, "instruction": task.instruction_for(record.vars),
+                "apps": self.public_apps(record.apps), "roots": self.public_roots(record.apps),
+                "tools_url": tools.path, "tools_etag": tools.etag, "max_steps": record.max_steps,
+                "expires_at": _iso(identity.expires_at)}, tools
 
     def quota(self) -> Quota:
         """Each owner's quotas on the episodes it creates and forks."""
@@ -299,16 +303,8 @@ class EpisodeService:
             with contextlib.suppress(WorkGymError):  # the first failure is the one to tell
                 await self._drop(identity.episode_id, placed)
             raise
-        task = self.catalogue.get(parent.task)
-        tools = await self.toolset(task.apps)
-        return EpisodeForked(
-            id=identity.episode_id, token=identity.token, refresh_token=identity.refresh_token,
-            task=task.id, seed=parent.seed, brief=task.brief,
-            instruction=task.instruction_for(parent.vars),
-            apps=self.public_apps(parent.apps), roots=self.public_roots(parent.apps),
-            tools_url=tools.path, tools_etag=tools.etag, max_steps=parent.max_steps,
-            expires_at=_iso(identity.expires_at), forked_from=parent.id, steps=steps,
-        ), tools
+        answer, tools = await self._answer(identity, self.catalogue.get(parent.task), parent)
+        return EpisodeForked(**answer, forked_from=parent.id, steps=steps), tools
 
     async def _copy(self, parent: EpisodeRecord, identity: Identity, ttl: int,
                     placed: dict[str, str]) -> int:
