@@ -38,3 +38,8 @@ TAGS = [
     {"name": "help center", "description": "Help-center articles (the policies) and "
      "satisfaction ratings."},
 ]
+
+# The browser's pages (replicas/helpdesk/pages): HTML, outside the agent's OpenAPI.
+from ..pages import router as pages  # noqa: E402 - after the API's routes, which match first
+
+router.routes.extend(pages.routes)

@@ -1,0 +1,16 @@
+"""The helpdesk's pages: the agent workspace in a browser (views, tickets, the reply editor,
+macros, merge, people, search, the help center), server-rendered HTML on the episode's own
+state, through the same proxy, recorded step by step like any other request. Every form
+does what the API does, through the same rules (``rules/``: triggers, SLA, audits). Outside
+the agent's OpenAPI: they are pages, not API operations.
+
+Paths follow Zendesk's agent interface (``/agent/...``) and help center (``/hc/...``).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+router = APIRouter()
+
+__all__ = ["router"]
