@@ -7,10 +7,10 @@ operations."""
 
 from __future__ import annotations
 
-from . import payments
+from . import customers, disputes, orders, payments
 from .routes import router
 
-for module in (payments,):
+for module in (payments, disputes, customers, orders):
     router.routes.extend(module.router.routes)
 
 __all__ = ["router"]

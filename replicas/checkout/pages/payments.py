@@ -50,13 +50,15 @@ from .dashboard import (
 
 router = APIRouter(route_class=DashboardRoute, include_in_schema=False)
 
+# What the refunds of the intent ``p``'s latest charge that count add up to (a partial
+# capture's released rest is no refund).
+REFUNDED = (f"(SELECT coalesce(sum(r.amount), 0) FROM refunds r WHERE r.charge = p.latest_charge "
+            f"AND r.status IN ({', '.join(repr(s) for s in refunds.COUNTED)}))")
 # A payment's status as the dashboard names it, and the SQL that picks each (over the
 # intent ``p`` and its latest charge ``c``).
 STATUSES: dict[str, str] = {
-    "succeeded": "p.status = 'succeeded' AND coalesce(c.disputed, 0) = 0 "
-                 "AND coalesce(c.amount_refunded, 0) = 0",
-    "refunded": "p.status = 'succeeded' AND coalesce(c.disputed, 0) = 0 "
-                "AND c.amount_refunded > 0",
+    "succeeded": f"p.status = 'succeeded' AND coalesce(c.disputed, 0) = 0 AND {REFUNDED} = 0",
+    "refunded": f"p.status = 'succeeded' AND coalesce(c.disputed, 0) = 0 AND {REFUNDED} > 0",
     "uncaptured": "p.status = 'requires_capture'",
     "failed": "p.status = 'requires_payment_method' AND p.last_payment_error IS NOT NULL",
     "disputed": "c.disputed = 1",
@@ -64,16 +66,16 @@ STATUSES: dict[str, str] = {
 }
 REFUND_REASONS = ("requested_by_customer", "duplicate", "fraudulent")
 CANCEL_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "abandoned")
-Day = Annotated[date | None, Query()]
 
 
-def status_of(intent: Row, charge: Row | None) -> str:
-    """What the dashboard calls the payment: Disputed, Refunded, Partially refunded,
-    Succeeded, Uncaptured, Canceled, Failed, Processing or Incomplete."""
+def status_of(intent: Row, charge: Row | None, refunded: int) -> str:
+    """What the dashboard calls the payment (``refunded``: what its charge's refunds add up
+    to): Disputed, Refunded, Partially refunded, Succeeded, Uncaptured, Canceled, Failed,
+    Processing or Incomplete."""
     if charge is not None and charge["disputed"]:
         return "Disputed"
-    if intent["status"] == "succeeded" and charge is not None and charge["amount_refunded"]:
-        return "Refunded" if charge["refunded"] else "Partially refunded"
+    if intent["status"] == "succeeded" and charge is not None and refunded:
+        return "Refunded" if refunded >= charge["amount_captured"] else "Partially refunded"
     named = {"succeeded": "Succeeded", "requires_capture": "Uncaptured",
              "canceled": "Canceled", "processing": "Processing"}.get(intent["status"])
     if named:
@@ -81,14 +83,26 @@ def status_of(intent: Row, charge: Row | None) -> str:
     return "Failed" if intent["last_payment_error"] else "Incomplete"
 
 
-def _unix(day: date, end: bool) -> int:
+def shown_status(row: Row) -> str:
+    """The status of a payment as listed: an intent's row with its charge's ``charge_id``,
+    ``disputed``, ``amount_captured`` and ``refunded_sum`` (:data:`REFUNDED`)."""
+    return status_of(row, row if row["charge_id"] else None, row["refunded_sum"])
+
+
+def _unix(text: str, field: str, end: bool) -> int:
+    """The start (or the end) of the day ``text`` names (YYYY-MM-DD, UTC)."""
+    try:
+        day = date.fromisoformat(text.strip())
+    except ValueError:
+        raise refused(f"{field.replace('_', ' ').capitalize()} '{text[:20]}' is not a date "
+                      "(YYYY-MM-DD).", "parameter_invalid", field) from None
     return int(datetime.combine(day, time.max if end else time.min, UTC).timestamp())
 
 
 @router.get("/dashboard/payments")
 async def payments_page(request: Request, w: WorldDep, status: Text = "", email: Text = "",
                         amount: Text = "", currency: Text = "", q: Text = "",
-                        created_from: Day = None, created_to: Day = None,
+                        created_from: Text = "", created_to: Text = "",
                         page_: Annotated[int, Query(alias="page", ge=1, le=10_000)] = 1
                         ) -> Response:
     where, params = ["1 = 1"], []
@@ -108,23 +122,23 @@ async def payments_page(request: Request, w: WorldDep, status: Text = "", email:
         where.append("(p.stripe_id = ? OR c.stripe_id = ? OR p.description LIKE ? "
                      "OR p.metadata LIKE ?)")
         params += [q.strip(), q.strip(), f"%{q.strip()}%", f"%{q.strip()}%"]
-    if created_from:
+    if created_from.strip():
         where.append("p.created >= ?")
-        params.append(_unix(created_from, end=False))
-    if created_to:
+        params.append(_unix(created_from, "created_from", end=False))
+    if created_to.strip():
         where.append("p.created <= ?")
-        params.append(_unix(created_to, end=True))
+        params.append(_unix(created_to, "created_to", end=True))
     found = sql.rows(w.db, (
-        "SELECT p.*, c.stripe_id AS charge_id, c.disputed, c.amount_refunded, c.refunded, "
+        f"SELECT p.*, c.stripe_id AS charge_id, c.disputed, c.amount_captured, "
+        f"{REFUNDED} AS refunded_sum, "
         "cu.email AS customer_email, cu.name AS customer_name FROM payment_intents p "
         "LEFT JOIN charges c ON c.stripe_id = p.latest_charge "
         "LEFT JOIN customers cu ON cu.stripe_id = p.customer "
         f"WHERE {' AND '.join(where)} ORDER BY p.created DESC, p.id DESC LIMIT ? OFFSET ?"),
         (*params, PER_PAGE + 1, (page_ - 1) * PER_PAGE))
-    shown = [{**row, "shown_status": status_of(row, row if row["charge_id"] else None)}
-             for row in found[:PER_PAGE]]
+    shown = [{**row, "shown_status": shown_status(row)} for row in found[:PER_PAGE]]
     filters = {"status": status, "email": email, "amount": amount, "currency": currency,
-               "q": q, "created_from": created_from or "", "created_to": created_to or ""}
+               "q": q, "created_from": created_from, "created_to": created_to}
     return page(request, "payments.html", payments=shown, filters=filters, statuses=STATUSES,
                 page_number=page_, more=len(found) > PER_PAGE)
 
@@ -165,7 +179,8 @@ async def payment_page(request: Request, w: WorldDep, intent_id: ObjectPath,
     order = sql.one(w.db, "SELECT id, number FROM orders WHERE payment_intent = ?",
                     (intent["stripe_id"],))
     return page(
-        request, "payment.html", intent=intent, status=status_of(intent, latest),
+        request, "payment.html", intent=intent,
+        status=status_of(intent, latest, refunds.refunded(w, latest) if latest else 0),
         charges=charges, latest=latest, customer=customer, card=card, order=order,
         refunds=sql.rows(w.db, "SELECT * FROM refunds WHERE payment_intent = ? "
                          "ORDER BY created DESC, id DESC", (intent["stripe_id"],)),
