@@ -30,7 +30,6 @@ T = TypeVar("T")
 PER_PAGE = 25
 ObjectPath = Annotated[str, PathParam(min_length=1, max_length=255)]
 Text = Annotated[str, Query(max_length=255)]
-PageNumber = Annotated[int, Query(ge=1, le=10_000)]
 Form = Annotated[dict[str, Any], Body()]
 _AMOUNT = re.compile(r"^\s*[^\d\s.,-]{0,3}\s*([\d,]*\.?\d*)\s*$")
 

@@ -30,9 +30,8 @@ from replicas.runtime.pages import redirect
 
 from ..deps import WorldDep
 from ..render import Row, loads
-from ..rules import approvals
+from ..rules import approvals, refunds
 from ..rules import payment_intents as intents
-from ..rules import refunds
 from ..rules.common import World, refused
 from ..schemas.requests import ApprovalCreate, RefundCreate
 from .dashboard import (
@@ -40,7 +39,6 @@ from .dashboard import (
     DashboardRoute,
     Form,
     ObjectPath,
-    PageNumber,
     Text,
     choice,
     minor,
@@ -105,7 +103,8 @@ async def payments_page(request: Request, w: WorldDep, status: Text = "", email:
                         created_from: Text = "", created_to: Text = "",
                         page_: Annotated[int, Query(alias="page", ge=1, le=10_000)] = 1
                         ) -> Response:
-    where, params = ["1 = 1"], []
+    where: list[str] = ["1 = 1"]
+    params: list[Any] = []
     if status:
         if status not in STATUSES:
             raise refused(f"Status must be one of: {', '.join(STATUSES)}.", "parameter_invalid",
@@ -200,7 +199,7 @@ async def refund(request: Request, w: WorldDep, intent_id: ObjectPath, form: For
     approval = str(form.get("approval") or "").strip()
     body = RefundCreate(payment_intent=intent["stripe_id"],
                         amount=minor(form.get("amount"), intent["currency"], "amount"),
-                        reason=choice(form, "reason", REFUND_REASONS),  # type: ignore[arg-type]
+                        reason=choice(form, "reason", REFUND_REASONS),
                         metadata={"approval": approval} if approval else None)
     made = write(w, lambda: refunds.create(w, body))
     return redirect(request, f"/dashboard/payments/{intent_id}",
