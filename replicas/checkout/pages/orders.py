@@ -28,10 +28,10 @@ from replicas.runtime.pages import redirect
 from ..deps import WorldDep
 from ..discounts import paid_for
 from ..render import Row, loads
-from ..rules import orders
+from ..rules import orders, refunds
 from ..rules.common import World, refused
 from ..schemas.requests import ItemQuantity, OrderCancel, ReturnCreate
-from .dashboard import PER_PAGE, DashboardRoute, Form, Text, minor, page, write
+from .dashboard import PER_PAGE, DashboardRoute, Form, Text, amount, minor, page, write
 
 router = APIRouter(route_class=DashboardRoute, include_in_schema=False)
 OrderId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
@@ -115,9 +115,35 @@ async def create_return(request: Request, w: WorldDep, order_id: OrderId,
                     done=f"Return {made['id']} recorded.")
 
 
+def _what_cancel_did(intent: Row, refunded: int) -> str:
+    """What cancelling did with the order's money (``intent`` as it was before;
+    ``refunded``: what the cancellation refunded), in the store's words."""
+    paid = amount(intent["amount"], intent["currency"])
+    if refunded:
+        return f"We refunded {amount(refunded, intent['currency'])} to the customer's card."
+    if intent["status"] == "requires_capture":
+        return (f"No refund was needed: the {paid} was only authorized on the customer's card, "
+                "and that authorization was released before anything was charged.")
+    if intent["status"] == "canceled":
+        return (f"No refund was needed: the {paid} was only authorized on the customer's card, "
+                "and that authorization expired before anything was charged.")
+    return "No money was refunded."
+
+
 @router.post("/dashboard/orders/{order_id}/cancel")
 async def cancel(request: Request, w: WorldDep, order_id: OrderId, form: Form) -> Response:
+    """The store's cancel of everything not shipped; the notice says what it did with the
+    money (refunded, or an authorization released or already expired)."""
     order = _order(w, order_id)
     body = OrderCancel(reason=str(form.get("reason") or "").strip()[:500] or None)
+    intent = w.objects.row("payment_intents", order["payment_intent"], kind="payment_intent")
+    before = _refunded(w, intent)
     write(w, lambda: orders.cancel(w, order, asked=None, reason=body.reason))
-    return redirect(request, f"/dashboard/orders/{order_id}", done="Order cancelled.")
+    said = _what_cancel_did(intent, _refunded(w, intent) - before)
+    return redirect(request, f"/dashboard/orders/{order_id}", done=f"Order cancelled. {said}")
+
+
+def _refunded(w: World, intent: Row) -> int:
+    """What the refunds of the intent's payment add up to."""
+    charge = sql.one(w.db, "SELECT * FROM charges WHERE stripe_id = ?", (intent["latest_charge"],))
+    return refunds.refunded(w, charge) if charge else 0

@@ -141,6 +141,32 @@ def test_a_refund_the_policy_holds_back_says_why_and_changes_nothing(
     assert client.v1.refunds.list({"payment_intent": intent.id}).data == []
     assert client.v1.charges.retrieve(intent.latest_charge.id).amount_refunded == 0
 
+    # The manager's approval asked on the page, then named in the refund: it goes out.
+    _go(page, episode, f"/dashboard/payments/{intent.id}")
+    page.get_by_test_id("approval-amount").fill(f"{intent.amount / 100:.2f}")
+    page.get_by_label("Why the customer is refunded").fill("Returned unopened")
+    page.get_by_role("button", name="Ask for approval").click()
+    expect(page.get_by_role("status")).to_contain_text("approved")
+    approval = re.search(r"Approval (\d+) approved", page.get_by_role("status").inner_text())
+    assert approval is not None
+    page.get_by_test_id("refund-approval").fill(approval.group(1))
+    page.get_by_role("button", name="Refund", exact=True).click()
+    expect(page.get_by_test_id("payment-status")).to_have_text("Refunded")
+    (made,) = client.v1.refunds.list({"payment_intent": intent.id}).data
+    assert (made.amount, made.metadata["approval"]) == (intent.amount, approval.group(1))
+
+
+def test_an_amount_the_currency_cannot_have_is_refused_naming_it(
+        page: Page, episode: Observation, client: stripe.StripeClient) -> None:
+    intent = _untouched(client, "usd", 1000, APPROVAL_ABOVE)
+    _go(page, episode, f"/dashboard/payments/{intent.id}")
+    page.get_by_test_id("refund-amount").fill("4.255")
+    page.get_by_role("button", name="Refund", exact=True).click()
+
+    expect(page.get_by_role("alert")).to_have_text(
+        "Amount '4.255' is not an amount in USD (at most 2 decimal places, more than zero).")
+    assert client.v1.refunds.list({"payment_intent": intent.id}).data == []
+
 
 def test_a_partial_capture_takes_that_amount_and_releases_the_rest(
         page: Page, episode: Observation, client: stripe.StripeClient) -> None:
@@ -171,6 +197,26 @@ def test_dispute_evidence_submitted_on_the_page_is_under_review(
     assert dispute.status == "under_review"
     assert (dispute.evidence.shipping_carrier, dispute.evidence.shipping_tracking_number) == (
         "DHL", "JD0123456789")
+
+
+def test_cancelling_an_unshipped_order_refunds_it_and_says_so(
+        page: Page, episode: Observation, store: httpx.Client,
+        client: stripe.StripeClient) -> None:
+    order = store.get("/store/orders", params={"fulfillment_status": "unfulfilled",
+                                               "status": "open"}).json()["data"][0]
+    intent = client.v1.payment_intents.retrieve(order["payment_intent"])
+    assert intent.status == "succeeded"
+    _go(page, episode, f"/dashboard/orders/{order['id']}")
+    page.get_by_label("Cancellation reason").fill("Changed their mind")
+    page.get_by_role("button", name="Cancel order").click()
+
+    expect(page.get_by_role("status")).to_have_text(
+        f"Order cancelled. We refunded {page.get_by_test_id('order-total').inner_text()} "
+        "to the customer's card.")
+    after = store.get(f"/store/orders/{order['id']}").json()
+    assert (after["status"], after["cancel_reason"]) == ("cancelled", "Changed their mind")
+    assert sum(r.amount for r in client.v1.refunds.list(
+        {"payment_intent": intent.id}).data) == order["total"]
 
 
 def test_an_orders_return_on_the_page_is_the_stores_return(
