@@ -20,7 +20,7 @@ from fastapi import Path as PathParam
 
 from replicas.runtime.pages import Pages
 from workgym_core import money
-from workgym_core.errors import WorkGymError
+from workgym_core.errors import Conflict, WorkGymError
 
 from ..render import loads
 from ..rules.common import World, refused
@@ -87,6 +87,16 @@ def choice(form: dict[str, Any], field: str, allowed: tuple[str, ...]) -> str | 
         raise refused(f"{field.capitalize()} must be one of: {', '.join(allowed)}.",
                       "parameter_invalid", field)
     return given
+
+
+def unchanged(form: dict[str, Any], now: int, what: str) -> None:
+    """Refused (409, nothing done) when the form was made from another state than ``now``
+    (its hidden ``seen``): posted twice (a double click, Back and submit again) or after
+    someone else changed ``what``."""
+    if str(form.get("seen")) != str(now):
+        raise Conflict(f"This {what} changed since the page was shown (or the form "
+                           "was sent twice): nothing was done. Reload the page, check it and "
+                           "try again.", code="form_outdated", field="seen")
 
 
 def write(w: World, change: Callable[[], T]) -> T:

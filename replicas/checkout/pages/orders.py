@@ -6,7 +6,8 @@
                                          shipments, returns; the returns and cancel forms
     POST /dashboard/orders/{id}/returns  units that came back (``quantity[item_<id>]``),
                                          ``restock``, ``refund`` (what was paid for them) or
-                                         an ``amount``, ``reason``: the store's
+                                         an ``amount``, ``reason`` (``seen``: the
+                                         returns it had; sent twice, done once): the store's
                                          ``POST /store/orders/{id}/returns``
     POST /dashboard/orders/{id}/cancel   cancel what has not shipped, ``reason``: the store's
                                          ``POST /store/orders/{id}/cancel``
@@ -31,7 +32,17 @@ from ..render import Row, loads
 from ..rules import orders, refunds
 from ..rules.common import World, refused
 from ..schemas.requests import ItemQuantity, OrderCancel, ReturnCreate
-from .dashboard import PER_PAGE, DashboardRoute, Form, Text, amount, minor, page, write
+from .dashboard import (
+    PER_PAGE,
+    DashboardRoute,
+    Form,
+    Text,
+    amount,
+    minor,
+    page,
+    unchanged,
+    write,
+)
 
 router = APIRouter(route_class=DashboardRoute, include_in_schema=False)
 OrderId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
@@ -78,6 +89,13 @@ async def order_page(request: Request, w: WorldDep, order_id: OrderId,
         done=done[:120])
 
 
+def _returns(w: World, order_id: int) -> int:
+    """How many returns the order has (the returns form's ``seen``)."""
+    found = w.db.execute("SELECT count(*) AS n FROM returns WHERE order_id = ?",
+                         (order_id,)).fetchone()
+    return int(found["n"])
+
+
 def _units(given: Any) -> list[ItemQuantity]:
     """The ``quantity[item_<id>]`` fields filled in with more than zero units."""
     if not isinstance(given, dict):
@@ -103,6 +121,7 @@ def _units(given: Any) -> list[ItemQuantity]:
 async def create_return(request: Request, w: WorldDep, order_id: OrderId,
                         form: Form) -> Response:
     order = _order(w, order_id)
+    unchanged(form, _returns(w, order_id), "order")
     refund = "refund" in form
     body = ReturnCreate(
         items=_units(form.get("quantity", {})), restock="restock" in form, refund=refund,

@@ -43,6 +43,7 @@ from .dashboard import (
     choice,
     minor,
     page,
+    unchanged,
     write,
 )
 
@@ -194,8 +195,11 @@ async def payment_page(request: Request, w: WorldDep, intent_id: ObjectPath,
 @router.post("/dashboard/payments/{intent_id}/refunds")
 async def refund(request: Request, w: WorldDep, intent_id: ObjectPath, form: Form) -> Response:
     """The API's ``POST /v1/refunds`` of the payment: all that is left, or ``amount`` (typed
-    in the payment's currency), ``reason``, ``approval`` (its metadata[approval])."""
+    in the payment's currency), ``reason``, ``approval`` (its metadata[approval]); ``seen``:
+    what was left to refund when the form was shown (a form sent twice refunds once)."""
     intent = _intent(w, intent_id)
+    charge = sql.one(w.db, "SELECT * FROM charges WHERE stripe_id = ?", (intent["latest_charge"],))
+    unchanged(form, refundable(w, charge), "payment")
     approval = str(form.get("approval") or "").strip()
     body = RefundCreate(payment_intent=intent["stripe_id"],
                         amount=minor(form.get("amount"), intent["currency"], "amount"),

@@ -116,6 +116,8 @@ def test_a_partial_refund_on_the_page_is_the_apis_refund(
         page: Page, episode: Observation, client: stripe.StripeClient) -> None:
     intent = _untouched(client, "usd", 1000, APPROVAL_ABOVE)
     _go(page, episode, f"/dashboard/payments/{intent.id}")
+    earlier = page.context.new_page()  # the same payment open in another tab
+    _go(earlier, episode, f"/dashboard/payments/{intent.id}")
     page.get_by_test_id("refund-amount").fill("4.25")
     page.get_by_label("Reason").select_option("requested_by_customer")
     page.get_by_role("button", name="Refund", exact=True).click()
@@ -129,6 +131,12 @@ def test_a_partial_refund_on_the_page_is_the_apis_refund(
     events = client.v1.events.list({"type": "charge.refunded", "limit": 100}).data
     assert any(e.data.object["id"] == intent.latest_charge.id for e in events)
     expect(page.get_by_test_id(f"refund-row-{refunds[0].id}")).to_contain_text("$4.25")
+
+    # The other tab's form, made before the refund, sent: refused, refunded once.
+    earlier.get_by_test_id("refund-amount").fill("4.25")
+    earlier.get_by_role("button", name="Refund", exact=True).click()
+    expect(earlier.get_by_role("alert")).to_contain_text("changed since the page was shown")
+    assert len(client.v1.refunds.list({"payment_intent": intent.id}).data) == 1
 
 
 def test_a_refund_the_policy_holds_back_says_why_and_changes_nothing(
