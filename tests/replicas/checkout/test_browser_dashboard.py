@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -110,6 +111,34 @@ def test_the_status_and_email_filters_show_only_those_payments(
     expect(page.get_by_test_id(f"payment-row-{intent.id}")).to_be_visible()
     for row in page.locator("tbody tr[data-testid^='payment-row-']").all():
         expect(row).to_contain_text(email)
+
+
+def test_the_amount_created_range_and_paging_of_the_payments_list(
+        page: Page, episode: Observation, client: stripe.StripeClient) -> None:
+    intent = next(i for i in _intents(client) if i.status == "requires_capture")
+    day = datetime.fromtimestamp(intent.created, UTC).date()
+    page.get_by_label("Amount").fill(f"{intent.amount / 100:.2f}")
+    page.get_by_label("Currency").select_option(intent.currency)
+    page.get_by_label("Created from").fill(day.isoformat())
+    page.get_by_label("Created to").fill(day.isoformat())
+    page.get_by_role("button", name="Filter").click()
+    expect(page.get_by_test_id(f"payment-row-{intent.id}")).to_be_visible()
+    for row in page.locator("tbody tr[data-testid^='payment-row-']").all():
+        expect(row).to_contain_text(day.isoformat())
+
+    page.get_by_label("Created from").fill((day + timedelta(days=1)).isoformat())
+    page.get_by_label("Created to").fill((day + timedelta(days=1)).isoformat())
+    page.get_by_role("button", name="Filter").click()
+    expect(page.get_by_test_id(f"payment-row-{intent.id}")).to_have_count(0)
+
+    _go(page, episode, "/dashboard/payments")
+    first = page.locator("tbody tr[data-testid^='payment-row-']")
+    expect(first).to_have_count(25)
+    on_first = {r.get_attribute("data-testid") for r in first.all()}
+    page.get_by_role("link", name="Next page").click()
+    expect(page.get_by_test_id("page-number")).to_have_text("Page 2")
+    on_second = {r.get_attribute("data-testid") for r in first.all()}
+    assert len(on_second) == 25 and not on_first & on_second
 
 
 def test_a_partial_refund_on_the_page_is_the_apis_refund(
