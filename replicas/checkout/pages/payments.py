@@ -30,8 +30,8 @@ from replicas.runtime.pages import redirect
 
 from ..deps import WorldDep
 from ..render import Row, loads
-from ..rules import approvals, refunds
 from ..rules import payment_intents as intents
+from ..rules import refunds
 from ..rules.common import World, refused
 from ..schemas.requests import ApprovalCreate, RefundCreate
 from .dashboard import (
@@ -187,7 +187,7 @@ async def payment_page(request: Request, w: WorldDep, intent_id: ObjectPath,
         disputes=sql.rows(w.db, "SELECT * FROM disputes WHERE payment_intent = ? "
                           "ORDER BY created DESC, id DESC", (intent["stripe_id"],)),
         events=_timeline(w, intent), refundable=refundable(w, latest),
-        threshold=approvals.needed, capturable=intent["status"] == "requires_capture",
+        capturable=intent["status"] == "requires_capture",
         cancelable=intent["status"] in intents.CANCELABLE, refund_reasons=REFUND_REASONS,
         cancel_reasons=CANCEL_REASONS, done=done[:120])
 
