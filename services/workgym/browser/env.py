@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -159,7 +159,7 @@ class BrowserEnv:
         self._close_episode()
         self._stack.close()
 
-    def __enter__(self) -> BrowserEnv:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
