@@ -88,7 +88,7 @@ def _worklogs(episode: EpisodeDep, issue: dict[str, Any],
 def _history(episode: EpisodeDep, issue: dict[str, Any],
              people: dict[int, str]) -> list[dict[str, Any]]:
     return [{"id": h["id"], "author": people.get(h["author_id"]),
-             "created": jira_time(h["created"]), "items": orjson.loads(h["items"])}
+             "created": jira_time(h["created"]), "changes": orjson.loads(h["items"])}
             for h in rows(episode.db, "SELECT * FROM changelog WHERE issue_id = ? ORDER BY id",
                           (issue["id"],))]
 

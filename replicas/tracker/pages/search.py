@@ -40,8 +40,8 @@ async def search_page(request: Request, episode: EpisodeDep, jql: Jql = "",
                       startAt: StartAt = 0, filter: FilterId = None) -> Response:
     saved = filters.find(episode.db, filter, CALLER) if filter is not None else None
     text = saved["jql"] if saved is not None else jql
-    context: dict[str, Any] = {"jql": text, "saved": saved, "start": startAt, "page": PAGE, "found": [],
-               "total": 0, "error": None}
+    context: dict[str, Any] = {"jql": text, "saved": saved, "start": startAt, "page": PAGE,
+                               "found": [], "total": 0, "error": None}
     try:
         where, params, order = search.compiled(text, now=episode.now(), caller_id=CALLER,
                                                bounded=False)
