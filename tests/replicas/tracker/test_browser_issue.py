@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from jira import JIRA, JIRAError
@@ -54,8 +55,8 @@ def _text(page: Page, testid: str) -> str:
     return page.get_by_test_id(testid).inner_text().strip()
 
 
-def _names(items: list[object]) -> str:
-    return ", ".join(sorted(str(getattr(i, "name")) for i in items)) or "None"
+def _names(items: list[Any]) -> str:
+    return ", ".join(sorted(str(i.name) for i in items)) or "None"
 
 
 def test_the_issue_page_shows_what_jira_reads(page: Page, episode: Observation,
