@@ -3,13 +3,15 @@
     POST /browse/{key}/comments                 add a comment (body)
     GET  /browse/{key}/comments/{id}            a comment's edit form
     POST /browse/{key}/comments/{id}            edit it (body)
-    POST /browse/{key}/worklogs                 log work (time spent, date started, comment)
+    POST /browse/{key}/worklogs                 log work (time spent, date started, comment,
+                                                how the remaining estimate moves)
     GET  /browse/{key}/worklogs/{id}            a worklog's edit form
     POST /browse/{key}/worklogs/{id}            edit it (what the form changed)
 
 Each is the API's rule (rules/issues.add_comment, rules/comments.edit, rules/worklogs
 log_work and edit): the same permissions, the same limits, the same estimate arithmetic
-(adjusted automatically, as the API's default).
+(logging: adjusted automatically, left, set to or reduced by a value, as the API's
+``adjustEstimate``; editing: automatically, the API's default).
 """
 
 from __future__ import annotations
@@ -24,11 +26,16 @@ from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.pages import redirect
 
 from .. import render
+from ..errors import JiraError
 from ..formats import format_duration, jira_time
 from ..rules import comments, issues, worklogs
+from ..rules.worklogs import Estimate
 from .common import CALLER, PAGES, Form, IssueKey, form, page_router
 
 router = page_router()
+# How logging work moves the remaining estimate (the API's adjustEstimate), as Jira offers it.
+ADJUSTMENTS = {"auto": "Adjust automatically", "leave": "Leave the estimate",
+               "new": "Set to", "manual": "Reduce by"}
 RecordId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
 
 
@@ -76,8 +83,15 @@ def _worklog(posted: Form, current: dict[str, Any] | None) -> dict[str, Any]:
 @router.post("/browse/{key}/worklogs")
 async def log_work(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
-    worklogs.log_work(episode.db, issue, _worklog(await form(request), None), CALLER,
-                      episode.now(), adf=False)
+    posted = await form(request)
+    adjust = posted.get("adjustEstimate") or "auto"
+    if adjust not in ADJUSTMENTS:
+        raise JiraError(400, [f"Unknown adjustEstimate '{adjust}'."], code="worklog_invalid")
+    value = posted.get("estimate") or None
+    estimate = Estimate(adjust, value if adjust == "new" else None,
+                        value if adjust == "manual" else None)
+    worklogs.log_work(episode.db, issue, _worklog(posted, None), CALLER, episode.now(),
+                      adf=False, estimate=estimate)
     return redirect(request, f"/browse/{issue['key']}", done="worklog")
 
 

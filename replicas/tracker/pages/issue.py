@@ -33,6 +33,7 @@ from .. import render
 from ..formats import adf_to_text, format_duration, jira_time
 from ..rules import issues, permissions, workflows
 from ..world import data
+from .activity import ADJUSTMENTS
 from .common import CALLER, PAGES, Form, IssueKey, form, page_router
 
 router = page_router()
@@ -93,6 +94,20 @@ def _history(episode: EpisodeDep, issue: dict[str, Any],
                           (issue["id"],))]
 
 
+def _links(f: dict[str, Any]) -> list[dict[str, Any]]:
+    """The issue's links as the page groups them: by the phrase read from this issue ("this
+    issue blocks SHOP-5"), then in the order made."""
+    found = []
+    for link in f["issuelinks"]:
+        side, phrase = (("outwardIssue", "outward") if "outwardIssue" in link
+                        else ("inwardIssue", "inward"))
+        other = link[side]
+        found.append({"id": link["id"], "phrase": link["type"][phrase], "key": other["key"],
+                      "summary": other["fields"]["summary"],
+                      "status": other["fields"]["status"]["name"]})
+    return sorted(found, key=lambda x: (x["phrase"], int(x["id"])))
+
+
 @router.get("/browse/{key}")
 async def issue_page(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
@@ -113,6 +128,7 @@ async def issue_page(request: Request, key: IssueKey, episode: EpisodeDep) -> Re
                       spent=format_duration(issue["time_spent_s"]) if issue["time_spent_s"]
                       else "None",
                       notice=NOTICES.get(request.query_params.get("done", "")),
+                      adjustments=ADJUSTMENTS, links=_links(shown["fields"]),
                       **choices(episode, issue))
 
 
