@@ -3,8 +3,9 @@
     GET  /browse/{key}                        the issue: its fields, parent and sub-tasks,
                                               links, watchers, comments, work log, history;
                                               the transitions the workflow offers, the forms
-    POST /browse/{key}/edit                   edit: summary, priority, labels, components,
-                                              fix versions, story points, description
+    POST /browse/{key}/edit                   edit: summary, priority, labels (those kept
+                                              and those added), components, fix versions,
+                                              story points, description
     POST /browse/{key}/assign                 assign (the assignee's accountId, '' unassigns)
     GET  /browse/{key}/transitions/{id}       a transition's screen (resolution, fix versions,
                                               comment, as its screen has them)
@@ -144,7 +145,7 @@ def edited(issue: dict[str, Any], posted: Form) -> dict[str, Any]:
         given["summary"] = posted.get("summary")
     if posted.get("priority") and posted.get("priority") != issue["priority"]:
         given["priority"] = {"name": posted.get("priority")}
-    labels = sorted(set(posted.get("labels").split()))
+    labels = sorted(set(posted.all("labels")) | set(posted.get("addLabels").split()))
     if labels != sorted(orjson.loads(issue["labels"])):
         given["labels"] = labels
     for name, column in (("components", "components"), ("fixVersions", "fix_versions")):

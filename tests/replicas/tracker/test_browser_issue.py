@@ -160,6 +160,26 @@ def test_comment_worklog_link_and_watcher_made_on_the_page(page: Page, episode: 
     assert name in {w.displayName for w in jira.watchers(a).watchers}
 
 
+def test_fields_edited_on_the_page(page: Page, episode: Observation, jira: JIRA) -> None:
+    key = jira.create_issue(project="SHOP", issuetype={"name": "Story"}, summary="Wishlist",
+                            labels=["web", "q3"], priority={"name": "Low"}).key
+    _open(page, episode, f"/browse/{key}")
+
+    page.get_by_label("q3", exact=True).uncheck()
+    page.get_by_label("Add labels").fill("q4 mobile")
+    page.get_by_label("Priority").select_option("High")
+    page.get_by_label("Story points").fill("5")
+    page.get_by_label("Description", exact=True).fill("Customers keep products for later.")
+    page.get_by_role("button", name="Save").click()
+
+    expect(page.get_by_role("status")).to_have_text("Issue updated.")
+    f = jira.issue(key).fields
+    assert (sorted(f.labels), f.priority.name, f.customfield_10016, f.description,
+            f.summary) == (["mobile", "q4", "web"], "High", 5.0,
+                           "Customers keep products for later.", "Wishlist")
+    assert _text(page, "issue-labels") == "mobile q4 web"
+
+
 def test_search_results_and_total_are_the_apis(page: Page, episode: Observation,
                                                jira: JIRA) -> None:
     jql = "project = SHOP AND statusCategory != Done ORDER BY priority DESC, key ASC"
