@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from jira import JIRA, JIRAError
@@ -59,27 +60,36 @@ def _names(items: list[Any]) -> str:
     return ", ".join(sorted(str(i.name) for i in items)) or "None"
 
 
+def _fields_shown(page: Page, issue: Any) -> None:
+    """The issue page's fields are those `jira` reads of ``issue``."""
+    f = issue.fields
+    assert page.locator("h1").inner_text() == f.summary
+    shown = {name: _text(page, f"issue-{name}") for name in (
+        "key", "type", "status", "resolution", "priority", "assignee", "reporter", "labels",
+        "components", "fix-versions", "sprint", "story-points")}
+    assert shown == {
+        "key": issue.key, "type": f.issuetype.name, "status": f.status.name,
+        "resolution": f.resolution.name if f.resolution else "Unresolved",
+        "priority": f.priority.name,
+        "assignee": f.assignee.displayName if f.assignee else "Unassigned",
+        "reporter": f.reporter.displayName, "labels": " ".join(f.labels) or "None",
+        "components": _names(f.components), "fix-versions": _names(f.fixVersions),
+        "sprint": _names(f.customfield_10020 or []),
+        "story-points": "None" if f.customfield_10016 is None else str(f.customfield_10016)}
+
+
 def test_the_issue_page_shows_what_jira_reads(page: Page, episode: Observation,
                                               jira: JIRA) -> None:
     found = jira.search_issues("project = SHOP ORDER BY key", maxResults=False, fields="*all")
-    key = next(i.key for i in found if i.fields.issuelinks and i.fields.comment.comments
-               and i.fields.components)
+    key = next(i.key for i in found if i.fields.issuelinks and i.fields.comment.comments)
+    planned = next(i.key for i in found if i.fields.customfield_10020
+                   and i.fields.customfield_10016 is not None and i.fields.components)
     issue = jira.issue(key, expand="changelog")
     f = issue.fields
 
     _open(page, episode, f"/browse/{key}")
 
-    assert page.locator("h1").inner_text() == f.summary
-    shown = {name: _text(page, f"issue-{name}") for name in (
-        "key", "type", "status", "resolution", "priority", "assignee", "reporter", "labels",
-        "components", "fix-versions")}
-    assert shown == {
-        "key": key, "type": f.issuetype.name, "status": f.status.name,
-        "resolution": f.resolution.name if f.resolution else "Unresolved",
-        "priority": f.priority.name,
-        "assignee": f.assignee.displayName if f.assignee else "Unassigned",
-        "reporter": f.reporter.displayName, "labels": " ".join(f.labels) or "None",
-        "components": _names(f.components), "fix-versions": _names(f.fixVersions)}
+    _fields_shown(page, issue)
     for link in f.issuelinks:
         other, phrase = ((link.outwardIssue, link.type.outward) if hasattr(link, "outwardIssue")
                          else (link.inwardIssue, link.type.inward))
@@ -89,6 +99,8 @@ def test_the_issue_page_shows_what_jira_reads(page: Page, episode: Observation,
         assert _text(page, f"comment-body-{comment.id}") == comment.body.strip()
     assert page.locator("[data-testid^=history-]").count() == len(issue.changelog.histories)
     assert page.get_by_role("heading", name=f"Watchers ({f.watches.watchCount})").is_visible()
+    _open(page, episode, f"/browse/{planned}")
+    _fields_shown(page, jira.issue(planned))
 
 
 def test_a_transition_through_its_screen_is_the_workflows(page: Page, episode: Observation,
@@ -160,6 +172,35 @@ def test_comment_worklog_link_and_watcher_made_on_the_page(page: Page, episode: 
     assert name in {w.displayName for w in jira.watchers(a).watchers}
 
 
+def test_comment_and_worklog_edited_link_and_watcher_removed(page: Page, episode: Observation,
+                                                             jira: JIRA) -> None:
+    a, b = (jira.create_issue(project="SHOP", issuetype={"name": "Task"}, summary=s).key
+            for s in ("Move the cron jobs", "Decommission the old host"))
+    comment = jira.add_comment(a, "Moving on Tuesdy.")
+    jira.add_worklog(a, timeSpent="3h")
+    jira.create_issue_link("Relates", a, b)
+    me = jira.myself()
+    _open(page, episode, f"/browse/{a}")
+
+    page.get_by_role("link", name=f"Edit comment: {me['displayName']}", exact=False).click()
+    page.get_by_label("Comment").fill("Moving on Tuesday.")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_have_text("Comment updated.")
+    page.get_by_role("link", name=f"Edit worklog: {me['displayName']}, 3h").click()
+    page.get_by_label("Time spent").fill("2h 15m")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_have_text("Worklog updated.")
+    page.get_by_role("button", name=f"Remove link: relates to {b}").click()
+    expect(page.get_by_role("status")).to_have_text("Link removed.")
+    page.get_by_role("button", name=f"Remove watcher {me['displayName']}").click()
+    expect(page.get_by_role("status")).to_have_text("Watcher removed.")
+
+    assert jira.comment(a, comment.id).body == "Moving on Tuesday."
+    assert [w.timeSpentSeconds for w in jira.worklogs(a)] == [8100]
+    assert jira.issue(a).fields.issuelinks == []
+    assert jira.watchers(a).watchCount == 0
+
+
 def test_fields_edited_on_the_page(page: Page, episode: Observation, jira: JIRA) -> None:
     key = jira.create_issue(project="SHOP", issuetype={"name": "Story"}, summary="Wishlist",
                             labels=["web", "q3"], priority={"name": "Low"}).key
@@ -195,6 +236,23 @@ def test_search_results_and_total_are_the_apis(page: Page, episode: Observation,
     assert rows.all_inner_texts() == every[:50]
     page.get_by_role("link", name="Next").click()
     assert rows.all_inner_texts() == every[50:100]
+
+
+def test_a_search_saved_as_a_filter_is_the_apis(page: Page, episode: Observation,
+                                                jira: JIRA) -> None:
+    jql = "project = APP AND issuetype = Bug ORDER BY key"
+    _open(page, episode, "/issues/")
+    page.get_by_label("JQL").fill(jql)
+    page.get_by_role("button", name="Search").click()
+
+    page.get_by_label("Filter name").fill("App bugs")
+    page.get_by_role("button", name="Save as filter").click()
+
+    expect(page.get_by_test_id("filter-name")).to_have_text("App bugs")
+    saved = jira.filter(parse_qs(urlsplit(page.url).query)["filter"][0])
+    assert (saved.name, saved.jql) == ("App bugs", jql)
+    total = len(jira.search_issues(jql, maxResults=False))
+    assert _text(page, "search-total").startswith(f"{total} issue")
 
 
 def test_a_jql_error_is_jiras_message(page: Page, episode: Observation, jira: JIRA) -> None:
