@@ -115,9 +115,9 @@ def test_a_transition_through_its_screen_is_the_workflows(page: Page, episode: O
     page.get_by_role("button", name="Resolve issue").click()
 
     expect(page.get_by_role("status")).to_have_text("Status changed.")
-    issue = jira.issue(key)
-    assert (issue.fields.status.name, issue.fields.resolution.name) == ("Resolved",
-                                                                       "Cannot Reproduce")
+    f = jira.issue(key).fields
+    assert f.resolution is not None
+    assert (f.status.name, f.resolution.name) == ("Resolved", "Cannot Reproduce")
     assert jira.comments(key)[-1].body == "Not reproducible on the current build."
     assert _text(page, "issue-status") == "Resolved"
 
@@ -282,6 +282,7 @@ def test_an_issue_created_on_the_form(page: Page, episode: Observation, jira: JI
     expect(page.get_by_role("status")).to_have_text("Issue created.")
     key = _text(page, "issue-key")
     f = jira.issue(key).fields
+    assert f.assignee is not None
     assert (f.summary, f.issuetype.name, f.parent.key, f.priority.name, f.assignee.accountId,
             sorted(f.labels), f.description) == (
         "Validate the gift card's balance", "Sub-task", parent, "High", me["accountId"],
