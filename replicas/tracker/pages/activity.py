@@ -30,7 +30,7 @@ from ..errors import JiraError
 from ..formats import format_duration, jira_time
 from ..rules import comments, issues, worklogs
 from ..rules.worklogs import Estimate
-from .common import CALLER, PAGES, Form, IssueKey, form, page_router
+from .common import CALLER, PAGES, Form, IssueKey, form, page_router, put_changed_text
 
 router = page_router()
 # How logging work moves the remaining estimate (the API's adjustEstimate), as Jira offers it.
@@ -74,9 +74,8 @@ def _worklog(posted: Form, current: dict[str, Any] | None) -> dict[str, Any]:
         body["timeSpent"] = spent
     if started and (current is None or started != jira_time(current["started"])):
         body["started"] = started
-    old = (render.text(current["comment"], False) or "") if current else ""
-    if comment.strip() != old.strip():
-        body["comment"] = comment if comment.strip() else None
+    put_changed_text(body, "comment", comment,
+                     (render.text(current["comment"], False) or "") if current else "")
     return body
 
 

@@ -5,7 +5,7 @@ user the pages act as (the episode's agent, as the API's token is), the forms th
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter
@@ -49,6 +49,14 @@ class Form:
 
     def has(self, name: str) -> bool:
         return name in self.values
+
+
+def put_changed_text(given: dict[str, Any], name: str, typed: str, current: str) -> None:
+    """Set ``given[name]`` to the text typed in a form's field when it differs from the
+    record's ``current`` text (empty: None, the field cleared), as Jira's dialogs send only
+    what changed."""
+    if typed.strip() != current.strip():
+        given[name] = typed if typed.strip() else None
 
 
 async def form(request: Request) -> Form:

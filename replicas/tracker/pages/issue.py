@@ -31,11 +31,11 @@ from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.pages import redirect
 
 from .. import render
-from ..formats import adf_to_text, format_duration, jira_time
+from ..formats import format_duration, jira_time
 from ..rules import issues, permissions, workflows
 from ..world import data
 from .activity import ADJUSTMENTS
-from .common import CALLER, PAGES, Form, IssueKey, form, page_router
+from .common import CALLER, PAGES, Form, IssueKey, form, page_router, put_changed_text
 
 router = page_router()
 TransitionId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
@@ -158,10 +158,8 @@ def edited(issue: dict[str, Any], posted: Form) -> dict[str, Any]:
         value = float(points) if points else None
     if value != issue["story_points"]:
         given["customfield_10016"] = value
-    description = posted.text("description")
-    current = adf_to_text(orjson.loads(issue["description"])) if issue["description"] else ""
-    if description.strip() != current.strip():
-        given["description"] = description if description.strip() else None
+    put_changed_text(given, "description", posted.text("description"),
+                     render.text(issue["description"], False) or "")
     return given
 
 
