@@ -2,7 +2,9 @@
 
     GET  /issues/?jql=...&startAt=N     the issues the JQL finds, in its ORDER BY (newest
                                         first without one), 50 a page, with the total;
-                                        ``filter=ID`` runs a saved filter's JQL
+                                        ``filter=ID`` runs a saved filter's JQL; each
+                                        column's header sorts by it (the JQL's ORDER BY
+                                        replaced, ascending, then descending)
     POST /issues/filters                save the JQL as a filter (name, jql) -> its search
 
 The JQL runs as the API's search runs it (rules/search.compiled over the issues you may
@@ -23,16 +25,35 @@ from replicas.runtime.db import one, rows
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.pages import redirect
 
+from .. import jql
 from ..errors import JiraError
 from ..formats import jira_time
+from ..jql.lexer import is_one_of, tokens
 from ..rules import filters, search
 from .common import CALLER, PAGES, form, page_router
 
 router = page_router()
 PAGE = 50
+# The results' columns: header -> the JQL field it sorts by.
+COLUMNS = {"Key": "key", "Summary": "summary", "Status": "status", "Assignee": "assignee",
+           "Priority": "priority", "Updated": "updated"}
 StartAt = Annotated[int, Interval(ge=0, le=1_000_000), Query()]
 FilterId = Annotated[int | None, Interval(ge=1, le=2**31 - 1), Query()]
 Jql = Annotated[str, Query(max_length=5000)]
+
+
+def sorted_by(text: str, field: str) -> tuple[str, str | None]:
+    """The JQL ``text`` ordered by ``field`` (its ORDER BY replaced): ascending, or descending
+    when it is already ascending by it; and how ``text`` sorts by it first now (ASC, DESC;
+    None: not, or in the field's default direction)."""
+    found = tokens(text)
+    cut = next((t.pos for t, after in zip(found, found[1:], strict=False)
+                if is_one_of(t, "order") and is_one_of(after, "by")), len(text))
+    first = jql.parse(text).order[:1]
+    now = first[0].direction.upper() if first and first[0].direction \
+        and first[0].field.lower() == field else None
+    wanted = "DESC" if now == "ASC" else "ASC"
+    return f"{text[:cut].rstrip()} ORDER BY {field} {wanted}".strip(), now
 
 
 @router.get("/issues/")
@@ -55,7 +76,8 @@ async def search_page(request: Request, episode: EpisodeDep, jql: Jql = "",
               "updated": jira_time(r["updated_at"])}
              for r in rows(episode.db, f"SELECT * FROM issues WHERE {scope} ORDER BY {order} "
                            "LIMIT ? OFFSET ?", (*params, PAGE, startAt))]
-    return PAGES.page(request, "search.html", **{**context, "found": found,
+    sorts = {name: sorted_by(text, field) for name, field in COLUMNS.items()}
+    return PAGES.page(request, "search.html", **{**context, "found": found, "sorts": sorts,
                                                  "total": total["n"] if total else 0})
 
 

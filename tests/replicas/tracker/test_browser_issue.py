@@ -223,7 +223,8 @@ def test_fields_edited_on_the_page(page: Page, episode: Observation, jira: JIRA)
 
 def test_search_results_and_total_are_the_apis(page: Page, episode: Observation,
                                                jira: JIRA) -> None:
-    jql = "project = SHOP AND statusCategory != Done ORDER BY priority DESC, key ASC"
+    where = "project = SHOP AND statusCategory != Done OR project = APP"
+    jql = f"{where} ORDER BY priority DESC, key ASC"
     every = [i.key for i in jira.search_issues(jql, maxResults=False)]
     assert len(every) > 50
     _open(page, episode, "/issues/")
@@ -236,6 +237,12 @@ def test_search_results_and_total_are_the_apis(page: Page, episode: Observation,
     assert rows.all_inner_texts() == every[:50]
     page.get_by_role("link", name="Next").click()
     assert rows.all_inner_texts() == every[50:100]
+    page.get_by_role("link", name="Summary").click()
+    page.get_by_role("link", name="Summary").click()
+    resorted = f"{where} ORDER BY summary DESC"
+    expect(page.get_by_label("JQL")).to_have_value(resorted)
+    assert rows.all_inner_texts() == [i.key for i in jira.search_issues(resorted,
+                                                                        maxResults=50)]
 
 
 def test_a_search_saved_as_a_filter_is_the_apis(page: Page, episode: Observation,
