@@ -86,7 +86,7 @@ async def board_page(request: Request, board_id: BoardId, episode: EpisodeDep) -
 async def move(request: Request, board_id: BoardId, episode: EpisodeDep) -> Response:
     board = boards.board(episode.db, board_id, CALLER)
     posted = await form(request)
-    if not posted.get("issue") or not posted.get("transition").isdigit():
+    if not posted.get("issue"):
         raise JiraError(400, ["Choose an issue and a transition."], code="move_incomplete")
     issue = issues.get(episode.db, posted.get("issue"), CALLER)
     if issue["project_id"] != board["project_id"]:

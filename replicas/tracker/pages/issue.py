@@ -31,6 +31,7 @@ from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.pages import redirect
 
 from .. import render
+from ..errors import JiraError
 from ..formats import format_duration, jira_time
 from ..rules import issues, permissions, workflows
 from ..world import data
@@ -214,7 +215,7 @@ def run_transition(episode: EpisodeDep, issue: dict[str, Any], posted: Form) -> 
     """The transition a form posted (``transition``: its id), as the API runs it."""
     raw = posted.get("transition")
     if not raw.isdigit():
-        raise workflows.TransitionRefused(["'transition' identifier must be an integer"])
+        raise JiraError(400, ["Choose a transition."], code="transition_id")
     given, update = transition_given(issue, posted)
     issues.transition(episode.db, issue, int(raw), given, update, CALLER, episode.now(),
                       adf=False)

@@ -272,12 +272,16 @@ def test_a_jql_error_is_jiras_message(page: Page, episode: Observation, jira: JI
     assert page.get_by_role("alert").is_visible()
 
 
-def test_an_issue_created_on_the_form(page: Page, episode: Observation, jira: JIRA) -> None:
+def test_an_issue_created_on_the_form_and_one_refused(page: Page, episode: Observation, jira: JIRA) -> None:
     parent = jira.create_issue(project="SHOP", issuetype={"name": "Story"},
                                summary="Gift cards at checkout").key
     me = jira.myself()
     _open(page, episode, f"/browse/{parent}")
     page.get_by_role("link", name="Create sub-task").click()
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_role("alert")).to_have_text("You must specify a summary of the issue.")
+    assert jira.issue(parent).fields.subtasks == []
+    page.go_back()
 
     page.get_by_label("Summary").fill("Validate the gift card's balance")
     page.get_by_label("Description").fill("Before the payment step.")
