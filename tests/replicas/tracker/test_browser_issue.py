@@ -272,7 +272,8 @@ def test_a_jql_error_is_jiras_message(page: Page, episode: Observation, jira: JI
     assert page.get_by_role("alert").is_visible()
 
 
-def test_an_issue_created_on_the_form_and_one_refused(page: Page, episode: Observation, jira: JIRA) -> None:
+def test_an_issue_created_on_the_form_and_one_refused(page: Page, episode: Observation,
+                                                      jira: JIRA) -> None:
     parent = jira.create_issue(project="SHOP", issuetype={"name": "Story"},
                                summary="Gift cards at checkout").key
     me = jira.myself()
