@@ -8,7 +8,7 @@ from annotated_types import Interval
 from fastapi import APIRouter, Body, Path, Query
 from starlette.responses import Response
 
-from replicas.runtime.db import one, rows
+from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.params import CANONICAL
 from replicas.runtime.responses import ok
@@ -64,19 +64,10 @@ def _link(row: dict[str, Any], base: str, v: str) -> dict[str, Any]:
 
 LinkId = Annotated[int, Interval(ge=1, le=2**31 - 1), CANONICAL, Path(
     description="The link's id.")]
-_LINK = ("SELECT l.*, i.key AS inward_key, o.key AS outward_key, i.project_id FROM "
-         "issue_links l JOIN issues i ON i.id = l.inward_id JOIN issues o ON "
-         "o.id = l.outward_id WHERE l.id = ?")
 
 
 def _found_link(episode: EpisodeDep, link_id: int) -> dict[str, Any]:
-    found = one(episode.db, _LINK, (link_id,))
-    if found is None:
-        raise JiraError(404, [f"No issue link with id '{link_id}' exists."],
-                        code="link_not_found")
-    for key in (found["inward_key"], found["outward_key"]):
-        issues.get(episode.db, key, CALLER)  # both issues visible, or a 404
-    return found
+    return relations.find_link(episode.db, link_id, CALLER)
 
 
 @router.get("/issueLink/{link_id}", operation_id="get_issue_link", summary="Get an issue link")

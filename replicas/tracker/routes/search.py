@@ -10,17 +10,15 @@ from annotated_types import Interval
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
-from replicas.runtime import budget
 from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.paging import cursor_of, offset_of
 from replicas.runtime.params import CANONICAL
 from replicas.runtime.responses import ok
 
-from .. import jql, render
+from .. import render
 from ..errors import JiraError
-from ..rules import permissions
-from ..world import data
+from ..rules import search as search_rules
 from .common import CALLER, Base, Version, shown
 
 router = APIRouter(tags=["search"])
@@ -42,29 +40,14 @@ def _offset(token: str | None) -> int:
 
 def compiled(text: str, episode: EpisodeDep, *, bounded: bool,
              unordered: str | None = None) -> tuple[str, list[Any], str]:
-    """The JQL as SQL: the WHERE clause over issues, its parameters and its ORDER BY
-    (``unordered``, if given, where the JQL has none); a 400 in Jira's words when it does
-    not parse, has more terms than the request may (``budget.max_query_terms``) or, ``bounded``,
-    restricts nothing."""
-    try:
-        query = jql.parse(text)
-        if (most := budget.max_query_terms()) is not None:
-            jql.check_terms(query, most)
-        if bounded and not jql.is_bounded(query):
-            raise jql.JqlError("Unbounded JQL queries are not allowed here. Please add a "
-                               "search restriction to your query.")
-        where, params = jql.compile(query, now=episode.now(), caller_id=CALLER, world=data())
-        order = unordered if unordered and not query.order else jql.order_by(query,
-                                                                             world=data())
-        return where, list(params), order
-    except jql.JqlError as error:
-        raise JiraError(400, [str(error)], code="jql") from error
+    """The JQL as SQL for the caller, now (rules/search.compiled)."""
+    return search_rules.compiled(text, now=episode.now(), caller_id=CALLER, bounded=bounded,
+                                 unordered=unordered)
 
 
 def visible(episode: EpisodeDep) -> str:
     """SQL: the projects whose issues you may browse."""
-    ids = permissions.browsable(episode.db, CALLER)
-    return f"project_id IN ({','.join(str(i) for i in ids) or 'NULL'})"
+    return search_rules.visible(episode.db, CALLER)
 
 
 def shown_issues(episode: EpisodeDep, found: list[dict[str, Any]], fields: str | None,

@@ -15,7 +15,7 @@ from replicas.runtime.responses import ok
 from .. import render
 from ..errors import JiraError
 from ..formats import jira_time
-from ..rules import issues
+from ..rules import issues, permissions
 from ..world import data
 from .common import CALLER, Base, MaxResults, StartAt, Version, shown
 from .projects import found_project
@@ -106,11 +106,8 @@ async def assignable(version: Version, episode: EpisodeDep, base: Base,
         project_id = found_project(episode, project)["id"]
     else:
         raise JiraError(400, ["Project or issue key must be specified"], code="project_needed")
-    roles = data()["permissions"]["ASSIGNABLE_USER"]
-    where = ("active AND id IN (SELECT user_id FROM project_role_members WHERE project_id = ? "
-             f"AND role IN ({','.join('?' * len(roles))}))")
-    return _page(_users(episode, query, where, (project_id, *roles)), startAt, maxResults,
-                 base, version)
+    where, params = permissions.assignable(project_id)
+    return _page(_users(episode, query, where, params), startAt, maxResults, base, version)
 
 
 @router.get("/issuetype", operation_id="get_issue_types", summary="Get issue types")

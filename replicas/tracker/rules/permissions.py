@@ -6,6 +6,7 @@ a comment refused a 400, an assignment refused a 403)."""
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 from replicas.runtime.db import rows
 
@@ -81,6 +82,14 @@ def browsable(db: sqlite3.Connection, user_id: int) -> list[int]:
     """The projects whose issues ``user_id`` may see (Browse projects), by id."""
     return [p["id"] for p in rows(db, "SELECT id FROM projects ORDER BY id")
             if has(db, p["id"], user_id, "BROWSE_PROJECTS")]
+
+
+def assignable(project_id: int) -> tuple[str, tuple[Any, ...]]:
+    """SQL over users: who may be assigned the project's issues (the active members of the
+    roles holding Assignable user), and its parameters."""
+    roles = data()["permissions"]["ASSIGNABLE_USER"]
+    return ("active AND id IN (SELECT user_id FROM project_role_members WHERE project_id = ? "
+            f"AND role IN ({','.join('?' * len(roles))}))", (project_id, *roles))
 
 
 def require(db: sqlite3.Connection, project_id: int, user_id: int, operation: str, *,

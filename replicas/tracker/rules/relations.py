@@ -118,6 +118,23 @@ def link(db: sqlite3.Connection, type_name: str, source: str, target: str,
                                           "outward_id": b["id"]})
 
 
+_LINK = ("SELECT l.*, i.key AS inward_key, o.key AS outward_key, i.project_id FROM "
+         "issue_links l JOIN issues i ON i.id = l.inward_id JOIN issues o ON "
+         "o.id = l.outward_id WHERE l.id = ?")
+
+
+def find_link(db: sqlite3.Connection, link_id: int, caller_id: int) -> Row:
+    """The link ``link_id`` between two issues the caller may browse (with both keys and
+    its inward issue's project), else Jira's 404."""
+    found = one(db, _LINK, (link_id,))
+    if found is None:
+        raise JiraError(404, [f"No issue link with id '{link_id}' exists."],
+                        code="link_not_found")
+    for key in (found["inward_key"], found["outward_key"]):
+        get(db, key, caller_id)  # both issues visible, or a 404
+    return found
+
+
 def unlink(db: sqlite3.Connection, link: Row, caller_id: int) -> None:
     permissions.require(db, link["project_id"], caller_id, "link", key=link["inward_key"])
     db.execute("DELETE FROM issue_links WHERE id = ?", (link["id"],))

@@ -14,11 +14,8 @@ nothing and says why on a page.
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import parse_qs
 
-from fastapi import APIRouter
 from fastapi import Path as PathParam
 from starlette.requests import Request
 from starlette.responses import Response
@@ -26,19 +23,17 @@ from starlette.responses import Response
 from replicas.runtime.clock import iso
 from replicas.runtime.db import one, rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import Pages, redirect
+from replicas.runtime.pages import redirect
 
 from ..errors import JiraError
 from ..rules import boards, issues
-from ..world import AGENT_ID as CALLER
 from ..world import board_columns, data, status_category
+from .common import CALLER, PAGES, form, page_router
+from .issue import run_transition
 
-PAGES = Pages(Path(__file__).with_name("templates"))
-router = APIRouter(route_class=PAGES.route_class("This link or form is not one of the "
-                                                 "board's."), include_in_schema=False)
+router = page_router()
 BoardId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
 RECENT = timedelta(days=14)  # how long a kanban board shows finished work
-MAX_FORM = 4096
 
 
 def _cards(episode: EpisodeDep, board: dict[str, Any]) -> tuple[dict[str, Any] | None,
@@ -90,18 +85,11 @@ async def board_page(request: Request, board_id: BoardId, episode: EpisodeDep) -
 @router.post("/boards/{board_id}/moves")
 async def move(request: Request, board_id: BoardId, episode: EpisodeDep) -> Response:
     board = boards.board(episode.db, board_id, CALLER)
-    raw = await request.body()
-    if len(raw) > MAX_FORM:
-        raise JiraError(400, ["The form is too large."], code="form_too_large")
-    form = {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
-    if not form.get("issue") or not form.get("transition", "").isdigit():
+    posted = await form(request)
+    if not posted.get("issue"):
         raise JiraError(400, ["Choose an issue and a transition."], code="move_incomplete")
-    issue = issues.get(episode.db, form["issue"], CALLER)
+    issue = issues.get(episode.db, posted.get("issue"), CALLER)
     if issue["project_id"] != board["project_id"]:
         raise JiraError(400, [f"{issue['key']} is not on this board."], code="move_foreign")
-    given = {"resolution": {"name": form["resolution"]}} if form.get("resolution") else {}
-    update = ({"comment": [{"add": {"body": form["comment"]}}]}
-              if form.get("comment", "").strip() else {})
-    issues.transition(episode.db, issue, int(form["transition"]), given, update, CALLER,
-                      episode.now(), adf=False)
+    run_transition(episode, issue, posted)
     return redirect(request, f"/boards/{board_id}", moved=issue["key"])

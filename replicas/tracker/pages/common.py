@@ -1,0 +1,67 @@
+"""What the tracker's pages share: the renderer (``templates/``) and its route class, the
+user the pages act as (the episode's agent, as the API's token is), the forms they post
+(form-encoded, read by :func:`form`) and the issue key in a page's path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter
+from fastapi import Path as PathParam
+from starlette.requests import Request
+
+from replicas.runtime.pages import Pages
+
+from ..errors import JiraError
+from ..world import AGENT_ID
+
+PAGES = Pages(Path(__file__).with_name("templates"))
+CALLER = AGENT_ID
+MAX_FORM = 64 * 1024  # a description or a comment fits; more is not a form of ours
+IssueKey = Annotated[str, PathParam(max_length=40, pattern=r"^[A-Za-z][A-Za-z0-9]*-[1-9][0-9]*$")]
+
+
+def page_router() -> APIRouter:
+    """A router of pages: outside the OpenAPI, a refusal shown as ``error.html``."""
+    return APIRouter(route_class=PAGES.route_class("This link or form is not one of the "
+                                                   "tracker's."), include_in_schema=False)
+
+
+class Form:
+    """A posted form: each field's values, in the order sent."""
+
+    def __init__(self, values: dict[str, list[str]]) -> None:
+        self.values = values
+
+    def get(self, name: str) -> str:
+        """The field's (first) value, stripped; '' when absent."""
+        return (self.values.get(name) or [""])[0].strip()
+
+    def text(self, name: str) -> str:
+        """A textarea's text as typed (line breaks as the API takes them)."""
+        return (self.values.get(name) or [""])[0].replace("\r\n", "\n")
+
+    def all(self, name: str) -> list[str]:
+        """Every non-empty value of the field (a multiple select's choices)."""
+        return [v.strip() for v in self.values.get(name, []) if v.strip()]
+
+    def has(self, name: str) -> bool:
+        return name in self.values
+
+
+def put_changed_text(given: dict[str, Any], name: str, typed: str, current: str) -> None:
+    """Set ``given[name]`` to the text typed in a form's field when it differs from the
+    record's ``current`` text (empty: None, the field cleared), as Jira's dialogs send only
+    what changed."""
+    if typed.strip() != current.strip():
+        given[name] = typed if typed.strip() else None
+
+
+async def form(request: Request) -> Form:
+    """The request's form-encoded body; a 400 when it is larger than any form of ours."""
+    raw = await request.body()
+    if len(raw) > MAX_FORM:
+        raise JiraError(400, ["The form is too large."], code="form_too_large")
+    return Form(parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True))
