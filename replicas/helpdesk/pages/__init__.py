@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from . import tickets, views
+
 router = APIRouter()
+for module in (views, tickets):
+    router.routes.extend(module.router.routes)
 
 __all__ = ["router"]
