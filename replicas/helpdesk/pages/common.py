@@ -1,16 +1,48 @@
-"""What the workspace's pages share: the renderer (``templates/``) and its route class, and
-the agent the pages act as (the episode's own agent, as the API's token is)."""
+"""What the workspace's pages share: the renderer (``templates/``) and its route class, the
+agent the pages act as (the episode's own agent, as the API's token is), and a form's fields."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import parse_qs
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
 
 from replicas.runtime.pages import Pages
+from workgym_core.errors import InvalidRequest
 
 from ..rules.common import ACTING_AGENT_ID
 
 PAGES = Pages(Path(__file__).with_name("templates"))
 PageRoute = PAGES.route_class("This link or form is not one of the workspace's.")
 CALLER = ACTING_AGENT_ID
+MAX_FORM = 64 * 1024  # bytes of a posted form
+M = TypeVar("M", bound=BaseModel)
 
-__all__ = ["CALLER", "PAGES", "PageRoute"]
+
+async def form(request: Request) -> dict[str, str]:
+    """The posted form's fields (url-encoded; the first value of each, blank ones kept; a
+    textarea's CRLF line ends as LF, as the API stores text)."""
+    raw = await request.body()
+    if len(raw) > MAX_FORM:
+        raise InvalidRequest(f"the form is larger than {MAX_FORM} bytes", field="form",
+                             rule="too_large")
+    fields = parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
+    return {key: values[0].replace("\r\n", "\n") for key, values in fields.items()}
+
+
+def validated(model: type[M], data: dict[str, Any]) -> M:
+    """``data`` as the API's request ``model`` (its rules, its limits); a refusal names the
+    first field at fault and the rule, as the API's 422 does."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"])
+        raise InvalidRequest(f"{field}: {error['msg']}", field=field,
+                             rule=error["type"]) from exc
+
+
+__all__ = ["CALLER", "PAGES", "PageRoute", "form", "validated"]
