@@ -23,7 +23,6 @@ import sqlite3
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
-from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -42,13 +41,12 @@ from .common import (
     PAGES,
     STATUS_NAMES,
     VIA,
-    Form,
     PageRoute,
     agents,
-    field,
+    form,
     groups,
     names,
-    read_form,
+    validated,
 )
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
@@ -68,37 +66,27 @@ def _id(text: str, name: str) -> int | None:
     return int(text)
 
 
-def _changes(current: dict[str, Any], form: Form) -> dict[str, Any]:
+def _changes(current: dict[str, Any], given: dict[str, str]) -> dict[str, Any]:
     """What the agent changed in the editor, as the API's ticket attributes."""
-    wanted: dict[str, Any] = {"priority": field(form, "priority"), "type": field(form, "type"),
-                              "assignee_id": _id(field(form, "assignee_id"), "assignee_id"),
-                              "group_id": _id(field(form, "group_id"), "group_id")}
-    out = {k: v for k, v in wanted.items() if k in form and v != current[k]}
-    if field(form, "status") != current["status"]:
-        out["status"] = field(form, "status")
-    tags = normal_tags(field(form, "tags").split())
-    if "tags" in form and tags != tags_of(current):
+    wanted: dict[str, Any] = {
+        "priority": given.get("priority"), "type": given.get("type"),
+        "assignee_id": _id(given.get("assignee_id", ""), "assignee_id"),
+        "group_id": _id(given.get("group_id", ""), "group_id")}
+    out = {k: v for k, v in wanted.items() if k in given and v != current[k]}
+    if given.get("status") != current["status"]:
+        out["status"] = given.get("status")
+    tags = normal_tags(given.get("tags", "").split())
+    if "tags" in given and tags != tags_of(current):
         out["tags"] = tags
-    custom = [{"id": fid, "value": field(form, f"field_{fid}") or None}
+    custom = [{"id": fid, "value": given[f"field_{fid}"] or None}
               for fid, column, *_ in custom_fields()
-              if f"field_{fid}" in form and (field(form, f"field_{fid}") or None)
-              != current[column]]
+              if f"field_{fid}" in given and (given[f"field_{fid}"] or None) != current[column]]
     if custom:
         out["custom_fields"] = custom
-    body = field(form, "comment_body")
+    body = given.get("comment_body", "")
     if body.strip():
-        out["comment"] = {"body": body, "public": field(form, "comment_public") != "false"}
+        out["comment"] = {"body": body, "public": given.get("comment_public") != "false"}
     return out
-
-
-def _ticket_in(given: dict[str, Any]) -> TicketIn:
-    """The API's request model of the editor's changes; a value it refuses names its field."""
-    try:
-        return TicketIn.model_validate(given)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        name = ".".join(str(part) for part in error["loc"] if not isinstance(part, int))
-        raise invalid(name or "ticket", error["msg"], "invalid_value") from exc
 
 
 def _conversation(db: sqlite3.Connection, ticket_id: int,
@@ -169,10 +157,10 @@ async def ticket_page(request: Request, ticket_id: TicketId, episode: EpisodeDep
 async def submit(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> Response:
     db, now = episode.db, episode.now()
     current = get_row(db, "tickets", ticket_id)
-    form = await read_form(request)
-    if field(form, "status") not in STATUS_NAMES:
+    given = await form(request)
+    if given.get("status") not in STATUS_NAMES:
         raise invalid("status", "choose a Submit as <status> button", "status_required")
-    change = change_of(db, _ticket_in(_changes(current, form)), current, now)
+    change = change_of(db, validated(TicketIn, _changes(current, given)), current, now)
     change.channel = VIA
     tickets.update(db, ticket_id, change, now)
     return redirect(request, f"/agent/tickets/{ticket_id}", done="updated")
@@ -193,15 +181,15 @@ async def merge_page(request: Request, ticket_id: TicketId, episode: EpisodeDep,
 async def merge(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> Response:
     db, now = episode.db, episode.now()
     get_row(db, "tickets", ticket_id)
-    form = await read_form(request)
-    target = _id(field(form, "target"), "target")
+    given = await form(request)
+    target = _id(given.get("target", ""), "target")
     if target is None:
         raise invalid("target", "name the ticket to merge into", "target_required")
     results = merges.merge_tickets(
         db, target_id=target, source_ids=[ticket_id],
-        target_comment=field(form, "target_comment").strip() or None,
-        source_comment=field(form, "source_comment").strip() or None,
-        target_public=field(form, "target_public") == "true",
-        source_public=field(form, "source_public") == "true", now=now, channel=VIA)
+        target_comment=given.get("target_comment", "").strip() or None,
+        source_comment=given.get("source_comment", "").strip() or None,
+        target_public=given.get("target_public") == "true",
+        source_public=given.get("source_public") == "true", now=now, channel=VIA)
     jobs.record(db, "merge", results, now)
     return redirect(request, f"/agent/tickets/{target}", done="merged")
