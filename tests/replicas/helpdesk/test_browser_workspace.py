@@ -24,35 +24,66 @@ from workgym_proxy.browser import TOKEN_PARAM
 
 pytestmark = BROWSER
 TASK = "helpdesk/merge-duplicate-web-tickets"
+ADMIN_TASK = "helpdesk/macro-for-recurring-answer"
 ALL_UNSOLVED = 3  # the world's view "All unsolved tickets"
 
 
 @pytest.fixture(scope="module")
-def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observation]:
+def gym(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("workspace"))}
-    with serving(env=env) as url, workgym.connect(url, TASK, seed=0, faults="none") as run:
+    with serving(env=env) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def episode(gym: str) -> Iterator[Observation]:
+    with workgym.connect(gym, TASK, seed=0, faults="none") as run:
         yield run.reset()
 
 
 @pytest.fixture(scope="module")
+def admin_episode(gym: str) -> Iterator[Observation]:
+    """Another episode, for the macros' admin pages (each episode's step budget its own)."""
+    with workgym.connect(gym, ADMIN_TASK, seed=0, faults="none") as run:
+        yield run.reset()
+
+
+def _client(episode: Observation) -> httpx.Client:
+    return httpx.Client(base_url=episode.apps["helpdesk"], timeout=30,
+                        headers={"Authorization": f"Bearer {episode.token}"})
+
+
+@pytest.fixture(scope="module")
 def api(episode: Observation) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=episode.apps["helpdesk"], timeout=30,
-                      headers={"Authorization": f"Bearer {episode.token}"}) as client:
+    with _client(episode) as client:
         yield client
 
 
-@pytest.fixture
-def page(browser: Browser, episode: Observation, tmp_path: Path,
-         capsys: pytest.CaptureFixture[str]) -> Iterator[Page]:
+@pytest.fixture(scope="module")
+def admin_api(admin_episode: Observation) -> Iterator[httpx.Client]:
+    with _client(admin_episode) as client:
+        yield client
+
+
+def _page(browser: Browser, episode: Observation, shot: Path) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1300, "height": 900})
     page = context.new_page()
     page.goto(f"{episode.apps['helpdesk']}/agent/dashboard?{TOKEN_PARAM}={episode.token}")
     expect(page.locator("h1")).to_have_text("Views")
     yield page
-    page.screenshot(path=tmp_path / "workspace.png", full_page=True)
-    with capsys.disabled():
-        print(f"\nthe workspace after the test: {tmp_path / 'workspace.png'}")
+    page.screenshot(path=shot, full_page=True)
+    print(f"\nthe workspace after the test: {shot}")
     context.close()
+
+
+@pytest.fixture
+def page(browser: Browser, episode: Observation, tmp_path: Path) -> Iterator[Page]:
+    yield from _page(browser, episode, tmp_path / "workspace.png")
+
+
+@pytest.fixture
+def admin_page(browser: Browser, admin_episode: Observation, tmp_path: Path) -> Iterator[Page]:
+    yield from _page(browser, admin_episode, tmp_path / "macros.png")
 
 
 def _get(api: httpx.Client, path: str, **params: Any) -> Any:
@@ -212,3 +243,35 @@ def test_a_refused_update_says_why_and_changes_nothing(page: Page, episode: Obse
     assert (after["status"], after["priority"]) == (ticket["status"], ticket["priority"])
     assert _get(api, f"/api/v2/tickets/{ticket['id']}/comments")["count"] == comments
     assert _get(api, f"/api/v2/tickets/{ticket['id']}/audits")["count"] == audits
+
+
+def test_a_macro_created_on_its_page_is_the_apis(admin_page: Page, admin_api: httpx.Client) -> None:
+    admin_page.get_by_role("link", name="Macros", exact=True).click()
+    admin_page.get_by_role("link", name="Create macro").click()
+    admin_page.get_by_label("Macro name").fill("Warranty steps")
+    admin_page.get_by_label("Comment text").fill("Please send us a photo of the serial number.")
+    admin_page.get_by_label("Comment mode").select_option("Internal note")
+    admin_page.get_by_label("Set status").select_option("pending")
+    admin_page.get_by_label("Add tags").fill("warranty")
+    admin_page.get_by_role("button", name="Create").click()
+
+    expect(admin_page.get_by_role("status")).to_have_text("Macro created.")
+    made = next(m for m in _get(admin_api, "/api/v2/macros")["macros"]
+                if m["title"] == "Warranty steps")
+    assert made["actions"] == [
+        {"field": "comment_value", "value": "Please send us a photo of the serial number."},
+        {"field": "comment_mode_is_public", "value": "false"},
+        {"field": "status", "value": "pending"},
+        {"field": "current_tags", "value": "warranty"}]
+
+
+def test_a_macro_without_a_title_is_refused(admin_page: Page, admin_api: httpx.Client) -> None:
+    before = _get(admin_api, "/api/v2/macros")["count"]
+    admin_page.get_by_role("link", name="Macros", exact=True).click()
+    admin_page.get_by_role("link", name="Create macro").click()
+    admin_page.get_by_label("Comment text").fill("Anything.")
+    admin_page.get_by_role("button", name="Create").click()
+
+    expect(admin_page.get_by_role("alert")).to_have_text(
+        "title: String should have at least 1 character")
+    assert _get(admin_api, "/api/v2/macros")["count"] == before
