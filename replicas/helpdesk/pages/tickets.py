@@ -6,6 +6,8 @@
                                       apply puts its comment and changes into the editor
     POST /agent/tickets/{id}          the editor submitted ("Submit as <status>"): one update
                                       with the changed properties and the comment
+                                      (?play= the view being played, its filters and
+                                      ?played=: the editor's submit goes on to the next)
     GET  /agent/tickets/{id}/merge    merge into another ticket: ?target= its id, then the two
                                       comments, prefilled as the merge leaves them
     POST /agent/tickets/{id}/merge    the merge confirmed -> the ticket merged into
@@ -48,11 +50,13 @@ from .common import (
     names,
     validated,
 )
+from .views import Played, PlayedIds
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
 
 TicketId = Annotated[Id, Path()]
 MacroParam = Annotated[Id | None, Query()]
+IdParam = Annotated[Id | None, Query()]
 DONE = {"updated": "Ticket updated.", "merged": "Tickets merged."}
 EDITABLE = ("priority", "type", "assignee_id", "group_id")
 
@@ -126,13 +130,18 @@ def _shown(db: sqlite3.Connection, changes: dict[str, Any]) -> list[tuple[str, s
 async def ticket_page(request: Request, ticket_id: TicketId, episode: EpisodeDep,
                       macro: MacroParam = None,
                       macro_action: Literal["preview", "apply"] | None = None,
-                      done: Literal["updated", "merged"] | None = None) -> Response:
+                      done: Literal["updated", "merged"] | None = None,
+                      play: IdParam = None, organization: IdParam = None,
+                      group: IdParam = None, played: Played = "") -> Response:
     db = episode.db
     ticket = get_row(db, "tickets", ticket_id)
+    playing = {"view": get_row(db, "views", play), "organization": organization,
+               "group": group, "played": played,
+               "next": f"{played},{ticket_id}".lstrip(",")} if play is not None else None
     people = names(db)
     requester = get_row(db, "users", ticket["requester_id"])
-    organization = one(db, "SELECT * FROM organizations WHERE id = ?",
-                       (requester["organization_id"],)) \
+    company = one(db, "SELECT * FROM organizations WHERE id = ?",
+                  (requester["organization_id"],)) \
         if requester["organization_id"] is not None else None
     effect = _macro(db, macro, ticket_id, macro_action, episode.now())
     editor = {**ticket, "tags": tags_of(ticket)}
@@ -144,13 +153,13 @@ async def ticket_page(request: Request, ticket_id: TicketId, episode: EpisodeDep
                 if s != "new" or ticket["status"] == "new"]
     return PAGES.page(
         request, "ticket.html", ticket=ticket, tags=tags_of(ticket), people=people,
-        requester=requester, organization=organization,
+        requester=requester, organization=company,
         conversation=_conversation(db, ticket_id, people), editor=editor, comment=comment,
         statuses=statuses, status_names=STATUS_NAMES, priorities=PRIORITY_ORDER,
         types=TICKET_TYPES, agents=agents(db), groups=groups(db),
         fields=custom_fields(), effect=effect, notice=DONE.get(done or ""),
         macros=rows(db, "SELECT id, title FROM macros WHERE active ORDER BY position, id"),
-        merged_into=ticket["merged_into_id"])
+        merged_into=ticket["merged_into_id"], play=playing)
 
 
 @router.post("/agent/tickets/{ticket_id}")
@@ -163,6 +172,13 @@ async def submit(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> 
     change = change_of(db, validated(TicketIn, _changes(current, given)), current, now)
     change.channel = VIA
     tickets.update(db, ticket_id, change, now)
+    if given.get("play"):  # play mode: on to the view's next ticket
+        view = _id(given["play"], "play")
+        return redirect(request, f"/agent/filters/{view}/play",
+                        organization=_id(given.get("play_organization", ""), "organization"),
+                        group=_id(given.get("play_group", ""), "group"),
+                        played=validated(PlayedIds, {"played": given.get("played", "")}
+                                         ).played)
     return redirect(request, f"/agent/tickets/{ticket_id}", done="updated")
 
 
