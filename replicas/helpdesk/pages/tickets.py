@@ -50,7 +50,7 @@ from .common import (
     names,
     validated,
 )
-from .views import Played, PlayedIds
+from .views import Filter, Played, PlayedIds
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
 
@@ -131,8 +131,8 @@ async def ticket_page(request: Request, ticket_id: TicketId, episode: EpisodeDep
                       macro: MacroParam = None,
                       macro_action: Literal["preview", "apply"] | None = None,
                       done: Literal["updated", "merged"] | None = None,
-                      play: IdParam = None, organization: IdParam = None,
-                      group: IdParam = None, played: Played = "") -> Response:
+                      play: IdParam = None, organization: Filter = None,
+                      group: Filter = None, played: Played = "") -> Response:
     db = episode.db
     ticket = get_row(db, "tickets", ticket_id)
     playing = {"view": get_row(db, "views", play), "organization": organization,
@@ -178,7 +178,7 @@ async def submit(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> 
                         organization=_id(given.get("play_organization", ""), "organization"),
                         group=_id(given.get("play_group", ""), "group"),
                         played=validated(PlayedIds, {"played": given.get("played", "")}
-                                         ).played)
+                                         ).played, done="updated")
     return redirect(request, f"/agent/tickets/{ticket_id}", done="updated")
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -36,7 +36,8 @@ router = APIRouter(route_class=PageRoute, include_in_schema=False)
 
 PER_PAGE = 30
 ViewId = Annotated[Id, Path()]
-Filter = Annotated[Id | None, Query()]
+# A filter's select sends "" for any.
+Filter = Annotated[Id | None, BeforeValidator(lambda value: value or None), Query()]
 PLAYED = r"^(\d{1,10}(,\d{1,10}){0,199})?$"  # the ids a play has been through
 Played = Annotated[str, Query(pattern=PLAYED, max_length=2400)]
 
@@ -88,12 +89,14 @@ async def view_page(request: Request, view_id: ViewId, episode: EpisodeDep,
 @router.get("/agent/filters/{view_id}/play")
 async def play(request: Request, view_id: ViewId, episode: EpisodeDep,
                organization: Filter = None, group: Filter = None,
-               played: Played = "") -> Response:
-    done = {int(i) for i in played.split(",") if i}
+               played: Played = "",
+               done: Annotated[Literal["updated"] | None, Query()] = None) -> Response:
+    """The next ticket to play (``done``: the last one was just updated, as it says)."""
+    through = {int(i) for i in played.split(",") if i}
     left = [t for t in shown(episode, get_row(episode.db, "views", view_id), organization,
-                             group) if t["id"] not in done]
+                             group) if t["id"] not in through]
     if not left:
         return redirect(request, f"/agent/filters/{view_id}", organization=organization,
                         group=group, done="played")
     return redirect(request, f"/agent/tickets/{left[0]['id']}", play=view_id,
-                    organization=organization, group=group, played=played)
+                    organization=organization, group=group, played=played, done=done)

@@ -43,7 +43,8 @@ def episode(gym: str) -> Iterator[Observation]:
 
 @pytest.fixture(scope="module")
 def admin_episode(gym: str) -> Iterator[Observation]:
-    """Another episode, for the macros' admin pages (each episode's step budget its own)."""
+    """Another episode, for play mode and the macros' admin pages (each episode's step
+    budget its own)."""
     with workgym.connect(gym, ADMIN_TASK, seed=0, faults="none") as run:
         yield run.reset()
 
@@ -132,6 +133,35 @@ def test_the_views_and_their_tickets_are_the_apis(page: Page, api: httpx.Client)
     page.get_by_test_id("sort-id").click()  # again: descending
     expect(rows.first).to_have_attribute("data-testid", f"ticket-row-{max(every)}")
     expect(page.get_by_test_id("view-total")).to_have_text(str(len(every)))
+
+
+def test_a_filtered_view_played_ticket_after_ticket(
+        admin_page: Page, admin_api: httpx.Client) -> None:
+    page, api = admin_page, admin_api
+    every = _get(api, f"/api/v2/views/{ALL_UNSOLVED}/tickets", per_page=100)["tickets"]
+    group = next(g for g in _get(api, "/api/v2/groups")["groups"] if g["name"] == "Billing")
+    billing = [t["id"] for t in every if t["group_id"] == group["id"]][:2]
+    assert len(billing) == 2
+    page.get_by_role("link", name="All unsolved tickets").click()
+
+    page.get_by_label("Group").select_option("Billing")
+    page.get_by_role("button", name="Filter").click()
+    for row in page.locator("tbody tr[data-testid^=ticket-row-]").all()[:5]:
+        ticket_id = int(str(row.get_attribute("data-testid")).rsplit("-", 1)[1])
+        assert _get(api, f"/api/v2/tickets/{ticket_id}")["ticket"]["group_id"] == group["id"]
+    page.get_by_role("link", name="Play").click()
+    expect(page.get_by_test_id("ticket-id")).to_have_text(f"#{billing[0]}")
+    page.get_by_label("Internal note").check()
+    page.get_by_label("Comment").fill("Looked at it in play mode.")
+    status = page.get_by_test_id("ticket-status").inner_text()
+    page.get_by_role("button", name=f"Submit as {status}").click()
+
+    expect(page.get_by_test_id("ticket-id")).to_have_text(f"#{billing[1]}")
+    expect(page.get_by_role("status")).to_have_text("Ticket updated.")
+    last = _get(api, f"/api/v2/tickets/{billing[0]}/comments")["comments"][-1]
+    assert (last["body"], last["public"]) == ("Looked at it in play mode.", False)
+    page.get_by_role("link", name="Skip this ticket").click()
+    expect(page.get_by_test_id("ticket-id")).not_to_have_text(f"#{billing[1]}")
 
 
 def test_a_reply_submitted_as_solved_is_the_apis_update(
