@@ -50,7 +50,7 @@ from .common import (
     names,
     validated,
 )
-from .views import Filter, Played, PlayedIds
+from .views import Filters, FiltersDep, Played, PlayedIds
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
 
@@ -58,7 +58,6 @@ TicketId = Annotated[Id, Path()]
 MacroParam = Annotated[Id | None, Query()]
 IdParam = Annotated[Id | None, Query()]
 DONE = {"updated": "Ticket updated.", "merged": "Tickets merged."}
-EDITABLE = ("priority", "type", "assignee_id", "group_id")
 
 
 def _id(text: str, name: str) -> int | None:
@@ -126,17 +125,27 @@ def _shown(db: sqlite3.Connection, changes: dict[str, Any]) -> list[tuple[str, s
     return shown
 
 
+def _assignable(db: sqlite3.Connection, ticket: dict[str, Any],
+                people: dict[int, str]) -> list[dict[str, Any]]:
+    """The agents to pick from, with the ticket's own assignee even if deactivated (the
+    editor keeps what it does not change)."""
+    found = agents(db)
+    held = ticket["assignee_id"]
+    if held is not None and all(a["id"] != held for a in found):
+        found.append({"id": held, "name": f"{people.get(held, held)} (deactivated)"})
+    return found
+
+
 @router.get("/agent/tickets/{ticket_id}")
 async def ticket_page(request: Request, ticket_id: TicketId, episode: EpisodeDep,
+                      filters: FiltersDep,
                       macro: MacroParam = None,
                       macro_action: Literal["preview", "apply"] | None = None,
                       done: Literal["updated", "merged"] | None = None,
-                      play: IdParam = None, organization: Filter = None,
-                      group: Filter = None, played: Played = "") -> Response:
+                      play: IdParam = None, played: Played = "") -> Response:
     db = episode.db
     ticket = get_row(db, "tickets", ticket_id)
-    playing = {"view": get_row(db, "views", play), "organization": organization,
-               "group": group, "played": played,
+    playing = {"view": get_row(db, "views", play), "filters": filters, "played": played,
                "next": f"{played},{ticket_id}".lstrip(",")} if play is not None else None
     people = names(db)
     requester = get_row(db, "users", ticket["requester_id"])
@@ -156,10 +165,12 @@ async def ticket_page(request: Request, ticket_id: TicketId, episode: EpisodeDep
         requester=requester, organization=company,
         conversation=_conversation(db, ticket_id, people), editor=editor, comment=comment,
         statuses=statuses, status_names=STATUS_NAMES, priorities=PRIORITY_ORDER,
-        types=TICKET_TYPES, agents=agents(db), groups=groups(db),
+        types=TICKET_TYPES, agents=_assignable(db, ticket, people), groups=groups(db),
         fields=custom_fields(), effect=effect, notice=DONE.get(done or ""),
         macros=rows(db, "SELECT id, title FROM macros WHERE active ORDER BY position, id"),
-        merged_into=ticket["merged_into_id"], play=playing)
+        merged_into=ticket["merged_into_id"], play=playing,
+        group_name=get_row(db, "groups", ticket["group_id"])["name"]
+        if ticket["group_id"] is not None else None)
 
 
 @router.post("/agent/tickets/{ticket_id}")
@@ -175,8 +186,9 @@ async def submit(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> 
     if given.get("play"):  # play mode: on to the view's next ticket
         view = _id(given["play"], "play")
         return redirect(request, f"/agent/filters/{view}/play",
-                        organization=_id(given.get("play_organization", ""), "organization"),
-                        group=_id(given.get("play_group", ""), "group"),
+                        **Filters(_id(given.get("play_organization", ""), "organization"),
+                                  _id(given.get("play_group", ""), "group"),
+                                  given.get("play_requester", "")).query(),
                         played=validated(PlayedIds, {"played": given.get("played", "")}
                                          ).played, done="updated")
     return redirect(request, f"/agent/tickets/{ticket_id}", done="updated")
