@@ -24,7 +24,7 @@ from workgym_proxy.browser import TOKEN_PARAM
 
 pytestmark = BROWSER
 TASK = "helpdesk/merge-duplicate-web-tickets"
-ADMIN_TASK = "helpdesk/macro-for-recurring-answer"
+ADMIN_TASK = "helpdesk/sla-breach-reassign-inactive"  # a ticket held by a deactivated agent
 ALL_UNSOLVED = 3  # the world's view "All unsolved tickets"
 
 
@@ -162,6 +162,28 @@ def test_a_filtered_view_played_ticket_after_ticket(
     assert (last["body"], last["public"]) == ("Looked at it in play mode.", False)
     page.get_by_role("link", name="Skip this ticket").click()
     expect(page.get_by_test_id("ticket-id")).not_to_have_text(f"#{billing[1]}")
+
+
+def test_a_note_on_a_ticket_of_a_deactivated_agent_keeps_its_assignee(
+        admin_page: Page, admin_episode: Observation, admin_api: httpx.Client) -> None:
+    page, api = admin_page, admin_api
+    agents = _get(api, "/api/v2/users", role="agent", per_page=100)["users"]
+    gone = {a["id"]: a["name"] for a in agents if not a["active"]}
+    every = _get(api, f"/api/v2/views/{ALL_UNSOLVED}/tickets", per_page=100)["tickets"]
+    held = next(t for t in every if t["assignee_id"] in gone)
+    _open_ticket(page, admin_episode, held["id"])
+    expect(page.get_by_label("Assignee")).to_have_value(str(held["assignee_id"]))
+    expect(page.get_by_test_id("ticket-assignee-name")).to_have_text(gone[held["assignee_id"]])
+
+    page.get_by_label("Internal note").check()
+    page.get_by_label("Comment").fill("Their agent has left; flagging it.")
+    status = page.get_by_test_id("ticket-status").inner_text()
+    page.get_by_role("button", name=f"Submit as {status}").click()
+
+    expect(page.get_by_role("status")).to_have_text("Ticket updated.")
+    after = _get(api, f"/api/v2/tickets/{held['id']}")["ticket"]
+    assert after["assignee_id"] == held["assignee_id"]
+    assert _get(api, f"/api/v2/tickets/{held['id']}/comments")["comments"][-1]["public"] is False
 
 
 def test_a_reply_submitted_as_solved_is_the_apis_update(
