@@ -181,6 +181,9 @@ class UserFields(_In):
     legacy_created: Any = Field(None, description="Read-only (legacy import).")
 
 
+_USER_NOT_NULL = ("name", "role", "locale")
+
+
 class UserIn(_In):
     name: Short | None = Field(None, min_length=1, description="Full name.")
     email: Annotated[str, StringConstraints(max_length=254, pattern=r"^[^@\s]+@[^@\s]+$")] \
@@ -193,6 +196,20 @@ class UserIn(_In):
     notes: Text | None = Field(None, description="Notes staff see about the user.")
     locale: Short | None = Field(None, description="Their language, e.g. de-DE.")
     user_fields: UserFields | None = Field(None, description="User fields: tier.")
+
+    def columns(self) -> dict[str, Any]:
+        """The attributes sent, as users columns (user_fields.tier -> tier; a null name,
+        role or locale is left out, null notes are empty)."""
+        values = self.model_dump(exclude_unset=True, exclude={"user_fields"})
+        for column in _USER_NOT_NULL:
+            if column in values and values[column] is None:
+                del values[column]
+        if "notes" in values and values["notes"] is None:
+            values["notes"] = ""
+        fields = self.user_fields
+        if fields is not None and "tier" in fields.model_fields_set:
+            values["tier"] = fields.tier
+        return values
 
 
 USER_READ_ONLY = frozenset({

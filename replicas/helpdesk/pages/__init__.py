@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from . import help_center, macros, people, search, tickets, views
+
 router = APIRouter()
+for module in (views, tickets, macros, search, people, help_center):
+    router.routes.extend(module.router.routes)
 
 __all__ = ["router"]

@@ -9,12 +9,12 @@ from starlette.responses import Response
 
 from replicas.runtime.db import get_row
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.paging import like_pattern
 from replicas.runtime.params import Id
 from replicas.runtime.responses import ok
 
 from .. import render
 from ..listing import PagingDep, table_page
+from ..rules.search import article_filter
 from ..schemas import (
     ArticleResult,
     Articles,
@@ -69,14 +69,7 @@ async def search_articles(
     """Articles whose title or body contains every word of the query, under `results`
     (each with result_type "article"). Check updated_at: an older article may have been
     superseded by a newer one."""
-    where: list[str] = []
-    params: list[Any] = []
-    for word in query.split() or [query]:
-        where.append("(title LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\')")
-        params.extend([like_pattern(word)] * 2)
-    if locale:
-        where.append("lower(locale) = lower(?)")
-        params.append(locale)
+    where, params = article_filter(query, locale)
     return ok(table_page(episode.db, paging, "articles", where, params, "id",
                          lambda row: {**render.article(row, base), "result_type": "article"},
                          key="results"))

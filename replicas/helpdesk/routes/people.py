@@ -185,25 +185,8 @@ async def show_user(user_id: UserId, episode: EpisodeDep, base: Base,
     return ok({"user": item, **_user_sideloads(db, include, [item], base)})
 
 
-_NOT_NULL = ("name", "role", "locale")
-
-
-def _values(user: UserIn) -> dict[str, Any]:
-    """The attributes sent, as users columns (user_fields.tier -> tier)."""
-    values = user.model_dump(exclude_unset=True, exclude={"user_fields"})
-    for column in _NOT_NULL:
-        if column in values and values[column] is None:
-            del values[column]
-    if "notes" in values and values["notes"] is None:
-        values["notes"] = ""
-    fields = user.user_fields
-    if fields is not None and "tier" in fields.model_fields_set:
-        values["tier"] = fields.tier
-    return values
-
-
 def _created(episode: EpisodeDep, user: UserIn) -> Row:
-    values = _values(user)
+    values = user.columns()
     if not values.get("name"):
         raise invalid("name", "is too short (minimum one character)", "required")
     return users.create(episode.db, values, episode.now())
@@ -247,7 +230,7 @@ async def update_user(user_id: UserId, body: UserBody, episode: EpisodeDep,
     """Change a user's profile; only the attributes sent change. An email is added as a
     secondary identity (make it primary through the identities); a phone replaces the
     primary phone number; user_fields.tier sets the tier."""
-    row = users.update(episode.db, user_id, _values(body.user), episode.now())
+    row = users.update(episode.db, user_id, body.user.columns(), episode.now())
     return ok({"user": render.user(row, base)})
 
 

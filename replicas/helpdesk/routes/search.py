@@ -5,20 +5,18 @@ created>2025-01-01 "phrase"``)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
-from replicas.runtime import budget
-from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.responses import ok
 from workgym_core.errors import InvalidRequest
 
-from .. import render, search_query
+from .. import render
 from ..listing import PagingDep, page
-from ..rules.fields import custom_columns
+from ..rules.search import find
 from ..schemas import (
     Count,
     SearchResults,
@@ -43,31 +41,6 @@ _RENDER = {"ticket": render.ticket, "user": render.user, "organization": render.
            "group": render.group}
 
 
-def _found(episode: EpisodeDep, query: str, sort_by: str | None, sort_order: str | None,
-           filter_type: str | None) -> list[tuple[str, dict[str, Any]]]:
-    try:
-        parsed = search_query.parse(query if not filter_type or "type:" in query
-                                    else f"{query} type:{filter_type}")
-        most = budget.max_query_terms()
-        if most is not None and (n := search_query.terms(parsed)) > most:
-            raise InvalidRequest(f"the query has {n} terms (key:value terms and free words); "
-                                 f"at most {most} are allowed", field="query",
-                                 rule="too_many_terms")
-        by_id = {fid: column for column, fid in custom_columns().items()}
-        found: list[tuple[str, dict[str, Any]]] = []
-        for kind in search_query.kinds(parsed):
-            where, params = search_query.compile(parsed, kind, now=episode.now(),
-                                                 custom_fields=by_id)
-            order = search_query.order_by(kind, sort_by or parsed.order_by,
-                                          sort_order or parsed.sort_order)
-            table = search_query.TABLES[kind]
-            found += [(kind, r) for r in rows(
-                episode.db, f"SELECT * FROM {table} WHERE {where} ORDER BY {order}", params)]
-    except search_query.SearchSyntaxError as error:
-        raise InvalidRequest(str(error), field="query", rule="search_syntax") from error
-    return found
-
-
 FilterType = Annotated[Literal["ticket", "user", "organization", "group"] | None, Query(
     alias="filter[type]", description="Only this type of result.")]
 
@@ -78,7 +51,8 @@ async def search(episode: EpisodeDep, query: SearchQuery, paging: PagingDep, bas
                  filter_type: FilterType = None) -> Response:
     """Tickets, users, organizations and groups matching the query, each with its
     result_type; offset paging (page, per_page), at most 1,000 results."""
-    found = _found(episode, query, sort_by, sort_order, filter_type)[:MAX_RESULTS]
+    found = find(episode.db, query, episode.now(), sort_by, sort_order,
+                 filter_type)[:MAX_RESULTS]
     if paging.offset >= MAX_RESULTS:
         raise InvalidRequest("search results stop at 1,000: narrow the query",
                              field="page", rule="search_limit")
@@ -93,4 +67,4 @@ async def search(episode: EpisodeDep, query: SearchQuery, paging: PagingDep, bas
 async def count(episode: EpisodeDep, query: SearchQuery,
                 filter_type: FilterType = None) -> Response:
     """How many results the query has."""
-    return ok({"count": len(_found(episode, query, None, None, filter_type))})
+    return ok({"count": len(find(episode.db, query, episode.now(), filter_type=filter_type))})
