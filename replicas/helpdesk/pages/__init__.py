@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import help_center, people, search
+from . import help_center, people, search, tickets, views
 
 router = APIRouter()
-for module in (search, people, help_center):
+for module in (views, tickets, search, people, help_center):
     router.routes.extend(module.router.routes)
 
 __all__ = ["router"]

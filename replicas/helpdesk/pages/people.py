@@ -33,7 +33,7 @@ from replicas.runtime.pages import redirect
 from ..rules import records, users
 from ..rules.conditions import TIERS
 from ..schemas import IdentityIn, UserIn
-from .common import PAGES, PageRoute, form, validated
+from .common import PAGES, PageRoute, field, read_form, validated
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
 
@@ -71,20 +71,21 @@ async def user_page(request: Request, user_id: Id, episode: EpisodeDep,
 
 @router.post("/agent/users/{user_id}")
 async def save_profile(request: Request, user_id: Id, episode: EpisodeDep) -> Response:
-    fields = await form(request)
+    fields = await read_form(request)
     given = validated(UserIn, {
-        "name": fields.get("name", ""), "phone": fields.get("phone", "").strip() or None,
-        "notes": fields.get("notes", ""),
-        "user_fields": {"tier": fields.get("tier") or None}})
+        "name": field(fields, "name"), "phone": field(fields, "phone").strip() or None,
+        # a textarea posts CRLF line ends; the API stores LF
+        "notes": field(fields, "notes").replace("\r\n", "\n"),
+        "user_fields": {"tier": field(fields, "tier") or None}})
     users.update(episode.db, user_id, given.columns(), episode.now())
     return redirect(request, f"/agent/users/{user_id}", done="saved")
 
 
 @router.post("/agent/users/{user_id}/identities")
 async def add_identity(request: Request, user_id: Id, episode: EpisodeDep) -> Response:
-    fields = await form(request)
-    given = validated(IdentityIn, {"type": fields.get("type", ""),
-                                   "value": fields.get("value", "").strip()})
+    fields = await read_form(request)
+    given = validated(IdentityIn, {"type": field(fields, "type"),
+                                   "value": field(fields, "value").strip()})
     users.add_identity(episode.db, user_id, given.type, given.value, episode.now())
     return redirect(request, f"/agent/users/{user_id}", done="added")
 

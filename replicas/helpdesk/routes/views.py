@@ -8,17 +8,14 @@ import orjson
 from fastapi import APIRouter, Path
 from starlette.responses import Response
 
-from replicas.runtime.db import get_row, rows
+from replicas.runtime.db import get_row
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.episode import Episode
 from replicas.runtime.params import Id
 from replicas.runtime.responses import ok
 
 from .. import render
 from ..listing import PagingDep, page, sideloads, table_page
-from ..rules import sla
-from ..rules.conditions import PRIORITY_ORDER, STATUS_ORDER, Context, evaluate
-from ..rules.triggers import as_evaluated
+from ..rules.views import view_tickets
 from ..schemas import (
     Tickets,
     ViewCount,
@@ -31,45 +28,6 @@ from .common import Base, Include
 router = APIRouter(tags=["views"])
 
 ViewId = Annotated[Id, Path(description="Id of the view.")]
-_RANKS = {"status": STATUS_ORDER, "priority": PRIORITY_ORDER}
-
-
-def _statuses(conditions: dict[str, Any]) -> list[str]:
-    """The statuses the view's "all" status conditions leave (every one if none): a filter
-    the database applies before the conditions are checked on each ticket."""
-    ranks = {status: i for i, status in enumerate(STATUS_ORDER)}
-    keep = set(STATUS_ORDER)
-    for c in conditions.get("all") or []:
-        if c.get("field") != "status" or c.get("value") not in ranks:
-            continue
-        rank = ranks[c["value"]]
-        keep &= {s for s, r in ranks.items() if {
-            "is": r == rank, "is_not": r != rank, "less_than": r < rank,
-            "greater_than": r > rank}.get(c.get("operator"), True)}
-    return sorted(keep)
-
-
-def view_tickets(episode: Episode, view: dict[str, Any]) -> list[dict[str, Any]]:
-    """The tickets the view shows, in its order."""
-    db, now = episode.db, episode.now()
-    conditions = orjson.loads(view["conditions"])
-    execution = orjson.loads(view["execution"])
-    breaches = sla.next_breaches(db)
-    users = {u["id"]: u for u in rows(db, "SELECT * FROM users WHERE role = 'end-user'")}
-    statuses = _statuses(conditions)
-    shown = []
-    for ticket in rows(db, f"SELECT * FROM tickets WHERE status IN "
-                       f"({','.join('?' * len(statuses))}) ORDER BY id", statuses):
-        seen = {**as_evaluated(ticket), "sla_next_breach_at": breaches.get(ticket["id"])}
-        if evaluate(conditions, seen, Context(now=now, requester=users.get(
-                ticket["requester_id"]))):
-            shown.append(seen)
-    key, ranks = execution["sort_by"], _RANKS.get(execution["sort_by"])
-    shown.sort(key=lambda t: t["id"])
-    shown.sort(key=lambda t: (t.get(key) is None,
-                              ranks.index(t[key]) if ranks else t.get(key) or ""),
-               reverse=execution["sort_order"] == "desc")
-    return shown
 
 
 def _ticket(row: dict[str, Any], base: str) -> dict[str, Any]:

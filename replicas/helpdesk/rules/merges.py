@@ -21,10 +21,12 @@ Row = dict[str, Any]
 
 def merge_tickets(db: sqlite3.Connection, *, target_id: int, source_ids: Sequence[int],
                   target_comment: str | None, source_comment: str | None,
-                  target_public: bool, source_public: bool, now: datetime) -> list[Row]:
+                  target_public: bool, source_public: bool, now: datetime,
+                  channel: str = "api") -> list[Row]:
     """Close each source into the target: the source gets ``closed_by_merge`` and a comment
-    saying where it went, the target a comment naming the sources. Sources must be less than
-    solved and have the target's requester; nothing is closed. The job's results."""
+    saying where it went, the target a comment naming the sources (their audits through
+    ``channel``). Sources must be less than solved and have the target's requester, else
+    nothing is closed. The job's results."""
     target = get_row(db, "tickets", target_id)
     tickets.require_not_closed(target)
     if not source_ids:
@@ -42,19 +44,26 @@ def merge_tickets(db: sqlite3.Connection, *, target_id: int, source_ids: Sequenc
             raise invalid("ids", f"ticket {source_id} has another requester than ticket "
                           f"{target_id}", "merge_requester_mismatch")
         sources.append(source)
-    names = ", ".join(f"#{s['id']} \"{s['subject']}\"" for s in sources)
+    default_target, default_source = default_comments(target, sources)
     tickets.update(db, target_id, Change(comment={
-        "body": target_comment or f"Requests {names} were closed and merged into this "
-        "request.", "public": target_public}), now)
+        "body": target_comment or default_target, "public": target_public}, channel=channel),
+        now)
     for source in sources:
         tags = [*tags_of(source), "closed_by_merge"]
         tickets.update(db, source["id"], Change(
             values={"status": "closed", "tags": tags, "merged_into_id": target_id},
-            comment={"body": source_comment or f"This request was closed and merged into "
-                     f"request #{target_id} \"{target['subject']}\".",
-                     "public": source_public}), now)
+            comment={"body": source_comment or default_source, "public": source_public},
+            channel=channel), now)
     return [{"action": "merge", "status": "Merged", "success": True, "id": s["id"]}
             for s in sources]
+
+
+def default_comments(target: Row, sources: Sequence[Row]) -> tuple[str, str]:
+    """The comments a merge leaves unless given: (on the target, on each source)."""
+    names = ", ".join(f"#{s['id']} \"{s['subject']}\"" for s in sources)
+    return (f"Requests {names} were closed and merged into this request.",
+            f"This request was closed and merged into request #{target['id']} "
+            f"\"{target['subject']}\".")
 
 
 def merge_users(db: sqlite3.Connection, *, source_id: int, target_id: int,

@@ -1,0 +1,207 @@
+"""The ticket page and what an agent does on it::
+
+    GET  /agent/tickets/{id}          the ticket: subject, the conversation, the requester,
+                                      the properties and the reply editor; ?macro= with
+                                      ?macro_action=preview shows what a macro would do,
+                                      apply puts its comment and changes into the editor
+    POST /agent/tickets/{id}          the editor submitted ("Submit as <status>"): one update
+                                      with the changed properties and the comment
+    GET  /agent/tickets/{id}/merge    merge into another ticket: ?target= its id, then the two
+                                      comments, prefilled as the merge leaves them
+    POST /agent/tickets/{id}/merge    the merge confirmed -> the ticket merged into
+
+The editor's POST is the API's ``PUT /api/v2/tickets/{id}`` (the same request model, the
+same ``change_of`` and ``tickets.update``: status rules, triggers, SLA, the audit, via web);
+only what the agent changed is sent, as the workspace does. A macro is the API's
+``macros.effect``: nothing is saved until the agent submits. A merge is the API's
+``merges.merge_tickets`` and its job.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from replicas.runtime.db import get_row, one, rows
+from replicas.runtime.deps import EpisodeDep
+from replicas.runtime.pages import redirect
+from replicas.runtime.params import Id
+
+from ..routes.common import TicketId
+from ..routes.tickets import change_of
+from ..rules import jobs, macros, merges, tickets
+from ..rules.common import invalid, normal_tags, tags_of
+from ..rules.conditions import PRIORITY_ORDER, TICKET_TYPES
+from ..schemas import TicketIn
+from ..world import custom_fields
+from .common import (
+    PAGES,
+    STATUS_NAMES,
+    VIA,
+    Form,
+    PageRoute,
+    agents,
+    field,
+    groups,
+    names,
+    read_form,
+)
+
+router = APIRouter(route_class=PageRoute, include_in_schema=False)
+
+MacroParam = Annotated[Id | None, Query()]
+DONE = {"updated": "Ticket updated.", "merged": "Tickets merged."}
+EDITABLE = ("priority", "type", "assignee_id", "group_id")
+
+
+def _id(text: str, name: str) -> int | None:
+    """A select's id value ('' is none)."""
+    if text == "":
+        return None
+    if not text.isdigit() or len(text) > 10:
+        raise invalid(name, f"{text!r} is not an id", "id")
+    return int(text)
+
+
+def _changes(current: dict[str, Any], form: Form) -> dict[str, Any]:
+    """What the agent changed in the editor, as the API's ticket attributes."""
+    wanted: dict[str, Any] = {"priority": field(form, "priority"), "type": field(form, "type"),
+                              "assignee_id": _id(field(form, "assignee_id"), "assignee_id"),
+                              "group_id": _id(field(form, "group_id"), "group_id")}
+    out = {k: v for k, v in wanted.items() if k in form and v != current[k]}
+    if field(form, "status") != current["status"]:
+        out["status"] = field(form, "status")
+    tags = normal_tags(field(form, "tags").split())
+    if "tags" in form and tags != tags_of(current):
+        out["tags"] = tags
+    custom = [{"id": fid, "value": field(form, f"field_{fid}") or None}
+              for fid, column, *_ in custom_fields()
+              if f"field_{fid}" in form and (field(form, f"field_{fid}") or None)
+              != current[column]]
+    if custom:
+        out["custom_fields"] = custom
+    body = field(form, "comment_body")
+    if body.strip():
+        out["comment"] = {"body": body, "public": field(form, "comment_public") != "false"}
+    return out
+
+
+def _ticket_in(given: dict[str, Any]) -> TicketIn:
+    """The API's request model of the editor's changes; a value it refuses names its field."""
+    try:
+        return TicketIn.model_validate(given)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = ".".join(str(part) for part in error["loc"] if not isinstance(part, int))
+        raise invalid(name or "ticket", error["msg"], "invalid_value") from exc
+
+
+def _conversation(db: sqlite3.Connection, ticket_id: int,
+                  people: dict[int, str]) -> list[dict[str, Any]]:
+    staff = {u["id"] for u in rows(db, "SELECT id FROM users WHERE role != 'end-user'")}
+    return [{**c, "author": people.get(c["author_id"], f"User {c['author_id']}"),
+             "staff": c["author_id"] in staff}
+            for c in rows(db, "SELECT * FROM comments WHERE ticket_id = ? "
+                          "ORDER BY created_at, id", (ticket_id,))]
+
+
+def _macro(db: sqlite3.Connection, macro_id: int | None, ticket_id: int, action: str | None,
+           now: Any) -> dict[str, Any] | None:
+    """The picked macro's effect on the ticket (nothing saved)."""
+    if macro_id is None or action is None:
+        return None
+    after, changes, comment = macros.effect(db, macro_id, ticket_id, now)
+    title = get_row(db, "macros", macro_id)["title"]
+    return {"id": macro_id, "title": title, "action": action, "after": after,
+            "changes": changes, "comment": comment, "shown": _shown(db, changes)}
+
+
+def _shown(db: sqlite3.Connection, changes: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """A macro's changes as the agent reads them: (column, field name, value)."""
+    people, teams = names(db), {g["id"]: g["name"] for g in groups(db)}
+    titles = {column: title for _, column, title, _ in custom_fields()}
+    shown = []
+    for key, value in changes.items():
+        text = {"assignee_id": people.get(value, "nobody"), "group_id": teams.get(value, "-"),
+                "tags": " ".join(value) if isinstance(value, list) else value,
+                "status": STATUS_NAMES.get(value, value)}.get(key, value)
+        shown.append((key, titles.get(key, key.removesuffix("_id")), str(text)))
+    return shown
+
+
+@router.get("/agent/tickets/{ticket_id}")
+async def ticket_page(request: Request, ticket_id: TicketId, episode: EpisodeDep,
+                      macro: MacroParam = None,
+                      macro_action: Literal["preview", "apply"] | None = None,
+                      done: Literal["updated", "merged"] | None = None) -> Response:
+    db = episode.db
+    ticket = get_row(db, "tickets", ticket_id)
+    people = names(db)
+    requester = get_row(db, "users", ticket["requester_id"])
+    organization = one(db, "SELECT * FROM organizations WHERE id = ?",
+                       (requester["organization_id"],)) \
+        if requester["organization_id"] is not None else None
+    effect = _macro(db, macro, ticket_id, macro_action, episode.now())
+    editor = {**ticket, "tags": tags_of(ticket)}
+    comment = {"body": "", "public": True}
+    if effect is not None and effect["action"] == "apply":
+        editor = effect["after"]
+        comment = effect["comment"] or comment
+    statuses = [s for s in ("new", "open", "pending", "hold", "solved")
+                if s != "new" or ticket["status"] == "new"]
+    return PAGES.page(
+        request, "ticket.html", ticket=ticket, tags=tags_of(ticket), people=people,
+        requester=requester, organization=organization,
+        conversation=_conversation(db, ticket_id, people), editor=editor, comment=comment,
+        statuses=statuses, status_names=STATUS_NAMES, priorities=PRIORITY_ORDER,
+        types=TICKET_TYPES, agents=agents(db), groups=groups(db),
+        fields=custom_fields(), effect=effect, notice=DONE.get(done or ""),
+        macros=rows(db, "SELECT id, title FROM macros WHERE active ORDER BY position, id"),
+        merged_into=ticket["merged_into_id"])
+
+
+@router.post("/agent/tickets/{ticket_id}")
+async def submit(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> Response:
+    db, now = episode.db, episode.now()
+    current = get_row(db, "tickets", ticket_id)
+    form = await read_form(request)
+    if field(form, "status") not in STATUS_NAMES:
+        raise invalid("status", "choose a Submit as <status> button", "status_required")
+    change = change_of(db, _ticket_in(_changes(current, form)), current, now)
+    change.channel = VIA
+    tickets.update(db, ticket_id, change, now)
+    return redirect(request, f"/agent/tickets/{ticket_id}", done="updated")
+
+
+@router.get("/agent/tickets/{ticket_id}/merge")
+async def merge_page(request: Request, ticket_id: TicketId, episode: EpisodeDep,
+                     target: Annotated[Id | None, Query()] = None) -> Response:
+    db = episode.db
+    source = get_row(db, "tickets", ticket_id)
+    into = get_row(db, "tickets", target, field="target") if target is not None else None
+    defaults = merges.default_comments(into, [source]) if into is not None else ("", "")
+    return PAGES.page(request, "merge.html", ticket=source, target=into,
+                      target_comment=defaults[0], source_comment=defaults[1])
+
+
+@router.post("/agent/tickets/{ticket_id}/merge")
+async def merge(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> Response:
+    db, now = episode.db, episode.now()
+    get_row(db, "tickets", ticket_id)
+    form = await read_form(request)
+    target = _id(field(form, "target"), "target")
+    if target is None:
+        raise invalid("target", "name the ticket to merge into", "target_required")
+    results = merges.merge_tickets(
+        db, target_id=target, source_ids=[ticket_id],
+        target_comment=field(form, "target_comment").strip() or None,
+        source_comment=field(form, "source_comment").strip() or None,
+        target_public=field(form, "target_public") == "true",
+        source_public=field(form, "source_public") == "true", now=now, channel=VIA)
+    jobs.record(db, "merge", results, now)
+    return redirect(request, f"/agent/tickets/{target}", done="merged")
