@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -66,7 +66,7 @@ class BrowserEnv:
             if gym_url is None:
                 gym_url, api_key = self._stack.enter_context(local_gym())
             self.gym_url = gym_url
-            self._api_key = api_key
+            self.api_key = api_key
             self._playwright = self._stack.enter_context(sync_playwright())
             self._browser = self._playwright.chromium.launch(
                 executable_path=str(chromium()), headless=headless,
@@ -103,7 +103,7 @@ class BrowserEnv:
             task = self.episode.task
         self._close_episode()
         self.episode = connect(self.gym_url, task, seed, "task" if faults is None else faults,
-                               api_key=self._api_key)
+                               api_key=self.api_key)
         observation = self.episode.reset()
         self._context = self._browser.new_context(
             viewport={"width": self.viewport[0], "height": self.viewport[1]})
@@ -159,7 +159,7 @@ class BrowserEnv:
         self._close_episode()
         self._stack.close()
 
-    def __enter__(self) -> BrowserEnv:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
