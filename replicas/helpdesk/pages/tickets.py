@@ -22,7 +22,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
@@ -32,8 +32,7 @@ from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.pages import redirect
 from replicas.runtime.params import Id
 
-from ..routes.common import TicketId
-from ..routes.tickets import change_of
+from ..changes import change_of
 from ..rules import jobs, macros, merges, tickets
 from ..rules.common import invalid, normal_tags, tags_of
 from ..rules.conditions import PRIORITY_ORDER, TICKET_TYPES
@@ -54,6 +53,7 @@ from .common import (
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
 
+TicketId = Annotated[Id, Path()]
 MacroParam = Annotated[Id | None, Query()]
 DONE = {"updated": "Ticket updated.", "merged": "Tickets merged."}
 EDITABLE = ("priority", "type", "assignee_id", "group_id")

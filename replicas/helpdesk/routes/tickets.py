@@ -17,8 +17,9 @@ from replicas.runtime.responses import ok
 from workgym_core.errors import Conflict
 
 from .. import render
+from ..changes import change_of
 from ..listing import PagingDep, sideloads, table_page
-from ..rules import fields, jobs, sla, tickets, uploads, users
+from ..rules import jobs, sla, tickets, uploads
 from ..rules.common import invalid, tags_of
 from ..schemas import (
     Audits,
@@ -63,42 +64,6 @@ def tickets_page(episode: EpisodeDep, paging: PagingDep, base: str, include: str
     found = table_page(db, paging, "tickets", where, params, order,
                        lambda row: ticket_json(db, row, base, include, now))
     return ok({**found, **sideloads(db, include, found["tickets"], base)})
-
-
-def change_of(db: sqlite3.Connection, ticket: TicketIn, current: dict[str, Any] | None,
-              now: datetime) -> tickets.Change:
-    """A request's ticket attributes as a change to apply (ids resolved, tags computed)."""
-    values = ticket.model_dump(exclude_unset=True, exclude={
-        "comment", "requester", "custom_fields", "fields", "additional_tags", "remove_tags",
-        "assignee_email", "safe_update", "updated_stamp", "description"})
-    if ticket.custom_fields or ticket.fields:
-        values.update(fields.columns_of(
-            [f.model_dump() for f in (ticket.custom_fields or ticket.fields or [])]))
-    if ticket.requester is not None:
-        values["requester_id"] = users.find_or_create(
-            db, ticket.requester.model_dump(), now)["id"]
-    if ticket.assignee_email is not None:
-        found = users.owner_of(db, "email", ticket.assignee_email)
-        if found is None:
-            raise invalid("assignee_email", f"no user has the email {ticket.assignee_email}",
-                          "user_not_found")
-        values["assignee_id"] = found["id"]
-    if ticket.additional_tags or ticket.remove_tags:
-        tags = values.get("tags", tags_of(current) if current else [])
-        gone = {t.lower() for t in ticket.remove_tags or []}
-        values["tags"] = [t for t in [*tags, *(ticket.additional_tags or [])]
-                          if t.lower() not in gone]
-    change = tickets.Change(values=values)
-    if current is None and ticket.comment is None and ticket.description:
-        change.comment = {"body": ticket.description, "public": True}
-    if ticket.comment is not None:
-        comment = ticket.comment
-        change.comment = {"body": comment.body, "public": comment.public,
-                          "uploads": comment.uploads or []}
-        if comment.author_id is not None:
-            get_row(db, "users", comment.author_id, field="comment.author_id")
-            change.author_id = comment.author_id
-    return change
 
 
 @router.get("/api/v2/tickets", operation_id="list_tickets", summary="List tickets",
