@@ -184,3 +184,41 @@ def test_the_help_center_search_finds_the_policy_and_shows_its_text(
     expect(page.get_by_test_id("article-title")).to_have_text(article["title"])
     first = article["body"].split("\n\n")[0].split()
     expect(page.get_by_test_id("article-body")).to_contain_text(" ".join(first[:8]))
+
+
+def test_an_organization_found_by_name_lists_the_users_the_api_lists(
+        page: Page, api: httpx.Client) -> None:
+    organization = _get(api, "/api/v2/organizations")["organizations"][0]
+    people = _get(api, f"/api/v2/organizations/{organization['id']}/users",
+                  per_page=100)["users"]
+
+    page.get_by_label("Search", exact=True).fill(f'name:"{organization["name"]}"')
+    page.get_by_label("Search", exact=True).press("Enter")
+    page.get_by_test_id("results-organization").get_by_role(
+        "link", name=organization["name"], exact=True).click()
+
+    expect(page.get_by_test_id("organization-name")).to_have_text(organization["name"])
+    rows = page.get_by_test_id("organization-users").locator("tbody tr")
+    expect(rows).to_have_count(len(people))
+    for person in people:
+        expect(page.get_by_test_id(f"user-link-{person['id']}")).to_have_text(person["name"])
+
+
+def test_one_kind_of_result_pages_as_the_api_does(page: Page, api: httpx.Client) -> None:
+    query = "type:user role:end-user"
+    second = _get(api, "/api/v2/search", query=query, page=2, per_page=25)["results"]
+    total = _get(api, "/api/v2/search/count", query=query)["count"]
+    assert total > 25
+
+    page.get_by_label("Search", exact=True).fill(query)
+    page.get_by_label("Search", exact=True).press("Enter")
+    expect(page.get_by_test_id("result-count-user")).to_have_text(str(total))
+    page.get_by_role("link", name=f"All {total} users").click()
+    page.get_by_role("link", name="Next page").click()
+
+    expect(page.get_by_test_id("page-number")).to_have_text(
+        f"Page 2 of {-(-total // 25)}")
+    shown = page.get_by_test_id("results-user").locator("tbody tr")
+    expect(shown).to_have_count(len(second))
+    assert [r.get_attribute("data-testid", timeout=0) for r in shown.all()] == [
+        f"search-user-{u['id']}" for u in second]
