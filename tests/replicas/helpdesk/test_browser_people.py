@@ -222,3 +222,19 @@ def test_one_kind_of_result_pages_as_the_api_does(page: Page, api: httpx.Client)
     expect(shown).to_have_count(len(second))
     assert [r.get_attribute("data-testid", timeout=0) for r in shown.all()] == [
         f"search-user-{u['id']}" for u in second]
+
+
+def test_a_user_deleted_through_the_page_is_inactive_and_can_no_longer_be_changed(
+        page: Page, api: httpx.Client) -> None:
+    user = _get(api, "/api/v2/users", role="end-user", per_page=100)["users"][-1]
+    _open_user(page, user)
+
+    page.get_by_role("button", name="Delete user").click()
+
+    expect(page.get_by_role("status")).to_have_text("User deleted.")
+    expect(page.get_by_test_id("user-status")).to_have_text("Deleted")
+    assert _get(api, f"/api/v2/users/{user['id']}")["user"]["active"] is False
+    page.get_by_label("Notes", exact=True).fill("Changed after the deletion.")
+    page.get_by_role("button", name="Save profile").click()
+    expect(page.get_by_role("alert")).to_contain_text(f"user {user['id']} is deleted")
+    assert _get(api, f"/api/v2/users/{user['id']}")["user"]["notes"] == user["notes"]
