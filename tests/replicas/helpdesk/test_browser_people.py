@@ -29,13 +29,20 @@ ORDER_NUMBER_FIELD = 360001
 
 
 @pytest.fixture(scope="module")
-def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observation]:
+def gym(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("people"))}
-    with serving(env=env) as url, workgym.connect(url, TASK, seed=3, faults="none") as run:
+    with serving(env=env) as url:
+        yield url
+
+
+@pytest.fixture
+def episode(gym: str) -> Iterator[Observation]:
+    """A fresh episode for each test (one's steps would outrun an episode's budget)."""
+    with workgym.connect(gym, TASK, seed=3, faults="none") as run:
         yield run.reset()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def api(episode: Observation) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=episode.apps["helpdesk"],
                       headers={"authorization": f"Bearer {episode.token}"}) as client:
