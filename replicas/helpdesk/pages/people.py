@@ -75,7 +75,7 @@ async def save_profile(request: Request, user_id: Id, episode: EpisodeDep) -> Re
     given = validated(UserIn, {
         "name": fields.get("name", ""), "phone": fields.get("phone", "").strip() or None,
         "notes": fields.get("notes", ""),
-        "user_fields": {"tier": fields.get("tier") or None}})
+        "user_fields": {"tier": fields.get("tier", "") or None}})
     users.update(episode.db, user_id, given.columns(), episode.now())
     return redirect(request, f"/agent/users/{user_id}", done="saved")
 

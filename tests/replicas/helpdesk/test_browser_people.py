@@ -29,13 +29,20 @@ ORDER_NUMBER_FIELD = 360001
 
 
 @pytest.fixture(scope="module")
-def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observation]:
+def gym(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("people"))}
-    with serving(env=env) as url, workgym.connect(url, TASK, seed=3, faults="none") as run:
+    with serving(env=env) as url:
+        yield url
+
+
+@pytest.fixture
+def episode(gym: str) -> Iterator[Observation]:
+    """A fresh episode for each test (one's steps would outrun an episode's budget)."""
+    with workgym.connect(gym, TASK, seed=3, faults="none") as run:
         yield run.reset()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def api(episode: Observation) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=episode.apps["helpdesk"],
                       headers={"authorization": f"Bearer {episode.token}"}) as client:
@@ -106,8 +113,8 @@ def test_the_user_page_shows_the_identities_the_api_lists(
     shown = page.get_by_test_id("identities").locator("tbody tr")
     listed = _identities(api, user["id"])
     expect(shown).to_have_count(len(listed))
-    values = [(page.locator(f"[data-testid^=identity-value-]").nth(i).inner_text(),
-               page.locator(f"[data-testid^=identity-primary-]").nth(i).inner_text() == "Primary")
+    values = [(page.locator("[data-testid^=identity-value-]").nth(i).inner_text(),
+               page.locator("[data-testid^=identity-primary-]").nth(i).inner_text() == "Primary")
               for i in range(len(listed))]
     assert sorted(values) == sorted(listed)
     expect(page.get_by_test_id("user-email")).to_have_text(user["email"])
@@ -165,11 +172,9 @@ def test_an_email_another_user_has_is_refused_and_changes_nothing(
 
 def test_a_malformed_search_says_why(page: Page) -> None:
     page.get_by_label("Search", exact=True).fill("colour:blue")
-    response = None
     with page.expect_response(lambda r: "/agent/search" in r.url) as answer:
         page.get_by_label("Search", exact=True).press("Enter")
-    response = answer.value
-    assert response.status == 422
+    assert answer.value.status == 422
     expect(page.get_by_role("alert")).to_contain_text("unknown search key 'colour'")
 
 
@@ -186,3 +191,57 @@ def test_the_help_center_search_finds_the_policy_and_shows_its_text(
     expect(page.get_by_test_id("article-title")).to_have_text(article["title"])
     first = article["body"].split("\n\n")[0].split()
     expect(page.get_by_test_id("article-body")).to_contain_text(" ".join(first[:8]))
+
+
+def test_an_organization_found_by_name_lists_the_users_the_api_lists(
+        page: Page, api: httpx.Client) -> None:
+    organization = _get(api, "/api/v2/organizations")["organizations"][0]
+    people = _get(api, f"/api/v2/organizations/{organization['id']}/users",
+                  per_page=100)["users"]
+
+    page.get_by_label("Search", exact=True).fill(f'name:"{organization["name"]}"')
+    page.get_by_label("Search", exact=True).press("Enter")
+    page.get_by_test_id("results-organization").get_by_role(
+        "link", name=organization["name"], exact=True).click()
+
+    expect(page.get_by_test_id("organization-name")).to_have_text(organization["name"])
+    rows = page.get_by_test_id("organization-users").locator("tbody tr")
+    expect(rows).to_have_count(len(people))
+    for person in people:
+        expect(page.get_by_test_id(f"user-link-{person['id']}")).to_have_text(person["name"])
+
+
+def test_one_kind_of_result_pages_as_the_api_does(page: Page, api: httpx.Client) -> None:
+    query = "type:user role:end-user"
+    second = _get(api, "/api/v2/search", query=query, page=2, per_page=25)["results"]
+    total = _get(api, "/api/v2/search/count", query=query)["count"]
+    assert total > 25
+
+    page.get_by_label("Search", exact=True).fill(query)
+    page.get_by_label("Search", exact=True).press("Enter")
+    expect(page.get_by_test_id("result-count-user")).to_have_text(str(total))
+    page.get_by_role("link", name=f"All {total} users").click()
+    page.get_by_role("link", name="Next page").click()
+
+    expect(page.get_by_test_id("page-number")).to_have_text(
+        f"Page 2 of {-(-total // 25)}")
+    shown = page.get_by_test_id("results-user").locator("tbody tr")
+    expect(shown).to_have_count(len(second))
+    assert [r.get_attribute("data-testid", timeout=0) for r in shown.all()] == [
+        f"search-user-{u['id']}" for u in second]
+
+
+def test_a_user_deleted_through_the_page_is_inactive_and_can_no_longer_be_changed(
+        page: Page, api: httpx.Client) -> None:
+    user = _get(api, "/api/v2/users", role="end-user", per_page=100)["users"][-1]
+    _open_user(page, user)
+
+    page.get_by_role("button", name="Delete user").click()
+
+    expect(page.get_by_role("status")).to_have_text("User deleted.")
+    expect(page.get_by_test_id("user-status")).to_have_text("Deleted")
+    assert _get(api, f"/api/v2/users/{user['id']}")["user"]["active"] is False
+    page.get_by_label("Notes", exact=True).fill("Changed after the deletion.")
+    page.get_by_role("button", name="Save profile").click()
+    expect(page.get_by_role("alert")).to_contain_text(f"user {user['id']} is deleted")
+    assert _get(api, f"/api/v2/users/{user['id']}")["user"]["notes"] == user["notes"]
