@@ -35,8 +35,10 @@ NO_GLYPH = "\U0010fffd"
 def _japanese_fonts() -> bool:
     """Whether fontconfig knows a font that covers Japanese."""
     fc_list = shutil.which("fc-list")
-    return bool(fc_list) and bool(subprocess.run([fc_list, ":lang=ja", "family"],
-                                                 capture_output=True, text=True).stdout.strip())
+    if fc_list is None:
+        return False
+    return bool(subprocess.run([fc_list, ":lang=ja", "family"], capture_output=True,
+                               text=True).stdout.strip())
 
 
 pytestmark = [*BROWSER, pytest.mark.skipif(
