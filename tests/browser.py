@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+from workgym.browser.env import CHROMIUM_ARGS, chromium
+
+CHROMIUM = chromium()
 BROWSER = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists() and not os.environ.get("CI"),

@@ -72,6 +72,9 @@ class AppManifest(BaseModel):
     fault_presets: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description=(
         "Fault plans of the product's own (a fault preset's name -> fault configs), offered "
         "beside the proxy's (none, hard) wherever a preset can be named."))
+    start_page: str = Field("/", pattern=r"^/\S*$", description=(
+        "The page a browser opens the app on (workgym.browser's first tab of the app): the "
+        "product's home for an operator, as a path under the app's base."))
     gateway: dict[str, Any] = Field(default_factory=dict, description=(
         "What the proxy does in the app's place as the product would (read by the proxy's "
         "gateway.py, never by the app): 'errors', its own refusals in the product's error "

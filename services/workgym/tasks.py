@@ -32,6 +32,8 @@ from workgym_reward import Report, Verifier, score
 from workgym_reward.assertions import Allow, OnlyChanges
 
 from . import task_files
+from .browser_steps import BrowserSolution
+from .given import Script
 from .task_files import TaskFileError
 
 # The catalogue is package data: package ``workgym_tasks`` is the checkout's tasks/ (through
@@ -80,27 +82,11 @@ class ReferenceStep(Call):
         "before a write); the naive agent skips it.")
 
 
-class Reference(BaseModel):
-    """A scripted solution: what it takes from the instruction, its calls and its final
-    answer. Like an agent's, it knows only what the instruction states and what it reads."""
+class Reference(Script):
+    """A scripted solution over the apps' APIs: its calls and its final answer."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    given: dict[str, str] = Field(default_factory=dict, description="name -> a regular "
-                                  "expression over the instruction: its first group (else "
-                                  "the match) is saved as name before the first step.")
     steps: list[ReferenceStep] = Field(min_length=1)
     answer: str | None = None
-
-    @field_validator("given")
-    @classmethod
-    def _patterns(cls, value: dict[str, str]) -> dict[str, str]:
-        for name, pattern in value.items():
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"given.{name}: {exc}") from exc
-        return value
 
 
 class Variant(BaseModel):
@@ -190,6 +176,10 @@ class Task(BaseModel):
     actors: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="app -> its scripted actors (the app's model).")
     reference: Reference
+    browser: BrowserSolution | None = Field(
+        None, description="The reference solution done through the apps' pages alone (no API "
+        "call), in BrowserGym's action set (workgym.browser.script runs it): it must score as "
+        "the reference does, in the same final-state class.")
     alternatives: list[Variant] = Field(
         default_factory=list, description="Other legitimate solutions: each scores like the "
         "reference.")
@@ -282,6 +272,12 @@ class Task(BaseModel):
                                  f"several: {self.apps})")
         if self.decision is not None:
             self._check_decision(self.decision)
+        if self.browser is not None:
+            for number, step in enumerate(self.browser.steps):
+                page = step.goto or step.new_tab
+                if page is not None and page.split(":", 1)[0] not in self.apps:
+                    raise ValueError(f"browser.steps.{number}: {page!r} names no app of the "
+                                     f"task's {self.apps}")
         for app, actors in self.actors.items():
             model = actors_model(app)
             if model is None:

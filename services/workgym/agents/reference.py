@@ -38,6 +38,7 @@ import orjson
 from workgym_core.refs import BadReference
 from workgym_core.templates import render_value
 
+from ..given import Script
 from ..restate import Rewrite
 from ..sdk import Env
 from ..tasks import Call, Reference, ReferenceStep, Task
@@ -52,7 +53,9 @@ class ReferenceFailed(AssertionError):
     """The reference solution met a response it was not written for."""
 
 
-def _fill(value: Any, saved: dict[str, Any]) -> Any:
+def fill(value: Any, saved: dict[str, Any]) -> Any:
+    """``value`` with the saved values in it (``{name}``, ``{{ jinja }}``; a string that is
+    exactly ``{name}`` becomes the saved value itself), through dicts and lists."""
     if isinstance(value, str):
         whole = _NAME.fullmatch(value)
         if whole:
@@ -61,9 +64,9 @@ def _fill(value: Any, saved: dict[str, Any]) -> Any:
         return _NAME.sub(lambda m: str(saved[m.group(1)]), value) if isinstance(value, str) \
             else value
     if isinstance(value, dict):
-        return {k: _fill(v, saved) for k, v in value.items()}
+        return {k: fill(v, saved) for k, v in value.items()}
     if isinstance(value, list):
-        return [_fill(v, saved) for v in value]
+        return [fill(v, saved) for v in value]
     return value
 
 
@@ -94,10 +97,10 @@ def _send(env: Env, call: Call, saved: dict[str, Any], body: Any = None) -> Atte
     now)."""
     method, path = call.call.split(" ", 1)
     try:
-        response = env.call(method, _fill(path, saved),
-                            json=body if body is not None else _fill(call.json_body, saved),
-                            params=_fill(call.params, saved) or None, app=call.app,
-                            headers=_fill(call.headers, saved) or None)
+        response = env.call(method, fill(path, saved),
+                            json=body if body is not None else fill(call.json_body, saved),
+                            params=fill(call.params, saved) or None, app=call.app,
+                            headers=fill(call.headers, saved) or None)
     except httpx.TransportError:
         return Attempt(None, readable=False)
     if not response.content:
@@ -191,7 +194,7 @@ def _save(call: Call, attempt: Attempt, saved: dict[str, Any]) -> None:
         saved[name] = _search(expression, attempt.body, saved)
 
 
-def given(script: Reference, instruction: str) -> dict[str, Any]:
+def given(script: Script, instruction: str) -> dict[str, Any]:
     """What the script takes from the instruction (``given``): its first saved values."""
     saved: dict[str, Any] = {}
     for name, pattern in script.given.items():
@@ -243,7 +246,7 @@ def run_step(env: Env, step: ReferenceStep, saved: dict[str, Any],
              rewrite: Rewrite | None = None) -> None:
     """One step, recovering from faults like a careful agent; ``rewrite`` changes what it
     writes (the quality gate's mutants and paraphrases)."""
-    body = _fill(step.json_body, saved)
+    body = fill(step.json_body, saved)
     if rewrite is not None:
         body = rewrite.body(body)
     for _ in range(ATTEMPTS):
@@ -293,7 +296,7 @@ class Branch:
 
 
 def _answer(script: Reference, saved: dict[str, Any]) -> str | None:
-    return _fill(script.answer, saved) if script.answer else None
+    return fill(script.answer, saved) if script.answer else None
 
 
 def run_script(env: Env, script: Reference, *, strict: bool = True,

@@ -1,0 +1,134 @@
+"""The ``browser:`` key of a task file: the task's reference solution done through the apps'
+pages alone, in BrowserGym's action set (``workgym.browser.script`` runs it).
+
+Each step is exactly one action: ``goto`` / ``new_tab`` (``"<app>:<path>"``, that app of the
+episode), ``click``, ``fill`` (+ ``value``), ``select_option`` (+ ``value``), ``press``
+(+ ``key``), ``read`` (+ ``save``, optional ``pattern``), ``expect`` (text the active page must
+show), ``tab_focus`` (a tab's index), ``scroll`` (``[dx, dy]``), ``send_msg_to_user``. An
+element step names its element by a :class:`Target`: exactly one locator (``role`` and
+``name`` | ``label`` | ``testid`` | ``text``), optionally ``within`` an element's test-id.
+Strings are templated as the API reference's are (``{name}``, ``{{ jinja }}``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .given import Script
+
+# The page a step goes to: "<app>:<path>", e.g. "helpdesk:/agent/search?q={number}".
+PAGE = r"^[a-z][a-z0-9_]*:/\S*$"
+LOCATORS = ("role", "label", "testid", "text")
+ELEMENT_ACTIONS = ("click", "fill", "select_option", "press", "read")
+ACTIONS = ("goto", *ELEMENT_ACTIONS, "expect", "new_tab", "tab_focus", "scroll",
+           "send_msg_to_user")
+# What each action needs beside it, and what it may have.
+NEEDS: dict[str, tuple[str, ...]] = {"fill": ("value",), "select_option": ("value",),
+                                     "press": ("key",), "read": ("save",)}
+MAY: dict[str, tuple[str, ...]] = {"read": ("pattern",)}
+
+
+class Target(BaseModel):
+    """An element of the active page, as a person names it: by its role and accessible name
+    (exact), its label, its test-id or its text (exact); ``within``: inside the element of
+    that test-id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str | None = Field(None, description="ARIA role (with name): button, link, ...")
+    name: str | None = Field(None, description="Exact accessible name (with role).")
+    label: str | None = Field(None, description="The text of the input's <label>.")
+    testid: str | None = Field(None, description="The element's data-testid.")
+    text: str | None = Field(None, description="The element's exact text.")
+    within: str | None = Field(None, description="The data-testid of an element around it.")
+
+    @model_validator(mode="after")
+    def _one_locator(self) -> Self:
+        if (self.role is None) != (self.name is None):
+            raise ValueError("role and name go together (a role and its exact accessible name)")
+        given = [locator for locator in LOCATORS if getattr(self, locator) is not None]
+        if len(given) != 1:
+            raise ValueError(f"exactly one locator of role+name, label, testid, text; "
+                             f"got {given or 'none'}")
+        return self
+
+    @property
+    def locator(self) -> str:
+        """Which locator it uses: role, label, testid or text."""
+        return next(locator for locator in LOCATORS if getattr(self, locator) is not None)
+
+    def described(self) -> str:
+        """How a failure names it."""
+        found = (f"{self.role} {self.name!r}" if self.role else
+                 f"{self.locator} {getattr(self, self.locator)!r}")
+        return found + (f" within {self.within!r}" if self.within else "")
+
+
+class BrowserStep(BaseModel):
+    """One step of a browser script: exactly one action, with what that action needs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    goto: str | None = Field(None, pattern=PAGE, description="'<app>:<path>' to open.")
+    click: Target | None = None
+    fill: Target | None = None
+    select_option: Target | None = None
+    press: Target | None = None
+    read: Target | None = Field(None, description="Save the element's text (an input's value).")
+    expect: str | None = Field(None, min_length=1, description="Text the active page must show.")
+    new_tab: str | None = Field(None, pattern=PAGE, description="Open '<app>:<path>' in a new "
+                                "tab (the active one from then on).")
+    tab_focus: int | None = Field(None, ge=0, description="Make the tab of this index active.")
+    scroll: tuple[int, int] | None = Field(None, description="[delta_x, delta_y] in pixels.")
+    send_msg_to_user: str | None = Field(None, description="The episode's answer.")
+    value: str | None = Field(None, description="What fill types / the option select_option "
+                              "picks (its label or value).")
+    key: str | None = Field(None, description="The key (combination) press sends: 'Enter'.")
+    save: str | None = Field(None, pattern=r"^[A-Za-z_]\w*$", description="The name read saves "
+                             "its text as.")
+    pattern: str | None = Field(None, description="A regular expression over what read found: "
+                                "its first group (else the match) is saved.")
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            re.compile(value)
+        return value
+
+    @model_validator(mode="after")
+    def _one_action(self) -> Self:
+        actions = [name for name in ACTIONS if getattr(self, name) is not None]
+        if len(actions) != 1:
+            raise ValueError(f"exactly one action of {', '.join(ACTIONS)}; "
+                             f"got {actions or 'none'}")
+        action = actions[0]
+        for needed in NEEDS.get(action, ()):
+            if getattr(self, needed) is None:
+                raise ValueError(f"{action} needs {needed!r}")
+        allowed = {*NEEDS.get(action, ()), *MAY.get(action, ())}
+        if strays := [extra for extra in ("value", "key", "save", "pattern")
+                      if getattr(self, extra) is not None and extra not in allowed]:
+            raise ValueError(f"{action} takes no {', '.join(map(repr, strays))}")
+        return self
+
+    @property
+    def action(self) -> str:
+        """The step's action (exactly one is set)."""
+        return next(name for name in ACTIONS if getattr(self, name) is not None)
+
+    @property
+    def target(self) -> Target | None:
+        """The element an element step acts on."""
+        found = getattr(self, self.action)
+        return found if isinstance(found, Target) else None
+
+
+class BrowserSolution(Script):
+    """A task's reference solution through the pages alone (no API call): what it takes from
+    the instruction (``given``) and its steps."""
+
+    steps: list[BrowserStep] = Field(min_length=1)
