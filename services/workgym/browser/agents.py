@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from workgym_core.errors import ConfigError
+
 from ..sdk import Env
 from ..tasks import Task
 from .env import BrowserEnv
@@ -46,13 +48,17 @@ def check(spec: str) -> str:
 
 
 def policy(spec: str) -> Policy:
-    """The callable ``browser:<module>:<callable>`` names (imported)."""
+    """The callable ``browser:<module>:<callable>`` names (imported); ConfigError when there
+    is no such module or callable."""
     found = _POLICY.match(check(spec))
     assert found is not None
-    module = importlib.import_module(found["module"])
+    try:
+        module = importlib.import_module(found["module"])
+    except ModuleNotFoundError as exc:
+        raise ConfigError(f"{spec}: no module {exc.name!r} to import") from None
     named = getattr(module, found["name"], None)
     if not callable(named):
-        raise ValueError(f"{spec}: {found['module']} has no callable {found['name']!r}")
+        raise ConfigError(f"{spec}: {found['module']} has no callable {found['name']!r}")
     return named  # type: ignore[no-any-return]
 
 
@@ -89,7 +95,8 @@ class BrowserAgent:
         if self.policy is None and task.browser is None:
             raise ValueError(f"task {task.id} has no browser: solution")
         assert env.observation is not None
-        with _Timed(self.gym_url) as browser:
+        browser = _Timed(self.gym_url)
+        with browser:
             try:
                 obs, _ = browser.enter(env)
                 if self.policy is None:

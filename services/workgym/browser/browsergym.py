@@ -38,7 +38,7 @@ from playwright.sync_api import BrowserType, Page, Playwright, sync_playwright
 
 from ..sdk import Env, FaultChoice, connect
 from ..tasks import catalogue
-from .env import chromium, enter, goal_of
+from .env import chromium, goal_of, open_apps
 
 PREFIX = "workgym."
 
@@ -70,7 +70,7 @@ class WorkGymTask(AbstractBrowserTask):  # type: ignore[misc]
         self.episode = connect(self.gym_url, self.task, self.seed, self.faults,
                                api_key=self.api_key)
         observation = self.episode.reset()
-        enter(page.context, observation, first=page)
+        open_apps(page.context, observation, first=page)
         page.bring_to_front()
         return goal_of(observation), {"episode_id": observation.episode_id}
 
