@@ -24,6 +24,7 @@ from .recovery import judge
 from .report import AssertionResult, FaultMet, Report
 from .reused_rows import unchanged_tables
 from .signals import Outcome, Weights, episode_reward, measure
+from .state_class import state_class
 from .truth import Case, Row
 
 
@@ -98,6 +99,7 @@ def score(
         results = [(assertion, *_evaluate(assertion, world[app]))
                    for app, assertion in assertions]
     final_state_hash = combined_hash(hashes)
+    classes = {app: state_class(diff) for app, diff in diffs.items()}
     outcome = Outcome(
         steps=trajectory,
         verdicts=[(assertion, passed, harmed) for assertion, passed, harmed, _ in results],
@@ -115,6 +117,7 @@ def score(
         ],
         steps=len(trajectory),
         final_state_hash=final_state_hash,
+        state_class=classes,
         faults=_faults_met(trajectory),
     )
 

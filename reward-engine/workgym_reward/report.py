@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 
@@ -33,4 +35,7 @@ class Report(BaseModel):
     assertions: list[AssertionResult]
     steps: int = Field(description="Requests the agent made.")
     final_state_hash: str = Field(description="Content hash of the final state (state_hash).")
+    state_class: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Each app's final-state class (what changed, up to "
+        "the values two correct solutions may write differently: workgym_reward.state_class).")
     faults: list[FaultMet] = Field(default_factory=list, description="Every fault injected.")

@@ -76,7 +76,7 @@ class BrowserEnv:
             if gym_url is None:
                 gym_url, api_key = self._stack.enter_context(local_gym())
             self.gym_url = gym_url
-            self._api_key = api_key
+            self.api_key = api_key
             self._playwright = self._stack.enter_context(sync_playwright())
             self._browser = self._playwright.chromium.launch(
                 executable_path=str(chromium()), headless=headless,
@@ -113,7 +113,7 @@ class BrowserEnv:
             task = self.episode.task
         self._close_episode()
         episode = connect(self.gym_url, task, seed, "task" if faults is None else faults,
-                          api_key=self._api_key)
+                          api_key=self.api_key)
         episode.reset()
         return self.enter(episode)
 
