@@ -259,8 +259,9 @@ def test_the_cli_gate_checks_every_task_named_with_the_world(
     monkeypatch.setenv("WORKGYM_DATA_DIR", str(tmp_path))
     seen: dict[str, Any] = {}
 
-    def main_check(tasks: list[Task], seeds: int, make: Any, world: Any = None) -> int:
-        seen.update(tasks=[t.id for t in tasks], seeds=seeds, world=world)
+    def main_check(tasks: list[Task], seeds: int, make: Any, world: Any = None,
+                   browser: Any = None) -> int:
+        seen.update(tasks=[t.id for t in tasks], seeds=seeds, world=world, browser=browser)
         return 0
 
     monkeypatch.setattr(quality, "main_check", main_check)
@@ -268,6 +269,7 @@ def test_the_cli_gate_checks_every_task_named_with_the_world(
                      "--task", "helpdesk/refund-standard", "--seeds", "2"]) == 0
     assert seen["tasks"] == ["helpdesk/refund-standard", "tracker/jql-blocked-by-issue"]
     assert seen["seeds"] == 2 and callable(seen["world"])
+    assert seen["browser"] is None  # neither has a browser: solution
 
 
 def test_a_decision_whose_reference_never_branches_fails(make_env: Make,
