@@ -142,8 +142,8 @@ def test_the_columns_judge_their_shares_of_the_seeds() -> None:
     assert (alone.decided, alone.split) == (False, "1/2 10")
     assert Verdict("t", 3).target_hidden is None and Verdict("t", 3).split == "-"
     head, _, line, _, totals = table([verdict]).splitlines()
-    assert head.split()[-8:] == ["target", "decision", "answers", "fault", "met", "const",
-                                 "default", "gate"]
+    assert head.split()[-9:] == ["target", "decision", "answers", "fault", "met", "const",
+                                 "default", "browser", "gate"]
     assert line.split()[-8:-1] == ["2/10", "2/2", "4:6", "2/10", "-", "-", "-"]
     assert "targets hidden in 1/1 tasks, decisions split in 1/1, answers varied in 1/1" in totals
 
