@@ -120,7 +120,8 @@ def register(gym_url: str, *, api_key: str | None = None, faults: FaultChoice = 
              tasks: list[str] | None = None) -> list[str]:
     """Register ``tasks`` (default: the whole catalogue) with BrowserGym, their episodes on
     the gym at ``gym_url`` (``api_key``: its operator key, default as :func:`connect`'s),
-    and give BrowserGym a Playwright that launches our Chromium; the ids registered."""
+    and give BrowserGym a Playwright that launches our Chromium (until :func:`close`); the
+    ids registered."""
     if not isinstance(browsergym.core._PLAYWRIGHT, _Playwright):
         browsergym.core._set_global_playwright(_Playwright(sync_playwright().start()))
     ids = []
@@ -130,3 +131,11 @@ def register(gym_url: str, *, api_key: str | None = None, faults: FaultChoice = 
             "task": task, "gym_url": gym_url, "api_key": api_key, "faults": faults})
         ids.append(env_id(task))
     return ids
+
+
+def close() -> None:
+    """Stop the Playwright :func:`register` gave BrowserGym (its environments closed first):
+    another sync Playwright can then start in this thread. :func:`register` starts a new one."""
+    if isinstance(browsergym.core._PLAYWRIGHT, _Playwright):
+        browsergym.core._PLAYWRIGHT.stop()
+        browsergym.core._set_global_playwright(None)
