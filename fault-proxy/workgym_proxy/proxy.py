@@ -21,7 +21,7 @@ import binascii
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 import orjson
@@ -98,6 +98,9 @@ _ERROR_CODE = ERROR_CODE_HEADER.encode()
 _MAIL = MAIL_HEADER.encode()
 # The agent's trace context is continued by the proxy's span, not forwarded as is.
 _TRACE_CONTEXT = frozenset({b"traceparent", b"tracestate"})
+# What carried a request's token: an Authorization header (or the product's login body), the
+# browser's episode cookie (browser.py), or the product's session cookie (gateway.py).
+Credential = Literal["header", "browser", "session"]
 # Never forwarded in either direction: hop-by-hop, routing and credentials (a browser's
 # cookie holds the episode's token).
 _DROP_REQUEST = frozenset({
@@ -128,21 +131,25 @@ def _basic_password(authorization: str) -> str | None:
     return decoded.partition(":")[2] or None
 
 
-def _token(headers: list[tuple[bytes, bytes]], session_cookie: str | None) -> tuple[str, bool]:
+def _token(headers: list[tuple[bytes, bytes]], session_cookie: str | None
+           ) -> tuple[str, Credential]:
     """The episode's token: the bearer, or the password of HTTP Basic; else a browser's
-    episode cookie (browser.py) or the product's session cookie (gateway.py); whether it was
-    a cookie (a credential the browser adds by itself)."""
-    cookie = None
+    episode cookie (browser.py) or the product's session cookie (gateway.py); which of them
+    it was (a cookie is a credential the browser adds by itself)."""
+    cookie: tuple[str, Credential] | None = None
     for name, value in headers:
         if name == b"authorization":
             sent = value.decode("latin-1")
             found = bearer(sent) or _basic_password(sent)
             if found:
-                return found, False
-        elif name == b"cookie":
-            cookie = cookie or browser.cookie_token(value, session_cookie)
+                return found, "header"
+        elif name == b"cookie" and cookie is None:
+            if found := browser.cookie_token(value):
+                cookie = found, "browser"
+            elif found := browser.cookie_token(value, session_cookie):
+                cookie = found, "session"
     if cookie:
-        return cookie, True
+        return cookie
     raise Unauthorized("missing credentials: send 'Authorization: Bearer <episode token>' (or "
                        "HTTP Basic with the token as the password)", code="missing_token")
 
@@ -267,23 +274,24 @@ class Proxy:
         session = self._gateway(app).session
         login = session is not None and session.is_login(scope["method"], path)
         if not login:  # a login's credential is in its body
-            token, by_cookie = self._credential(scope, headers, session)
+            token, carrier = self._credential(scope, headers, session)
         # Everything an agent sent is checked before the step is counted or forwarded.
         body = await read_body(receive, self.settings.max_body_bytes)
         parsed = json_body(body, self.settings.max_json_depth)
         if session and login:
             if found := session.password_of(parsed):
-                token, by_cookie = found, False  # the product's login: the token as password
+                token, carrier = found, "header"  # the product's login: the token as password
                 parsed = session.redacted(parsed)
                 body = orjson.dumps(parsed)
             else:
-                token, by_cookie = self._credential(scope, headers, session)
+                token, carrier = self._credential(scope, headers, session)
         if parsed is None and body and is_form(headers):
             parsed = _form_or_none(body)  # recorded as the JSON it stands for
         grant = await self.registry.begin_step(token)
         ctx = self._context(grant, token, app, scope["method"], path,
                             scope.get("query_string", b"").decode("latin-1"), body)
         ctx.sent_path = sent
+        ctx.browser = carrier == "browser"
         ctx.base = root or self.bases[app]
         ctx.idempotency_key = _idempotency_key(headers)
         # The agent's own trace context, if it sent one (only looked at while tracing).
@@ -308,13 +316,14 @@ class Proxy:
 
     @staticmethod
     def _credential(scope: Scope, headers: list[tuple[bytes, bytes]],
-                    session: Session | None) -> tuple[str, bool]:
-        """The request's token (``_token``); a cookie's only from the site's own pages."""
-        token, by_cookie = _token(headers, session.cookie if session else None)
-        if by_cookie and (reason := cross_site(scope["method"], headers)):
+                    session: Session | None) -> tuple[str, Credential]:
+        """The request's token and what carried it (``_token``); a cookie's only from the
+        site's own pages."""
+        token, carrier = _token(headers, session.cookie if session else None)
+        if carrier != "header" and (reason := cross_site(scope["method"], headers)):
             raise Forbidden(f"refused a cross-site request: {reason}", code="cross_site_request",
                             field="origin", rule="same_origin")
-        return token, by_cookie
+        return token, carrier
 
     async def _enter(self, send: Send, app: str, token: str, location: str, *,
                      secure: bool, cookie_path: str) -> None:
@@ -508,7 +517,7 @@ class Proxy:
             error_code=ctx.error_code or _error_code(response_body),
             duration_ms=round((time.perf_counter() - started) * 1000, 3),
             fault=",".join(ctx.fired) or None, changes=ctx.changes, reads=ctx.reads,
-            affected=ctx.affected,
+            affected=ctx.affected, browser=ctx.browser,
         )
 
     def _record(self, ctx: StepContext, grant: StepGrant, parsed: Any, reply: Reply,

@@ -111,13 +111,17 @@ def task_completion(outcome: Outcome) -> float:
 
 
 def _fault_free(steps: Sequence[TrajectoryStep]) -> int:
-    """Steps an agent would have taken without faults: neither a faulted request nor the
-    read that checks whether a write whose answer was lost went through."""
-    checks = sum(
-        1 for before, step in zip(steps, steps[1:], strict=False)
-        if before.fault and before.is_write and step.method == "GET" and not step.fault
-    )
-    return sum(1 for step in steps if not step.fault) - checks
+    """Steps an agent would have taken without faults, each as one: neither a faulted
+    request, nor the read that checks whether a write whose answer was lost went through,
+    nor the page a browser loads by itself after a redirect (a form's post and the page it
+    is sent on to are one action of a browser agent)."""
+    pairs = list(zip(steps, steps[1:], strict=False))
+    checks = sum(1 for before, step in pairs
+                 if before.fault and before.is_write and step.method == "GET" and not step.fault)
+    followed = sum(1 for before, step in pairs
+                   if before.browser and step.browser and 300 <= before.status < 400
+                   and step.method == "GET" and not step.fault and not before.fault)
+    return sum(1 for step in steps if not step.fault) - checks - followed
 
 
 # Steps up to this many times the reference's cost no efficiency: reading the policy, or

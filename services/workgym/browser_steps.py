@@ -25,6 +25,8 @@ LOCATORS = ("role", "label", "testid", "text")
 ELEMENT_ACTIONS = ("click", "fill", "select_option", "press", "read")
 ACTIONS = ("goto", *ELEMENT_ACTIONS, "expect", "new_tab", "tab_focus", "scroll",
            "send_msg_to_user")
+# The actions that may load a page (a link, a form's post, an address).
+LOADS = frozenset({"goto", "new_tab", "click", "press"})
 # What each action needs beside it, and what it may have.
 NEEDS: dict[str, tuple[str, ...]] = {"fill": ("value",), "select_option": ("value",),
                                      "press": ("key",), "read": ("save",)}
@@ -135,3 +137,9 @@ class BrowserSolution(Script):
     the instruction (``given``) and its steps."""
 
     steps: list[BrowserStep] = Field(min_length=1)
+
+    def steps_taken(self, apps: int) -> int:
+        """Its steps as the episode counts them (``workgym_reward.signals``: one per page
+        load an agent asks for): each app's start page the environment opens, and each action
+        that may load a page (goto, new_tab, click, press)."""
+        return apps + sum(1 for step in self.steps if step.action in LOADS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -27,6 +27,7 @@ from workgym_core.refs import resolve
 from workgym_core.rowops import parse_ops
 from workgym_core.settings import TaskRoots
 from workgym_core.templates import render
+from workgym_core.trajectory import TrajectoryStep
 from workgym_proxy.faults import parse_plan
 from workgym_reward import Report, Verifier, score
 from workgym_reward.assertions import Allow, OnlyChanges
@@ -322,6 +323,14 @@ class Task(BaseModel):
         """The reference's steps on its shortest path (those without a ``when``)."""
         return sum(1 for step in self.reference.steps if step.when is None)
 
+    def steps_to_beat(self, trajectory: Sequence[TrajectoryStep]) -> int:
+        """The steps an episode's efficiency is measured against: those of the browser
+        solution when the episode went through the pages (a step of its ``trajectory`` came
+        from the browser) and the task has one, else the API reference's."""
+        if self.browser is not None and any(step.browser for step in trajectory):
+            return self.browser.steps_taken(len(self.apps))
+        return self.reference_steps
+
     def case_for(self, vars: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         """The task's case facts of one instance: references resolved from the rows its
         setup bound (the first app's as ``$name.f``, any app's as ``$app.name.f``)."""
@@ -331,14 +340,15 @@ class Task(BaseModel):
         return {claim: [{k: _scalar(v) for k, v in row.items()} for row in rows]
                 for claim, rows in resolved.items()}
 
-    def score(self, states: Mapping[str, tuple[bytes, bytes]], trajectory: list[Any],
+    def score(self, states: Mapping[str, tuple[bytes, bytes]],
+              trajectory: Sequence[TrajectoryStep],
               answer: str | None, vars: dict[str, Any],
               keys: Mapping[str, str] | None = None) -> Report:
         """One episode of the task scored: its apps' initial and final states, the
         trajectory, the ``finish`` answer and the rows its setup bound (``keys``: each
         app's snapshot key, naming its initial state)."""
         return score(verifier=self.verifier, states=states, trajectory=trajectory,
-                     answer=answer, vars=vars, reference_steps=self.reference_steps,
+                     answer=answer, vars=vars, reference_steps=self.steps_to_beat(trajectory),
                      lexicon=lexicon(), today=WORLD_START.date(), case=self.case_for(vars),
                      keys=keys)
 

@@ -42,6 +42,9 @@ class TrajectoryStep(BaseModel):
     affected: list[dict[str, Any]] = Field(
         default_factory=list, description="Rows a fault on this step changed behind the "
         "agent's back, {table, op, id, ref} (another actor's changes: state_drift).")
+    browser: bool = Field(False, description="Sent by a browser on the app's pages (with the "
+                          "episode's browser cookie: a page load or a form's post), not by an "
+                          "API client.")
 
     @property
     def is_write(self) -> bool:

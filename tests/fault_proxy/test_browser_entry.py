@@ -60,8 +60,10 @@ def test_an_entry_sets_the_cookie_and_sends_the_browser_on(
 
     page = http.get(BASE_URL + entered.headers["location"])  # the jar sends the cookie
     assert page.status_code == 200 and page.json()["tickets"]
-    [step] = _trajectory(local, env)
-    assert (step.path, step.query) == ("/api/v2/tickets", "sort_by=status")
+    env.call("GET", "/api/v2/tickets")  # the bearer's
+    browsed, called = _trajectory(local, env)
+    assert (browsed.path, browsed.query) == ("/api/v2/tickets", "sort_by=status")
+    assert (browsed.browser, called.browser) == (True, False)
 
 
 def test_an_entry_with_a_token_that_is_not_the_episodes_sets_nothing(

@@ -53,6 +53,21 @@ def test_efficiency(make_step: MakeStep, taken: int, passed: bool, expected: flo
     assert efficiency(_outcome(steps, [(_assertion("a"), passed)], reference_steps=2)) == expected
 
 
+def test_a_browser_s_post_and_the_page_it_is_sent_on_to_are_one_step(
+        make_step: MakeStep) -> None:
+    def page(method: str, path: str, status: int = 200) -> TrajectoryStep:
+        return make_step(method, path, status).model_copy(update={"browser": True})
+
+    posted = [page("GET", "/agent/tickets/10"), page("POST", "/agent/tickets/10", 303),
+              page("GET", "/agent/tickets/10")]
+    # An API client's redirect followed is its own request.
+    api = [make_step("GET", "/a"), make_step("POST", "/b", 303), make_step("GET", "/c")]
+    done = [(_assertion("a"), True)]
+
+    assert efficiency(_outcome(posted, done, reference_steps=1)) == 0.75  # 1.5 of 2 steps
+    assert efficiency(_outcome(api, done, reference_steps=1)) == 0.5  # 1.5 of 3
+
+
 def test_action_precision_without_steps_is_zero() -> None:
     assert action_precision(_outcome([])) == 0.0
 

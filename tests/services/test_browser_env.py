@@ -19,6 +19,7 @@ from workgym.browser.axtree import BID_ATTRIBUTE
 
 pytestmark = BROWSER
 TASK = "checkout/test-order-3ds"  # the shop's pages: links, GET and POST forms, a select
+CROSS = "cross/bug-reproduce-through-payments"  # checkout, helpdesk and tracker
 LINK_JPY = "link 'JPY'"
 FILTERS = "spinbutton 'Quantity of Paper Filters x100', value='1'"
 VIEWPORT = (1000, 400)  # short: the shop's catalogue scrolls
@@ -161,6 +162,23 @@ def test_tabs_open_focus_and_each_keep_their_page(env: BrowserEnv, obs: dict[str
     assert back["active_page_index"] == 0 and back["url"] == obs["url"]
     assert back["open_pages_urls"] == [obs["url"], cart]
     assert back["open_pages_titles"][1] == "Cart · Coffee Gear Shop"
+
+
+def test_a_task_of_several_apps_opens_a_tab_on_each_and_goto_reaches_any(
+        env: BrowserEnv) -> None:
+    observation, _ = env.reset(task=CROSS, seed=1, faults="none")
+    apps = env.observation.apps
+    assert list(apps) == ["checkout", "helpdesk", "tracker"]
+    starts = [f"{apps['checkout']}/dashboard/payments", f"{apps['helpdesk']}/agent/dashboard",
+              f"{apps['tracker']}/boards"]
+    assert observation["open_pages_urls"] == starts and observation["active_page_index"] == 0
+
+    tracker = act(env, "tab_focus(2)")
+    assert tracker["url"] == starts[2] and "heading 'Boards'" in tracker["axtree_txt"]
+    shop_in_tracker_tab = act(env, f"goto({shop(env)!r})")
+
+    assert shop_in_tracker_tab["open_pages_urls"] == [*starts[:2], shop(env)]
+    assert "heading 'Coffee gear, beans and more'" in shop_in_tracker_tab["axtree_txt"]
 
 
 def test_the_last_message_sent_to_the_user_is_the_answer_of_finish(

@@ -1,7 +1,8 @@
 """Every task's ``browser:`` solution, run through ``workgym.browser`` in Debian's headless
 Chromium (one served gym for the module, started by the environment), on seed 0: every
-assertion of the task's verifier passes, and the final state is in the class the API
-reference's reaches on the same seed (``workgym_reward.state_class``: the same records and
+assertion of the task's verifier passes, it scores 1.0 (its efficiency measured against the
+browser solution's own steps), and the final state is in the class the API reference's
+reaches on the same seed (``workgym_reward.state_class``: the same records and
 columns changed, as many rows added). A script that cannot go on fails naming its step and
 what the page showed."""
 
@@ -47,5 +48,5 @@ def test_the_browser_solution_passes_and_reaches_the_api_references_state_class(
 
     failed = [f"{a['name']}: {a['detail']}" for a in report["assertions"] if not a["passed"]]
     assert report["success"] and not report["harm"] and not failed, failed
-    assert report["reward"] >= 0.9
+    assert report["reward"] == 1.0, report["signals"]
     assert report["state_class"] == _api_reference(env, task)["state_class"]

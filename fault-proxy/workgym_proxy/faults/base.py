@@ -81,6 +81,7 @@ class StepContext:
     # The path exactly as the agent sent it (still percent-encoded): what is forwarded.
     sent_path: str = ""
     idempotency_key: str | None = None  # the request's Idempotency-Key header, if any
+    browser: bool = False  # sent with the browser's episode cookie (a page, a form's post)
     # What happened: the faults that acted, and the rows the replica changed.
     fired: list[str] = field(default_factory=list)
     changes: list[dict[str, Any]] = field(default_factory=list)

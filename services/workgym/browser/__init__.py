@@ -45,6 +45,11 @@ one element a line, ``[bid] role 'name'``, ``workgym.browser.axtree``), ``url``,
 written into the page's DOM (attribute ``bid``: ``a0``, ``a1``, ... in document order) before
 every observation: deterministic for a page, reassigned after each action.
 
+Scoring is the task's, as for an API agent, with two differences of counting only: the proxy
+marks the steps a browser sent (``TrajectoryStep.browser``), a form's post and the page the
+browser is sent on to are one step, and a browser episode's efficiency is measured against
+the task's ``browser:`` solution (its start pages and page-loading actions) when it has one.
+
 A task's ``browser:`` solution runs through the same interface: ``workgym.browser.script``;
 whether it reached what the API reference reaches: ``workgym_reward.state_class``.
 """

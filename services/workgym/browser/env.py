@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,6 +31,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 TIMEOUT_MS = 10_000
+BUTTONS: dict[str, Literal["left", "middle", "right"]] = {
+    "left": "left", "middle": "middle", "right": "right"}
 
 
 def chromium() -> Path:
@@ -189,7 +191,7 @@ class BrowserEnv:
         self._close_episode()
         self._stack.close()
 
-    def __enter__(self) -> BrowserEnv:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -253,9 +255,9 @@ class BrowserEnv:
         self._actions[action.name](**action.arguments)
 
     def _click(self, bid: str, button: str = "left") -> None:
-        if button not in ("left", "middle", "right"):
+        if button not in BUTTONS:
             raise ActionError(f"click(): button must be left, middle or right, not {button!r}")
-        self.element(bid).click(button=button)  # type: ignore[arg-type]
+        self.element(bid).click(button=BUTTONS[button])
 
     def _fill(self, bid: str, value: str) -> None:
         self.element(bid).fill(text_of(value, "fill(): value"))

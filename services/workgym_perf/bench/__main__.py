@@ -40,6 +40,7 @@ from workgym_core.settings import Settings
 
 from .. import figures, previous
 from .boot import bench_boot
+from .browser import bench_browser
 from .finishing import bench_finishing
 from .fork import bench_fork
 from .history import bench_history
@@ -223,7 +224,8 @@ def sections(tmp: Path) -> dict[str, Callable[[], None]]:
             "boot": lambda: bench_boot(tmp),
             "tracing": bench_tracing,
             "stall": bench_stall,
-            "finishing": lambda: bench_finishing(tmp)}
+            "finishing": lambda: bench_finishing(tmp),
+            "browser": bench_browser}
 
 
 class Tee(io.StringIO):
