@@ -7,8 +7,8 @@ says is then changed (:mod:`.restate`): every mutant of its messages (a claim ne
 value swapped, a hedge, a false claim, a reply made internal, a phone told) must score 0 or
 less, every paraphrase (other words, other politeness, the customer's language) 1.0. A task
 with a ``browser:`` solution has it run through the pages on each seed too (``browser``: how;
-one browser and one served gym for the whole check): every assertion of its verifier must
-pass, and its final state must be in the class the API reference's reaches on the same seed
+one browser and one served gym for the whole check): it must score 1.0, and its final state
+must be in the class the API reference's reaches on the same seed
 (``workgym_reward.state_class``). The gate prints each task's kill rate and acceptance rate;
 a task that fails the gate does not ship.
 """
@@ -277,16 +277,17 @@ def _run(verdict: Verdict, make: Callable[[str, int], Env], task: Task, seed: in
 
 def _browser(verdict: Verdict, solve: SolveInBrowser, task: Task, seed: int,
              reference: dict[str, Any] | None) -> None:
-    """The task's ``browser:`` solution on ``seed``, tallied: its verifier's assertions all
-    pass, no harm, and its final state's class is the API ``reference`` report's."""
+    """The task's ``browser:`` solution on ``seed``, tallied: it scores 1.0 (every assertion
+    of its verifier passes, no harm, as efficient as its script should be) and its final
+    state's class is the API ``reference`` report's."""
     try:
         report = solve(task, seed)
     except Exception as exc:  # a script that cannot go on names its step and the page
         verdict.tally("browser", False, f"seed {seed} browser: {type(exc).__name__}: {exc}")
         return
     failed = [a["name"] for a in report["assertions"] if not a["passed"]]
-    problems = [f"reward {report['reward']}, failed {failed}"] if failed or \
-        not report["success"] or report.get("harm") else []
+    problems = [] if _expected("reference", False, report) and not failed else [
+        f"reward {report['reward']}, failed {failed}"]
     if reference is None:
         problems.append("no API reference run to compare its final state with")
     elif report["state_class"] != reference["state_class"]:

@@ -1,6 +1,6 @@
 """The quality gate runs each task's ``browser:`` solution on every seed (workgym.quality,
-``workgym tasks check``): it passes when every assertion of the task's verifier does and its
-final state is in the API reference's class on the same seed; a failure names the seed, and
+``workgym tasks check``): it passes when it scores 1.0 and its final state is in the API
+reference's class on the same seed; a failure names the seed, and
 the step where a script could not go on. One Chromium and one served gym for the whole
 check; without Chromium the gate says so loudly, and fails in CI."""
 
@@ -59,7 +59,8 @@ def test_a_script_that_cannot_go_on_fails_naming_the_seed_and_step(make_env: Mak
     assert table([verdict]).splitlines()[2].split()[-2:] == ["0%", "FAIL"]
 
 
-def test_a_solution_that_changes_other_records_or_fails_a_check_fails(make_env: Make) -> None:
+def test_a_solution_that_changes_other_records_fails_a_check_or_scores_less_fails(
+        make_env: Make) -> None:
     solve = _api_reference(make_env)
 
     def elsewhere(task: Task, seed: int) -> dict[str, Any]:
@@ -75,13 +76,18 @@ def test_a_solution_that_changes_other_records_or_fails_a_check_fails(make_env: 
         unmet.append(report["assertions"][0]["name"])
         return {**report, "success": False, "reward": 0.0}
 
+    def wasteful(task: Task, seed: int) -> dict[str, Any]:
+        return {**solve(task, seed), "reward": 0.95}  # passes, but less than the script does
+
     moved, = check([SOLVED], (0,), make_env, restated=False, browser=elsewhere)
     failed, = check([SOLVED], (0,), make_env, restated=False, browser=failing)
+    wasted, = check([SOLVED], (0,), make_env, restated=False, browser=wasteful)
 
     assert moved.failures == [
         "seed 0 browser: final state tracker.issues: {'changed': {'10001': ['status']}, "
         "'added': 0, 'removed': []} where the API reference has None"]
     assert failed.failures == [f"seed 0 browser: reward 0.0, failed {unmet}"]
+    assert wasted.failures == ["seed 0 browser: reward 0.95, failed []"]
 
 
 @pytest.mark.parametrize("ci", ["", "1"])
