@@ -135,7 +135,10 @@ def register(gym_url: str, *, api_key: str | None = None, faults: FaultChoice = 
 
 def close() -> None:
     """Stop the Playwright :func:`register` gave BrowserGym (its environments closed first):
-    another sync Playwright can then start in this thread. :func:`register` starts a new one."""
+    another sync Playwright can then start in this thread. :func:`register` starts a new one.
+    Playwright's test-id attribute, which BrowserGym's environment sets to its ``bid`` for the
+    whole process, is ``data-testid`` again."""
     if isinstance(browsergym.core._PLAYWRIGHT, _Playwright):
+        browsergym.core._PLAYWRIGHT.selectors.set_test_id_attribute("data-testid")
         browsergym.core._PLAYWRIGHT.stop()
         browsergym.core._set_global_playwright(None)

@@ -72,7 +72,7 @@ class BrowserEnv:
 
     def __init__(self, gym_url: str | None = None, *, api_key: str | None = None,
                  headless: bool = True, viewport: tuple[int, int] = (1280, 900),
-                 timeout_ms: int = TIMEOUT_MS) -> None:
+                 timeout_ms: int = TIMEOUT_MS, screenshots: bool = True) -> None:
         self._stack = ExitStack()
         try:
             if gym_url is None:
@@ -89,6 +89,7 @@ class BrowserEnv:
             raise
         self.viewport = viewport
         self.timeout_ms = timeout_ms
+        self.screenshots = screenshots
         self.episode: Env | None = None
         self._context: BrowserContext | None = None
         self._cdp: dict[int, CDPSession] = {}
@@ -232,7 +233,7 @@ class BrowserEnv:
         return {
             "goal": goal,
             "chat_messages": [dict(m) for m in self._chat],
-            "screenshot": screenshot(page),
+            "screenshot": screenshot(page) if self.screenshots else None,
             "axtree_txt": axtree.text(self._cdp[id(page)]),
             "url": page.url,
             "open_pages_urls": [p.url for p in self.pages],
@@ -302,8 +303,16 @@ class BrowserEnv:
             self.page.wait_for_timeout(wait_ms)
 
 
-def screenshot(page: Page) -> NDArray[np.uint8]:
-    """The visible part of ``page`` as an H×W×3 RGB array."""
-    png = page.screenshot()
+def screenshot(page: Page, attempts: int = 3) -> NDArray[np.uint8]:
+    """The visible part of ``page`` as an H×W×3 RGB array. A loaded machine's Chromium now
+    and then fails a capture ("Unable to capture screenshot"): it is tried ``attempts``
+    times before the error is raised."""
+    for attempt in range(attempts):
+        try:
+            png = page.screenshot()
+            break
+        except PlaywrightError:
+            if attempt == attempts - 1:
+                raise
     with Image.open(io.BytesIO(png)) as image:
         return np.asarray(image.convert("RGB"), dtype=np.uint8)

@@ -105,5 +105,5 @@ def _browser(tasks: list[Task], stack: ExitStack) -> SolveInBrowser | None:
     from ..browser import BrowserEnv
     from ..browser.script import solve
 
-    env = stack.enter_context(BrowserEnv())
+    env = stack.enter_context(BrowserEnv(screenshots=False))
     return lambda task, seed: solve(env, task, seed)
