@@ -23,7 +23,7 @@ from typing import Annotated, Self
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from workgym_core.trajectory import TrajectoryStep
+from workgym_core.trajectory import TrajectoryStep, followed
 
 from .assertions import Assertion, TrajectoryContains
 from .recovery import judge
@@ -114,14 +114,12 @@ def _fault_free(steps: Sequence[TrajectoryStep]) -> int:
     """Steps an agent would have taken without faults, each as one: neither a faulted
     request, nor the read that checks whether a write whose answer was lost went through,
     nor the page a browser loads by itself after a redirect (a form's post and the page it
-    is sent on to are one action of a browser agent)."""
+    is sent on to are one action of a browser agent: ``followed``, as the step budget counts)."""
     pairs = list(zip(steps, steps[1:], strict=False))
     checks = sum(1 for before, step in pairs
                  if before.fault and before.is_write and step.method == "GET" and not step.fault)
-    followed = sum(1 for before, step in pairs
-                   if before.browser and step.browser and 300 <= before.status < 400
-                   and step.method == "GET" and not step.fault and not before.fault)
-    return sum(1 for step in steps if not step.fault) - checks - followed
+    pages = sum(1 for before, step in pairs if followed(before, step))
+    return sum(1 for step in steps if not step.fault) - checks - pages
 
 
 # Steps up to this many times the reference's cost no efficiency: reading the policy, or
