@@ -79,7 +79,7 @@ from workgym_core.registry import (
     step_index,
 )
 from workgym_core.settings import Settings
-from workgym_core.trajectory import Operation, TrajectoryStep
+from workgym_core.trajectory import Operation, TrajectoryStep, goes_on, leads_on
 
 from . import browser
 from .faults import Fault, Reply, StepContext
@@ -289,7 +289,8 @@ class Proxy:
                 token, carrier = self._credential(scope, headers, session)
         if parsed is None and body and is_form(headers):
             parsed = _form_or_none(body)  # recorded as the JSON it stands for
-        grant = await self.registry.begin_step(token)
+        grant = await self.registry.begin_step(
+            token, goes_on=goes_on(carrier == "browser", scope["method"]))
         ctx = self._context(grant, token, app, scope["method"], path,
                             scope.get("query_string", b"").decode("latin-1"), body)
         ctx.sent_path = sent
@@ -307,6 +308,8 @@ class Proxy:
             reply = Reply(0, [], b"")  # what the agent got: nothing, if the connection drops
             try:
                 reply = await self._reply(ctx, grant, headers)
+                if leads_on(ctx.browser, reply.status, ",".join(ctx.fired) or None):
+                    await self.registry.lead_on(grant.episode_id)
                 # The product's session cookie is the agent's alone: never recorded.
                 sent_reply = session.answered(ctx.method, path, token, reply) if session \
                     else reply

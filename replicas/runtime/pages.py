@@ -118,7 +118,7 @@ def _operation(request: Request, declared: Performs) -> dict[str, Any]:
     given = request.path_params
     params = {name: canonical(str(given[page])) for name in api.param_convertors
               if (page := declared.names.get(name, name)) in given}
-    return {"method": next(iter(api.methods)), "route": api.path, "params": params,
+    return {"method": next(iter(api.methods or ("POST",))), "route": api.path, "params": params,
             "body": None, "success": api.status_code or 200}
 
 

@@ -110,7 +110,7 @@ def task_completion(outcome: Outcome) -> float:
     return 1.0 if outcome.success else 0.0
 
 
-def _fault_free(steps: Sequence[TrajectoryStep]) -> int:
+def fault_free(steps: Sequence[TrajectoryStep]) -> int:
     """Steps an agent would have taken without faults, each as one: neither a faulted
     request, nor the read that checks whether a write whose answer was lost went through,
     nor the page a browser loads by itself after a redirect (a form's post and the page it
@@ -137,7 +137,7 @@ def efficiency(outcome: Outcome) -> float:
     if not outcome.success:
         return 0.0
     allowed = TOLERANCE * outcome.reference_steps
-    return min(1.0, allowed / max(_fault_free(outcome.steps), 1))
+    return min(1.0, allowed / max(fault_free(outcome.steps), 1))
 
 
 @signal

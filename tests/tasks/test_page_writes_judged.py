@@ -1,7 +1,9 @@
 """A write through an app's pages is judged as the API call it performs: each page's route
 declares its API operation (``replicas.runtime.pages.performs``), the proxy records it on the
 step (``TrajectoryStep.operations``), and a task's trajectory rules match it unchanged, a
-refused attempt included. Sent as a browser sends them (the episode's cookie, form posts)."""
+refused attempt included. Sent as a browser sends them (the episode's cookie, form posts).
+And the step budget counts a browser's actions as the efficiency signal does: a form's post
+and the page it lands on are one."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ import pytest
 
 from workgym.local import BASE_URL, LocalServer
 from workgym.sdk import Env
+from workgym_core.settings import Settings
 from workgym_proxy.browser import COOKIE
+from workgym_reward.signals import fault_free
 
 from ..fault_proxy.conftest import registry, trajectory
 
@@ -128,3 +132,51 @@ def test_a_comment_through_the_issue_page_is_not_filing(
     assert [(op.method, op.route, op.status) for op in step.operations] == [
         ("POST", "/issue/{issue}/comment", 201)]
     assert _verdict(env.finish(), "nothing_filed_or_reopened")["passed"]
+
+
+BUDGET = 3
+
+
+@pytest.fixture(scope="module")
+def budgeted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+    """A server whose episodes have a budget of ``BUDGET`` steps."""
+    server = LocalServer(Settings(data_dir=tmp_path_factory.mktemp("budget"),
+                                  internal_secret="test-secret", step_budget=BUDGET))
+    yield server
+    server.close()
+
+
+def test_a_form_post_and_the_page_it_lands_on_spend_one_step_of_the_budget(
+        budgeted: LocalServer) -> None:
+    """A browser gets as many actions as an API agent gets calls: the page a form's answer
+    sends it on to is counted with the post, by the budget as by the efficiency signal."""
+    env = Env.inprocess(budgeted, "helpdesk/sla-breach-reassign-inactive", 0, "none")
+    obs = env.reset()
+    ticket = _bound(budgeted, env, "helpdesk", "ticket")
+    page = f"{obs.apps['helpdesk']}/agent/tickets/{ticket['id']}"
+    cookie = {"cookie": f"{COOKIE}={obs.token}", "origin": BASE_URL}
+    with budgeted.client() as http:
+        answers = []
+        for n in range(BUDGET):
+            posted = http.post(page, headers=cookie, data={
+                "status": ticket["status"], "comment_body": f"Note {n}.",
+                "comment_public": "false"})
+            landed = http.get(posted.url.join(posted.headers["location"]), headers=cookie)
+            answers += [posted.status_code, landed.status_code]
+        spent = http.get(page, headers=cookie)  # an action of its own: over the budget
+        again = http.post(page, headers=cookie, data={"status": ticket["status"]})
+    steps = trajectory(budgeted, obs.episode_id)
+    env.close()
+
+    assert answers == [303, 200] * BUDGET
+    assert (spent.status_code, again.status_code) == (409, 409)
+    assert "step budget" in spent.text
+    assert len(steps) == 2 * BUDGET and fault_free(steps) == BUDGET
+
+
+def test_an_api_agent_gets_the_same_budget(budgeted: LocalServer) -> None:
+    env = Env.inprocess(budgeted, "helpdesk/sla-breach-reassign-inactive", 0, "none")
+    env.reset()
+    answers = [env.call("GET", "/api/v2/tickets").status_code for _ in range(BUDGET + 1)]
+    env.close()
+    assert answers == [200] * BUDGET + [409]

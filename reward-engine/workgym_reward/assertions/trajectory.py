@@ -49,8 +49,9 @@ class StepPattern(BaseModel):
     def matches(self, step: TrajectoryStep) -> bool:
         """The step itself, or an API operation it performed through a page, matches (a
         write through the workspace is the API's write: the same rules judge it)."""
+        calls: list[TrajectoryStep | Operation] = [step, *step.operations]
         return (self.app is None or step.app == self.app) and any(
-            self._matches_call(call) for call in (step, *step.operations))
+            self._matches_call(call) for call in calls)
 
     def _matches_call(self, call: TrajectoryStep | Operation) -> bool:
         return (
