@@ -92,7 +92,13 @@ def sends(request: Request, body: Any, **params: Any) -> None:
     operation["params"].update({k: canonical(str(v)) for k, v in params.items()})
 
 
-def _api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
+def declared(endpoint: Callable[..., Any]) -> Performs | None:
+    """What a page's endpoint :func:`performs`, if it declares it."""
+    found: Performs | None = getattr(endpoint, _PERFORMS, None)
+    return found
+
+
+def api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
     """Every API route among ``routes``, those of included routers and mounts too (their
     paths as the router that serves them matches them: as the trajectory records an API
     call's)."""
@@ -100,24 +106,25 @@ def _api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
         if isinstance(route, APIRoute):
             yield route
         else:
-            yield from _api_routes(getattr(getattr(route, "original_router", route), "routes",
-                                           ()))
+            yield from api_routes(getattr(getattr(route, "original_router", route), "routes",
+                                          ()))
 
 
-def _api_route(request: Request, operation_id: str) -> APIRoute:
-    found = next((route for route in _api_routes(request.app.routes)
+def api_route(routes: Iterable[Any], operation_id: str) -> APIRoute:
+    """The API route among ``routes`` whose ``operation_id`` it is."""
+    found = next((route for route in api_routes(routes)
                   if route.operation_id == operation_id), None)
     if found is None:
         raise LookupError(f"a page performs {operation_id!r}, which no API route of the app is")
     return found
 
 
-def _operation(request: Request, declared: Performs) -> dict[str, Any]:
+def _operation(request: Request, performed: Performs) -> dict[str, Any]:
     """The operation a page's write performs, as its declaration and the page's path tell."""
-    api = _api_route(request, declared.operation_id)
+    api = api_route(request.app.routes, performed.operation_id)
     given = request.path_params
     params = {name: canonical(str(given[page])) for name in api.param_convertors
-              if (page := declared.names.get(name, name)) in given}
+              if (page := performed.names.get(name, name)) in given}
     return {"method": next(iter(api.methods or ("POST",))), "route": api.path, "params": params,
             "body": None, "success": api.status_code or 200}
 
@@ -164,12 +171,12 @@ class Pages:
         class PageRoute(APIRoute):
             def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
                 handler = super().get_route_handler()
-                declared: Performs | None = getattr(self.endpoint, _PERFORMS, None)
+                performed = declared(self.endpoint)
 
                 async def handle(request: Request) -> Response:
                     operation = None
-                    if declared is not None:
-                        operation = request.state.operation = _operation(request, declared)
+                    if performed is not None:
+                        operation = request.state.operation = _operation(request, performed)
                     response = await answer(request)
                     if operation is not None:
                         response.headers[OPERATIONS_HEADER] = _told(
