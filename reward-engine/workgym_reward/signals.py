@@ -145,8 +145,8 @@ def action_precision(outcome: Outcome) -> float:
     """Share of steps that are valid, not duplicated and not destructive.
 
     A step is imprecise if it got a status of 400 or more without an injected fault; if it
-    repeats (method, path, body) a write that already succeeded; or if it is a DELETE that no
-    ``trajectory_contains`` assertion expects.
+    repeats (method, path, body) a write that already succeeded; or if it is a DELETE (or a
+    page's write that performs one) that no ``trajectory_contains`` assertion expects.
     """
     if not outcome.steps:
         return 0.0
@@ -156,7 +156,8 @@ def action_precision(outcome: Outcome) -> float:
     for step in outcome.steps:
         key = (step.method, step.path, orjson.dumps(step.request_body, option=orjson.OPT_SORT_KEYS))
         valid = step.status < 400 or step.fault is not None
-        destructive = step.method == "DELETE" and not any(a.matches(step) for a in expected)
+        deletes = step.method == "DELETE" or any(op.method == "DELETE" for op in step.operations)
+        destructive = deletes and not any(a.matches(step) for a in expected)
         precise += valid and key not in done and not destructive
         if step.is_write and 200 <= step.status < 300:
             done.add(key)

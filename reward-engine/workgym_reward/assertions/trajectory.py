@@ -147,7 +147,9 @@ class TrajectoryExcludes(_StepMatcher):
     check: Literal["trajectory_excludes"] = "trajectory_excludes"
 
     def evaluate(self, ctx: Context) -> tuple[bool, str]:
-        found = [f"#{step.index} {step.method} {step.path}" for step in self._matching(ctx)]
+        found = [f"#{step.index} {step.method} {step.path}" + "".join(
+                     f" (the API's {op.method} {op.path})" for op in step.operations)
+                 for step in self._matching(ctx)]
         if found:
             steps = f"{len(found)} {plural(len(found), 'step')}"
             return False, f"{steps} {self._shape()}: {some(found)}"
