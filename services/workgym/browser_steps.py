@@ -7,7 +7,8 @@ episode), ``click``, ``fill`` (+ ``value``), ``select_option`` (+ ``value``), ``
 active page must show), ``tab_focus`` (a tab's index), ``scroll`` (``[dx, dy]``),
 ``send_msg_to_user``. An element step names its element by a :class:`Target`: exactly one
 locator (``role`` and ``name`` | ``label`` | ``testid`` | ``testid_prefix`` | ``text``),
-optionally ``within`` an element's test-id and ``nth`` of several matches. Any step may have a
+optionally ``within`` an element's test-id, only those that ``has_text``, and ``nth`` of several
+matches. Any step may have a
 ``when``: it runs only when that holds, exactly as an API reference step's ``when``.
 Strings are templated as the API reference's are (``{name}``, ``{{ jinja }}``).
 """
@@ -40,8 +41,9 @@ MAY: dict[str, tuple[str, ...]] = {"read": ("pattern", "all")}
 class Target(BaseModel):
     """An element of the active page, as a person names it: by its role and accessible name
     (exact), its label, its test-id (or how its test-id begins) or its text (exact);
-    ``within``: inside the element of that test-id; ``nth``: the one of that index among
-    several matches (without it, more than one match is an error)."""
+    ``within``: inside the element of that test-id; ``has_text``: only the matches whose text
+    contains that; ``nth``: the one of that index among several matches (without it, more
+    than one match is an error)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -53,6 +55,9 @@ class Target(BaseModel):
                                       "data-testid begins ([data-testid^=...]).")
     text: str | None = Field(None, description="The element's exact text.")
     within: str | None = Field(None, description="The data-testid of an element around it.")
+    has_text: str | None = Field(None, min_length=1, description="Only the matches whose "
+                                 "text contains this (case-insensitive): the row that says "
+                                 "'(deactivated)'.")
     nth: int | None = Field(None, description="Which of the matches, in page order: 0 the "
                             "first, -1 the last.")
 
@@ -76,6 +81,7 @@ class Target(BaseModel):
         found = (f"{self.role} {self.name!r}" if self.role else
                  f"{self.locator} {getattr(self, self.locator)!r}")
         return found + (f" within {self.within!r}" if self.within else "") + (
+            f" with text {self.has_text!r}" if self.has_text else "") + (
             f" (nth {self.nth})" if self.nth is not None else "")
 
 

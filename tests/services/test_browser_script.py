@@ -3,7 +3,8 @@ a real ``workgym serve`` (one per module, started by the environment), on the ch
 payments dashboard: ``read`` with ``all`` saves every match's text as a list (none: an empty
 one), a step's ``when`` decides over it as an API reference's does (a step that does not run
 sends nothing), ``nth`` picks one of several matches (without it several are an error),
-``testid_prefix`` finds elements by how their test-id begins, and ``read`` gives an input's
+``testid_prefix`` finds elements by how their test-id begins, ``has_text`` keeps those that
+say something, and ``read`` gives an input's
 value and a select's chosen option. A step that cannot be done fails naming its number."""
 
 from __future__ import annotations
@@ -72,6 +73,15 @@ def test_read_gives_an_inputs_value_and_a_selects_chosen_option(env: BrowserEnv)
                {"send_msg_to_user": "{query} / {status}"})
 
     assert sent[-1] == "send_msg_to_user('A-12997 / Succeeded')"
+
+
+def test_has_text_keeps_the_matches_that_say_it(env: BrowserEnv) -> None:
+    sent = run(env, {"goto": "checkout:/dashboard/payments"},
+               {"read": {"testid_prefix": "payment-row-", "has_text": "Order A-12997"},
+                "save": "status", "pattern": r"(\S+)\s+Order A-12997"},
+               {"send_msg_to_user": "{status}"})
+
+    assert sent[-1] == "send_msg_to_user('Succeeded')"
 
 
 @pytest.mark.parametrize(("step", "error"), [

@@ -43,14 +43,16 @@ def test_a_step_may_run_when_a_saved_value_says_so_and_pick_among_matches() -> N
     task = _with_steps(
         {"read": {"testid_prefix": "payment-status-"}, "save": "statuses", "all": True},
         {"read": {"role": "button", "name": "Add to cart", "nth": -1}, "save": "last"},
+        {"read": {"testid_prefix": "payment-row-", "has_text": "A-1"}, "save": "row"},
         {"click": {"testid_prefix": "payment-link-", "nth": 0},
          "when": "length(saved('statuses')) > `0`"})
 
     assert task.browser is not None
-    _, read_all, read_last, click = task.browser.steps
+    _, read_all, read_last, read_row, click = task.browser.steps
     assert read_all.all and read_all.target is not None
     assert read_all.target.locator == "testid_prefix"
     assert read_last.target is not None and read_last.target.nth == -1
+    assert read_row.target is not None and read_row.target.has_text == "A-1"
     assert click.when == "length(saved('statuses')) > `0`" and click.target is not None
     assert click.target.described() == "testid_prefix 'payment-link-' (nth 0)"
     # a step that may not run is not on the shortest path the episode is measured against
@@ -82,6 +84,8 @@ def test_a_step_may_run_when_a_saved_value_says_so_and_pick_among_matches() -> N
     ({"click": {"testid": "t", "testid_prefix": "t-"}}, "browser.steps.1.click",
      "exactly one locator"),
     ({"click": {"testid_prefix": ""}}, "browser.steps.1.click.testid_prefix",
+     "at least 1 character"),
+    ({"click": {"testid_prefix": "row-", "has_text": ""}}, "browser.steps.1.click.has_text",
      "at least 1 character"),
 ])
 def test_a_step_that_breaks_a_rule_is_refused_naming_it(

@@ -1,13 +1,13 @@
 """Runs a task's ``browser:`` script (:class:`workgym.browser_steps.BrowserSolution`) through a
 :class:`BrowserEnv`, as an agent would act: each element step finds its element on the active
-page the way a person names it (role and name, label, test-id or its beginning, text; the
-``nth`` of several), takes that element's bid from the observation's DOM and sends ONE
-BrowserGym action string (``click('a12')``, ``fill('a40', 'Hi')``) to the environment.
-``read`` and ``expect`` only look at the page: ``read`` saves an element's text, an input's
-value or a select's chosen option (``all``: the list of every match's). A step whose ``when``
-does not hold is passed over, as the API reference's is (its ``runs``). Strings are templated
-as the API reference's are (its ``given`` and ``fill``). A step that cannot be done raises
-:class:`BrowserScriptFailed` with its number and what the page showed.
+page the way a person names it (role and name, label, test-id or its beginning, text; those
+that have a text; the ``nth`` of several), takes that element's bid from the observation's
+DOM and sends ONE BrowserGym action string (``click('a12')``, ``fill('a40', 'Hi')``) to the
+environment. ``read`` and ``expect`` only look at the page: ``read`` saves an element's text,
+an input's value or a select's chosen option (``all``: the list of every match's). A step
+whose ``when`` does not hold is passed over, as the API reference's is (its ``runs``).
+Strings are templated as the API reference's are (its ``given`` and ``fill``). A step that
+cannot be done raises :class:`BrowserScriptFailed` with its number and what the page showed.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def _text(value: str | None, saved: dict[str, Any]) -> str:
 
 def matches(page: Page, target: Target, saved: dict[str, Any]) -> Locator:
     """Every element ``target``'s locator names on ``page`` (its strings filled from
-    ``saved``), ``nth`` aside."""
+    ``saved``) that has its ``has_text``, ``nth`` aside."""
     scope: Page | Locator = page
     if target.within is not None:
         scope = page.get_by_test_id(_text(target.within, saved))
@@ -61,6 +61,8 @@ def matches(page: Page, target: Target, saved: dict[str, Any]) -> Locator:
         found = scope.locator(f'[data-testid^="{prefix}"]')
     else:
         found = scope.get_by_text(_text(target.text, saved), exact=True)
+    if target.has_text is not None:
+        found = found.filter(has_text=_text(target.has_text, saved))
     return found
 
 
