@@ -194,30 +194,43 @@ async def submit(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> 
     return redirect(request, f"/agent/tickets/{ticket_id}", done="updated")
 
 
-@router.get("/agent/tickets/{ticket_id}/merge")
-async def merge_page(request: Request, ticket_id: TicketId, episode: EpisodeDep,
-                     target: Annotated[Id | None, Query()] = None) -> Response:
-    db = episode.db
-    source = get_row(db, "tickets", ticket_id)
+def merge_page(request: Request, db: sqlite3.Connection, sources: list[dict[str, Any]],
+               target: int | None, action: str) -> Response:
+    """The merge page of ``sources`` (into ``target`` when named: its two comments,
+    prefilled as the merge leaves them); its forms go to ``action``."""
     into = get_row(db, "tickets", target, field="target") if target is not None else None
-    defaults = merges.default_comments(into, [source]) if into is not None else ("", "")
-    return PAGES.page(request, "merge.html", ticket=source, target=into,
+    defaults = merges.default_comments(into, sources) if into is not None else ("", "")
+    return PAGES.page(request, "merge.html", sources=sources, target=into, action=action,
+                      numbers=", ".join(f"#{s['id']}" for s in sources),
                       target_comment=defaults[0], source_comment=defaults[1])
 
 
-@router.post("/agent/tickets/{ticket_id}/merge")
-async def merge(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> Response:
+async def merged(request: Request, episode: EpisodeDep, source_ids: list[int]) -> Response:
+    """The merge confirmed: ``source_ids`` into the form's target, as the API's merge does
+    (``merges.merge_tickets`` and its job), via web; the ticket merged into."""
     db, now = episode.db, episode.now()
-    get_row(db, "tickets", ticket_id)
     given = await form(request)
     target = _id(given.get("target", ""), "target")
     if target is None:
         raise invalid("target", "name the ticket to merge into", "target_required")
     results = merges.merge_tickets(
-        db, target_id=target, source_ids=[ticket_id],
+        db, target_id=target, source_ids=source_ids,
         target_comment=given.get("target_comment", "").strip() or None,
         source_comment=given.get("source_comment", "").strip() or None,
         target_public=given.get("target_public") == "true",
         source_public=given.get("source_public") == "true", now=now, channel=VIA)
     jobs.record(db, "merge", results, now)
     return redirect(request, f"/agent/tickets/{target}", done="merged")
+
+
+@router.get("/agent/tickets/{ticket_id}/merge")
+async def merge_one_page(request: Request, ticket_id: TicketId, episode: EpisodeDep,
+                         target: Annotated[Id | None, Query()] = None) -> Response:
+    return merge_page(request, episode.db, [get_row(episode.db, "tickets", ticket_id)], target,
+                      f"/agent/tickets/{ticket_id}/merge")
+
+
+@router.post("/agent/tickets/{ticket_id}/merge")
+async def merge(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> Response:
+    get_row(episode.db, "tickets", ticket_id)
+    return await merged(request, episode, [ticket_id])

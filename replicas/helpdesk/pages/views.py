@@ -6,7 +6,9 @@
                                      updated), in the view's order or ?sort= / ?order=
                                      another, 30 a ?page=; filtered to an
                                      ?organization=, a ?group= and a ?requester= (email):
-                                     Zendesk's view filters
+                                     Zendesk's view filters; each ticket can be selected
+                                     for the bulk actions (``bulk``: edit them alike,
+                                     merge them)
     GET  /agent/filters/{view_id}/play   play mode: the view's (filtered) next ticket not
                                      yet ?played= (ids), opened to work; the view when none
 
