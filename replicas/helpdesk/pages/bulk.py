@@ -1,7 +1,8 @@
 """What an agent does to the tickets selected in a view at once (Zendesk's bulk actions)::
 
-    GET  /agent/tickets/bulk?ids=1&ids=2        edit them alike: a status, an assignee, tags to
-                                                add (only what is chosen changes)
+    GET  /agent/tickets/bulk?ids=1&ids=2        edit them alike: a status, an assignee (or "Assign
+                                                to me"), tags to add (only what is chosen
+                                                changes)
     POST /agent/tickets/bulk                    the API's ``update_many`` (``{ticket}`` with
                                                 ``?ids=``): one job, each ticket on its own
     GET  /agent/jobs/{job_id}                   a job's results, ticket by ticket
@@ -32,13 +33,14 @@ from ..changes import update_many
 from ..rules import jobs
 from ..rules.common import invalid
 from ..schemas import TicketIn
-from .common import PAGES, STATUS_NAMES, VIA, PageRoute, agents, form, validated
-from .tickets import merge_page, merged
+from .common import CALLER, PAGES, STATUS_NAMES, VIA, PageRoute, agents, form, validated
+from .tickets import _id, merge_page, merged
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
 
 MOST = 100  # tickets a bulk action takes, as update_many does
-SelectedIds = Annotated[list[Id], Query(alias="ids", min_length=1, max_length=MOST)]
+# The view's checkboxes (none checked: the page says to select some).
+SelectedIds = Annotated[list[Id], Query(max_length=MOST)]
 IDS = rf"^\d{{1,10}}(,\d{{1,10}}){{0,{MOST - 1}}}$"
 
 
@@ -53,22 +55,28 @@ class Selected(BaseModel):
 
 
 def _tickets(episode: EpisodeDep, ids: list[int]) -> list[dict[str, Any]]:
-    """The selected tickets (each once, in the order selected); an unknown id is a 404."""
+    """The selected tickets (each once, in the order selected); an unknown id is a 404,
+    none a 422 saying to select some."""
+    if not ids:
+        raise invalid("ids", "select the tickets first (the boxes in a view's first column)",
+                      "ids_required")
     return [get_row(episode.db, "tickets", i, field="ids") for i in dict.fromkeys(ids)]
 
 
 @router.get("/agent/tickets/bulk")
-async def edit_page(request: Request, episode: EpisodeDep, ids: SelectedIds) -> Response:
+async def edit_page(request: Request, episode: EpisodeDep,
+                    ids: SelectedIds = []) -> Response:  # noqa: B006 - FastAPI copies it
     return PAGES.page(request, "bulk.html", tickets=_tickets(episode, ids),
-                      statuses=STATUS_NAMES, agents=agents(episode.db))
+                      statuses=STATUS_NAMES, agents=agents(episode.db), me=CALLER)
 
 
 @router.post("/agent/tickets/bulk")
 async def edit(request: Request, episode: EpisodeDep) -> Response:
     given = await form(request)
     ids = validated(Selected, {"ids": given.get("ids", "")}).numbers
-    chosen: dict[str, Any] = {key: given[key] for key in ("status", "assignee_id")
-                              if given.get(key)}
+    chosen: dict[str, Any] = {"status": given.get("status") or None,
+                              "assignee_id": _id(given.get("assignee_id", ""), "assignee_id")}
+    chosen = {key: value for key, value in chosen.items() if value is not None}
     if tags := given.get("additional_tags", "").split():
         chosen["additional_tags"] = tags
     if not chosen:
@@ -87,8 +95,10 @@ async def job_page(request: Request, episode: EpisodeDep,
 
 
 @router.get("/agent/tickets/bulk/merge")
-async def merge_selected_page(request: Request, episode: EpisodeDep, ids: SelectedIds,
-                              target: Annotated[Id | None, Query()] = None) -> Response:
+async def merge_selected_page(request: Request, episode: EpisodeDep,
+                              ids: SelectedIds = [],  # noqa: B006 - FastAPI copies it
+                              target: Annotated[Id | None, Query()] = None
+                              ) -> Response:
     return merge_page(request, episode.db, _tickets(episode, ids), target,
                       "/agent/tickets/bulk/merge")
 
