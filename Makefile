@@ -14,7 +14,7 @@ SEED ?= 7
 PERF := PYTHONPATH=services$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup setup-dev lock demo test gate coverage bench load lint serve clean compose-env images up down compose-boot
+.PHONY: help setup setup-dev lock demo test gate coverage bench load lint serve screenshots clean compose-env images up down compose-boot
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -68,6 +68,9 @@ lint: setup-dev ## ruff, mypy --strict on the packages, mypy on the tests (pypro
 	@$(BIN)/ruff check .
 	@$(BIN)/mypy services fault-proxy reward-engine replicas telemetry
 	@$(BIN)/mypy tests
+
+screenshots: setup-dev ## Write the README's pictures of the pages (replicas/<app>/pages/screenshots/*.png)
+	@$(BIN)/python -m workgym.browser.screenshots
 
 serve: setup ## Run the all-in-one server on :8000
 	@$(BIN)/workgym serve --port 8000

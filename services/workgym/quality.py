@@ -5,9 +5,12 @@ For each task and seed: the reference and every alternative must score like a su
 the seeds must make distinct instances (the instruction each renders). What the reference
 says is then changed (:mod:`.restate`): every mutant of its messages (a claim negated, a
 value swapped, a hedge, a false claim, a reply made internal, a phone told) must score 0 or
-less, every paraphrase (other words, other politeness, the customer's language) 1.0. The
-gate prints each task's kill rate and acceptance rate; a task that fails the gate does not
-ship.
+less, every paraphrase (other words, other politeness, the customer's language) 1.0. A task
+with a ``browser:`` solution has it run through the pages on each seed too (``browser``: how;
+one browser and one served gym for the whole check): it must score 1.0, and its final state
+must be in the class the API reference's reaches on the same seed
+(``workgym_reward.state_class``). The gate prints each task's kill rate and acceptance rate;
+a task that fails the gate does not ship.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ MIN_OUTCOME_SHARE = 0.25
 MAX_ANSWER_SHARE = 0.2
 
 Inspect = Callable[[Env], World]  # a set-up episode's World
+# A task's browser: solution on a seed, through the pages: its reward report.
+SolveInBrowser = Callable[[Task, int], dict[str, Any]]
 
 
 def inspector(local: LocalServer) -> Inspect:
@@ -128,6 +133,12 @@ class Verdict:
         return f"{enough}/{max(len(self.outcomes), 2)} " + ":".join(
             str(n) for _, n in sorted(self.outcomes.items()))
 
+    @property
+    def browser(self) -> str:
+        """The browser column: the rate of the ``browser:`` solution's runs that passed,
+        blank when the task has none (or the gate ran none)."""
+        return self.rate("browser") if "browser" in self.counts else ""
+
     def share(self, found: int | None) -> str:
         """A sampled column's cell: found/seeds sampled, '-' when not checked."""
         return "-" if found is None else f"{found}/{self.sampled}"
@@ -172,10 +183,11 @@ def restatements(recorded: Rewrite, seed: int) -> list[tuple[str, str, Rewrite]]
 
 def check(tasks: Iterable[Task], seeds: Sequence[int], make: Callable[[str, int], Env],
           progress: Callable[[str], None] = lambda _: None, *, restated: bool = True,
-          world: Inspect | None = None) -> list[Verdict]:
+          world: Inspect | None = None, browser: SolveInBrowser | None = None
+          ) -> list[Verdict]:
     """Every task's solutions and noop on each of ``seeds``, and (``restated``) the mutants
     and paraphrases of what its reference says; with ``world`` (how to read a set-up
-    episode), the shortcut columns too."""
+    episode), the shortcut columns too; with ``browser``, each ``browser:`` solution."""
     verdicts = []
     for task in tasks:
         verdict = Verdict(task.id, len(seeds))
@@ -195,6 +207,8 @@ def check(tasks: Iterable[Task], seeds: Sequence[int], make: Callable[[str, int]
                                   f"seed {seed} {name}: met none of the task's faults")
                 if reference:
                     seen.record(seed, run)
+                    if browser is not None and task.browser is not None:
+                        _browser(verdict, browser, task, seed, run.report)
             for kind, name, rewrite in restatements(recorded, seed) if restated else []:
                 _run(verdict, make, task, seed, name, kind, task.reference, False, rewrite)
         if world is not None:
@@ -259,6 +273,38 @@ def _run(verdict: Verdict, make: Callable[[str, int], Env], task: Task, seed: in
                   f"reward {report['reward']}, failed "
                   f"{[a['name'] for a in report['assertions'] if not a['passed']]}")
     return run
+
+
+def _browser(verdict: Verdict, solve: SolveInBrowser, task: Task, seed: int,
+             reference: dict[str, Any] | None) -> None:
+    """The task's ``browser:`` solution on ``seed``, tallied: it scores 1.0 (every assertion
+    of its verifier passes, no harm, as efficient as its script should be) and its final
+    state's class is the API ``reference`` report's."""
+    try:
+        report = solve(task, seed)
+    except Exception as exc:  # a script that cannot go on names its step and the page
+        verdict.tally("browser", False, f"seed {seed} browser: {type(exc).__name__}: {exc}")
+        return
+    failed = [a["name"] for a in report["assertions"] if not a["passed"]]
+    problems = [] if _expected("reference", False, report) and not failed else [
+        f"reward {report['reward']}, failed {failed}"]
+    if reference is None:
+        problems.append("no API reference run to compare its final state with")
+    elif report["state_class"] != reference["state_class"]:
+        problems.append(f"final state {state_class_difference(report, reference)}")
+    verdict.tally("browser", not problems, f"seed {seed} browser: {'; '.join(problems)}")
+
+
+def state_class_difference(report: dict[str, Any], reference: dict[str, Any]) -> str:
+    """How ``report``'s final-state class differs from the ``reference`` report's, per app
+    and table: 'checkout.charges: {...} where the API reference has {...}'."""
+    ours, theirs = report["state_class"], reference["state_class"]
+    return "; ".join(
+        f"{app}.{table}: {ours.get(app, {}).get(table)} where the API reference has "
+        f"{theirs.get(app, {}).get(table)}"
+        for app in sorted({*ours, *theirs})
+        for table in sorted({*ours.get(app, {}), *theirs.get(app, {})})
+        if ours.get(app, {}).get(table) != theirs.get(app, {}).get(table))
 
 
 # Kinds scored for what they did: a step the app refuses is passed over (the others' scripts
@@ -363,7 +409,7 @@ def table(verdicts: list[Verdict]) -> str:
     ours = ("fault met", "constant answer", "default outcome")
     head = f"{'task':<46} {'inst':>5} " + " ".join(f"{k:>11}" for k in kinds) + \
         f" {'killed':>7} {'accepted':>9} {'rewards':>12} {'target':>7} {'decision':>9} " \
-        f"{'answers':>7} {'fault met':>9} {'const':>6} {'default':>7}  gate"
+        f"{'answers':>7} {'fault met':>9} {'const':>6} {'default':>7} {'browser':>7}  gate"
     lines = [head, "-" * len(head)]
     for v in verdicts:
         cells = " ".join(f"{'{}/{}'.format(*v.counts.get(k, [0, 0])):>11}" for k in kinds)
@@ -372,7 +418,8 @@ def table(verdicts: list[Verdict]) -> str:
         lines.append(f"{v.task:<46} {len(v.instances):>2}/{v.seeds:<2} {cells} "
                      f"{v.rate('mutant'):>7} {v.rate('paraphrase'):>9} {spread:>12} "
                      f"{v.share(v.target):>7} {v.split:>9} {v.share(v.answers):>7} "
-                     f"{faults:>9} {const:>6} {default:>7}  {'pass' if v.ok else 'FAIL'}")
+                     f"{faults:>9} {const:>6} {default:>7} {v.browser:>7}  "
+                     f"{'pass' if v.ok else 'FAIL'}")
     passed = sum(v.ok for v in verdicts)
     total = Verdict("all", 0)
     for v in verdicts:
@@ -389,6 +436,9 @@ def table(verdicts: list[Verdict]) -> str:
 
     total.counts["shortcut"] = [sum(total.counts.get(k, [0, 0])[i] for k in ours[1:])
                                 for i in (0, 1)]
+    if total.counts.get("browser"):
+        lines.append(f"browser solutions passed in {total.rate('browser')} of runs "
+                     f"({total.cell('browser')})")
     lines.append(f"targets hidden in {held(lambda v: v.target_hidden)} tasks, decisions split "
                  f"in {held(lambda v: v.decided)}, answers varied in "
                  f"{held(lambda v: v.answers_vary)}; faults met by {total.rate('fault met')} of "
@@ -410,9 +460,9 @@ def report_failures(verdicts: list[Verdict], limit: int = 8) -> str:
 
 
 def main_check(tasks: list[Task], seeds: int, make: Callable[[str, int], Env],
-               world: Inspect | None = None) -> int:
+               world: Inspect | None = None, browser: SolveInBrowser | None = None) -> int:
     verdicts = check(tasks, range(seeds), make, progress=lambda line: print(line, file=sys.stderr),
-                     world=world)
+                     world=world, browser=browser)
     print(table(verdicts))
     failures = report_failures(verdicts)
     if failures:

@@ -22,6 +22,10 @@ TASK = "checkout/test-order-3ds"  # the shop's pages: links, GET and POST forms,
 CROSS = "cross/bug-reproduce-through-payments"  # checkout, helpdesk and tracker
 LINK_JPY = "link 'JPY'"
 FILTERS = "spinbutton 'Quantity of Paper Filters x100', value='1'"
+CHECK_OUT = "link 'Check out'"
+CONTINUE = "button 'Continue to payment'"
+ADDRESS = {"Full name": "Ana Test", "Email (for the receipt)": "ana@example.com",
+           "Street address": "1 Test Street", "Postal code": "10001", "City": "Springfield"}
 VIEWPORT = (1000, 400)  # short: the shop's catalogue scrolls
 
 
@@ -209,3 +213,22 @@ def test_a_navigation_that_meets_a_fault_shows_the_proxys_answer(env: BrowserEnv
 
     assert after["url"] == shop(env)
     assert "The service is temporarily overloaded." in after["axtree_txt"]
+
+
+def test_an_observation_waits_for_the_page_a_slow_form_post_lands_on(env: BrowserEnv) -> None:
+    """The proxy holds the answer to the post back 1.5 s: the observation is of the page the
+    post lands on, not of the form still on screen (Playwright waits for the navigation an
+    action starts; its option not to is to become its default)."""
+    env.reset(task=TASK, seed=2, faults=[
+        {"kind": "latency", "delay_ms": 1500,
+         "target": {"app": "checkout", "method": "POST", "path": "/shop/shipping"}}])
+    catalogue = act(env, f"goto({shop(env)!r})")
+    cart = act(env, f"press({bid(catalogue, FILTERS)!r}, 'Enter')")
+    shipping = act(env, f"click({bid(cart, CHECK_OUT)!r})")
+    for label, value in ADDRESS.items():
+        act(env, f"fill({bid(shipping, f'textbox {label!r}, required')!r}, {value!r})")
+
+    after = act(env, f"click({bid(shipping, CONTINUE)!r})")
+
+    assert "/shop/payment" in after["url"]
+    assert "/shop/payment" in env.page.url

@@ -142,8 +142,8 @@ def test_the_columns_judge_their_shares_of_the_seeds() -> None:
     assert (alone.decided, alone.split) == (False, "1/2 10")
     assert Verdict("t", 3).target_hidden is None and Verdict("t", 3).split == "-"
     head, _, line, _, totals = table([verdict]).splitlines()
-    assert head.split()[-8:] == ["target", "decision", "answers", "fault", "met", "const",
-                                 "default", "gate"]
+    assert head.split()[-9:] == ["target", "decision", "answers", "fault", "met", "const",
+                                 "default", "browser", "gate"]
     assert line.split()[-8:-1] == ["2/10", "2/2", "4:6", "2/10", "-", "-", "-"]
     assert "targets hidden in 1/1 tasks, decisions split in 1/1, answers varied in 1/1" in totals
 
@@ -259,8 +259,9 @@ def test_the_cli_gate_checks_every_task_named_with_the_world(
     monkeypatch.setenv("WORKGYM_DATA_DIR", str(tmp_path))
     seen: dict[str, Any] = {}
 
-    def main_check(tasks: list[Task], seeds: int, make: Any, world: Any = None) -> int:
-        seen.update(tasks=[t.id for t in tasks], seeds=seeds, world=world)
+    def main_check(tasks: list[Task], seeds: int, make: Any, world: Any = None,
+                   browser: Any = None) -> int:
+        seen.update(tasks=[t.id for t in tasks], seeds=seeds, world=world, browser=browser)
         return 0
 
     monkeypatch.setattr(quality, "main_check", main_check)
@@ -268,6 +269,7 @@ def test_the_cli_gate_checks_every_task_named_with_the_world(
                      "--task", "helpdesk/refund-standard", "--seeds", "2"]) == 0
     assert seen["tasks"] == ["helpdesk/refund-standard", "tracker/jql-blocked-by-issue"]
     assert seen["seeds"] == 2 and callable(seen["world"])
+    assert seen["browser"] is None  # neither has a browser: solution
 
 
 def test_a_decision_whose_reference_never_branches_fails(make_env: Make,

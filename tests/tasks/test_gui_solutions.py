@@ -26,7 +26,7 @@ SOLVED = [task for task in catalogue() if task.browser is not None]
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[BrowserEnv]:
-    with BrowserEnv() as env:
+    with BrowserEnv(screenshots=False) as env:
         yield env
 
 

@@ -26,7 +26,7 @@ from starlette.responses import Response
 
 from replicas.runtime.db import get_row
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 from replicas.runtime.params import Id
 
 from ..changes import update_many
@@ -71,6 +71,7 @@ async def edit_page(request: Request, episode: EpisodeDep,
 
 
 @router.post("/agent/tickets/bulk")
+@performs("update_many_tickets")
 async def edit(request: Request, episode: EpisodeDep) -> Response:
     given = await form(request)
     ids = validated(Selected, {"ids": given.get("ids", "")}).numbers
@@ -79,6 +80,7 @@ async def edit(request: Request, episode: EpisodeDep) -> Response:
     chosen = {key: value for key, value in chosen.items() if value is not None}
     if tags := given.get("additional_tags", "").split():
         chosen["additional_tags"] = tags
+    sends(request, {"ticket": chosen})
     if not chosen:
         raise invalid("ticket", "choose a status, an assignee or tags to add",
                       "nothing_to_change")
@@ -104,6 +106,7 @@ async def merge_selected_page(request: Request, episode: EpisodeDep,
 
 
 @router.post("/agent/tickets/bulk/merge")
+@performs("merge_tickets")  # the API's ticket is the target, picked in the form
 async def merge_selected(request: Request, episode: EpisodeDep) -> Response:
     ids = validated(Selected, {"ids": (await form(request)).get("ids", "")}).numbers
     return await merged(request, episode, [t["id"] for t in _tickets(episode, ids)])

@@ -15,6 +15,7 @@ import fnmatch
 import shlex
 import sys
 from collections.abc import Sequence
+from contextlib import ExitStack
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from .preflight import check_agent, check_server
 from .progress import Progress
 from .report import write_report
 from .results import Results, claim_next_run, now
-from .runner import OpenEnv, plan, run
+from .runner import Agent, OpenEnv, plan, run
 from .summary import headline, infra_line, metrics_line, plural, table
 
 DEFAULTS: dict[str, Any] = {"seeds": [0], "trials": 1, "faults": "task", "agent": "reference"}
@@ -115,14 +116,41 @@ def _resume(args: argparse.Namespace) -> Results:
     return results
 
 
-def _environments(header: dict[str, Any], tasks: list[Task], url: str | None) -> OpenEnv:
+def _agent(spec: str) -> Agent:
+    """The agent ``spec`` names: a browser agent's (:mod:`workgym.browser.agents`) or
+    another's (:func:`workgym.agents.resolve`)."""
+    from ..agents import resolve
+    from ..browser import agents as browser_agents
+
+    return browser_agents.resolve(spec) if browser_agents.is_browser(spec) else resolve(spec)
+
+
+def _served(url: str | None, agent: Agent, stack: ExitStack) -> tuple[str | None, str | None]:
+    """(the server's URL, its operator key if ours): ``url``; or, for an agent that works in
+    the pages (``serves_pages``: a browser reaches them over HTTP) and no ``url``, a served
+    gym of its own for the run (closed with ``stack``). Such an agent is told where
+    (``gym_url``)."""
+    if not getattr(agent, "serves_pages", False):
+        return url, None
+    key = None
+    if not url:
+        from ..browser.env import local_gym
+
+        url, key = stack.enter_context(local_gym())
+    agent.gym_url = url  # type: ignore[attr-defined]
+    return url, key
+
+
+def _environments(header: dict[str, Any], tasks: list[Task], url: str | None,
+                  key: str | None = None) -> OpenEnv:
     """A new environment per episode: of the server at ``url`` (checked first: it answers,
-    takes the key, has the tasks), else of this process's."""
+    takes the key, has the tasks; ``key``: its operator key, default the SDK's), else of this
+    process's."""
     faults = header["faults"]
     if url:
         from ..sdk import connect, operator_key
 
-        key = operator_key()  # before any episode: a run without one fails at once
+        key = operator_key(key)  # before any episode: a run without one fails at once
         check_server(url, key, header["tasks"])
         return lambda task, seed: connect(url, task, seed=seed, faults=faults, api_key=key)
     from workgym_core.settings import Settings
@@ -137,18 +165,21 @@ def _environments(header: dict[str, Any], tasks: list[Task], url: str | None) ->
 
 
 def bench(args: argparse.Namespace) -> int:
-    from ..agents import resolve
-
     if args.max_infra_errors < 0:
         raise ConfigError("--max-infra-errors must be 0 or more")
+    with ExitStack() as stack:
+        return _bench(args, stack)
+
+
+def _bench(args: argparse.Namespace, stack: ExitStack) -> int:
     resumed = _resume(args) if args.resume else None
     out, header = (resumed.path, resumed.header) if resumed else _new(args)
     tasks = [catalogue().get(task_id) for task_id in header["tasks"]]
-    agent = resolve(header["agent"])
-    url = args.url or header["url"]
+    agent = _agent(header["agent"])
+    url, key = _served(args.url or header["url"], agent, stack)
     # Preflight, before the results file is created: the model, the server, its key.
     check_agent(agent)
-    open_env = _environments(header, tasks, url)
+    open_env = _environments(header, tasks, url, key)
     if header.get("trajectories") and hasattr(agent, "transcripts"):
         agent.transcripts = {}  # the model's own conversations
     results = resumed or Results.create(out or claim_next_run(), header)

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from math import comb
+from statistics import median
 from typing import Any
 
 
@@ -76,6 +77,7 @@ class TaskRow:
     mean_s: float  # mean episode duration
     errors: int
     infra_errors: int  # episodes the infrastructure failed: not scored
+    step_p50: float | None = None  # a browser agent's median seconds per browser step
 
     @property
     def scored(self) -> int:
@@ -102,6 +104,8 @@ class Summary:
     infra_reasons: list[tuple[str, int]]  # (what failed, episodes), most first
     tokens: int | None  # total tokens of the episodes whose agent counted them
     curve: list[tuple[int, float | None, float | None]]  # (k, pass^k, pass@k), k = 1..max n
+    steps_timed: int = 0  # browser steps timed (a browser agent's), and their median seconds
+    step_p50: float | None = None
 
     @property
     def tasks_passed(self) -> int:
@@ -112,6 +116,11 @@ def infra_reasons(episodes: Iterable[Mapping[str, Any]]) -> list[tuple[str, int]
     """(what failed, episodes), most first: an ``infra_error`` is ``"<what failed>: ..."``."""
     return Counter(str(e["infra_error"]).partition(":")[0] for e in episodes
                    if e.get("infra_error")).most_common()
+
+
+def step_times(episodes: Iterable[Mapping[str, Any]]) -> list[float]:
+    """The seconds of every browser step of ``episodes`` (a browser agent's ``step_s``)."""
+    return [float(t) for e in episodes for t in e.get("step_s") or ()]
 
 
 def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
@@ -126,8 +135,10 @@ def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
                     or 0.0,
                     sum(float(e["duration_s"]) for e in runs) / len(runs),
                     sum(e.get("error") is not None for e in runs),
-                    sum(bool(e.get("infra_error")) for e in runs))
+                    sum(bool(e.get("infra_error")) for e in runs),
+                    median(timed) if (timed := step_times(runs)) else None)
             for task, runs in sorted(by_task.items())]
+    timed = step_times(episodes)
     most = max((n for n, _ in problems.values()), default=0)
     return Summary(
         k=k, episodes=len(episodes), problems=len(problems), tasks=rows,
@@ -141,4 +152,5 @@ def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
         if (counted := [e for e in episodes if e.get("tokens")]) else None,
         curve=[(j, mean_pass_hat_k(problems, j), mean_pass_at_k(problems, j))
                for j in range(1, most + 1)],
+        steps_timed=len(timed), step_p50=median(timed) if timed else None,
     )

@@ -9,14 +9,15 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
                    "duration_s", "episode_id", "episode_page", "tokens", "error",
-                   "infra_error", "final_state_hash", "trajectory"?}, ...]}
+                   "infra_error", "final_state_hash", "step_s", "trajectory"?}, ...]}
 
 Episodes are listed in the order they finished; one is keyed by (task, seed, trial). The
 header's ``finished`` is null until every planned episode is recorded. An episode recorded
 with an ``infra_error`` (the infrastructure failed it, not the agent) is kept, and run again
 by ``--resume``, its new record replacing it. ``trajectory`` (with ``--trajectories``): the
 episode as ``{"messages", "tools"}``, a ``workgym export --format jsonl`` record without its
-metadata.
+metadata. ``step_s``: a browser agent's seconds per browser step, in order (null for
+others).
 """
 
 from __future__ import annotations

@@ -136,6 +136,7 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
         "reward": 0.0, "success": False, "harm": False, "signals": {}, "steps": None,
         "faults": _faults([]), "duration_s": 0.0, "episode_id": None, "episode_page": None,
         "tokens": None, "error": None, "infra_error": None, "final_state_hash": None,
+        "step_s": None,
     }
     started = time.perf_counter()
     kept = getattr(agent, "transcripts", None)  # a model's agent: its conversations, if kept
@@ -162,9 +163,12 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
         record["traceback"] = "".join(traceback.format_exception(exc)[-8:])
     record["duration_s"] = round(time.perf_counter() - started, 4)
     usage = getattr(agent, "usage", None)  # a model's agent: tokens per episode id
+    timed = getattr(agent, "step_seconds", None)  # a browser agent's: seconds of each step
     if record["episode_id"] is not None:
         if usage is not None:
             record["tokens"] = usage.pop(record["episode_id"], None)
+        if timed is not None:
+            record["step_s"] = timed.pop(record["episode_id"], None)
         if kept is not None:
             kept.pop(record["episode_id"], None)
     return record

@@ -23,17 +23,22 @@ def subject(header: dict[str, Any]) -> str:
 
 
 def table(summary: Summary) -> str:
+    """One row per task: its score, passed/scored, mean episode time and, for a browser
+    agent, the median seconds per browser step."""
     width = max([len(row.task) for row in summary.tasks] + [4])
-    lines = [f"{'task':<{width}}  {'score':>6}  {'status':>7}  {'time':>8}",
-             "-" * (width + 33)]
+    timed = summary.step_p50 is not None
+    lines = [f"{'task':<{width}}  {'score':>6}  {'status':>7}  {'time':>8}"
+             + (f"  {'step p50':>8}" if timed else ""), "-" * (width + 33 + 10 * timed)]
     for row in summary.tasks:
         note = "" if row.ok else "  FAIL" if row.scored else "  NOT SCORED"
         if row.errors:
             note += f" ({plural(row.errors, 'error')})"
         if row.infra_errors:
             note += f" ({plural(row.infra_errors, 'infra failure')}, not scored)"
+        step = "" if not timed else "  " + (
+            f"{row.step_p50:>6.2f} s" if row.step_p50 is not None else f"{'-':>8}")
         lines.append(f"{row.task:<{width}}  {row.score:>6.2f}  "
-                     f"{f'{row.passed}/{row.scored}':>7}  {row.mean_s:>6.2f} s{note}")
+                     f"{f'{row.passed}/{row.scored}':>7}  {row.mean_s:>6.2f} s{step}{note}")
     return "\n".join(lines)
 
 
@@ -47,6 +52,9 @@ def metrics_line(summary: Summary, trials: int) -> str:
               f"× {plural(trials, 'trial')})"]
     if summary.tokens is not None:
         parts.append(f"{summary.tokens:,} tokens")
+    if summary.step_p50 is not None:
+        parts.append(f"browser step p50 {summary.step_p50:.2f} s "
+                     f"({plural(summary.steps_timed, 'step')})")
     if summary.errors:
         parts.append(f"{plural(summary.errors, 'agent error')}")
     if summary.infra_errors:

@@ -12,9 +12,10 @@ users know (the optional extra ``workgym[browser]``: Playwright driving Debian's
         report = env.finish()                  # the reward report; the answer: the last message
 
 ``BrowserEnv(gym_url=None, *, api_key=None, headless=True, viewport=(1280, 900),
-timeout_ms=10000)``: ``gym_url`` a WorkGym server (its operator ``api_key``, default as
-:func:`workgym.connect`'s); None starts one for the environment's life. ``close()`` or a
-``with`` block ends it.
+timeout_ms=10000, screenshots=True)``: ``gym_url`` a WorkGym server (its operator ``api_key``,
+default as :func:`workgym.connect`'s); None starts one for the environment's life;
+``screenshots=False`` leaves ``obs["screenshot"]`` None (a scripted or text-only agent's
+choice: the quality gate's). ``close()`` or a ``with`` block ends it.
 
 ``reset(task=None, seed=0, faults=None) -> (obs, info)``: a new episode over HTTP (``faults``
 None: the task's own plan; a preset's name; fault configs), entered in a fresh browser
@@ -37,11 +38,13 @@ proxy's answer as the page.
 
 Observations (BrowserGym's keys): ``goal`` (the instruction and the apps' URLs),
 ``chat_messages`` (``{"role": "user"|"assistant", "message"}``: the goal, then what was sent
-to the user), ``screenshot`` (the active tab's viewport, an H×W×3 ``uint8`` numpy array,
-always: numpy and Pillow are in the extra), ``axtree_txt`` (Chromium's accessibility tree,
+to the user), ``screenshot`` (the active tab's viewport, an H×W×3 ``uint8`` numpy array:
+numpy and Pillow are in the extra), ``axtree_txt`` (Chromium's accessibility tree,
 one element a line, ``[bid] role 'name'``, ``workgym.browser.axtree``), ``url``,
 ``open_pages_urls``, ``open_pages_titles``, ``active_page_index``, ``last_action``,
-``last_action_error`` (``""`` when none), ``elapsed_time`` (seconds since reset). Bids are
+``last_action_error`` (``""`` when none), ``elapsed_time`` (seconds since reset). An
+observation is taken once the document an action sent its tab to has loaded (Playwright
+waits for the navigations an action starts), never after a fixed wait. Bids are
 written into the page's DOM (attribute ``bid``: ``a0``, ``a1``, ... in document order) before
 every observation: deterministic for a page, reassigned after each action.
 

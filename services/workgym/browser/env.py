@@ -57,12 +57,22 @@ def local_gym() -> Iterator[tuple[str, str]]:
         yield url, key
 
 
+def open_apps(context: BrowserContext, observation: Observation,
+              first: Page | None = None) -> None:
+    """Enter the episode in ``context``: one tab per app of ``observation`` on the app's start
+    page (``first``: the first app's tab, when one is open already), the token set as the
+    proxy's cookie on the way (``workgym_proxy.browser``)."""
+    for number, (app, url) in enumerate(observation.apps.items()):
+        page = first if number == 0 and first is not None else context.new_page()
+        page.goto(f"{url}{read_manifest(app).start_page}?{TOKEN_PARAM}={observation.token}")
+
+
 class BrowserEnv:
     """A gymnasium-style environment of WorkGym episodes in a browser (see the package)."""
 
     def __init__(self, gym_url: str | None = None, *, api_key: str | None = None,
                  headless: bool = True, viewport: tuple[int, int] = (1280, 900),
-                 timeout_ms: int = TIMEOUT_MS) -> None:
+                 timeout_ms: int = TIMEOUT_MS, screenshots: bool = True) -> None:
         self._stack = ExitStack()
         try:
             if gym_url is None:
@@ -79,6 +89,7 @@ class BrowserEnv:
             raise
         self.viewport = viewport
         self.timeout_ms = timeout_ms
+        self.screenshots = screenshots
         self.episode: Env | None = None
         self._context: BrowserContext | None = None
         self._cdp: dict[int, CDPSession] = {}
@@ -104,23 +115,44 @@ class BrowserEnv:
                 raise ValueError("reset(task=...): name a task for the first episode")
             task = self.episode.task
         self._close_episode()
-        self.episode = connect(self.gym_url, task, seed, "task" if faults is None else faults,
-                               api_key=self.api_key)
-        observation = self.episode.reset()
+        episode = connect(self.gym_url, task, seed, "task" if faults is None else faults,
+                          api_key=self.api_key)
+        episode.reset()
+        return self.enter(episode)
+
+    def enter(self, episode: Env) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Enter ``episode``, an SDK environment already reset (e.g. ``workgym bench``'s), as
+        :meth:`reset` enters its own: it becomes this environment's episode (an unfinished
+        previous one is dropped). :meth:`leave` hands it back unfinished."""
+        self._close_episode()
+        observation = episode.observation
+        if observation is None:
+            raise RuntimeError("enter(episode): reset the episode first")
+        self.episode = episode
         self._context = self._browser.new_context(
             viewport={"width": self.viewport[0], "height": self.viewport[1]})
         self._context.set_default_timeout(self.timeout_ms)
-        for app, url in observation.apps.items():
-            page = self._context.new_page()
-            page.goto(f"{url}{read_manifest(app).start_page}?{TOKEN_PARAM}={observation.token}")
+        open_apps(self._context, observation)
         self._active = 0
         self._finished = False
         self._started = time.monotonic()
         goal = goal_of(observation)
         self._chat = [{"role": "user", "message": goal}]
-        info = {"episode_id": observation.episode_id, "task": task, "seed": seed,
-                "apps": dict(observation.apps)}
+        info = {"episode_id": observation.episode_id, "task": observation.task,
+                "seed": observation.seed, "apps": dict(observation.apps)}
         return self._observe(goal, "", None), info
+
+    def leave(self) -> None:
+        """Close the browser profile and forget the episode, unfinished: whoever entered it
+        (:meth:`enter`) finishes it."""
+        self.episode = None
+        self._close_episode()
+
+    @property
+    def answer(self) -> str | None:
+        """The last message sent to the user (``send_msg_to_user``): the episode's answer."""
+        said = [m["message"] for m in self._chat if m["role"] == "assistant"]
+        return said[-1] if said else None
 
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Do one BrowserGym action string; (observation, reward 0, terminated False,
@@ -144,8 +176,7 @@ class BrowserEnv:
         reward report."""
         self._require_open()
         assert self.episode is not None
-        said = [m["message"] for m in self._chat if m["role"] == "assistant"]
-        report = self.episode.finish(answer=said[-1] if said else None)
+        report = self.episode.finish(answer=self.answer)
         self._finished = True
         return report
 
@@ -202,7 +233,7 @@ class BrowserEnv:
         return {
             "goal": goal,
             "chat_messages": [dict(m) for m in self._chat],
-            "screenshot": screenshot(page),
+            "screenshot": screenshot(page) if self.screenshots else None,
             "axtree_txt": axtree.text(self._cdp[id(page)]),
             "url": page.url,
             "open_pages_urls": [p.url for p in self.pages],
@@ -272,8 +303,16 @@ class BrowserEnv:
             self.page.wait_for_timeout(wait_ms)
 
 
-def screenshot(page: Page) -> NDArray[np.uint8]:
-    """The visible part of ``page`` as an H×W×3 RGB array."""
-    png = page.screenshot()
+def screenshot(page: Page, attempts: int = 3) -> NDArray[np.uint8]:
+    """The visible part of ``page`` as an H×W×3 RGB array. A loaded machine's Chromium now
+    and then fails a capture ("Unable to capture screenshot"): it is tried ``attempts``
+    times before the error is raised."""
+    for attempt in range(attempts):
+        try:
+            png = page.screenshot()
+            break
+        except PlaywrightError:
+            if attempt == attempts - 1:
+                raise
     with Image.open(io.BytesIO(png)) as image:
         return np.asarray(image.convert("RGB"), dtype=np.uint8)

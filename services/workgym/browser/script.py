@@ -12,6 +12,7 @@ cannot be done raises :class:`BrowserScriptFailed` with its number and what the 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -43,22 +44,29 @@ def _text(value: str | None, saved: dict[str, Any]) -> str:
     return str(fill(value, saved))
 
 
+def by_test_id(scope: Page | Locator, test_id: str, operator: str = "=") -> Locator:
+    """The elements whose ``data-testid`` is ``test_id`` (``operator="^="``: begins with it).
+    Not Playwright's ``get_by_test_id``: its attribute is one setting for the whole process,
+    which BrowserGym's environment sets to its own ``bid`` (a script run after a BrowserGym
+    episode would find nothing)."""
+    return scope.locator(f"[data-testid{operator}{json.dumps(test_id)}]")
+
+
 def matches(page: Page, target: Target, saved: dict[str, Any]) -> Locator:
     """Every element ``target``'s locator names on ``page`` (its strings filled from
     ``saved``) that has its ``has_text``, ``nth`` aside."""
     scope: Page | Locator = page
     if target.within is not None:
-        scope = page.get_by_test_id(_text(target.within, saved))
+        scope = by_test_id(page, _text(target.within, saved))
     if target.role is not None:
         found = scope.get_by_role(target.role,  # type: ignore[arg-type]
                                   name=_text(target.name, saved), exact=True)
     elif target.label is not None:
         found = scope.get_by_label(_text(target.label, saved), exact=True)
     elif target.testid is not None:
-        found = scope.get_by_test_id(_text(target.testid, saved))
+        found = by_test_id(scope, _text(target.testid, saved))
     elif target.testid_prefix is not None:
-        prefix = _text(target.testid_prefix, saved).replace("\\", "\\\\").replace('"', '\\"')
-        found = scope.locator(f'[data-testid^="{prefix}"]')
+        found = by_test_id(scope, _text(target.testid_prefix, saved), "^=")
     else:
         found = scope.get_by_text(_text(target.text, saved), exact=True)
     if target.has_text is not None:

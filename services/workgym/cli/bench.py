@@ -42,8 +42,10 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument("--faults", type=fault_plan, metavar="PLAN",
                        help="fault plan: 'task', the task's own (default), or a preset (a "
                        "wrong name lists them)")
-    bench.add_argument("--agent", type=agent_spec, help="a built-in agent (default: "
-                       "reference) or openai:MODEL")
+    bench.add_argument("--agent", type=bench_agent_spec, help="a built-in agent (default: "
+                       "reference), openai:MODEL, or a browser agent: browser-reference (the "
+                       "task's browser: script) or browser:MODULE:CALLABLE (callable(obs) -> "
+                       "a BrowserGym action string, None when done)")
     bench.add_argument("--url", help="a WorkGym server; default: run in this process")
     bench.add_argument("--out", help="the results JSON (default results/run-NNNN.json, the "
                        "next number); the HTML report goes next to it (.html)")
@@ -58,6 +60,19 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument("--trajectories", action="store_true",
                        help="record each episode's trajectory in the results (messages and "
                        "tools, as `workgym export --format jsonl`): training data")
+
+
+def bench_agent_spec(value: str) -> str:
+    """An argparse type: what :func:`agent_spec` takes, or a browser agent
+    (``browser-reference``, ``browser:<module>:<callable>``: the bench's alone)."""
+    from ..browser import agents as browser_agents
+
+    if not browser_agents.is_browser(value):
+        return agent_spec(value)
+    try:
+        return browser_agents.check(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _bench(args: argparse.Namespace) -> int:

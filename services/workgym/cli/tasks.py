@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from contextlib import ExitStack
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..quality import SolveInBrowser
+    from ..tasks import Task
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,7 +74,36 @@ def _check(args: argparse.Namespace) -> int:
         raise SystemExit("workgym: error: no task matches")
     server = local_server(Settings(framework_apps=True))  # the gate covers every task
     print(f"workgym: checking {len(tasks)} tasks on {args.seeds} seeds (reference, "
-          "alternatives, near misses, noop, what it says restated, shortcuts)", file=sys.stderr)
-    return main_check(tasks, args.seeds,
-                      lambda task, seed: Env.inprocess(server, task, seed),
-                      world=inspector(server))
+          "alternatives, near misses, noop, what it says restated, shortcuts, browser "
+          "solutions)", file=sys.stderr)
+    with ExitStack() as stack:
+        return main_check(tasks, args.seeds,
+                          lambda task, seed: Env.inprocess(server, task, seed),
+                          world=inspector(server), browser=_browser(tasks, stack))
+
+
+def _browser(tasks: list[Task], stack: ExitStack) -> SolveInBrowser | None:
+    """How the gate runs the tasks' ``browser:`` solutions: one Chromium and one served gym
+    (a :class:`workgym.browser.BrowserEnv`, closed with ``stack``) for the whole check; None
+    when no task has one. Without Chromium the gate says so loudly and runs none; in CI
+    (``CI`` set, the browser tests' rule) it fails instead (ConfigError: exit 2)."""
+    solved = [task.id for task in tasks if task.browser is not None]
+    if not solved:
+        return None
+    from workgym_core.errors import ConfigError
+
+    from ..browser.env import chromium
+
+    if not chromium().exists():
+        said = (f"{chromium()} is absent (apt-get install -y chromium, or set "
+                f"WORKGYM_CHROMIUM): the browser: solutions of {len(solved)} tasks cannot be "
+                f"checked ({', '.join(solved)})")
+        if os.environ.get("CI"):
+            raise ConfigError(f"tasks check: {said}")
+        print(f"workgym: WARNING: {said}; they are NOT checked", file=sys.stderr)
+        return None
+    from ..browser import BrowserEnv
+    from ..browser.script import solve
+
+    env = stack.enter_context(BrowserEnv(screenshots=False))
+    return lambda task, seed: solve(env, task, seed)
