@@ -1,5 +1,7 @@
 """A request's ticket attributes (the API's ``TicketIn``, as the API and the workspace's
-editor send them) as the change ``rules.tickets`` applies: ids resolved, tags computed."""
+editor send them) as the change ``rules.tickets`` applies: ids resolved, tags computed; and a
+bulk update of many tickets as one job (the API's ``update_many``, the workspace's bulk
+edit)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import Any
 
 from replicas.runtime.db import get_row
 
-from .rules import fields, tickets, users
+from .rules import fields, jobs, tickets, users
 from .rules.common import invalid, tags_of
 from .schemas import TicketIn
 
@@ -48,3 +50,17 @@ def change_of(db: sqlite3.Connection, ticket: TicketIn, current: dict[str, Any] 
             get_row(db, "users", comment.author_id, field="comment.author_id")
             change.author_id = comment.author_id
     return change
+
+
+def update_many(db: sqlite3.Connection, changes: dict[int, TicketIn], now: datetime,
+                channel: str = "api") -> dict[str, Any]:
+    """Each ticket changed its own way, on its own (one refusal does not stop the others),
+    as one job: the job recorded, with each ticket's result."""
+
+    def run(ticket_id: int) -> None:
+        current = get_row(db, "tickets", ticket_id)
+        change = change_of(db, changes[ticket_id], current, now)
+        change.channel = channel
+        tickets.update(db, ticket_id, change, now)
+
+    return jobs.record(db, "update_many", jobs.each(db, changes, run, "update", "Updated"), now)

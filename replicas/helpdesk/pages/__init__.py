@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import help_center, macros, people, search, tickets, views
+from . import bulk, help_center, macros, people, search, tickets, views
 
 router = APIRouter()
-for module in (views, tickets, macros, search, people, help_center):
+# bulk before tickets: /agent/tickets/bulk is not a ticket's page
+for module in (views, bulk, tickets, macros, search, people, help_center):
     router.routes.extend(module.router.routes)
 
 __all__ = ["router"]

@@ -45,6 +45,7 @@ from .common import (
     VIA,
     PageRoute,
     agents,
+    assignees,
     form,
     groups,
     names,
@@ -125,14 +126,13 @@ def _shown(db: sqlite3.Connection, changes: dict[str, Any]) -> list[tuple[str, s
     return shown
 
 
-def _assignable(db: sqlite3.Connection, ticket: dict[str, Any],
-                people: dict[int, str]) -> list[dict[str, Any]]:
+def _assignable(db: sqlite3.Connection, ticket: dict[str, Any]) -> list[dict[str, Any]]:
     """The agents to pick from, with the ticket's own assignee even if deactivated (the
     editor keeps what it does not change)."""
     found = agents(db)
     held = ticket["assignee_id"]
     if held is not None and all(a["id"] != held for a in found):
-        found.append({"id": held, "name": f"{people.get(held, held)} (deactivated)"})
+        found.append({"id": held, "name": assignees(db).get(held, str(held))})
     return found
 
 
@@ -165,7 +165,7 @@ async def ticket_page(request: Request, ticket_id: TicketId, episode: EpisodeDep
         requester=requester, organization=company,
         conversation=_conversation(db, ticket_id, people), editor=editor, comment=comment,
         statuses=statuses, status_names=STATUS_NAMES, priorities=PRIORITY_ORDER,
-        types=TICKET_TYPES, agents=_assignable(db, ticket, people), groups=groups(db),
+        types=TICKET_TYPES, agents=_assignable(db, ticket), groups=groups(db),
         fields=custom_fields(), effect=effect, notice=DONE.get(done or ""),
         macros=rows(db, "SELECT id, title FROM macros WHERE active ORDER BY position, id"),
         merged_into=ticket["merged_into_id"], play=playing,
@@ -197,35 +197,48 @@ async def submit(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> 
     return redirect(request, f"/agent/tickets/{ticket_id}", done="updated")
 
 
-@router.get("/agent/tickets/{ticket_id}/merge")
-async def merge_page(request: Request, ticket_id: TicketId, episode: EpisodeDep,
-                     target: Annotated[Id | None, Query()] = None) -> Response:
-    db = episode.db
-    source = get_row(db, "tickets", ticket_id)
+def merge_page(request: Request, db: sqlite3.Connection, sources: list[dict[str, Any]],
+               target: int | None, action: str) -> Response:
+    """The merge page of ``sources`` (into ``target`` when named: its two comments,
+    prefilled as the merge leaves them); its forms go to ``action``."""
     into = get_row(db, "tickets", target, field="target") if target is not None else None
-    defaults = merges.default_comments(into, [source]) if into is not None else ("", "")
-    return PAGES.page(request, "merge.html", ticket=source, target=into,
+    defaults = merges.default_comments(into, sources) if into is not None else ("", "")
+    return PAGES.page(request, "merge.html", sources=sources, target=into, action=action,
+                      numbers=", ".join(f"#{s['id']}" for s in sources),
                       target_comment=defaults[0], source_comment=defaults[1])
+
+
+async def merged(request: Request, episode: EpisodeDep, source_ids: list[int]) -> Response:
+    """The merge confirmed: ``source_ids`` into the form's target, as the API's merge does
+    (``merges.merge_tickets`` and its job; what it sends declared), via web; the ticket
+    merged into."""
+    db, now = episode.db, episode.now()
+    given = await form(request)
+    target = _id(given.get("target", ""), "target")
+    body: dict[str, Any] = {"ids": source_ids,
+                            "target_comment": given.get("target_comment", "").strip() or None,
+                            "source_comment": given.get("source_comment", "").strip() or None,
+                            "target_comment_is_public": given.get("target_public") == "true",
+                            "source_comment_is_public": given.get("source_public") == "true"}
+    sends(request, body, **({"ticket_id": target} if target is not None else {}))
+    if target is None:
+        raise invalid("target", "name the ticket to merge into", "target_required")
+    results = merges.merge_tickets(
+        db, target_id=target, source_ids=source_ids, target_comment=body["target_comment"],
+        source_comment=body["source_comment"], target_public=body["target_comment_is_public"],
+        source_public=body["source_comment_is_public"], now=now, channel=VIA)
+    jobs.record(db, "merge", results, now)
+    return redirect(request, f"/agent/tickets/{target}", done="merged")
+
+
+@router.get("/agent/tickets/{ticket_id}/merge")
+async def merge_one_page(request: Request, ticket_id: TicketId, episode: EpisodeDep,
+                         target: Annotated[Id | None, Query()] = None) -> Response:
+    return merge_page(request, episode.db, [get_row(episode.db, "tickets", ticket_id)], target,
+                      f"/agent/tickets/{ticket_id}/merge")
 
 
 @router.post("/agent/tickets/{ticket_id}/merge")
 @performs("merge_tickets")  # the API's ticket is the target: this one is merged into it
 async def merge(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> Response:
-    db, now = episode.db, episode.now()
-    get_row(db, "tickets", ticket_id)
-    given = await form(request)
-    target = _id(given.get("target", ""), "target")
-    body: dict[str, Any] = {"ids": [ticket_id],
-                             "target_comment": given.get("target_comment", "").strip() or None,
-                             "source_comment": given.get("source_comment", "").strip() or None,
-                             "target_comment_is_public": given.get("target_public") == "true",
-                             "source_comment_is_public": given.get("source_public") == "true"}
-    sends(request, body, **({"ticket_id": target} if target is not None else {}))
-    if target is None:
-        raise invalid("target", "name the ticket to merge into", "target_required")
-    results = merges.merge_tickets(
-        db, target_id=target, source_ids=[ticket_id], target_comment=body["target_comment"],
-        source_comment=body["source_comment"], target_public=body["target_comment_is_public"],
-        source_public=body["source_comment_is_public"], now=now, channel=VIA)
-    jobs.record(db, "merge", results, now)
-    return redirect(request, f"/agent/tickets/{target}", done="merged")
+    return await merged(request, episode, [ticket_id])

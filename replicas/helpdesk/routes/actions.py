@@ -12,11 +12,10 @@ from fastapi import APIRouter, Path, Query
 from starlette.responses import Response
 
 from replicas.runtime.clock import iso
-from replicas.runtime.db import get_row, one
+from replicas.runtime.db import get_row
 from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.params import CANONICAL, MAX_ID, Id
 from replicas.runtime.responses import ok
-from workgym_core.errors import NotFound
 
 from .. import render
 from ..listing import PagingDep, table_page
@@ -55,10 +54,7 @@ async def merge(ticket_id: TicketId, body: MergeBody, episode: EpisodeDep,
             summary="Show a job status", response_model=JobStatusResult)
 async def job_status(job_id: JobId, episode: EpisodeDep, base: Base) -> Response:
     """A bulk job's status and per-item results."""
-    row = one(episode.db, "SELECT * FROM job_statuses WHERE id = ?", (job_id,))
-    if row is None:
-        raise NotFound(f"job status {job_id} does not exist", code="job_status_not_found")
-    return ok({"job_status": render.job_status(row, base)})
+    return ok({"job_status": render.job_status(jobs.get(episode.db, job_id), base)})
 
 
 def _result(ticket: dict[str, Any], comment: dict[str, Any] | None) -> dict[str, Any]:

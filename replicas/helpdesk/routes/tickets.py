@@ -18,6 +18,7 @@ from workgym_core.errors import Conflict
 
 from .. import render
 from ..changes import change_of
+from ..changes import update_many as update_many_tickets
 from ..listing import PagingDep, sideloads, table_page
 from ..rules import jobs, sla, tickets, uploads
 from ..rules.common import invalid, tags_of
@@ -151,14 +152,7 @@ async def update_many(body: UpdateManyBody, episode: EpisodeDep, base: Base,
     else:
         raise invalid("tickets", "send {tickets: [...]}, or {ticket: {...}} with ?ids=",
                       "update_many_body")
-
-    def run(ticket_id: int) -> None:
-        current = get_row(db, "tickets", ticket_id)
-        tickets.update(db, ticket_id, change_of(db, changes[ticket_id], current, now), now)
-
-    results = jobs.each(db, changes, run, "update", "Updated")
-    return ok({"job_status": render.job_status(jobs.record(db, "update_many", results, now),
-                                               base)})
+    return ok({"job_status": render.job_status(update_many_tickets(db, changes, now), base)})
 
 
 @router.put("/api/v2/tickets/{ticket_id}", operation_id="update_ticket",

@@ -14,7 +14,7 @@ import orjson
 
 from replicas.runtime import db as sql
 from replicas.runtime.clock import iso
-from workgym_core.errors import WorkGymError
+from workgym_core.errors import NotFound, WorkGymError
 
 Row = dict[str, Any]
 
@@ -30,6 +30,14 @@ def record(db: sqlite3.Connection, job_type: str, results: list[Row], now: datet
         "message": f"Completed at {iso(now)}" + (f" ({len(failed)} failed)" if failed else ""),
         "created_at": iso(now)})
     row: Row = db.execute("SELECT * FROM job_statuses WHERE id = ?", (job_id,)).fetchone()
+    return row
+
+
+def get(db: sqlite3.Connection, job_id: str) -> Row:
+    """The job status ``job_id``, or NotFound naming it."""
+    row: Row | None = db.execute("SELECT * FROM job_statuses WHERE id = ?", (job_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"job status {job_id} does not exist", code="job_status_not_found")
     return row
 
 
