@@ -1,9 +1,9 @@
 """The tracker's issue page, JQL search and create issue in a real headless Chromium (Debian's,
 driven by Playwright) through a real `workgym serve`: the page shows what the `jira` library
-reads of the issue; a transition through its screen, a comment, a worklog, a link and a
-watcher made on the page, and an issue created on the form, are what `jira` reads on the same
-episode; the search's results and total are the API's; a JQL error and a refused transition
-say why in Jira's words, and the refusal changes nothing."""
+reads of the issue; a transition through its screen, a comment, a worklog, a link, a web link
+and a watcher made on the page, and an issue created on the form, are what `jira` reads on
+the same episode; the search's results and total are the API's; a JQL error, a refused
+transition and a refused web link say why in Jira's words, and a refusal changes nothing."""
 
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def test_comment_worklog_link_and_watcher_made_on_the_page(page: Page, episode: 
     expect(page.get_by_role("status")).to_have_text("Work logged.")
     page.get_by_label("This issue").select_option(label="blocks")
     page.get_by_label("Issue to link").fill(b)
-    page.get_by_role("button", name="Link").click()
+    page.get_by_role("button", name="Link", exact=True).click()
     expect(page.get_by_role("status")).to_have_text("Link added.")
     watcher = page.get_by_label("Watcher").locator("option").nth(0)
     name = watcher.inner_text()
@@ -199,6 +199,33 @@ def test_comment_and_worklog_edited_link_and_watcher_removed(page: Page, episode
     assert [w.timeSpentSeconds for w in jira.worklogs(a)] == [8100]
     assert jira.issue(a).fields.issuelinks == []
     assert jira.watchers(a).watchCount == 0
+
+
+def test_a_web_link_added_refused_and_removed_on_the_page(page: Page, episode: Observation,
+                                                          jira: JIRA) -> None:
+    key = jira.create_issue(project="SHOP", issuetype={"name": "Bug"},
+                            summary="Promo code field ignores Enter").key
+    url = "https://shop.zendesk.com/agent/tickets/612"
+    _open(page, episode, f"/browse/{key}")
+    expect(page.get_by_text("No web links.")).to_be_visible()
+
+    page.get_by_label("URL").fill(url)
+    page.get_by_role("button", name="Add web link").click()
+    expect(page.get_by_role("alert")).to_contain_text("'title' cannot be null or empty.")
+    assert jira.remote_links(key) == []
+
+    _open(page, episode, f"/browse/{key}")
+    page.get_by_label("URL").fill(url)
+    page.get_by_label("Link text").fill("Ticket #612")
+    page.get_by_role("button", name="Add web link").click()
+    expect(page.get_by_role("status")).to_have_text("Web link added.")
+    [made] = jira.remote_links(key)
+    assert (made.object.url, made.object.title) == (url, "Ticket #612")
+    expect(page.get_by_test_id(f"web-link-url-{made.id}")).to_have_text("Ticket #612")
+
+    page.get_by_role("button", name="Remove web link: Ticket #612").click()
+    expect(page.get_by_role("status")).to_have_text("Web link removed.")
+    assert jira.remote_links(key) == []
 
 
 def test_fields_edited_on_the_page(page: Page, episode: Observation, jira: JIRA) -> None:
