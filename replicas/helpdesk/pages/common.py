@@ -56,6 +56,13 @@ def names(db: sqlite3.Connection) -> dict[int, str]:
     return {u["id"]: u["name"] for u in rows(db, "SELECT id, name FROM users")}
 
 
+def assignees(db: sqlite3.Connection) -> dict[int, str]:
+    """Every agent's name by id as a ticket's assignee shows it: a deactivated one says so
+    (the ticket is still theirs, and nobody is working it)."""
+    return {u["id"]: u["name"] if u["active"] else f"{u['name']} (deactivated)" for u in rows(
+        db, "SELECT id, name, active FROM users WHERE role != 'end-user'")}
+
+
 def groups(db: sqlite3.Connection) -> list[dict[str, Any]]:
     """The groups tickets can be routed to."""
     return rows(db, "SELECT id, name FROM groups WHERE NOT deleted ORDER BY id")
@@ -67,5 +74,5 @@ def agents(db: sqlite3.Connection) -> list[dict[str, Any]]:
                 "ORDER BY name, id")
 
 
-__all__ = ["CALLER", "PAGES", "STATUS_NAMES", "VIA", "PageRoute", "agents", "form", "groups",
-           "names", "validated"]
+__all__ = ["CALLER", "PAGES", "STATUS_NAMES", "VIA", "PageRoute", "agents", "assignees", "form",
+           "groups", "names", "validated"]

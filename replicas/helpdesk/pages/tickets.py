@@ -45,6 +45,7 @@ from .common import (
     VIA,
     PageRoute,
     agents,
+    assignees,
     form,
     groups,
     names,
@@ -125,14 +126,13 @@ def _shown(db: sqlite3.Connection, changes: dict[str, Any]) -> list[tuple[str, s
     return shown
 
 
-def _assignable(db: sqlite3.Connection, ticket: dict[str, Any],
-                people: dict[int, str]) -> list[dict[str, Any]]:
+def _assignable(db: sqlite3.Connection, ticket: dict[str, Any]) -> list[dict[str, Any]]:
     """The agents to pick from, with the ticket's own assignee even if deactivated (the
     editor keeps what it does not change)."""
     found = agents(db)
     held = ticket["assignee_id"]
     if held is not None and all(a["id"] != held for a in found):
-        found.append({"id": held, "name": f"{people.get(held, held)} (deactivated)"})
+        found.append({"id": held, "name": assignees(db).get(held, str(held))})
     return found
 
 
@@ -165,7 +165,7 @@ async def ticket_page(request: Request, ticket_id: TicketId, episode: EpisodeDep
         requester=requester, organization=company,
         conversation=_conversation(db, ticket_id, people), editor=editor, comment=comment,
         statuses=statuses, status_names=STATUS_NAMES, priorities=PRIORITY_ORDER,
-        types=TICKET_TYPES, agents=_assignable(db, ticket, people), groups=groups(db),
+        types=TICKET_TYPES, agents=_assignable(db, ticket), groups=groups(db),
         fields=custom_fields(), effect=effect, notice=DONE.get(done or ""),
         macros=rows(db, "SELECT id, title FROM macros WHERE active ORDER BY position, id"),
         merged_into=ticket["merged_into_id"], play=playing,

@@ -2,8 +2,9 @@
 
     GET  /agent/dashboard            the active views, each with how many tickets it shows
     GET  /agent/filters/{view_id}    a view's tickets (id, subject, requester, status,
-                                     priority, assignee, updated), in the view's order or
-                                     ?sort= / ?order= another, 30 a ?page=; filtered to an
+                                     priority, assignee (a deactivated one said so),
+                                     updated), in the view's order or ?sort= / ?order=
+                                     another, 30 a ?page=; filtered to an
                                      ?organization=, a ?group= and a ?requester= (email):
                                      Zendesk's view filters
     GET  /agent/filters/{view_id}/play   play mode: the view's (filtered) next ticket not
@@ -34,7 +35,7 @@ from replicas.runtime.params import Id
 from ..rules import users
 from ..rules.common import invalid
 from ..rules.views import view_tickets
-from .common import PAGES, STATUS_NAMES, PageRoute, groups, names
+from .common import PAGES, STATUS_NAMES, PageRoute, assignees, groups, names
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
 
@@ -111,7 +112,7 @@ async def view_page(request: Request, view_id: ViewId, episode: EpisodeDep, give
     pages = max(1, -(-len(found) // PER_PAGE))
     return PAGES.page(request, "view.html", view=view, tickets=found[
         (page - 1) * PER_PAGE:page * PER_PAGE], total=len(found), page=page, pages=pages,
-        sort=sort, order=order, columns=COLUMNS, people=names(db),
+        sort=sort, order=order, columns=COLUMNS, people=names(db), assignees=assignees(db),
         status_names=STATUS_NAMES, filters=given,
         organizations=rows(db, "SELECT id, name FROM organizations ORDER BY name, id"),
         groups=groups(db), notice="No more tickets to play in this view." if done else None)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import jmespath
@@ -273,7 +273,14 @@ def naive_step(env: Env, step: ReferenceStep, saved: dict[str, Any]) -> None:
     raise ReferenceFailed(f"{step.call}: gave up after {NAIVE_ATTEMPTS} blind tries")
 
 
-def runs(step: ReferenceStep, saved: dict[str, Any]) -> bool:
+class Conditional(Protocol):
+    """A script's step that may have a ``when`` (an API reference's, a browser script's)."""
+
+    @property
+    def when(self) -> str | None: ...
+
+
+def runs(step: Conditional, saved: dict[str, Any]) -> bool:
     """Whether the step runs: it has no ``when``, or its ``when`` holds."""
     return step.when is None or bool(_search(step.when, {}, saved))
 

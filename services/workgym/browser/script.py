@@ -1,8 +1,11 @@
 """Runs a task's ``browser:`` script (:class:`workgym.browser_steps.BrowserSolution`) through a
 :class:`BrowserEnv`, as an agent would act: each element step finds its element on the active
-page the way a person names it (role and name, label, test-id, text), takes that element's
-bid from the observation's DOM and sends ONE BrowserGym action string (``click('a12')``,
-``fill('a40', 'Hi')``) to the environment. ``read`` and ``expect`` only look at the page.
+page the way a person names it (role and name, label, test-id or its beginning, text; those
+that have a text; the ``nth`` of several), takes that element's bid from the observation's
+DOM and sends ONE BrowserGym action string (``click('a12')``, ``fill('a40', 'Hi')``) to the
+environment. ``read`` and ``expect`` only look at the page: ``read`` saves an element's text,
+an input's value or a select's chosen option (``all``: the list of every match's). A step
+whose ``when`` does not hold is passed over, as the API reference's is (its ``runs``).
 Strings are templated as the API reference's are (its ``given`` and ``fill``). A step that
 cannot be done raises :class:`BrowserScriptFailed` with its number and what the page showed.
 """
@@ -14,13 +17,15 @@ from typing import Any
 
 from playwright.sync_api import Locator, Page
 
-from ..agents.reference import ReferenceFailed, fill, given
+from ..agents.reference import ReferenceFailed, fill, given, runs
 from ..browser_steps import BrowserSolution, BrowserStep, Target
 from ..tasks import Task
 from . import axtree
 from .env import BrowserEnv
 
-_INPUTS = ("input", "textarea", "select")
+# What an element shows a person: a select its chosen option, an input its value.
+_SHOWN = """e => e.tagName === 'SELECT' ? (e.selectedOptions[0]?.text ?? '')
+    : ['INPUT', 'TEXTAREA'].includes(e.tagName) ? e.value : e.innerText"""
 
 
 class BrowserScriptFailed(ReferenceFailed):
@@ -38,8 +43,9 @@ def _text(value: str | None, saved: dict[str, Any]) -> str:
     return str(fill(value, saved))
 
 
-def locate(page: Page, target: Target, saved: dict[str, Any]) -> Locator:
-    """The one element ``target`` names on ``page`` (its strings filled from ``saved``)."""
+def matches(page: Page, target: Target, saved: dict[str, Any]) -> Locator:
+    """Every element ``target``'s locator names on ``page`` (its strings filled from
+    ``saved``) that has its ``has_text``, ``nth`` aside."""
     scope: Page | Locator = page
     if target.within is not None:
         scope = page.get_by_test_id(_text(target.within, saved))
@@ -50,12 +56,27 @@ def locate(page: Page, target: Target, saved: dict[str, Any]) -> Locator:
         found = scope.get_by_label(_text(target.label, saved), exact=True)
     elif target.testid is not None:
         found = scope.get_by_test_id(_text(target.testid, saved))
+    elif target.testid_prefix is not None:
+        prefix = _text(target.testid_prefix, saved).replace("\\", "\\\\").replace('"', '\\"')
+        found = scope.locator(f'[data-testid^="{prefix}"]')
     else:
         found = scope.get_by_text(_text(target.text, saved), exact=True)
-    count = found.count()
-    if count != 1:
-        raise ValueError(f"{target.described()} matches {count} elements")
+    if target.has_text is not None:
+        found = found.filter(has_text=_text(target.has_text, saved))
     return found
+
+
+def locate(page: Page, target: Target, saved: dict[str, Any]) -> Locator:
+    """The one element ``target`` names on ``page``: its only match, or its ``nth``."""
+    found = matches(page, target, saved)
+    count = found.count()
+    if target.nth is None:
+        if count != 1:
+            raise ValueError(f"{target.described()} matches {count} elements")
+        return found
+    if not -count <= target.nth < count:
+        raise ValueError(f"{target.described()}: no such match, it matches {count} elements")
+    return found.nth(target.nth % count)
 
 
 def _action(env: BrowserEnv, step: BrowserStep, saved: dict[str, Any]) -> list[str]:
@@ -95,16 +116,20 @@ def _look(env: BrowserEnv, step: BrowserStep, saved: dict[str, Any]) -> None:
         if wanted not in env.page.locator("body").inner_text():
             raise ValueError(f"the page does not show {wanted!r}")
     elif step.read is not None and step.save is not None:
-        element = locate(env.page, step.read, saved)
-        tag = element.evaluate("e => e.tagName.toLowerCase()")
-        found = (element.input_value() if tag in _INPUTS else element.inner_text()).strip()
-        if step.pattern is not None:
-            match = re.search(step.pattern, found)
-            if match is None:
-                raise ValueError(f"{step.read.described()} says {found!r}: no "
-                                 f"/{step.pattern}/ in it")
-            found = match.group(1) if match.groups() else match.group(0)
-        saved[step.save] = found
+        elements = (matches(env.page, step.read, saved).all() if step.all else
+                    [locate(env.page, step.read, saved)])
+        found = [_read(step, str(element.evaluate(_SHOWN)).strip()) for element in elements]
+        saved[step.save] = found if step.all else found[0]
+
+
+def _read(step: BrowserStep, found: str) -> str:
+    """What ``read`` saves of an element's text: all of it, or its ``pattern``'s group."""
+    if step.pattern is None or step.read is None:
+        return found
+    match = re.search(step.pattern, found)
+    if match is None:
+        raise ValueError(f"{step.read.described()} says {found!r}: no /{step.pattern}/ in it")
+    return match.group(1) if match.groups() else match.group(0)
 
 
 def run_browser_script(env: BrowserEnv, script: BrowserSolution) -> list[str]:
@@ -114,6 +139,8 @@ def run_browser_script(env: BrowserEnv, script: BrowserSolution) -> list[str]:
     sent: list[str] = []
     for number, step in enumerate(script.steps, 1):
         try:
+            if not runs(step, saved):
+                continue
             actions = _action(env, step, saved)
             for action in actions:
                 observation = env.step(action)[0]
@@ -121,7 +148,7 @@ def run_browser_script(env: BrowserEnv, script: BrowserSolution) -> list[str]:
                 if observation["last_action_error"]:
                     raise ValueError(f"{action}: {observation['last_action_error']}")
             _look(env, step, saved)
-        except (ValueError, KeyError) as exc:
+        except (ValueError, KeyError, ReferenceFailed) as exc:
             raise BrowserScriptFailed(f"browser step {number} ({step.action}): {exc}; the page "
                                       f"showed {shown(env.page)}") from exc
     return sent

@@ -164,16 +164,34 @@ def test_a_filtered_view_played_ticket_after_ticket(
     expect(page.get_by_test_id("ticket-id")).not_to_have_text(f"#{billing[1]}")
 
 
-def test_a_note_on_a_ticket_of_a_deactivated_agent_keeps_its_assignee(
-        admin_page: Page, admin_episode: Observation, admin_api: httpx.Client) -> None:
-    page, api = admin_page, admin_api
+def _held_by_a_deactivated_agent(api: httpx.Client) -> tuple[dict[str, Any], str]:
+    """An unsolved ticket still assigned to a deactivated agent, and that agent's name."""
     agents = _get(api, "/api/v2/users", role="agent", per_page=100)["users"]
     gone = {a["id"]: a["name"] for a in agents if not a["active"]}
     every = _get(api, f"/api/v2/views/{ALL_UNSOLVED}/tickets", per_page=100)["tickets"]
     held = next(t for t in every if t["assignee_id"] in gone)
+    return held, gone[held["assignee_id"]]
+
+
+def test_a_view_says_which_tickets_a_deactivated_agent_still_holds(
+        admin_page: Page, admin_episode: Observation, admin_api: httpx.Client) -> None:
+    held, name = _held_by_a_deactivated_agent(admin_api)
+    requester = _get(admin_api, f"/api/v2/users/{held['requester_id']}")["user"]["email"]
+
+    admin_page.goto(f"{admin_episode.apps['helpdesk']}/agent/filters/{ALL_UNSOLVED}"
+                    f"?requester={requester}")
+
+    expect(admin_page.get_by_test_id(f"ticket-assignee-{held['id']}")).to_have_text(
+        f"{name} (deactivated)")
+
+
+def test_a_note_on_a_ticket_of_a_deactivated_agent_keeps_its_assignee(
+        admin_page: Page, admin_episode: Observation, admin_api: httpx.Client) -> None:
+    page, api = admin_page, admin_api
+    held, name = _held_by_a_deactivated_agent(api)
     _open_ticket(page, admin_episode, held["id"])
     expect(page.get_by_label("Assignee")).to_have_value(str(held["assignee_id"]))
-    expect(page.get_by_test_id("ticket-assignee-name")).to_have_text(gone[held["assignee_id"]])
+    expect(page.get_by_test_id("ticket-assignee-name")).to_have_text(name)
 
     page.get_by_label("Internal note").check()
     page.get_by_label("Comment").fill("Their agent has left; flagging it.")
