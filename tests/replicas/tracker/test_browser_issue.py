@@ -326,3 +326,23 @@ def test_an_issue_created_on_the_form_and_one_refused(page: Page, episode: Obser
             sorted(f.labels), f.description) == (
         "Validate the gift card's balance", "Sub-task", parent, "High", me["accountId"],
         ["checkout", "giftcard"], "Before the payment step.")
+
+
+def test_components_chosen_on_the_create_form_and_another_projects_refused(
+        page: Page, episode: Observation, jira: JIRA) -> None:
+    created_before = jira.search_issues("project = APP", maxResults=0).total
+    _open(page, episode, "/secure/CreateIssue")
+    page.get_by_label("Project").select_option("APP")
+    page.get_by_label("Issue type").select_option("Bug")
+    page.get_by_label("Summary").fill("The app closes on the Account tab")
+    page.get_by_label("Components").select_option(label="Checkout")  # SHOP's
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_role("alert")).to_contain_text("is not valid")
+    assert jira.search_issues("project = APP", maxResults=0).total == created_before
+    page.go_back()
+
+    page.get_by_label("Components").select_option(label=["iOS", "Login"])
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_role("status")).to_have_text("Issue created.")
+    f = jira.issue(_text(page, "issue-key")).fields
+    assert (f.project.key, sorted(c.name for c in f.components)) == ("APP", ["Login", "iOS"])
