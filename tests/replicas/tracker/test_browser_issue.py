@@ -272,6 +272,22 @@ def test_search_results_and_total_are_the_apis(page: Page, episode: Observation,
                                                                         maxResults=50)]
 
 
+def test_the_results_resolution_column_is_the_apis_and_sorts(page: Page, episode: Observation,
+                                                             jira: JIRA) -> None:
+    where = "project = SHOP AND statusCategory = Done"
+    _open(page, episode, "/issues/")
+    page.get_by_label("JQL").fill(where)
+    page.get_by_role("button", name="Search").click()
+    page.get_by_role("link", name="Resolution").click()
+
+    expect(page.get_by_label("JQL")).to_have_value(f"{where} ORDER BY resolution ASC")
+    found = jira.search_issues(f"{where} ORDER BY resolution ASC", maxResults=50)
+    assert {i.fields.resolution.name for i in found if i.fields.resolution}  # some resolved
+    shown = page.locator("[data-testid^=issue-row-resolution-]").all_inner_texts()
+    assert shown == [i.fields.resolution.name if i.fields.resolution else "Unresolved"
+                     for i in found]
+
+
 def test_a_search_saved_as_a_filter_is_the_apis(page: Page, episode: Observation,
                                                 jira: JIRA) -> None:
     jql = "project = APP AND issuetype = Bug ORDER BY key"
