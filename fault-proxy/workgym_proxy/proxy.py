@@ -61,6 +61,7 @@ from workgym_core.internal import (
     INTERNAL_HEADER,
     INTERNAL_PREFIX,
     MAIL_HEADER,
+    OPERATIONS_HEADER,
     ROUTE_HEADER,
     STEP_HEADER,
     VALIDATE_HEADER,
@@ -78,7 +79,7 @@ from workgym_core.registry import (
     step_index,
 )
 from workgym_core.settings import Settings
-from workgym_core.trajectory import TrajectoryStep
+from workgym_core.trajectory import Operation, TrajectoryStep, goes_on, leads_on
 
 from . import browser
 from .faults import Fault, Reply, StepContext
@@ -96,6 +97,7 @@ _CHANGES = CHANGES_HEADER.encode()
 _ROUTE = ROUTE_HEADER.encode()
 _ERROR_CODE = ERROR_CODE_HEADER.encode()
 _MAIL = MAIL_HEADER.encode()
+_OPERATIONS = OPERATIONS_HEADER.encode()
 # The agent's trace context is continued by the proxy's span, not forwarded as is.
 _TRACE_CONTEXT = frozenset({b"traceparent", b"tracestate"})
 # What carried a request's token: an Authorization header (or the product's login body), the
@@ -287,7 +289,8 @@ class Proxy:
                 token, carrier = self._credential(scope, headers, session)
         if parsed is None and body and is_form(headers):
             parsed = _form_or_none(body)  # recorded as the JSON it stands for
-        grant = await self.registry.begin_step(token)
+        grant = await self.registry.begin_step(
+            token, goes_on=goes_on(carrier == "browser", scope["method"]))
         ctx = self._context(grant, token, app, scope["method"], path,
                             scope.get("query_string", b"").decode("latin-1"), body)
         ctx.sent_path = sent
@@ -305,6 +308,8 @@ class Proxy:
             reply = Reply(0, [], b"")  # what the agent got: nothing, if the connection drops
             try:
                 reply = await self._reply(ctx, grant, headers)
+                if leads_on(ctx.browser, reply.status, ",".join(ctx.fired) or None):
+                    await self.registry.lead_on(grant.episode_id)
                 # The product's session cookie is the agent's alone: never recorded.
                 sent_reply = session.answered(ctx.method, path, token, reply) if session \
                     else reply
@@ -475,6 +480,8 @@ class Proxy:
                 await self._deliver(grant, ctx.app, v)
             elif k == _ERROR_CODE:
                 ctx.error_code = v.decode("latin-1")
+            elif k == _OPERATIONS:
+                ctx.operations = orjson.loads(v)
             elif k == _ROUTE:
                 matched = orjson.loads(v)
                 ctx.route, ctx.params, ctx.reads = (matched["route"], matched["params"],
@@ -518,6 +525,10 @@ class Proxy:
             duration_ms=round((time.perf_counter() - started) * 1000, 3),
             fault=",".join(ctx.fired) or None, changes=ctx.changes, reads=ctx.reads,
             affected=ctx.affected, browser=ctx.browser,
+            operations=[Operation(method=op["method"], route=op["route"], params=op["params"],
+                                  path=_canonical_path(op["route"], op["params"]),
+                                  request_body=op["body"], status=op["status"])
+                        for op in ctx.operations],
         )
 
     def _record(self, ctx: StepContext, grant: StepGrant, parsed: Any, reply: Reply,

@@ -32,7 +32,7 @@ from .store import EpisodeStore
 _ROUTE = ROUTE_HEADER.encode()
 
 
-def _canonical(value: str) -> int | str:
+def canonical(value: str) -> int | str:
     """A path parameter as the replica understood it: ids are integers (a non-canonical
     spelling never reaches a route: it is refused with 422); other digits ('²') stay text."""
     return int(value) if value.isascii() and value.isdigit() and len(value) < 19 else value
@@ -54,7 +54,7 @@ def matched_route(scope: Scope, statements: list[str] | None) -> bytes | None:
     template = getattr(route, "path", None)
     if template is None:
         return None
-    params = {k: _canonical(str(v)) for k, v in scope.get("path_params", {}).items()}
+    params = {k: canonical(str(v)) for k, v in scope.get("path_params", {}).items()}
     reads = tables_read(statements) if statements is not None else []
     return orjson.dumps({"route": template, "params": params, "reads": reads})
 

@@ -23,7 +23,7 @@ from typing import Annotated, Self
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from workgym_core.trajectory import TrajectoryStep
+from workgym_core.trajectory import TrajectoryStep, followed
 
 from .assertions import Assertion, TrajectoryContains
 from .recovery import judge
@@ -110,18 +110,16 @@ def task_completion(outcome: Outcome) -> float:
     return 1.0 if outcome.success else 0.0
 
 
-def _fault_free(steps: Sequence[TrajectoryStep]) -> int:
+def fault_free(steps: Sequence[TrajectoryStep]) -> int:
     """Steps an agent would have taken without faults, each as one: neither a faulted
     request, nor the read that checks whether a write whose answer was lost went through,
     nor the page a browser loads by itself after a redirect (a form's post and the page it
-    is sent on to are one action of a browser agent)."""
+    is sent on to are one action of a browser agent: ``followed``, as the step budget counts)."""
     pairs = list(zip(steps, steps[1:], strict=False))
     checks = sum(1 for before, step in pairs
                  if before.fault and before.is_write and step.method == "GET" and not step.fault)
-    followed = sum(1 for before, step in pairs
-                   if before.browser and step.browser and 300 <= before.status < 400
-                   and step.method == "GET" and not step.fault and not before.fault)
-    return sum(1 for step in steps if not step.fault) - checks - followed
+    pages = sum(1 for before, step in pairs if followed(before, step))
+    return sum(1 for step in steps if not step.fault) - checks - pages
 
 
 # Steps up to this many times the reference's cost no efficiency: reading the policy, or
@@ -139,7 +137,7 @@ def efficiency(outcome: Outcome) -> float:
     if not outcome.success:
         return 0.0
     allowed = TOLERANCE * outcome.reference_steps
-    return min(1.0, allowed / max(_fault_free(outcome.steps), 1))
+    return min(1.0, allowed / max(fault_free(outcome.steps), 1))
 
 
 @signal
@@ -147,8 +145,8 @@ def action_precision(outcome: Outcome) -> float:
     """Share of steps that are valid, not duplicated and not destructive.
 
     A step is imprecise if it got a status of 400 or more without an injected fault; if it
-    repeats (method, path, body) a write that already succeeded; or if it is a DELETE that no
-    ``trajectory_contains`` assertion expects.
+    repeats (method, path, body) a write that already succeeded; or if it is a DELETE (or a
+    page's write that performs one) that no ``trajectory_contains`` assertion expects.
     """
     if not outcome.steps:
         return 0.0
@@ -158,7 +156,8 @@ def action_precision(outcome: Outcome) -> float:
     for step in outcome.steps:
         key = (step.method, step.path, orjson.dumps(step.request_body, option=orjson.OPT_SORT_KEYS))
         valid = step.status < 400 or step.fault is not None
-        destructive = step.method == "DELETE" and not any(a.matches(step) for a in expected)
+        deletes = step.method == "DELETE" or any(op.method == "DELETE" for op in step.operations)
+        destructive = deletes and not any(a.matches(step) for a in expected)
         precise += valid and key not in done and not destructive
         if step.is_write and 200 <= step.status < 300:
             done.add(key)

@@ -23,6 +23,9 @@ CHANGES_HEADER = "x-workgym-changes"
 MAIL_HEADER = "x-workgym-mail"
 # Replica -> proxy: the route a request matched, {"route": template, "params": {...}}.
 ROUTE_HEADER = "x-workgym-route"
+# Replica -> proxy: the API operations a page's write performed or tried (JSON list of
+# {"method", "route", "params", "body", "status"}): the trajectory's ``operations``.
+OPERATIONS_HEADER = "x-workgym-operations"
 # Replica -> proxy: the rule an error answer stands for, where the product's error body has
 # no machine code (Jira's {"errorMessages", "errors"}): the trajectory's error_code.
 ERROR_CODE_HEADER = "x-workgym-error-code"

@@ -50,21 +50,30 @@ ACTIVE, FINISHING, FINISHED = "active", "finishing", "finished"
 LOST = "lost"  # the replica instance holding the episode died: nothing to step or score
 DELETED = "deleted"  # dropped by its operator; the record stays (a tombstone) until expiry
 
-# Atomically, for each request of a batch (KEYS: its episode's record; ARGV: its token's SHA and
-# the time, two per request), in their order: check the token, refuse finished episodes and
-# spent budgets, count the step and hold it in flight until it is recorded; spend one refusal
-# of an active rate limit. One answer per request.
+# Atomically, for each request of a batch (KEYS: its episode's record; ARGV: its token's SHA,
+# the time and whether it may be the page a browser was sent on to, three per request), in
+# their order: check the token, refuse finished episodes and spent budgets, count the step and
+# hold it in flight until it is recorded; spend one refusal of an active rate limit. The page
+# a browser loads after an answer that sent it on (``led``, set by the proxy: ``leads_on``)
+# is the same action: counted as a step, not against the budget (``free``). One answer per
+# request.
 _BEGIN_STEPS = """
-local function begin(key, sha, now)
+local function begin(key, sha, now, goes_on)
   local v = redis.call('HMGET', key, 'token_sha', 'status', 'max_steps', 'steps',
                        'apps', 'expires_at', 'seed', 'faults', 'limited', 'expired_sha', 'task',
-                       'lost_reason')
+                       'lost_reason', 'led', 'free')
   if not v[1] then return {'missing'} end
   local expired = v[10] and v[10] == sha
   if v[1] ~= sha and not expired then return {'bad_token'} end
   if v[2] ~= 'active' then return {v[2], v[12] or ''} end
   if tonumber(now) >= tonumber(v[6]) then return {'timed_out'} end
-  if tonumber(v[4]) >= tonumber(v[3]) then return {'budget'} end
+  local followed = v[13] == '1' and goes_on == '1'
+  if v[13] then redis.call('HDEL', key, 'led') end
+  if followed then
+    redis.call('HINCRBY', key, 'free', 1)
+  elseif tonumber(v[4]) - tonumber(v[14] or 0) >= tonumber(v[3]) then
+    return {'budget'}
+  end
   local step = redis.call('HINCRBY', key, 'steps', 1)
   redis.call('HINCRBY', key, 'inflight', 1)
   local limited = '0'
@@ -83,7 +92,7 @@ local function begin(key, sha, now)
 end
 local answers = {}
 for i, key in ipairs(KEYS) do
-  answers[i] = begin(key, ARGV[2 * i - 1], ARGV[2 * i])
+  answers[i] = begin(key, ARGV[3 * i - 2], ARGV[3 * i - 1], ARGV[3 * i])
 end
 return answers
 """
@@ -424,7 +433,8 @@ class Registry:
         self.tokens = Tokens(secret)
         self._begin_steps = redis.register_script(_BEGIN_STEPS)
         # The proxy's requests, counted together while one Redis call is in flight.
-        self._steps: Batches[tuple[str, str, float], list[Any]] = Batches(self._send_steps)
+        self._steps: Batches[tuple[str, str, float, bool], list[Any]] = Batches(
+            self._send_steps)
         self._record = redis.register_script(_RECORD)
         self._claim_finish = redis.register_script(_CLAIM_FINISH)
         self._refresh = redis.register_script(_REFRESH)
@@ -530,10 +540,12 @@ class Registry:
             raise not_found(episode_id)
         return EpisodeRecord.from_hash(episode_id, raw)
 
-    async def begin_step(self, token: str) -> StepGrant:
-        """Count one agent request of the token's episode, or refuse it."""
+    async def begin_step(self, token: str, *, goes_on: bool = False) -> StepGrant:
+        """Count one agent request of the token's episode, or refuse it; ``goes_on``: it may
+        be the page a browser was sent on to (``trajectory.goes_on``), which after an answer
+        that led it on (:meth:`lead_on`) spends no budget."""
         found = self.tokens.genuine(token)
-        result = await self._steps((_ep(found.episode_id), _sha(token), time.time()))
+        result = await self._steps((_ep(found.episode_id), _sha(token), time.time(), goes_on))
         if result[0] in ("missing", "timed_out"):
             raise gone(found)
         if result[0] == "bad_token":
@@ -546,12 +558,21 @@ class Registry:
             limited_s=int(result[6]), task=result[7], token_expired=result[0] == "expired",
         )
 
-    async def _send_steps(self, requests: list[tuple[str, str, float]]) -> list[list[Any]]:
-        """Count a batch of requests (record key, token SHA, time) in one call."""
+    async def _send_steps(self, requests: list[tuple[str, str, float, bool]]
+                          ) -> list[list[Any]]:
+        """Count a batch of requests (record key, token SHA, time, goes on) in one call."""
         answers: list[list[Any]] = await self._begin_steps(
-            keys=[key for key, _, _ in requests],
-            args=[arg for _, sha, now in requests for arg in (sha, now)])
+            keys=[key for key, _, _, _ in requests],
+            args=[arg for _, sha, now, goes_on in requests
+                  for arg in (sha, now, int(goes_on))])
         return answers
+
+    async def lead_on(self, episode_id: str) -> None:
+        """The answer just given sends the episode's browser on to a page
+        (``trajectory.leads_on``): its next request, if it is that page, spends no budget (a
+        form's post and the page it lands on are one action, as the efficiency signal counts
+        them). Set before the answer is sent, so before the browser can follow it."""
+        await self.redis.hset(_ep(episode_id), "led", 1)
 
     async def refresh(self, episode_id: str, refresh_token: str) -> str:
         """A new access token, if ``refresh_token`` is this episode's."""

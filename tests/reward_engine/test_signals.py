@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from workgym_core.trajectory import TrajectoryStep
+from workgym_core.trajectory import Operation, TrajectoryStep
 from workgym_reward import SIGNALS, Weights
 from workgym_reward.assertions import AnyAssertion, Assertion
 from workgym_reward.signals import (
@@ -107,6 +107,21 @@ def test_deletes_are_imprecise_unless_the_verifier_expects_them(make_step: MakeS
 
     assert action_precision(_outcome([delete], [(expected, True)])) == 1.0
     assert action_precision(_outcome([delete], [(elsewhere, False)])) == 0.0
+
+
+def test_a_page_s_delete_is_judged_as_the_api_delete_it_performs(make_step: MakeStep) -> None:
+    page = make_step("POST", "/agent/users/7/identities/9/delete", 303).model_copy(update={
+        "browser": True, "operations": [Operation(
+            method="DELETE", path="/api/v2/users/7/identities/9",
+            route="/api/v2/users/{user_id}/identities/{identity_id}",
+            params={"user_id": 7, "identity_id": 9}, status=204)]})
+    expected = _assertion("deleted", check="trajectory_contains", method="DELETE",
+                          path="/api/v2/users/*/identities/*")
+    elsewhere = _assertion("other", check="trajectory_contains", method="DELETE",
+                           path="/api/v2/tickets/*/tags")
+
+    assert action_precision(_outcome([page], [(expected, True)])) == 1.0
+    assert action_precision(_outcome([page], [(elsewhere, False)])) == 0.0
 
 
 def test_policy_compliance(make_step: MakeStep) -> None:

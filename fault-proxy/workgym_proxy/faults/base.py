@@ -89,6 +89,8 @@ class StepContext:
     route: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     reads: list[str] = field(default_factory=list)  # the tables a read read
+    # The API operations a page's write performed or tried (the replica's OPERATIONS_HEADER).
+    operations: list[dict[str, Any]] = field(default_factory=list)
     error_code: str | None = None  # the rule an error stands for, as the replica named it
     # The rows a fault changed behind the agent's back (another actor's changes).
     affected: list[dict[str, Any]] = field(default_factory=list)

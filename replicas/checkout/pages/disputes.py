@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from replicas.runtime import db as sql
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 
 from ..deps import WorldDep
 from ..render import Row, loads
@@ -64,6 +64,7 @@ async def dispute_page(request: Request, w: WorldDep, dispute_id: ObjectPath,
 
 
 @router.post("/dashboard/disputes/{dispute_id}/evidence")
+@performs("update_dispute", dispute="dispute_id")
 async def evidence(request: Request, w: WorldDep, dispute_id: ObjectPath,
                    form: Form) -> Response:
     """The API's update: the fields given replace those staged (an emptied one is
@@ -73,6 +74,7 @@ async def evidence(request: Request, w: WorldDep, dispute_id: ObjectPath,
     if action not in ("save", "submit"):
         raise refused("Choose Save as draft or Submit evidence.", "parameter_invalid", "action")
     given: Any = form.get("evidence") or {}
+    sends(request, {"evidence": given, "submit": action == "submit"})
     staged = DisputeEvidence.model_validate(given)
     write(w, lambda: disputes.update(w, row, evidence=staged, submit=action == "submit",
                                      meta=None))
@@ -81,6 +83,7 @@ async def evidence(request: Request, w: WorldDep, dispute_id: ObjectPath,
 
 
 @router.post("/dashboard/disputes/{dispute_id}/close")
+@performs("close_dispute", dispute="dispute_id")
 async def close(request: Request, w: WorldDep, dispute_id: ObjectPath) -> Response:
     """The API's close: the dispute is accepted (lost; an inquiry closed)."""
     row = _dispute(w, dispute_id)

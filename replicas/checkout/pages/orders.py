@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from replicas.runtime import db as sql
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 
 from ..deps import WorldDep
 from ..discounts import paid_for
@@ -118,6 +118,7 @@ def _units(given: Any) -> list[ItemQuantity]:
 
 
 @router.post("/dashboard/orders/{order_id}/returns")
+@performs("create_return")
 async def create_return(request: Request, w: WorldDep, order_id: OrderId,
                         form: Form) -> Response:
     order = _order(w, order_id)
@@ -127,6 +128,7 @@ async def create_return(request: Request, w: WorldDep, order_id: OrderId,
         items=_units(form.get("quantity", {})), restock="restock" in form, refund=refund,
         amount=minor(form.get("amount"), order["currency"], "amount") if refund else None,
         reason=str(form.get("reason") or "").strip()[:500] or None)
+    sends(request, body.model_dump(mode="json", exclude_none=True))
     made = write(w, lambda: orders.create_return(
         w, order, asked=body.items, restock=body.restock, refund=body.refund,
         amount=body.amount, reason=body.reason))
@@ -150,11 +152,13 @@ def _what_cancel_did(intent: Row, refunded: int) -> str:
 
 
 @router.post("/dashboard/orders/{order_id}/cancel")
+@performs("cancel_order")
 async def cancel(request: Request, w: WorldDep, order_id: OrderId, form: Form) -> Response:
     """The store's cancel of everything not shipped; the notice says what it did with the
     money (refunded, or an authorization released or already expired)."""
     order = _order(w, order_id)
     body = OrderCancel(reason=str(form.get("reason") or "").strip()[:500] or None)
+    sends(request, body.model_dump(mode="json", exclude_none=True))
     intent = w.objects.row("payment_intents", order["payment_intent"], kind="payment_intent")
     before = _refunded(w, intent)
     write(w, lambda: orders.cancel(w, order, asked=None, reason=body.reason))

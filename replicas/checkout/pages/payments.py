@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from replicas.runtime import db as sql
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 
 from ..deps import WorldDep
 from ..render import Row, loads
@@ -196,10 +196,12 @@ async def payment_page(request: Request, w: WorldDep, intent_id: ObjectPath,
 
 
 @router.post("/dashboard/payments/{intent_id}/refunds")
+@performs("create_refund")
 async def refund(request: Request, w: WorldDep, intent_id: ObjectPath, form: Form) -> Response:
     """The API's ``POST /v1/refunds`` of the payment: all that is left, or ``amount`` (typed
     in the payment's currency), ``reason``, ``approval`` (its metadata[approval]); ``seen``:
     what was left to refund when the form was shown (a form sent twice refunds once)."""
+    sends(request, {"payment_intent": intent_id})  # what is known before anything is refused
     intent = _intent(w, intent_id)
     charge = sql.one(w.db, "SELECT * FROM charges WHERE stripe_id = ?", (intent["latest_charge"],))
     unchanged(form, refundable(w, charge), "payment")
@@ -208,12 +210,14 @@ async def refund(request: Request, w: WorldDep, intent_id: ObjectPath, form: For
                         amount=minor(form.get("amount"), intent["currency"], "amount"),
                         reason=choice(form, "reason", REFUND_REASONS),
                         metadata={"approval": approval} if approval else None)
+    sends(request, body.model_dump(mode="json", exclude_none=True))
     made = write(w, lambda: refunds.create(w, body))
     return redirect(request, f"/dashboard/payments/{intent_id}",
                     done=f"Refund {made['stripe_id']} created.")
 
 
 @router.post("/dashboard/payments/{intent_id}/approvals")
+@performs("create_refund_approval")
 async def ask_approval(request: Request, w: WorldDep, intent_id: ObjectPath,
                        form: Form) -> Response:
     """The store's ``POST /store/refund_approvals`` for the payment's charge: a manager
@@ -221,6 +225,7 @@ async def ask_approval(request: Request, w: WorldDep, intent_id: ObjectPath,
     intent = _intent(w, intent_id)
     if not intent["latest_charge"]:
         raise refused("This payment has no charge to refund.", "charge_not_refundable")
+    sends(request, {"charge": intent["latest_charge"]})
     value = minor(form.get("amount"), intent["currency"], "amount")
     if value is None:
         raise refused("Amount: enter the refund the approval is for.", "parameter_missing",
@@ -230,6 +235,7 @@ async def ask_approval(request: Request, w: WorldDep, intent_id: ObjectPath,
         raise refused("Reason: say why the customer is refunded.", "parameter_missing",
                       "reason")
     body = ApprovalCreate(charge=intent["latest_charge"], amount=value, reason=reason[:500])
+    sends(request, body.model_dump(mode="json", exclude_none=True))
     decided = write(w, lambda: refunds.ask_approval(w, body))
     return redirect(request, f"/dashboard/payments/{intent_id}",
                     done=f"Approval {decided['id']} {decided['status']}: "
@@ -237,19 +243,23 @@ async def ask_approval(request: Request, w: WorldDep, intent_id: ObjectPath,
 
 
 @router.post("/dashboard/payments/{intent_id}/capture")
+@performs("capture_payment_intent", intent="intent_id")
 async def capture(request: Request, w: WorldDep, intent_id: ObjectPath,
                   form: Form) -> Response:
     """The API's capture: all of the authorization, or ``amount`` (the rest released)."""
     intent = _intent(w, intent_id)
     value = minor(form.get("amount"), intent["currency"], "amount")
+    sends(request, {"amount_to_capture": value} if value is not None else {})
     write(w, lambda: intents.capture(w, intent, amount_to_capture=value, meta=None))
     return redirect(request, f"/dashboard/payments/{intent_id}", done="Payment captured.")
 
 
 @router.post("/dashboard/payments/{intent_id}/cancel")
+@performs("cancel_payment_intent", intent="intent_id")
 async def cancel(request: Request, w: WorldDep, intent_id: ObjectPath, form: Form) -> Response:
     """The API's cancel, with ``reason`` (its cancellation_reason)."""
     intent = _intent(w, intent_id)
     reason = choice(form, "reason", CANCEL_REASONS)
+    sends(request, {"cancellation_reason": reason} if reason else {})
     write(w, lambda: intents.cancel(w, intent, reason=reason))
     return redirect(request, f"/dashboard/payments/{intent_id}", done="Payment canceled.")

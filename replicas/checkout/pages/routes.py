@@ -35,6 +35,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from replicas.runtime.factories import FactoryContext
+from replicas.runtime.pages import performs, sends
 from workgym_core.errors import WorkGymError
 
 from ..deps import WorldDep
@@ -167,6 +168,7 @@ async def shipping(request: Request, w: WorldDep, cart: CartText = None) -> Resp
 
 
 @router.post("/shop/shipping")
+@performs("create_payment_intent")
 async def ship(request: Request, w: WorldDep, form: Form) -> Response:
     basket = read(w.db, str(form.get("cart") or ""))
     if not basket.lines:
@@ -176,11 +178,13 @@ async def ship(request: Request, w: WorldDep, form: Form) -> Response:
     except ValidationError as exc:
         return _shipping_page(request, basket, 422, form, problems(exc))
     number = order_number(w)
-    made = attempt(w, lambda: intents.create(w, PaymentIntentCreate(
+    body = PaymentIntentCreate(
         amount=basket.total, currency=str(basket.currency), description=f"Order {number}",
         receipt_email=given.email, metadata={
             "order": number, "skus": basket.skus(), "cart": basket.encode(),
-            "ship_to": given.ship_to})))
+            "ship_to": given.ship_to})
+    sends(request, body.model_dump(mode="json", exclude_none=True))
+    made = attempt(w, lambda: intents.create(w, body))
     if isinstance(made, WorkGymError):
         return _shipping_page(request, basket, made.status_code, form, {"form": made.message})
     row, _ = made
@@ -204,8 +208,10 @@ async def payment(request: Request, w: WorldDep, payment_intent: IntentQuery,
 
 
 @router.post("/shop/payment")
+@performs("confirm_payment_intent")  # of the intent the form names (its card not recorded)
 async def pay(request: Request, w: WorldDep, form: Form) -> Response:
     ref = IntentRef.model_validate(form)
+    sends(request, None, intent=ref.payment_intent)
     row = intent_of(w, ref.payment_intent, ref.payment_intent_client_secret)
     if row["status"] not in intents.CONFIRMABLE:  # paid already (a second click): not again
         return redirect(request, COMPLETE, **returned(row))

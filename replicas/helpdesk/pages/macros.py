@@ -22,7 +22,7 @@ from starlette.responses import Response
 
 from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 
 from ..rules import records
 from ..rules.conditions import PRIORITY_ORDER, TICKET_TYPES
@@ -51,6 +51,7 @@ async def new_macro(request: Request, episode: EpisodeDep) -> Response:
 
 
 @router.post("/agent/admin/macros")
+@performs("create_macro")
 async def create_macro(request: Request, episode: EpisodeDep) -> Response:
     given = await form(request)
     if given.get("comment_value", "").strip():
@@ -59,8 +60,10 @@ async def create_macro(request: Request, episode: EpisodeDep) -> Response:
         given.pop("comment_mode_is_public", None)
     actions = [{"field": name, "value": given[name]} for name in ACTIONS
                if given.get(name, "").strip()]
-    macro = validated(MacroIn, {"title": given.get("title", ""), "actions": actions,
-                                "description": given.get("description") or None})
+    fields = {"title": given.get("title", ""), "actions": actions,
+              "description": given.get("description") or None}
+    sends(request, {"macro": fields})
+    macro = validated(MacroIn, fields)
     records.create(episode.db, "macros", macro.model_dump(exclude_unset=True,
                                                           exclude_none=True), episode.now())
     return redirect(request, "/agent/admin/macros", done="created")

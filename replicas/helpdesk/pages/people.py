@@ -28,7 +28,7 @@ from starlette.responses import Response
 
 from replicas.runtime.db import get_row, one, rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 
 from ..rules import records, users
 from ..rules.conditions import TIERS
@@ -70,26 +70,31 @@ async def user_page(request: Request, user_id: Id, episode: EpisodeDep,
 
 
 @router.post("/agent/users/{user_id}")
+@performs("update_user")
 async def save_profile(request: Request, user_id: Id, episode: EpisodeDep) -> Response:
     fields = await form(request)
-    given = validated(UserIn, {
-        "name": fields.get("name", ""), "phone": fields.get("phone", "").strip() or None,
-        "notes": fields.get("notes", ""),
-        "user_fields": {"tier": fields.get("tier", "") or None}})
+    user = {"name": fields.get("name", ""), "phone": fields.get("phone", "").strip() or None,
+            "notes": fields.get("notes", ""),
+            "user_fields": {"tier": fields.get("tier", "") or None}}
+    sends(request, {"user": user})
+    given = validated(UserIn, user)
     users.update(episode.db, user_id, given.columns(), episode.now())
     return redirect(request, f"/agent/users/{user_id}", done="saved")
 
 
 @router.post("/agent/users/{user_id}/identities")
+@performs("create_user_identity")
 async def add_identity(request: Request, user_id: Id, episode: EpisodeDep) -> Response:
     fields = await form(request)
-    given = validated(IdentityIn, {"type": fields.get("type", ""),
-                                   "value": fields.get("value", "").strip()})
+    identity = {"type": fields.get("type", ""), "value": fields.get("value", "").strip()}
+    sends(request, {"identity": identity})
+    given = validated(IdentityIn, identity)
     users.add_identity(episode.db, user_id, given.type, given.value, episode.now())
     return redirect(request, f"/agent/users/{user_id}", done="added")
 
 
 @router.post("/agent/users/{user_id}/identities/{identity_id}/primary")
+@performs("make_user_identity_primary")
 async def make_primary(request: Request, user_id: Id, identity_id: Id,
                        episode: EpisodeDep) -> Response:
     get_row(episode.db, "users", user_id)
@@ -98,6 +103,7 @@ async def make_primary(request: Request, user_id: Id, identity_id: Id,
 
 
 @router.post("/agent/users/{user_id}/identities/{identity_id}/delete")
+@performs("delete_user_identity")
 async def delete_identity(request: Request, user_id: Id, identity_id: Id,
                           episode: EpisodeDep) -> Response:
     get_row(episode.db, "users", user_id)
@@ -106,6 +112,7 @@ async def delete_identity(request: Request, user_id: Id, identity_id: Id,
 
 
 @router.post("/agent/users/{user_id}/delete")
+@performs("delete_user")
 async def delete_user(request: Request, user_id: Id, episode: EpisodeDep) -> Response:
     records.delete_user(episode.db, user_id, episode.now())
     return redirect(request, f"/agent/users/{user_id}", done="deleted")

@@ -30,7 +30,7 @@ from starlette.responses import Response
 
 from replicas.runtime.db import get_row, one, rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 from replicas.runtime.params import Id
 
 from ..changes import change_of
@@ -174,13 +174,16 @@ async def ticket_page(request: Request, ticket_id: TicketId, episode: EpisodeDep
 
 
 @router.post("/agent/tickets/{ticket_id}")
+@performs("update_ticket")
 async def submit(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> Response:
     db, now = episode.db, episode.now()
     current = get_row(db, "tickets", ticket_id)
     given = await form(request)
+    changes = _changes(current, given)
+    sends(request, {"ticket": changes})
     if given.get("status") not in STATUS_NAMES:
         raise invalid("status", "choose a Submit as <status> button", "status_required")
-    change = change_of(db, validated(TicketIn, _changes(current, given)), current, now)
+    change = change_of(db, validated(TicketIn, changes), current, now)
     change.channel = VIA
     tickets.update(db, ticket_id, change, now)
     if given.get("play"):  # play mode: on to the view's next ticket
@@ -206,18 +209,23 @@ async def merge_page(request: Request, ticket_id: TicketId, episode: EpisodeDep,
 
 
 @router.post("/agent/tickets/{ticket_id}/merge")
+@performs("merge_tickets")  # the API's ticket is the target: this one is merged into it
 async def merge(request: Request, ticket_id: TicketId, episode: EpisodeDep) -> Response:
     db, now = episode.db, episode.now()
     get_row(db, "tickets", ticket_id)
     given = await form(request)
     target = _id(given.get("target", ""), "target")
+    body: dict[str, Any] = {"ids": [ticket_id],
+                             "target_comment": given.get("target_comment", "").strip() or None,
+                             "source_comment": given.get("source_comment", "").strip() or None,
+                             "target_comment_is_public": given.get("target_public") == "true",
+                             "source_comment_is_public": given.get("source_public") == "true"}
+    sends(request, body, **({"ticket_id": target} if target is not None else {}))
     if target is None:
         raise invalid("target", "name the ticket to merge into", "target_required")
     results = merges.merge_tickets(
-        db, target_id=target, source_ids=[ticket_id],
-        target_comment=given.get("target_comment", "").strip() or None,
-        source_comment=given.get("source_comment", "").strip() or None,
-        target_public=given.get("target_public") == "true",
-        source_public=given.get("source_public") == "true", now=now, channel=VIA)
+        db, target_id=target, source_ids=[ticket_id], target_comment=body["target_comment"],
+        source_comment=body["source_comment"], target_public=body["target_comment_is_public"],
+        source_public=body["source_comment_is_public"], now=now, channel=VIA)
     jobs.record(db, "merge", results, now)
     return redirect(request, f"/agent/tickets/{target}", done="merged")

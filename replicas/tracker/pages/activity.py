@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 
 from .. import render
 from ..errors import JiraError
@@ -40,10 +40,12 @@ RecordId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
 
 
 @router.post("/browse/{key}/comments")
+@performs("add_comment", issue="key")
 async def add_comment(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
+    text = (await form(request)).text("body")
+    sends(request, {"body": text})
     issue = issues.get(episode.db, key, CALLER)
-    issues.add_comment(episode.db, issue, (await form(request)).text("body"), CALLER,
-                       episode.now(), adf=False)
+    issues.add_comment(episode.db, issue, text, CALLER, episode.now(), adf=False)
     return redirect(request, f"/browse/{issue['key']}", done="comment")
 
 
@@ -57,11 +59,13 @@ async def comment_page(request: Request, key: IssueKey, comment_id: RecordId,
 
 
 @router.post("/browse/{key}/comments/{comment_id}")
+@performs("update_comment", issue="key")
 async def edit_comment(request: Request, key: IssueKey, comment_id: RecordId,
                        episode: EpisodeDep) -> Response:
+    text = (await form(request)).text("body")
+    sends(request, {"body": text})
     issue = issues.get(episode.db, key, CALLER)
-    comments.edit(episode.db, issue, comment_id, (await form(request)).text("body"), CALLER,
-                  episode.now(), adf=False)
+    comments.edit(episode.db, issue, comment_id, text, CALLER, episode.now(), adf=False)
     return redirect(request, f"/browse/{issue['key']}", done="comment-edit")
 
 
@@ -80,6 +84,7 @@ def _worklog(posted: Form, current: dict[str, Any] | None) -> dict[str, Any]:
 
 
 @router.post("/browse/{key}/worklogs")
+@performs("add_worklog", issue="key")
 async def log_work(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
     posted = await form(request)
@@ -89,8 +94,10 @@ async def log_work(request: Request, key: IssueKey, episode: EpisodeDep) -> Resp
     value = posted.get("estimate") or None
     estimate = Estimate(adjust, value if adjust == "new" else None,
                         value if adjust == "manual" else None)
-    worklogs.log_work(episode.db, issue, _worklog(posted, None), CALLER, episode.now(),
-                      adf=False, estimate=estimate)
+    body = _worklog(posted, None)
+    sends(request, body)
+    worklogs.log_work(episode.db, issue, body, CALLER, episode.now(), adf=False,
+                      estimate=estimate)
     return redirect(request, f"/browse/{issue['key']}", done="worklog")
 
 
@@ -106,10 +113,12 @@ async def worklog_page(request: Request, key: IssueKey, worklog_id: RecordId,
 
 
 @router.post("/browse/{key}/worklogs/{worklog_id}")
+@performs("update_worklog", issue="key")
 async def edit_worklog(request: Request, key: IssueKey, worklog_id: RecordId,
                        episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
     found = worklogs.find(episode.db, issue, worklog_id)
-    worklogs.edit(episode.db, issue, worklog_id, _worklog(await form(request), found), CALLER,
-                  episode.now(), adf=False)
+    body = _worklog(await form(request), found)
+    sends(request, body)
+    worklogs.edit(episode.db, issue, worklog_id, body, CALLER, episode.now(), adf=False)
     return redirect(request, f"/browse/{issue['key']}", done="worklog-edit")

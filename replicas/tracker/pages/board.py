@@ -23,7 +23,7 @@ from starlette.responses import Response
 from replicas.runtime.clock import iso
 from replicas.runtime.db import one, rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect
 
 from ..errors import JiraError
 from ..rules import boards, issues
@@ -83,6 +83,7 @@ async def board_page(request: Request, board_id: BoardId, episode: EpisodeDep) -
 
 
 @router.post("/boards/{board_id}/moves")
+@performs("do_transition")  # of the issue picked (run_transition names it)
 async def move(request: Request, board_id: BoardId, episode: EpisodeDep) -> Response:
     board = boards.board(episode.db, board_id, CALLER)
     posted = await form(request)
@@ -91,5 +92,5 @@ async def move(request: Request, board_id: BoardId, episode: EpisodeDep) -> Resp
     issue = issues.get(episode.db, posted.get("issue"), CALLER)
     if issue["project_id"] != board["project_id"]:
         raise JiraError(400, [f"{issue['key']} is not on this board."], code="move_foreign")
-    run_transition(episode, issue, posted)
+    run_transition(request, episode, issue, posted)
     return redirect(request, f"/boards/{board_id}", moved=issue["key"])

@@ -20,7 +20,7 @@ from starlette.responses import Response
 
 from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 
 from ..rules import issues, permissions
 from ..world import data
@@ -65,7 +65,9 @@ def created(posted: Form) -> dict[str, Any]:
 
 
 @router.post("/secure/CreateIssue")
+@performs("create_issue")
 async def create(request: Request, episode: EpisodeDep) -> Response:
-    made = issues.create(episode.db, created(await form(request)), {}, CALLER, episode.now(),
-                         adf=False)
+    fields = created(await form(request))
+    sends(request, {"fields": fields})
+    made = issues.create(episode.db, fields, {}, CALLER, episode.now(), adf=False)
     return redirect(request, f"/browse/{made['key']}", done="created")

@@ -29,7 +29,7 @@ from starlette.responses import Response
 
 from replicas.runtime.db import one, rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 
 from .. import render
 from ..errors import JiraError
@@ -169,18 +169,22 @@ def edited(issue: dict[str, Any], posted: Form) -> dict[str, Any]:
 
 
 @router.post("/browse/{key}/edit")
+@performs("edit_issue", issue="key")
 async def edit(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
-    issues.edit(episode.db, issue, edited(issue, await form(request)), {}, CALLER,
-                episode.now(), adf=False)
+    fields = edited(issue, await form(request))
+    sends(request, {"fields": fields})
+    issues.edit(episode.db, issue, fields, {}, CALLER, episode.now(), adf=False)
     return redirect(request, f"/browse/{issue['key']}", done="edit")
 
 
 @router.post("/browse/{key}/assign")
+@performs("assign_issue", issue="key")
 async def assign(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
+    account = (await form(request)).get("assignee") or None
+    sends(request, {"accountId": account})
     issue = issues.get(episode.db, key, CALLER)
-    issues.assign(episode.db, issue, (await form(request)).get("assignee") or None, CALLER,
-                  episode.now())
+    issues.assign(episode.db, issue, account, CALLER, episode.now())
     return redirect(request, f"/browse/{issue['key']}", done="assign")
 
 
@@ -215,18 +219,23 @@ def transition_given(issue: dict[str, Any], posted: Form) -> tuple[dict[str, Any
     return given, update
 
 
-def run_transition(episode: EpisodeDep, issue: dict[str, Any], posted: Form) -> None:
-    """The transition a form posted (``transition``: its id), as the API runs it."""
+def run_transition(request: Request, episode: EpisodeDep, issue: dict[str, Any],
+                   posted: Form) -> None:
+    """The transition a form posted (``transition``: its id), as the API runs it (and as
+    the page's step tells it: the API's ``do_transition`` of the issue)."""
     raw = posted.get("transition")
+    given, update = transition_given(issue, posted)
+    sends(request, {"transition": {"id": raw}, "fields": given, "update": update},
+          issue=issue["key"])
     if not raw.isdigit():
         raise JiraError(400, ["Choose a transition."], code="transition_id")
-    given, update = transition_given(issue, posted)
     issues.transition(episode.db, issue, int(raw), given, update, CALLER, episode.now(),
                       adf=False)
 
 
 @router.post("/browse/{key}/transitions")
+@performs("do_transition", issue="key")
 async def transition(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
-    run_transition(episode, issue, await form(request))
+    run_transition(request, episode, issue, await form(request))
     return redirect(request, f"/browse/{issue['key']}", done="transition")

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 
 from ..errors import JiraError
 from ..rules import issues, relations
@@ -35,6 +35,7 @@ LinkId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
 
 
 @router.post("/browse/{key}/links")
+@performs("link_issues")
 async def link(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
     posted = await form(request)
@@ -44,11 +45,14 @@ async def link(request: Request, key: IssueKey, episode: EpisodeDep) -> Response
                         code="link_form")
     other = issues.get(episode.db, posted.get("issue"), CALLER)["key"]
     source, target = (issue["key"], other) if direction == "outward" else (other, issue["key"])
+    sends(request, {"type": {"name": kind}, "outwardIssue": {"key": source},
+                    "inwardIssue": {"key": target}})
     relations.link(episode.db, kind, source, target, CALLER)
     return redirect(request, f"/browse/{issue['key']}", done="link")
 
 
 @router.post("/browse/{key}/links/{link_id}/delete")
+@performs("delete_issue_link")
 async def unlink(request: Request, key: IssueKey, link_id: LinkId,
                  episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
@@ -74,6 +78,7 @@ async def remove_web_link(request: Request, key: IssueKey, link_id: LinkId,
 
 
 @router.post("/browse/{key}/watchers")
+@performs("add_watcher", issue="key")
 async def watch(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
     relations.watch(episode.db, issue, (await form(request)).get("account") or None, CALLER)
@@ -81,6 +86,7 @@ async def watch(request: Request, key: IssueKey, episode: EpisodeDep) -> Respons
 
 
 @router.post("/browse/{key}/watchers/delete")
+@performs("remove_watcher", issue="key")
 async def unwatch(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
     relations.unwatch(episode.db, issue, (await form(request)).get("account"), CALLER)

@@ -23,7 +23,7 @@ from starlette.responses import Response
 
 from replicas.runtime.db import one, rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import redirect
+from replicas.runtime.pages import performs, redirect, sends
 
 from .. import jql
 from ..errors import JiraError
@@ -84,8 +84,10 @@ async def search_page(request: Request, episode: EpisodeDep, jql: Jql = "",
 
 
 @router.post("/issues/filters")
+@performs("create_filter")
 async def save_filter(request: Request, episode: EpisodeDep) -> Response:
     posted = await form(request)
-    made = filters.create(episode.db, {"name": posted.get("name"), "jql": posted.get("jql")},
-                          CALLER, episode.now())
+    body = {"name": posted.get("name"), "jql": posted.get("jql")}
+    sends(request, body)
+    made = filters.create(episode.db, body, CALLER, episode.now())
     return redirect(request, "/issues/", filter=made["id"])

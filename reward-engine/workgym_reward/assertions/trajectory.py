@@ -14,7 +14,7 @@ import orjson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from workgym_core import paths
-from workgym_core.trajectory import TrajectoryStep
+from workgym_core.trajectory import Operation, TrajectoryStep
 
 from .base import Assertion
 from .context import Context
@@ -25,7 +25,8 @@ class StepPattern(BaseModel):
     """Which trajectory steps match: method (or methods), path pattern, optional route
     parameters, status and body subset. Paths are matched as the replica understood them:
     the canonical path of the route it matched (so ``/tickets/+301`` can never pass for
-    ``/tickets/301``)."""
+    ``/tickets/301``). A page's write matches as itself or as any API operation it performed
+    (``TrajectoryStep.operations``): the same pattern catches a write however it was sent."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -46,13 +47,19 @@ class StepPattern(BaseModel):
     body: dict[str, Any] | None = Field(None, description="Subset of the request body.")
 
     def matches(self, step: TrajectoryStep) -> bool:
+        """The step itself, or an API operation it performed through a page, matches (a
+        write through the workspace is the API's write: the same rules judge it)."""
+        calls: list[TrajectoryStep | Operation] = [step, *step.operations]
+        return (self.app is None or step.app == self.app) and any(
+            self._matches_call(call) for call in calls)
+
+    def _matches_call(self, call: TrajectoryStep | Operation) -> bool:
         return (
-            (self.app is None or step.app == self.app)
-            and step.method in self._methods
-            and paths.any_matches(self.path, step.path)
-            and (self.params is None or _subset(self.params, step.params))
-            and self._status_matches(step.status)
-            and (self.body is None or _subset(self.body, step.request_body))
+            call.method in self._methods
+            and paths.any_matches(self.path, call.path)
+            and (self.params is None or _subset(self.params, call.params))
+            and self._status_matches(call.status)
+            and (self.body is None or _subset(self.body, call.request_body))
         )
 
     @property
@@ -140,7 +147,9 @@ class TrajectoryExcludes(_StepMatcher):
     check: Literal["trajectory_excludes"] = "trajectory_excludes"
 
     def evaluate(self, ctx: Context) -> tuple[bool, str]:
-        found = [f"#{step.index} {step.method} {step.path}" for step in self._matching(ctx)]
+        found = [f"#{step.index} {step.method} {step.path}" + "".join(
+                     f" (the API's {op.method} {op.path})" for op in step.operations)
+                 for step in self._matching(ctx)]
         if found:
             steps = f"{len(found)} {plural(len(found), 'step')}"
             return False, f"{steps} {self._shape()}: {some(found)}"

@@ -70,14 +70,17 @@ class EpisodeForked(EpisodeCreated):
 
 class EpisodeStatus(BaseModel):
     """An episode as its own agent sees it (``GET /v1/episodes/{id}`` with its token): whether
-    it is running, the steps it took of its budget (``max_steps - steps`` are left), where its
+    it is running, the steps it took of its budget (an API agent has ``max_steps - steps`` left;
+    a browser's page it was sent on to by a form's answer spends none), where its
     apps are and until when; never which task or seed it is an instance of, nor its report."""
 
     id: str
     status: str = Field(description="active, finishing, finished or lost (its replica "
                         "instance died).")
     steps: int = Field(description="Requests made so far.")
-    max_steps: int = Field(description="Requests the episode may make in all.")
+    max_steps: int = Field(description="Requests the episode may make in all (the page a "
+                           "form's answer sends a browser on to is counted with the form's "
+                           "post: trajectory.followed).")
     apps: dict[str, str]
     roots: dict[str, str] = Field(default_factory=dict, description=(
         "App name -> its base URL at the product's own base path (the API's paths at the "
