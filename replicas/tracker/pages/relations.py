@@ -61,15 +61,18 @@ async def unlink(request: Request, key: IssueKey, link_id: LinkId,
 
 
 @router.post("/browse/{key}/weblinks")
+@performs("add_remote_link", issue="key")
 async def web_link(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
     posted = await form(request)
-    relations.remote_link(episode.db, issue, {"object": {"url": posted.get("url"),
-                                                         "title": posted.get("title")}}, CALLER)
+    body = {"object": {"url": posted.get("url"), "title": posted.get("title")}}
+    sends(request, body)
+    relations.remote_link(episode.db, issue, body, CALLER)
     return redirect(request, f"/browse/{issue['key']}", done="weblink")
 
 
 @router.post("/browse/{key}/weblinks/{link_id}/delete")
+@performs("delete_remote_link", issue="key")
 async def remove_web_link(request: Request, key: IssueKey, link_id: LinkId,
                           episode: EpisodeDep) -> Response:
     issue = issues.get(episode.db, key, CALLER)
