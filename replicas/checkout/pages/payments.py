@@ -62,6 +62,9 @@ STATUSES: dict[str, str] = {
     "failed": "p.status = 'requires_payment_method' AND p.last_payment_error IS NOT NULL",
     "disputed": "c.disputed = 1",
     "canceled": "p.status = 'canceled'",
+    # Waiting on the customer (a 3-D Secure check, a confirmation, a card), with no failure.
+    "incomplete": "p.status NOT IN ('succeeded', 'requires_capture', 'canceled', 'processing') "
+                  "AND p.last_payment_error IS NULL",
 }
 REFUND_REASONS = ("requested_by_customer", "duplicate", "fraudulent")
 CANCEL_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "abandoned")

@@ -6,7 +6,8 @@
 
 The issue is the API's (``POST /rest/api/2/issue``: rules/issues.create, the create
 screen's fields and their rules): project, type, summary, description, priority, assignee,
-labels, parent; what the form leaves empty is not sent.
+labels, components (each project's, grouped under it: one of another project's is refused),
+parent; what the form leaves empty is not sent.
 """
 
 from __future__ import annotations
@@ -33,10 +34,14 @@ Given = Annotated[str, Query(max_length=40)]
 async def create_page(request: Request, episode: EpisodeDep, project: Given = "",
                       type: Given = "", parent: Given = "") -> Response:
     browsable = permissions.browsable(episode.db, CALLER)
+    projects = [p for p in rows(episode.db, "SELECT key, name, id FROM projects ORDER BY key")
+                if p["id"] in browsable]
+    components = rows(episode.db, "SELECT id, name, project_id FROM components ORDER BY name")
     return PAGES.page(request, "create.html", chosen={"project": project.upper(),
                                                       "type": type, "parent": parent.upper()},
-                      projects=[p for p in rows(episode.db, "SELECT key, name, id FROM "
-                                                "projects ORDER BY key") if p["id"] in browsable],
+                      projects=projects,
+                      components={p["key"]: [c for c in components if c["project_id"] == p["id"]]
+                                  for p in projects},
                       types=[t[1] for t in data()["issue_types"]],
                       priorities=[p[1] for p in data()["priorities"]],
                       users=rows(episode.db, "SELECT account_id, display_name FROM users "
@@ -54,6 +59,7 @@ def created(posted: Form) -> dict[str, Any]:
                 "assignee": ({"accountId": posted.get("assignee")} if posted.get("assignee")
                              else None),
                 "labels": sorted(set(posted.get("labels").split())) or None,
+                "components": [{"id": c} for c in posted.all("components")] or None,
                 "parent": {"key": posted.get("parent").upper()} if posted.get("parent") else None}
     return {**given, **{k: v for k, v in optional.items() if v is not None}}
 

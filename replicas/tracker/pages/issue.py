@@ -1,7 +1,8 @@
 """The issue page (Jira's ``/browse/{key}``) and what is done on it to the issue itself::
 
     GET  /browse/{key}                        the issue: its fields, parent and sub-tasks,
-                                              links, watchers, comments, work log, history;
+                                              links, web links, watchers, comments, work
+                                              log, history;
                                               the transitions the workflow offers, the forms
     POST /browse/{key}/edit                   edit: summary, priority, labels (those kept
                                               and those added), components, fix versions,
@@ -45,7 +46,8 @@ NOTICES = {"edit": "Issue updated.", "assign": "Assignee changed.",
            "transition": "Status changed.", "comment": "Comment added.",
            "comment-edit": "Comment updated.", "worklog": "Work logged.",
            "worklog-edit": "Worklog updated.", "link": "Link added.",
-           "unlink": "Link removed.", "watch": "Watcher added.",
+           "unlink": "Link removed.", "weblink": "Web link added.",
+           "unweblink": "Web link removed.", "watch": "Watcher added.",
            "unwatch": "Watcher removed.", "created": "Issue created."}
 
 
@@ -131,6 +133,8 @@ async def issue_page(request: Request, key: IssueKey, episode: EpisodeDep) -> Re
                       else "None",
                       notice=NOTICES.get(request.query_params.get("done", "")),
                       adjustments=ADJUSTMENTS, links=_links(shown["fields"]),
+                      web_links=rows(episode.db, "SELECT id, url, title FROM remote_links "
+                                     "WHERE issue_id = ? ORDER BY id", (issue["id"],)),
                       **choices(episode, issue))
 
 

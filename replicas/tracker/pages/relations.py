@@ -3,10 +3,14 @@
     POST /browse/{key}/links                    link: a phrase (type and direction) and the
                                                 other issue's key
     POST /browse/{key}/links/{id}/delete        remove a link
+    POST /browse/{key}/weblinks                 a web link: a URL and its link text (a
+                                                helpdesk ticket's address links the ticket)
+    POST /browse/{key}/weblinks/{id}/delete     remove a web link
     POST /browse/{key}/watchers                 add a watcher (accountId)
     POST /browse/{key}/watchers/delete          remove one (accountId)
 
-Each is the API's rule (rules/relations link, unlink, watch, unwatch). "This issue
+Each is the API's rule (rules/relations link, unlink, remote_link, unlink_remote, watch,
+unwatch). "This issue
 <outward phrase> the other" makes this issue the link's inward side (its source, as
 ``POST /issueLink`` reads it), "<inward phrase>" the other way round.
 """
@@ -54,6 +58,26 @@ async def unlink(request: Request, key: IssueKey, link_id: LinkId,
     issue = issues.get(episode.db, key, CALLER)
     relations.unlink(episode.db, relations.find_link(episode.db, link_id, CALLER), CALLER)
     return redirect(request, f"/browse/{issue['key']}", done="unlink")
+
+
+@router.post("/browse/{key}/weblinks")
+@performs("add_remote_link", issue="key")
+async def web_link(request: Request, key: IssueKey, episode: EpisodeDep) -> Response:
+    issue = issues.get(episode.db, key, CALLER)
+    posted = await form(request)
+    body = {"object": {"url": posted.get("url"), "title": posted.get("title")}}
+    sends(request, body)
+    relations.remote_link(episode.db, issue, body, CALLER)
+    return redirect(request, f"/browse/{issue['key']}", done="weblink")
+
+
+@router.post("/browse/{key}/weblinks/{link_id}/delete")
+@performs("delete_remote_link", issue="key")
+async def remove_web_link(request: Request, key: IssueKey, link_id: LinkId,
+                          episode: EpisodeDep) -> Response:
+    issue = issues.get(episode.db, key, CALLER)
+    relations.unlink_remote(episode.db, issue, CALLER, link_id=link_id)
+    return redirect(request, f"/browse/{issue['key']}", done="unweblink")
 
 
 @router.post("/browse/{key}/watchers")

@@ -35,8 +35,9 @@ from .common import CALLER, PAGES, form, page_router
 router = page_router()
 PAGE = 50
 # The results' columns: header -> the JQL field it sorts by.
-COLUMNS = {"Key": "key", "Summary": "summary", "Status": "status", "Assignee": "assignee",
-           "Priority": "priority", "Updated": "updated"}
+COLUMNS = {"Key": "key", "Summary": "summary", "Status": "status",
+           "Resolution": "resolution", "Assignee": "assignee", "Priority": "priority",
+           "Updated": "updated"}
 StartAt = Annotated[int, Interval(ge=0, le=1_000_000), Query()]
 FilterId = Annotated[int | None, Interval(ge=1, le=2**31 - 1), Query()]
 Jql = Annotated[str, Query(max_length=5000)]
@@ -72,6 +73,7 @@ async def search_page(request: Request, episode: EpisodeDep, jql: Jql = "",
     total = one(episode.db, f"SELECT count(*) AS n FROM issues WHERE {scope}", params)
     people = {u["id"]: u["display_name"] for u in rows(episode.db, "SELECT * FROM users")}
     found = [{"key": r["key"], "summary": r["summary"], "status": r["status"],
+              "resolution": r["resolution"],
               "priority": r["priority"], "assignee": people.get(r["assignee_id"]),
               "updated": jira_time(r["updated_at"])}
              for r in rows(episode.db, f"SELECT * FROM issues WHERE {scope} ORDER BY {order} "

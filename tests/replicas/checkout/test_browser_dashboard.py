@@ -113,6 +113,23 @@ def test_the_status_and_email_filters_show_only_those_payments(
         expect(row).to_contain_text(email)
 
 
+def test_the_incomplete_filter_shows_the_payments_waiting_on_the_customer(
+        page: Page, client: stripe.StripeClient) -> None:
+    waiting = {i.id for i in _intents(client) if i.status in (
+        "requires_payment_method", "requires_confirmation", "requires_action")
+        and i.last_payment_error is None}
+    assert waiting
+    page.get_by_label("Status").select_option("incomplete")
+    page.get_by_role("button", name="Filter").click()
+    expect(page).to_have_url(re.compile(r"status=incomplete"))
+    rows = page.locator("tbody tr[data-testid^='payment-row-']")
+    shown = {str(r.get_attribute("data-testid")).removeprefix("payment-row-")
+             for r in rows.all()}
+    assert shown == waiting
+    expect(page.locator("[data-testid^='payment-status-']")).to_have_text(
+        ["Incomplete"] * len(waiting))
+
+
 def test_the_amount_created_range_and_paging_of_the_payments_list(
         page: Page, episode: Observation, client: stripe.StripeClient) -> None:
     intent = next(i for i in _intents(client) if i.status == "requires_capture")

@@ -1,9 +1,9 @@
 """The tracker's issue page, JQL search and create issue in a real headless Chromium (Debian's,
 driven by Playwright) through a real `workgym serve`: the page shows what the `jira` library
-reads of the issue; a transition through its screen, a comment, a worklog, a link and a
-watcher made on the page, and an issue created on the form, are what `jira` reads on the same
-episode; the search's results and total are the API's; a JQL error and a refused transition
-say why in Jira's words, and the refusal changes nothing."""
+reads of the issue; a transition through its screen, a comment, a worklog, a link, a web link
+and a watcher made on the page, and an issue created on the form, are what `jira` reads on
+the same episode; the search's results and total are the API's; a JQL error, a refused
+transition and a refused web link say why in Jira's words, and a refusal changes nothing."""
 
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def test_comment_worklog_link_and_watcher_made_on_the_page(page: Page, episode: 
     expect(page.get_by_role("status")).to_have_text("Work logged.")
     page.get_by_label("This issue").select_option(label="blocks")
     page.get_by_label("Issue to link").fill(b)
-    page.get_by_role("button", name="Link").click()
+    page.get_by_role("button", name="Link", exact=True).click()
     expect(page.get_by_role("status")).to_have_text("Link added.")
     watcher = page.get_by_label("Watcher").locator("option").nth(0)
     name = watcher.inner_text()
@@ -201,6 +201,33 @@ def test_comment_and_worklog_edited_link_and_watcher_removed(page: Page, episode
     assert jira.watchers(a).watchCount == 0
 
 
+def test_a_web_link_added_refused_and_removed_on_the_page(page: Page, episode: Observation,
+                                                          jira: JIRA) -> None:
+    key = jira.create_issue(project="SHOP", issuetype={"name": "Bug"},
+                            summary="Promo code field ignores Enter").key
+    url = "https://shop.zendesk.com/agent/tickets/612"
+    _open(page, episode, f"/browse/{key}")
+    expect(page.get_by_text("No web links.")).to_be_visible()
+
+    page.get_by_label("URL").fill(url)
+    page.get_by_role("button", name="Add web link").click()
+    expect(page.get_by_role("alert")).to_contain_text("'title' cannot be null or empty.")
+    assert jira.remote_links(key) == []
+
+    _open(page, episode, f"/browse/{key}")
+    page.get_by_label("URL").fill(url)
+    page.get_by_label("Link text").fill("Ticket #612")
+    page.get_by_role("button", name="Add web link").click()
+    expect(page.get_by_role("status")).to_have_text("Web link added.")
+    [made] = jira.remote_links(key)
+    assert (made.object.url, made.object.title) == (url, "Ticket #612")
+    expect(page.get_by_test_id(f"web-link-url-{made.id}")).to_have_text("Ticket #612")
+
+    page.get_by_role("button", name="Remove web link: Ticket #612").click()
+    expect(page.get_by_role("status")).to_have_text("Web link removed.")
+    assert jira.remote_links(key) == []
+
+
 def test_fields_edited_on_the_page(page: Page, episode: Observation, jira: JIRA) -> None:
     key = jira.create_issue(project="SHOP", issuetype={"name": "Story"}, summary="Wishlist",
                             labels=["web", "q3"], priority={"name": "Low"}).key
@@ -243,6 +270,22 @@ def test_search_results_and_total_are_the_apis(page: Page, episode: Observation,
     expect(page.get_by_label("JQL")).to_have_value(resorted)
     assert rows.all_inner_texts() == [i.key for i in jira.search_issues(resorted,
                                                                         maxResults=50)]
+
+
+def test_the_results_resolution_column_is_the_apis_and_sorts(page: Page, episode: Observation,
+                                                             jira: JIRA) -> None:
+    where = "project = SHOP AND statusCategory = Done"
+    _open(page, episode, "/issues/")
+    page.get_by_label("JQL").fill(where)
+    page.get_by_role("button", name="Search").click()
+    page.get_by_role("link", name="Resolution").click()
+
+    expect(page.get_by_label("JQL")).to_have_value(f"{where} ORDER BY resolution ASC")
+    found = jira.search_issues(f"{where} ORDER BY resolution ASC", maxResults=50)
+    assert {i.fields.resolution.name for i in found if i.fields.resolution}  # some resolved
+    shown = page.locator("[data-testid^=issue-row-resolution-]").all_inner_texts()
+    assert shown == [i.fields.resolution.name if i.fields.resolution else "Unresolved"
+                     for i in found]
 
 
 def test_a_search_saved_as_a_filter_is_the_apis(page: Page, episode: Observation,
@@ -299,3 +342,23 @@ def test_an_issue_created_on_the_form_and_one_refused(page: Page, episode: Obser
             sorted(f.labels), f.description) == (
         "Validate the gift card's balance", "Sub-task", parent, "High", me["accountId"],
         ["checkout", "giftcard"], "Before the payment step.")
+
+
+def test_components_chosen_on_the_create_form_and_another_projects_refused(
+        page: Page, episode: Observation, jira: JIRA) -> None:
+    created_before = jira.search_issues("project = APP", maxResults=0).total
+    _open(page, episode, "/secure/CreateIssue")
+    page.get_by_label("Project").select_option("APP")
+    page.get_by_label("Issue type").select_option("Bug")
+    page.get_by_label("Summary").fill("The app closes on the Account tab")
+    page.get_by_label("Components").select_option(label="Checkout")  # SHOP's
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_role("alert")).to_contain_text("is not valid")
+    assert jira.search_issues("project = APP", maxResults=0).total == created_before
+    page.go_back()
+
+    page.get_by_label("Components").select_option(label=["iOS", "Login"])
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_role("status")).to_have_text("Issue created.")
+    f = jira.issue(_text(page, "issue-key")).fields
+    assert (f.project.key, sorted(c.name for c in f.components)) == ("APP", ["Login", "iOS"])
