@@ -7,7 +7,6 @@ episode, as the API's routes would have made it."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -19,10 +18,8 @@ import stripe
 from playwright.sync_api import Browser, Page, expect
 
 import workgym
-from tests.browser import BROWSER
-from workgym.processes import serving
+from tests.browser import BROWSER, entered, served
 from workgym.sdk import Observation
-from workgym_proxy.browser import TOKEN_PARAM
 
 pytestmark = BROWSER
 # Its order's payment is an authorization not yet captured.
@@ -32,8 +29,7 @@ APPROVAL_ABOVE = 50000  # US cents (world.yaml's refund_policy)
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("dashboard"))}
-    with serving(env=env) as url:
+    with served(tmp_path_factory, "dashboard") as url:
         yield url
 
 
@@ -46,12 +42,9 @@ def episode(server: str) -> Iterator[Observation]:
 
 @pytest.fixture
 def page(browser: Browser, episode: Observation) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
-    page = context.new_page()
-    page.goto(f"{episode.apps['checkout']}/dashboard/payments?{TOKEN_PARAM}={episode.token}")
-    expect(page.locator("h1")).to_have_text("Payments")
-    yield page
-    context.close()
+    with entered(browser, episode, "checkout", "/dashboard/payments") as page:
+        expect(page.locator("h1")).to_have_text("Payments")
+        yield page
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ action that names nothing to do says why and changes nothing."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -16,10 +15,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 import workgym
-from tests.browser import BROWSER
-from workgym.processes import serving
+from tests.browser import BROWSER, entered, served
 from workgym.sdk import Observation
-from workgym_proxy.browser import TOKEN_PARAM
 
 pytestmark = BROWSER
 TASK = "helpdesk/merge-duplicate-web-tickets"  # a customer's three web submissions, and one more
@@ -28,8 +25,7 @@ ALL_UNSOLVED = 3  # the world's view "All unsolved tickets"
 
 @pytest.fixture(scope="module")
 def gym(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("bulk"))}
-    with serving(env=env) as url:
+    with served(tmp_path_factory, "bulk") as url:
         yield url
 
 
@@ -49,11 +45,8 @@ def api(episode: Observation) -> Iterator[httpx.Client]:
 
 @pytest.fixture
 def page(browser: Browser, episode: Observation) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
-    page = context.new_page()
-    page.goto(f"{episode.apps['helpdesk']}/agent/dashboard?{TOKEN_PARAM}={episode.token}")
-    yield page
-    context.close()
+    with entered(browser, episode, "helpdesk", "/agent/dashboard") as page:
+        yield page
 
 
 def _get(api: httpx.Client, path: str, **params: Any) -> Any:

@@ -7,7 +7,6 @@ help center's search finds the policy article and its page shows the article's t
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,10 +17,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 import workgym
-from tests.browser import BROWSER
-from workgym.processes import serving
+from tests.browser import BROWSER, entered, served
 from workgym.sdk import Observation
-from workgym_proxy.browser import TOKEN_PARAM
 
 pytestmark = BROWSER
 TASK = "helpdesk/stale-contact-update"
@@ -30,8 +27,7 @@ ORDER_NUMBER_FIELD = 360001
 
 @pytest.fixture(scope="module")
 def gym(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("people"))}
-    with serving(env=env) as url:
+    with served(tmp_path_factory, "people") as url:
         yield url
 
 
@@ -50,17 +46,10 @@ def api(episode: Observation) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture
-def page(browser: Browser, episode: Observation, tmp_path: Path,
-         capsys: pytest.CaptureFixture[str]) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
-    page = context.new_page()
-    page.goto(f"{episode.apps['helpdesk']}/agent/search?{TOKEN_PARAM}={episode.token}")
-    expect(page.locator("h1")).to_have_text("Search")
-    yield page
-    page.screenshot(path=tmp_path / "page.png", full_page=True)
-    with capsys.disabled():
-        print(f"\nthe page after the test: {tmp_path / 'page.png'}")
-    context.close()
+def page(browser: Browser, episode: Observation, tmp_path: Path) -> Iterator[Page]:
+    with entered(browser, episode, "helpdesk", "/agent/search", tmp_path / "page.png") as page:
+        expect(page.locator("h1")).to_have_text("Search")
+        yield page
 
 
 def _get(api: httpx.Client, path: str, **params: Any) -> Any:

@@ -7,7 +7,6 @@ changes nothing."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,10 +16,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 import workgym
-from tests.browser import BROWSER
-from workgym.processes import serving
+from tests.browser import BROWSER, entered, served
 from workgym.sdk import Observation
-from workgym_proxy.browser import TOKEN_PARAM
 
 pytestmark = BROWSER
 TASK = "helpdesk/merge-duplicate-web-tickets"
@@ -30,8 +27,7 @@ ALL_UNSOLVED = 3  # the world's view "All unsolved tickets"
 
 @pytest.fixture(scope="module")
 def gym(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("workspace"))}
-    with serving(env=env) as url:
+    with served(tmp_path_factory, "workspace") as url:
         yield url
 
 
@@ -67,14 +63,9 @@ def admin_api(admin_episode: Observation) -> Iterator[httpx.Client]:
 
 
 def _page(browser: Browser, episode: Observation, shot: Path) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
-    page = context.new_page()
-    page.goto(f"{episode.apps['helpdesk']}/agent/dashboard?{TOKEN_PARAM}={episode.token}")
-    expect(page.locator("h1")).to_have_text("Views")
-    yield page
-    page.screenshot(path=shot, full_page=True)
-    print(f"\nthe workspace after the test: {shot}")
-    context.close()
+    with entered(browser, episode, "helpdesk", "/agent/dashboard", shot) as page:
+        expect(page.locator("h1")).to_have_text("Views")
+        yield page
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ refuses shows Jira's reason on a page and changes nothing."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,10 +14,8 @@ from jira import JIRA
 from playwright.sync_api import Browser, Page, expect
 
 import workgym
-from tests.browser import BROWSER
-from workgym.processes import serving
+from tests.browser import BROWSER, entered, served
 from workgym.sdk import Observation
-from workgym_proxy.browser import TOKEN_PARAM
 
 pytestmark = BROWSER
 TASK = "tracker/start-work-on-bug"
@@ -27,23 +24,16 @@ BOARD = "/boards/1"  # SHOP's scrum board: its active sprint
 
 @pytest.fixture(scope="module")
 def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observation]:
-    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("board"))}
-    with serving(env=env) as url, workgym.connect(url, TASK, seed=4, faults="none") as run:
+    with (served(tmp_path_factory, "board") as url,
+          workgym.connect(url, TASK, seed=4, faults="none") as run):
         yield run.reset()
 
 
 @pytest.fixture
-def page(browser: Browser, episode: Observation, tmp_path: Path,
-         capsys: pytest.CaptureFixture[str]) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
-    page = context.new_page()
-    page.goto(f"{episode.apps['tracker']}{BOARD}?{TOKEN_PARAM}={episode.token}")
-    expect(page.locator("h1")).to_have_text("SHOP board")
-    yield page
-    page.screenshot(path=tmp_path / "board.png", full_page=True)
-    with capsys.disabled():
-        print(f"\nthe board after the test: {tmp_path / 'board.png'}")
-    context.close()
+def page(browser: Browser, episode: Observation, tmp_path: Path) -> Iterator[Page]:
+    with entered(browser, episode, "tracker", BOARD, tmp_path / "board.png") as page:
+        expect(page.locator("h1")).to_have_text("SHOP board")
+        yield page
 
 
 def _jira(episode: Observation) -> JIRA:

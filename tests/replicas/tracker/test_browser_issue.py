@@ -7,7 +7,6 @@ transition and a refused web link say why in Jira's words, and a refusal changes
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -17,10 +16,8 @@ from jira import JIRA, JIRAError
 from playwright.sync_api import Browser, Page, expect
 
 import workgym
-from tests.browser import BROWSER
-from workgym.processes import serving
+from tests.browser import BROWSER, entered, served
 from workgym.sdk import Observation
-from workgym_proxy.browser import TOKEN_PARAM
 
 pytestmark = BROWSER
 TASK = "tracker/start-work-on-bug"
@@ -28,9 +25,8 @@ TASK = "tracker/start-work-on-bug"
 
 @pytest.fixture(scope="module")
 def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observation]:
-    env = {**os.environ, "WORKGYM_DATA_DIR": str(tmp_path_factory.mktemp("issue")),
-           "WORKGYM_STEP_BUDGET": "1000"}
-    with serving(env=env) as url, workgym.connect(url, TASK, seed=4, faults="none") as run:
+    with (served(tmp_path_factory, "issue", WORKGYM_STEP_BUDGET="1000") as url,
+          workgym.connect(url, TASK, seed=4, faults="none") as run):
         yield run.reset()
 
 
@@ -41,11 +37,8 @@ def jira(episode: Observation) -> JIRA:
 
 @pytest.fixture
 def page(browser: Browser, episode: Observation) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1300, "height": 900})
-    page = context.new_page()
-    page.goto(f"{episode.apps['tracker']}/boards?{TOKEN_PARAM}={episode.token}")
-    yield page
-    context.close()
+    with entered(browser, episode, "tracker", "/boards") as page:
+        yield page
 
 
 def _open(page: Page, episode: Observation, path: str) -> None:
