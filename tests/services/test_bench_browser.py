@@ -16,13 +16,14 @@ import pytest
 from tests.browser import BROWSER
 from workgym.app import create_app
 from workgym.cli import main
+from workgym.tasks import catalogue
 from workgym_core.settings import Settings
 
 from ..serving import serving_app
 
 pytestmark = BROWSER
 SOLVED = "checkout/test-order-3ds"  # has a browser: solution
-UNSOLVED = "tracker/start-work-on-bug"  # has none
+UNSOLVED = next(t.id for t in catalogue() if t.browser is None)
 KEY = "wgk_test_bench_browser"
 TOLD = "I have not placed the order."
 

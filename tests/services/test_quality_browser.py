@@ -22,7 +22,7 @@ from workgym.tasks import Task, catalogue
 
 Make = Callable[..., Env]
 SOLVED = catalogue().get("checkout/test-order-3ds")  # has a browser: solution
-UNSOLVED = catalogue().get("tracker/start-work-on-bug")  # has none
+UNSOLVED = next(t for t in catalogue() if t.browser is None and t.apps == ["tracker"])
 
 
 def _api_reference(make_env: Make) -> Callable[[Task, int], dict[str, Any]]:
