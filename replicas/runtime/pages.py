@@ -18,7 +18,7 @@ from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -51,6 +51,18 @@ def href(current: str, target: str, **query: Any) -> str:
     """A relative link from the page at ``current`` to ``target`` (both paths inside the app;
     ``target`` may carry a query), with ``query`` added."""
     return with_query("../" * (current.count("/") - 1) + target.lstrip("/"), **query)
+
+
+MAX_FORM = 64 * 1024  # bytes of a posted page form: a description or a comment fits
+
+
+async def posted(request: Request, too_large: WorkGymError) -> dict[str, list[str]]:
+    """A page form's url-encoded body: each field's values in the order sent, blank ones
+    kept; past :data:`MAX_FORM` bytes, ``too_large`` (the app's own refusal) is raised."""
+    raw = await request.body()
+    if len(raw) > MAX_FORM:
+        raise too_large
+    return parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
 
 
 def redirect(request: Request, target: str, **query: Any) -> Response:

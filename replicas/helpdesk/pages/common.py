@@ -7,13 +7,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import parse_qs
 
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
 from replicas.runtime.db import rows
-from replicas.runtime.pages import Pages
+from replicas.runtime.pages import MAX_FORM, Pages, posted
 from workgym_core.errors import InvalidRequest
 
 from ..rules.common import ACTING_AGENT_ID
@@ -22,7 +21,6 @@ PAGES = Pages(Path(__file__).with_name("templates"))
 PageRoute = PAGES.route_class("This link or form is not one of the workspace's.")
 CALLER = ACTING_AGENT_ID
 VIA = "web"  # Zendesk audits what an agent does in the agent workspace as via web
-MAX_FORM = 64 * 1024  # bytes of a posted form
 STATUS_NAMES = {"new": "New", "open": "Open", "pending": "Pending", "hold": "On-hold",
                 "solved": "Solved", "closed": "Closed"}
 M = TypeVar("M", bound=BaseModel)
@@ -31,11 +29,8 @@ M = TypeVar("M", bound=BaseModel)
 async def form(request: Request) -> dict[str, str]:
     """The posted form's fields (url-encoded; the first value of each, blank ones kept; a
     textarea's CRLF line ends as LF, as the API stores text)."""
-    raw = await request.body()
-    if len(raw) > MAX_FORM:
-        raise InvalidRequest(f"the form is larger than {MAX_FORM} bytes", field="form",
-                             rule="too_large")
-    fields = parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
+    fields = await posted(request, InvalidRequest(
+        f"the form is larger than {MAX_FORM} bytes", field="form", rule="too_large"))
     return {key: values[0].replace("\r\n", "\n") for key, values in fields.items()}
 
 

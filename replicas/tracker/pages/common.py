@@ -6,20 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import parse_qs
 
 from fastapi import APIRouter
 from fastapi import Path as PathParam
 from starlette.requests import Request
 
-from replicas.runtime.pages import Pages
+from replicas.runtime.pages import Pages, posted
 
 from ..errors import JiraError
 from ..world import AGENT_ID
 
 PAGES = Pages(Path(__file__).with_name("templates"))
 CALLER = AGENT_ID
-MAX_FORM = 64 * 1024  # a description or a comment fits; more is not a form of ours
 IssueKey = Annotated[str, PathParam(max_length=40, pattern=r"^[A-Za-z][A-Za-z0-9]*-[1-9][0-9]*$")]
 
 
@@ -61,7 +59,5 @@ def put_changed_text(given: dict[str, Any], name: str, typed: str, current: str)
 
 async def form(request: Request) -> Form:
     """The request's form-encoded body; a 400 when it is larger than any form of ours."""
-    raw = await request.body()
-    if len(raw) > MAX_FORM:
-        raise JiraError(400, ["The form is too large."], code="form_too_large")
-    return Form(parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True))
+    return Form(await posted(request, JiraError(400, ["The form is too large."],
+                                                code="form_too_large")))

@@ -64,6 +64,15 @@ def _go(page: Page, episode: Observation, path: str) -> None:
     page.goto(f"{episode.apps['checkout']}{path}")
 
 
+def _filtered_by_status(page: Page, status: str) -> set[str]:
+    """The payments the list shows once filtered by ``status`` (their ids)."""
+    page.get_by_label("Status").select_option(status)
+    page.get_by_role("button", name="Filter").click()
+    expect(page).to_have_url(re.compile(rf"status={status}"))
+    rows = page.locator("tbody tr[data-testid^='payment-row-']")
+    return {str(r.get_attribute("data-testid")).removeprefix("payment-row-") for r in rows.all()}
+
+
 def _intents(client: stripe.StripeClient) -> list[Any]:
     return list(client.v1.payment_intents.list(
         {"limit": 100, "expand": ["data.latest_charge"]}).auto_paging_iter())
@@ -85,13 +94,7 @@ def test_the_status_and_email_filters_show_only_those_payments(
         page: Page, client: stripe.StripeClient) -> None:
     uncaptured = {i.id for i in _intents(client) if i.status == "requires_capture"}
     assert uncaptured
-    page.get_by_label("Status").select_option("uncaptured")
-    page.get_by_role("button", name="Filter").click()
-    expect(page).to_have_url(re.compile(r"status=uncaptured"))
-    rows = page.locator("tbody tr[data-testid^='payment-row-']")
-    shown = {str(r.get_attribute("data-testid")).removeprefix("payment-row-")
-             for r in rows.all()}
-    assert shown == uncaptured
+    assert _filtered_by_status(page, "uncaptured") == uncaptured
     expect(page.locator("[data-testid^='payment-status-']")).to_have_text(
         ["Uncaptured"] * len(uncaptured))
 
@@ -112,13 +115,7 @@ def test_the_incomplete_filter_shows_the_payments_waiting_on_the_customer(
         "requires_payment_method", "requires_confirmation", "requires_action")
         and i.last_payment_error is None}
     assert waiting
-    page.get_by_label("Status").select_option("incomplete")
-    page.get_by_role("button", name="Filter").click()
-    expect(page).to_have_url(re.compile(r"status=incomplete"))
-    rows = page.locator("tbody tr[data-testid^='payment-row-']")
-    shown = {str(r.get_attribute("data-testid")).removeprefix("payment-row-")
-             for r in rows.all()}
-    assert shown == waiting
+    assert _filtered_by_status(page, "incomplete") == waiting
     expect(page.locator("[data-testid^='payment-status-']")).to_have_text(
         ["Incomplete"] * len(waiting))
 
