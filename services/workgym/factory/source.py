@@ -268,7 +268,7 @@ def _problems(rules: Rules) -> list[tuple[str, str]]:
     """(YAML path, what is wrong) of every cross-reference that names nothing."""
     out: list[tuple[str, str]] = []
     known = set(rules.objects) | set(rules.tables)
-    declared = bool(known)
+    has_tables = bool(known)
     if rules.compiled and rules.conventions is None:
         out.append(("conventions", "a compiled app's error shape and paging convention"))
     if rules.compiled and rules.world is None:
@@ -280,7 +280,7 @@ def _problems(rules: Rules) -> list[tuple[str, str]]:
             out.append((where, f"no column {name!r} in table {table}"))
 
     def table(where: str, name: str) -> bool:
-        if declared and name not in known:
+        if has_tables and name not in known:
             out.append((where, f"no table {name!r}"))
             return False
         return True
@@ -309,7 +309,7 @@ def _problems(rules: Rules) -> list[tuple[str, str]]:
             out.append((f"pipelines.{name}", f"no object type {name!r}"))
     for i, assoc in enumerate(rules.association_types):
         for end, value in (("from", assoc.from_), ("to", assoc.to)):
-            if value not in rules.objects and declared:
+            if value not in rules.objects and has_tables:
                 out.append((f"association_types.{i}.{end}", f"no object type {value!r}"))
     for name, machine in rules.state_machines.items():
         where = f"state_machines.{name}"
