@@ -196,7 +196,7 @@ def _to_yaml(value: Any) -> str:
     return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=LINE)
 
 
-FILTERS = {"pyrepr": _pyrepr, "yaml": _to_yaml, "pascal": _pascal}
+
 
 
 @dataclass(frozen=True)
@@ -255,8 +255,8 @@ def _expression(rules: Rules, table: str, column: str, draw: Draw,
         low, high = draw.number or (0, 0)
         expr = f"float(r.randrange({low}, {high}, {draw.step}))"
     elif kind == "after_created":
-        low, high = draw.after_created or (0.0, 0.0)
-        expr = (f"iso(created + timedelta(days=r.uniform({low:g}, {high:g})))" if high
+        early, late = draw.after_created or (0.0, 0.0)
+        expr = (f"iso(created + timedelta(days=r.uniform({early:g}, {late:g})))" if late
                 else "iso(created)")
     elif kind == "owner":
         expr = "owner"
@@ -300,3 +300,51 @@ def links(rules: Rules) -> dict[tuple[str, str], tuple[tuple[int, str | None], .
         pair = (assoc.from_, assoc.to)
         found[pair] = (*found.get(pair, ()), (assoc.type_id, assoc.label))
     return found
+
+
+def _call(function: str, args: list[str], indent: int) -> str:
+    """``function(arg, ...)`` at ``indent``, its arguments wrapped under the line length."""
+    pad = " " * indent
+    one = f"{pad}{function}({', '.join(args)})"
+    if len(one) <= LINE:
+        return one
+    lines, current = [f"{pad}{function}("], pad + "   "
+    for arg in args:
+        if len(current) + len(arg) + 2 > LINE and current.strip():
+            lines.append(current.rstrip())
+            current = pad + "   "
+        current += f" {arg},"
+    lines.append(current.rstrip())
+    return "\n".join([*lines, f"{pad})"])
+
+
+def property_entry(name: str, prop: Property, indent: int = 8) -> str:
+    """The catalog's ``"name": Property(...),`` of one property (defaults left out)."""
+    args = [_pyrepr(name)]
+    if prop.type != "string":
+        args.append(_pyrepr(prop.type))
+    for flag in ("read_only", "required_on_create", "unique"):
+        if getattr(prop, flag):
+            args.append(f"{flag}=True")
+    if prop.references:
+        args.append(f"references={_pyrepr(prop.references)}")
+    options = [f"options={_pyrepr(tuple(prop.options))}"] if prop.options else []
+    head = f"{_pyrepr(name)}: Property"
+    one = _call(head, args + options, indent)
+    if "\n" not in one or not options:
+        return one + ","
+    pad = " " * indent
+    return "\n".join([f"{pad}{head}(", f"{pad}    {', '.join(args)},",
+                      tuple_entry(prop.options, "options", indent + 4), f"{pad}),"])
+
+
+def tuple_entry(values: list[str], key: str, indent: int = 4) -> str:
+    """``key=("a", "b"),`` wrapped under the line length."""
+    items = [_pyrepr(v) for v in values]
+    if len(items) == 1:
+        items[0] += ","
+    return _call(f"{key}=", items, indent) + ","
+
+
+FILTERS = {"pyrepr": _pyrepr, "yaml": _to_yaml, "pascal": _pascal, "property_entry": property_entry,
+           "tuple_entry": tuple_entry}
