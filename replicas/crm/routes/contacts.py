@@ -5,7 +5,7 @@ with. One handler per operation of ``source/openapi.yaml``, named by its operati
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 from starlette.responses import Response
@@ -20,6 +20,11 @@ from .common import After, Archived, Associations, IdProperty, Limit, Properties
 KIND = CATALOG.objects["contacts"]
 ContactId = Annotated[str, Path(alias="contactId", max_length=100, description=(
     "The contact's id (or the value of `idProperty`)."))]
+
+# A batch naming records that do not exist answers the others, and those in ``errors``.
+MULTI_STATUS: dict[int | str, dict[str, Any]] = {207: {
+    "model": wire.BatchResponseSimplePublicObjectWithErrors,
+    "description": "Some inputs failed: the others' results, and their errors."}}
 
 router = APIRouter(tags=["Contacts"])
 
@@ -65,7 +70,8 @@ async def contacts_get_by_id(
     record: ContactId, episode: EpisodeDep, properties: Properties = None,
     associations: Associations = None, archived: Archived = False, id_property: IdProperty = None,
 ) -> Response:
-    """Read a contact"""
+    """The contact by its id, or by the value of a unique property named in `idProperty` (e.g.
+    a contact's email); `archived=true` reads it from the recycling bin."""
     return ok(operations.get_by_id(
         episode.db, CATALOG, KIND, record, properties=properties, associated=associations,
         archived=archived, id_property=id_property))
@@ -104,11 +110,13 @@ async def contacts_archive(record: ContactId, episode: EpisodeDep) -> Response:
     operation_id="contacts_batch_read",
     summary="Read a batch of contacts",
     response_model=wire.BatchResponseSimplePublicObject,
+    responses=MULTI_STATUS,
 )
 async def contacts_batch_read(
     body: wire.BatchReadInputSimplePublicObjectId, episode: EpisodeDep, archived: Archived = False,
 ) -> Response:
-    """Read a batch of contacts"""
+    """Up to 100 contacts by id (or by a unique property, `idProperty`); ids that name none are
+    listed in `errors` (207)."""
     status, answer = operations.batch_read(episode.db, KIND, body.model_dump(),
                                            archived=archived, now=episode.now())
     return ok(answer, status)
@@ -124,10 +132,11 @@ async def contacts_batch_read(
 async def contacts_batch_create(
     body: wire.BatchInputSimplePublicObjectInputForCreate, episode: EpisodeDep,
 ) -> Response:
-    """Create a batch of contacts"""
-    status, answer = operations.batch_create(episode.db, CATALOG, KIND, body.model_dump(),
-                                             now=episode.now())
-    return ok(answer, status)
+    """Up to 100 contacts, each like a single create; a property refused in any input refuses
+    the whole batch."""
+    answer = operations.batch_create(episode.db, CATALOG, KIND, body.model_dump(),
+                                     now=episode.now())
+    return ok(answer, 201)
 
 
 @router.post(
@@ -135,11 +144,13 @@ async def contacts_batch_create(
     operation_id="contacts_batch_update",
     summary="Update a batch of contacts",
     response_model=wire.BatchResponseSimplePublicObject,
+    responses=MULTI_STATUS,
 )
 async def contacts_batch_update(
     body: wire.BatchInputSimplePublicObjectBatchInput, episode: EpisodeDep,
 ) -> Response:
-    """Update a batch of contacts"""
+    """Up to 100 contacts' properties set, each like a single update; ids that name none are
+    listed in `errors` (207), a property refused refuses the whole batch."""
     status, answer = operations.batch_update(episode.db, KIND, body.model_dump(),
                                              now=episode.now())
     return ok(answer, status)
@@ -155,7 +166,7 @@ async def contacts_batch_update(
 async def contacts_batch_archive(
     body: wire.BatchInputSimplePublicObjectId, episode: EpisodeDep,
 ) -> Response:
-    """Archive a batch of contacts"""
+    """Up to 100 contacts moved to the recycling bin; ids that name none are ignored."""
     operations.batch_archive(episode.db, KIND, body.model_dump(), now=episode.now())
     return Response(status_code=204)
 
