@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,13 +38,9 @@ import workgym
 from workgym.processes import serving
 
 from .coverage import served
+from .crm import OBJECTS, PACKAGES, TASK, new_record, pipeline_of
 
 pytestmark = pytest.mark.xdist_group("hubspot-client")  # one episode, read whole by the last
-ROOT = Path(__file__).resolve().parents[2]
-# The first task of the CRM's suite: any of them serves the whole API.
-TASK = f"crm/{min(ROOT.glob('tasks/crm/*.yaml')).stem}" if any(
-    ROOT.glob("tasks/crm/*.yaml")) else "crm/(none)"
-OBJECTS = ("contacts", "companies", "deals", "tickets", "notes", "tasks")
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +61,10 @@ def hubspot(run: workgym.sdk.Env) -> HubSpot:
 
 def api(hubspot: HubSpot, kind: str) -> Any:
     """The client's discovery of an object type: ``crm.contacts``, ``crm.objects.notes``."""
-    crm = hubspot.crm
-    return getattr(crm.objects, kind) if kind in ("notes", "tasks") else getattr(crm, kind)
+    found = hubspot.crm
+    for part in PACKAGES[kind].split("."):
+        found = getattr(found, part)
+    return found
 
 
 def first_stage(hubspot: HubSpot, object_type: str) -> tuple[str, str]:
@@ -77,22 +74,10 @@ def first_stage(hubspot: HubSpot, object_type: str) -> tuple[str, str]:
 
 
 def new_properties(hubspot: HubSpot, kind: str, n: int) -> dict[str, str]:
-    """Properties HubSpot accepts to create one record of ``kind`` (the ``n``-th of a test)."""
-    stamp = "2026-03-02T10:00:00.000Z"
-    if kind == "deals":
-        pipeline, stage = first_stage(hubspot, "deals")
-        return {"dealname": f"Client deal {n}", "amount": "1200", "pipeline": pipeline,
-                "dealstage": stage}
-    if kind == "tickets":
-        pipeline, stage = first_stage(hubspot, "tickets")
-        return {"subject": f"Client ticket {n}", "hs_pipeline": pipeline,
-                "hs_pipeline_stage": stage}
-    return {"contacts": {"email": f"client{n}@hubspot-client.example", "firstname": "Ana",
-                         "lastname": f"Client{n}"},
-            "companies": {"name": f"Client Co {n}", "domain": f"client{n}.example"},
-            "notes": {"hs_note_body": f"Called them ({n})", "hs_timestamp": stamp},
-            "tasks": {"hs_task_subject": f"Follow up {n}", "hs_task_status": "NOT_STARTED",
-                      "hs_timestamp": stamp}}[kind]
+    """Properties HubSpot accepts to create one record of ``kind``, a deal or a ticket in the
+    first stage of its first pipeline."""
+    object_type = pipeline_of(kind)
+    return new_record(kind, n, first_stage(hubspot, object_type) if object_type else ("", ""))
 
 
 def error_body(raised: pytest.ExceptionInfo[Any]) -> dict[str, Any]:
