@@ -80,6 +80,11 @@ def new_properties(hubspot: HubSpot, kind: str, n: int) -> dict[str, str]:
     return new_record(kind, n, first_stage(hubspot, object_type) if object_type else ("", ""))
 
 
+# The client types ``sorts`` as strings, but HubSpot takes sort objects: users pass these
+# (github.com/HubSpot/hubspot-api-python/issues/236); the client sends them as given.
+SORTS = [{"propertyName": "firstname", "direction": "DESCENDING"}]
+
+
 def error_body(raised: pytest.ExceptionInfo[Any]) -> dict[str, Any]:
     body: dict[str, Any] = json.loads(raised.value.body)
     return body
@@ -153,7 +158,7 @@ def test_search_filters_sorts_and_pages(hubspot: HubSpot) -> None:
         page = search.do_search(PublicObjectSearchRequest(
             filter_groups=[FilterGroup(filters=[Filter(property_name="lastname", operator="EQ",
                                                        value="Searchable")])],
-            sorts=["-firstname"], properties=["firstname", "email"], limit=2, after=after))
+            sorts=SORTS, properties=["firstname", "email"], limit=2, after=after))
         found += [record.properties["firstname"] for record in page.results]
         total = page.total
         if page.paging is None:
