@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from ..synthesis import Family
 from .lookup_act_tell import LookupActTell
+from .question import Question
 
-FAMILIES: tuple[Family, ...] = (LookupActTell(),)
+FAMILIES: tuple[Family, ...] = (LookupActTell(), Question())
 
 
 def named(names: list[str] | None) -> list[Family]:
