@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from ..synthesis import Family
+from .lookup_act import LookupAct
 from .lookup_act_tell import LookupActTell
 from .question import Question
 
-FAMILIES: tuple[Family, ...] = (LookupActTell(), Question())
+FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct())
 
 
 def named(names: list[str] | None) -> list[Family]:
