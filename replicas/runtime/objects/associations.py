@@ -79,12 +79,13 @@ def between(db: sqlite3.Connection, from_type: str, from_id: int, to_type: str,
                      (from_type, from_id, to_type, to_id))
 
 
-def labels(db: sqlite3.Connection, from_type: str, from_id: int, to_type: str,
-           to_id: int) -> dict[str, Any]:
-    """LabelsBetweenObjectPair: the labels now between the two records."""
+def labels(db: sqlite3.Connection, catalog: Catalog, from_type: str, from_id: int,
+           to_type: str, to_id: int) -> dict[str, Any]:
+    """LabelsBetweenObjectPair: the labels now between the two records (types by type id)."""
     found = between(db, from_type, from_id, to_type, to_id)
-    return {"fromObjectTypeId": from_type, "fromObjectId": str(from_id),
-            "toObjectTypeId": to_type, "toObjectId": str(to_id),
+    return {"fromObjectTypeId": catalog.objects[from_type].object_type_id,
+            "fromObjectId": str(from_id),
+            "toObjectTypeId": catalog.objects[to_type].object_type_id, "toObjectId": str(to_id),
             "labels": [r["label"] for r in found if r["label"] is not None]}
 
 
@@ -166,7 +167,7 @@ def create_labeled(db: sqlite3.Connection, catalog: Catalog, from_type: str, fro
     kinds = [kind_of(catalog, from_type, to_type, spec) for spec in specs]
     for kind in kinds:
         add(db, catalog, kind, source, other)
-    return labels(db, from_type, source, to_type, other)
+    return labels(db, catalog, from_type, source, to_type, other)
 
 
 def create_default(db: sqlite3.Connection, catalog: Catalog, from_type: str, from_id: str,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,6 +171,10 @@ def build(source: Source) -> dict[str, Any]:
         "records": records(rules),
         "links": links(rules),
         "world": rules.world,
+        "probe": rules.product.probe,
+        "api_guards": [guard for machine in rules.state_machines.values()
+                       for guard in machine.guards if guard.enforced == "api"],
+        "all_guards": sum(len(machine.guards) for machine in rules.state_machines.values()),
         "closed_stages": sorted(stage.id for pipelines in rules.pipelines.values()
                                 for pipeline in pipelines for stage in pipeline.stages
                                 if stage.metadata.get("isClosed") == "true"
@@ -190,6 +195,14 @@ def _pyrepr(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     return repr(value)
+
+
+def _string_lines(text: str, width: int = 84) -> list[str]:
+    """``text`` as Python string literals of at most ``width`` characters' worth, to be
+    written one per line (implicit concatenation)."""
+    chunks = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+    return [_pyrepr(chunk + ("" if i == len(chunks) - 1 else " "))
+            for i, chunk in enumerate(chunks)]
 
 
 def _to_yaml(value: Any) -> str:
@@ -303,10 +316,11 @@ def links(rules: Rules) -> dict[tuple[str, str], tuple[tuple[int, str | None], .
 
 
 def _call(function: str, args: list[str], indent: int) -> str:
-    """``function(arg, ...)`` at ``indent``, its arguments wrapped under the line length."""
+    """``function(arg, ...)`` at ``indent`` (and a comma after), its arguments wrapped under
+    the line length."""
     pad = " " * indent
     one = f"{pad}{function}({', '.join(args)})"
-    if len(one) <= LINE:
+    if len(one) < LINE:
         return one
     lines, current = [f"{pad}{function}("], pad + "   "
     for arg in args:
@@ -347,4 +361,4 @@ def tuple_entry(values: list[str], key: str, indent: int = 4) -> str:
 
 
 FILTERS = {"pyrepr": _pyrepr, "yaml": _to_yaml, "pascal": _pascal, "property_entry": property_entry,
-           "tuple_entry": tuple_entry}
+           "tuple_entry": tuple_entry, "string_lines": _string_lines}

@@ -45,6 +45,10 @@ class Product(_Strict):
     data_version: str
     brief: str
     reference: str = Field("", description="the product's public API reference (README)")
+    references: dict[str, str] = Field(default_factory=dict, description=(
+        "the reference page of each area (an OpenAPI tag)"))
+    probe: dict[str, Any] = Field(description=(
+        "one row operation making a harmless change no task allows (SPEC.probe)"))
 
 
 class Conventions(_Strict):
