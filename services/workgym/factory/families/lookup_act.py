@@ -44,13 +44,22 @@ def allowed(sm: StateMachine, record: Record, to: str) -> dict[str, Any]:
          "fields": sm.changes(to)}, *record.allows]}
 
 
+def untouched(case: Case) -> list[dict[str, Any]]:
+    """The party's other record keeps its state (when the rules make one)."""
+    if case.record.decoy is None:
+        return []
+    return [{"name": f"other_{case.record.noun}_untouched", "check": "field_unchanged",
+             "table": case.sm.table, "where": {"id": f"${case.record.decoy}.id"},
+             "fields": [case.column]}]
+
+
 class LookupAct:
     name = "lookup-act"
 
     def candidates(self, app: AppRules) -> Iterator[Candidate]:
         for case in untold(app):
             for lookup in sorted(case.record.find):
-                name = slug(self.name, case.record.noun, case.column, case.to, "by", lookup)
+                name = slug(self.name, case.record.noun, case.column, case.to, "by", lookup).lower()
                 yield Candidate(f"{app.app}/{name}", self.name, self.body(app, case, lookup))
 
     def body(self, app: AppRules, case: Case, lookup: str) -> dict[str, Any]:
@@ -76,9 +85,10 @@ class LookupAct:
             "tags": ["factory", self.name, noun, case.column],
             "instruction": (f"Set the {case.column} of the {noun} {finder.says} to "
                             f"{case.to}. Change nothing else."),
-            "setup": setup(case),
+            "setup": [{**op, case.column: case.start} if op.get("bind") == case.record.decoy
+                      else op for op in setup(case)],
             "reference": {"given": finder.given, "steps": steps},
             "alternatives": alternatives,
             "near_misses": near_misses,
-            "verifier": [changed(case), allowed(case.sm, case.record, case.to)],
+            "verifier": [changed(case), *untouched(case), allowed(case.sm, case.record, case.to)],
         }
