@@ -249,6 +249,9 @@ class Rules(_Strict):
     records: dict[str, Any] = Field(default_factory=dict, description=(
         "how tasks make, find and count each table's records: workgym factory tasks' "
         "(factory/task_rules.py), not the compiler's"))
+    links: dict[str, Any] = Field(default_factory=dict, description=(
+        "associations a task makes between two records (the link family's), not the "
+        "compiler's"))
     world: World | None = None
     claims: Claims | None = None
 

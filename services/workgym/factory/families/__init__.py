@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from ..synthesis import Family
 from .lookup_act import LookupAct
+from .link import LinkRecords
 from .lookup_act_tell import LookupActTell
 from .question import Question
 
-FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct())
+FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct(), LinkRecords())
 
 
 def named(names: list[str] | None) -> list[Family]:
