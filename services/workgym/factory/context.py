@@ -174,6 +174,8 @@ def build(source: Source) -> dict[str, Any]:
         "probe": rules.product.probe,
         "api_guards": [guard for machine in rules.state_machines.values()
                        for guard in machine.guards if guard.enforced == "api"],
+        "machine_index": {table: [i for i, m in enumerate(rules.state_machines.values())
+                                  if m.table == table] for table in rules.objects},
         "all_guards": sum(len(machine.guards) for machine in rules.state_machines.values()),
         "closed_stages": sorted(stage.id for pipelines in rules.pipelines.values()
                                 for pipeline in pipelines for stage in pipeline.stages
