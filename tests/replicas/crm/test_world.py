@@ -1,6 +1,7 @@
 """The CRM's seeded world (compiled from source/rules.yaml's ``world``): its pipelines are
 HubSpot's, every record is associated as HubSpot would have it, the mess README.md lists is
-there and shows by its marker, and the factories make records like the world's."""
+there and shows by its marker, the factories make records like the world's, and what the
+statement checker reads of it (claims.yaml) holds."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from replicas.catalog import claim_files
 from replicas.crm.factories import FACTORIES
 from replicas.crm.spec import SPEC
 from replicas.runtime.clock import WORLD_START, iso
 from replicas.runtime.setup import apply_ops, parse_ops
 from replicas.runtime.snapshots import SnapshotCache, load
+from workgym_core.speech.lexicon import of
 
 OPEN = "dealstage NOT IN ('closedwon', 'closedlost')"
 
@@ -94,3 +97,23 @@ def test_factories_make_records_like_the_worlds(world: sqlite3.Connection,
     assert links == {("contacts", buyer["id"], 3), ("companies", 2, 341), ("companies", 2, 5)}
     assert _one(db, "SELECT count(*) FROM associations WHERE from_type = 'tasks' AND "
                     "from_id = ? AND to_type = 'contacts'", bound["task"]["id"]) == 1
+
+
+def test_what_can_be_said_of_its_records_reads_its_state(world: sqlite3.Connection,
+                                                         tmp_path: Path) -> None:
+    """claims.yaml: a contact's changed phone is a contact update (the other apps' claim),
+    and a contact's email and phone are theirs alone to hear (the sensitive properties)."""
+    lexicon = of(claim_files())
+    initial = tmp_path / "initial.db"
+    world.backup(sqlite3.connect(initial))
+    db = sqlite3.connect(tmp_path / "now.db")
+    world.backup(db)
+    db.execute(f"ATTACH DATABASE '{initial}' AS initial")
+    facts = lexicon.claims["contact_update"].facts["crm"]
+    assert db.execute(facts).fetchall() == []
+    db.execute("UPDATE contacts SET phone = '+1 415 555 0100' WHERE id = 4")
+    email = db.execute("SELECT lower(email) FROM contacts WHERE id = 4").fetchone()[0]
+    assert db.execute(facts).fetchall() == [(email, 4, "+1 415 555 0100", 1)]
+    told = db.execute(lexicon.sensitive["crm"].sql).fetchall()
+    assert (email, "phone", "+1 415 555 0100") in told
+    assert {kind for _, kind, _ in told} == {"email", "phone"}
