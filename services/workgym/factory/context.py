@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from . import pages
 from .source import OBJECT_ID_PROPERTY, Column, Property, Rules, Source
 
 # The Python type each declared type is stored as (datetimes and dates: ISO text; JSON: text).
@@ -165,6 +166,7 @@ def build(source: Source) -> dict[str, Any]:
         "stages": stages,
         "operations": source.operations(),
         "object_id_property": OBJECT_ID_PROPERTY,
+        "pages": {view.name: view for view in pages.views(source)},
     }
 
 

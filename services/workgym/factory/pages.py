@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .source import ObjectType, Source, SourceError
+from .source import ObjectType, Rules, Source, SourceError
 
 COLUMNS = 6
 # The object types whose records carry the notes and tasks of the others.
@@ -48,16 +48,25 @@ class ObjectView:
     pipeline_prop: str | None
     stage_prop: str | None
     pipelines: list[Any]
-    activity: bool
+    note_type: int | None
+    task_type: int | None
     related: list[str]
-    id_param: str
-    operations: dict[str, str]  # update, archive, create -> operationId
+    id_param: str  # the record's path parameter in the API (contactId)
+    update_op: str  # the operationIds of its writes
+    archive_op: str
+    create_op: str
 
 
 def _title(obj: ObjectType) -> list[str]:
     text = [n for n, p in obj.properties.items() if p.type == "string"]
     named = [n for n in text if n.endswith("name")]
     return named or text[:1]
+
+
+def _default_type(rules: Rules, from_type: str, to_type: str) -> int | None:
+    """The unlabeled association type from ``from_type`` to ``to_type``, if any."""
+    return next((a.type_id for a in rules.association_types
+                 if a.from_ == from_type and a.to == to_type and a.label is None), None)
 
 
 def _referencing(obj: ObjectType, table: str) -> str | None:
@@ -91,7 +100,8 @@ def views(source: Source) -> list[ObjectView]:
     for name, obj in rules.objects.items():
         title = _title(obj)
         columns = [n for n in obj.default_properties
-                   if n not in title and not obj.properties[n].read_only]
+                   if n in obj.properties and n not in title
+                   and not obj.properties[n].read_only]
         columns += [n for n, p in obj.properties.items()
                     if p.type == "enumeration" and n not in columns]
         param, operations = _operations(source, name)
@@ -105,8 +115,10 @@ def views(source: Source) -> list[ObjectView]:
             pipeline_prop=_referencing(obj, "pipelines"),
             stage_prop=_referencing(obj, "pipeline_stages"),
             pipelines=list(rules.pipelines.get(name, [])),
-            activity=name not in ACTIVITY,
+            note_type=_default_type(rules, "notes", name),
+            task_type=_default_type(rules, "tasks", name),
             related=[other for other in rules.objects
                      if other not in ACTIVITY and other != name and (name, other) in linked],
-            id_param=param, operations=operations))
+            id_param=param, update_op=operations["update"],
+            archive_op=operations["archive"], create_op=operations["create"]))
     return out
