@@ -5,8 +5,8 @@ type as its pages show it, derived from the rules and the API description.
   else its first text property (a ticket's ``subject``);
 * the list's columns: the default properties that are not its name nor read-only, then
   its choice properties, at most :data:`COLUMNS`;
-* the pipeline and stage properties: those that reference ``pipelines`` and
-  ``pipeline_stages``; an owner property: one that references ``owners``;
+* the stage property (its page moves a record through its pipeline's stages): the one
+  that references ``pipeline_stages``;
 * the API operations its page writes perform: the operationIds of the description's
   ``PATCH``/``DELETE`` of one record and ``POST`` of a new one, and the record's path
   parameter (``contactId``).
@@ -15,8 +15,6 @@ type as its pages show it, derived from the rules and the API description.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
 from .source import ObjectType, Rules, Source, SourceError
 
 COLUMNS = 6
@@ -28,10 +26,6 @@ ACTIVITY = ("notes", "tasks")
 class Prop:
     name: str
     label: str
-    kind: str
-    options: list[str] | None
-    editable: bool
-    owner: bool
 
 
 @dataclass(frozen=True)
@@ -43,11 +37,8 @@ class ObjectView:
     singular: str
     title: list[str]
     columns: list[str]
-    searched: list[str]
     props: list[Prop]
-    pipeline_prop: str | None
     stage_prop: str | None
-    pipelines: list[Any]
     note_type: int | None
     task_type: int | None
     related: list[str]
@@ -108,13 +99,8 @@ def views(source: Source) -> list[ObjectView]:
         out.append(ObjectView(
             name=name, label=name.capitalize(), singular=obj.singular.capitalize(),
             title=title, columns=columns[:COLUMNS],
-            searched=[n for n, p in obj.properties.items() if p.type == "string"],
-            props=[Prop(n, p.label or n, p.type, list(p.options) if p.options else None,
-                        not p.read_only, p.references == "owners")
-                   for n, p in obj.properties.items()],
-            pipeline_prop=_referencing(obj, "pipelines"),
+            props=[Prop(n, p.label or n) for n, p in obj.properties.items()],
             stage_prop=_referencing(obj, "pipeline_stages"),
-            pipelines=list(rules.pipelines.get(name, [])),
             note_type=_default_type(rules, "notes", name),
             task_type=_default_type(rules, "tasks", name),
             related=[other for other in rules.objects
