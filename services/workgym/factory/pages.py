@@ -15,6 +15,7 @@ type as its pages show it, derived from the rules and the API description.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from .source import ObjectType, Rules, Source, SourceError
 
 COLUMNS = 6
