@@ -7,7 +7,7 @@ does; removing an association between two records removes every type, both ways.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
@@ -79,12 +79,13 @@ def between(db: sqlite3.Connection, from_type: str, from_id: int, to_type: str,
                      (from_type, from_id, to_type, to_id))
 
 
-def labels(db: sqlite3.Connection, from_type: str, from_id: int, to_type: str,
-           to_id: int) -> dict[str, Any]:
-    """LabelsBetweenObjectPair: the labels now between the two records."""
+def labels(db: sqlite3.Connection, catalog: Catalog, from_type: str, from_id: int,
+           to_type: str, to_id: int) -> dict[str, Any]:
+    """LabelsBetweenObjectPair: the labels now between the two records (types by type id)."""
     found = between(db, from_type, from_id, to_type, to_id)
-    return {"fromObjectTypeId": from_type, "fromObjectId": str(from_id),
-            "toObjectTypeId": to_type, "toObjectId": str(to_id),
+    return {"fromObjectTypeId": catalog.objects[from_type].object_type_id,
+            "fromObjectId": str(from_id),
+            "toObjectTypeId": catalog.objects[to_type].object_type_id, "toObjectId": str(to_id),
             "labels": [r["label"] for r in found if r["label"] is not None]}
 
 
@@ -156,3 +157,32 @@ def type_labels(catalog: Catalog, from_type: str, to_type: str) -> list[dict[str
     """AssociationSpecWithLabel of every type from ``from_type`` to ``to_type``."""
     return [{"category": k.category, "typeId": k.type_id, "label": k.label}
             for k in catalog.between(from_type, to_type)]
+
+
+def create_labeled(db: sqlite3.Connection, catalog: Catalog, from_type: str, from_id: str,
+                   to_type: str, to_id: str, specs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """PUT .../associations/{to}/{toId}: the two records associated with each type of
+    ``specs``; LabelsBetweenObjectPair."""
+    source, other = target(db, from_type, from_id), target(db, to_type, to_id)
+    kinds = [kind_of(catalog, from_type, to_type, spec) for spec in specs]
+    for kind in kinds:
+        add(db, catalog, kind, source, other)
+    return labels(db, catalog, from_type, source, to_type, other)
+
+
+def create_default(db: sqlite3.Connection, catalog: Catalog, from_type: str, from_id: str,
+                   to_type: str, to_id: str) -> list[dict[str, Any]]:
+    """PUT .../associations/default/{to}/{toId}: the unlabeled association, both ways, as
+    PublicDefaultAssociation each."""
+    source, other = target(db, from_type, from_id), target(db, to_type, to_id)
+    kind = catalog.default(from_type, to_type)
+    if kind is None:
+        raise HubSpotError(f"There is no default association from {from_type} to {to_type}",
+                           field="toObjectType", rule="association_type")
+    add(db, catalog, kind, source, other)
+    made = [(kind, source, other)]
+    if (inverse := catalog.inverse(kind)) is not None:
+        made.append((inverse, other, source))
+    return [{"from": {"id": str(a)}, "to": {"id": str(b)},
+             "associationSpec": {"associationCategory": k.category, "associationTypeId": k.type_id}}
+            for k, a, b in made]

@@ -21,12 +21,16 @@ MAX_INPUTS = 100
 Row = dict[str, Any]
 
 
+def complete(results: list[dict[str, Any]], *, now: datetime) -> dict[str, Any]:
+    """A batch's answer, done at ``now``."""
+    stamp = instant(iso(now))
+    return {"status": "COMPLETE", "results": results, "startedAt": stamp, "completedAt": stamp}
+
+
 def response(results: list[dict[str, Any]], missing: Sequence[str], kind: ObjectType, *,
              now: datetime, verb: str) -> tuple[int, dict[str, Any]]:
     """(the status, BatchResponseSimplePublicObject[WithErrors]): 207 when ids were missing."""
-    stamp = instant(iso(now))
-    body: dict[str, Any] = {"status": "COMPLETE", "results": results, "startedAt": stamp,
-                            "completedAt": stamp}
+    body = complete(results, now=now)
     if not missing:
         return 200, body
     body["numErrors"] = 1

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from workgym_core.error_docs import RETRY_AFTER
-from workgym_core.errors import InvalidRequest, WorkGymError, json_response
+from workgym_core.errors import WorkGymError, json_response
 
 from ..errors import ErrorStyle
 
@@ -94,14 +94,12 @@ def error_object(exc: WorkGymError) -> dict[str, Any]:
     category = exc.code if isinstance(exc, HubSpotError) else _CATEGORIES.get(
         exc.status_code, "INTERNAL_ERROR" if exc.status_code >= 500 else "VALIDATION_ERROR")
     message = exc.message
-    if isinstance(exc, InvalidRequest) and exc.field:
-        message = f"Invalid input JSON: {exc.message}"
     body: dict[str, Any] = {
         "status": "error", "message": message,
         "correlationId": str(uuid.uuid5(_CORRELATION, f"{exc.status_code} {message}")),
         "category": category}
     errors = exc.errors if isinstance(exc, HubSpotError) else []
-    if not errors and exc.field and exc.status_code < 500:
+    if not errors and exc.field and exc.status_code in (400, 422):
         errors = [{"message": message, "in": exc.field, "code": exc.rule or exc.code}]
     if errors:
         body["errors"] = errors

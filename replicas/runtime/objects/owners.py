@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import db as rows
+from .cursor import paging, position
 from .errors import ObjectNotFound
 from .values import instant
 
@@ -21,18 +22,21 @@ def owner(row: Mapping[str, Any]) -> dict[str, Any]:
             "updatedAt": instant(row["updated_at"]), "archived": bool(row["archived"])}
 
 
-def page(db: sqlite3.Connection, *, email: str | None, start: int, limit: int,
-         archived: bool) -> tuple[list[dict[str, Any]], int | None]:
-    """Up to ``limit`` owners from id ``start`` on (only ``email``'s, if given), and the next
-    page's first id."""
+def get_page(db: sqlite3.Connection, *, email: str | None, after: str | None, limit: int,
+             archived: bool, link: str) -> dict[str, Any]:
+    """CollectionResponsePublicOwnerForwardPaging: up to ``limit`` owners from the cursor on
+    (only ``email``'s, if given)."""
     clause = "id >= ? AND archived = ?"
-    params: list[Any] = [start, int(archived)]
+    params: list[Any] = [position(after), int(archived)]
     if email is not None:
         clause += " AND lower(email) = lower(?)"
         params.append(email)
     found = rows.rows(db, f"SELECT * FROM owners WHERE {clause} ORDER BY id LIMIT ?",
                       (*params, limit + 1))
-    return [owner(r) for r in found[:limit]], found[limit]["id"] if len(found) > limit else None
+    body: dict[str, Any] = {"results": [owner(r) for r in found[:limit]]}
+    if (more := paging(found[limit]["id"] if len(found) > limit else None, link)) is not None:
+        body["paging"] = more
+    return body
 
 
 def find(db: sqlite3.Connection, ref: int, *, by_user_id: bool, archived: bool) -> dict[str, Any]:

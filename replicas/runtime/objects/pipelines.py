@@ -1,6 +1,6 @@
 """Pipelines and their stages (HubSpot's deal and ticket pipelines): the ``pipelines`` table
 (string id, object_type, label, display_order, archived, created_at, updated_at) and
-``pipeline_stages`` (string id, pipeline_id, label, display_order, metadata as JSON, archived,
+``pipeline_stages`` (string id, pipeline_id, label, display_order, stage_metadata as JSON, archived,
 created_at, updated_at), answered in display order."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _times(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def stage(row: Mapping[str, Any]) -> dict[str, Any]:
     """A PipelineStage."""
-    metadata = row["metadata"]
+    metadata = row["stage_metadata"]
     return {"id": str(row["id"]), "label": row["label"], "displayOrder": row["display_order"],
             "metadata": json.loads(metadata) if isinstance(metadata, str) else metadata or {},
             "writePermissions": "CRM_PERMISSIONS_ENFORCEMENT", **_times(row)}

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .errors import HubSpotError
+
 PropertyType = Literal["string", "number", "datetime", "date", "enumeration", "bool"]
 # Every object's property that is its id (read-only, never a column).
 OBJECT_ID = "hs_object_id"
@@ -59,6 +61,15 @@ class AssociationType:
 class Catalog:
     objects: Mapping[str, ObjectType]
     associations: tuple[AssociationType, ...] = field(default=())
+
+    def object(self, ref: str) -> ObjectType:
+        """The object type a path names: its name, singular or type id (``contacts``,
+        ``contact``, ``0-1``), as HubSpot reads them; 400 otherwise."""
+        for kind in self.objects.values():
+            if ref.lower() in (kind.name, kind.singular, kind.object_type_id):
+                return kind
+        raise HubSpotError(f"Unable to infer object type from: {ref}", field="objectType",
+                           rule="object_type")
 
     def between(self, from_type: str, to_type: str) -> list[AssociationType]:
         """The association types from ``from_type`` to ``to_type``."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 RULES = "rules.yaml"
 OPENAPI = "openapi.yaml"
@@ -45,6 +45,10 @@ class Product(_Strict):
     data_version: str
     brief: str
     reference: str = Field("", description="the product's public API reference (README)")
+    references: dict[str, str] = Field(default_factory=dict, description=(
+        "the reference page of each area (an OpenAPI tag)"))
+    probe: dict[str, Any] = Field(description=(
+        "one row operation making a harmless change no task allows (SPEC.probe)"))
 
 
 class Conventions(_Strict):
@@ -83,6 +87,7 @@ class Column(_Strict):
     type: ColumnType = "string"
     nullable: bool = True
     unique: bool = False
+    index: bool = False
     references: str | None = None
     sensitive: bool = False
 
@@ -151,18 +156,73 @@ class Policy(_Strict):
     rule: str
 
 
+PERSON_FIELDS = ("first", "last", "email", "phone", "country", "currency", "language")
+COMPANY_FIELDS = ("name", "domain")
+MessKind = Literal["duplicate_contact", "overdue_open_deal", "departed_owner", "stale_phone"]
+
+
+class Draw(_Strict):
+    """How the world generator draws one property: exactly one kind, and ``maybe`` (the
+    share of rows that have a value at all)."""
+
+    person: Literal[PERSON_FIELDS] | None = None  # type: ignore[valid-type]
+    company: Literal[COMPANY_FIELDS] | None = None  # type: ignore[valid-type]
+    choice: list[str] | None = None
+    weights: list[float] | None = None
+    material: str | None = None
+    number: tuple[int, int] | None = None
+    step: int = 1
+    after_created: tuple[float, float] | None = None
+    owner: bool = False
+    pipeline: bool = False
+    stage: list[float] | None = None
+    phone: bool = False
+    maybe: float = Field(1.0, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Draw:
+        kinds = [k for k in DRAW_KINDS if getattr(self, k) not in (None, False)]
+        if len(kinds) != 1:
+            raise ValueError(f"exactly one of {', '.join(DRAW_KINDS)} (got {kinds or 'none'})")
+        if self.weights is not None and len(self.weights) != len(self.choice or ()):
+            raise ValueError("weights: one per choice")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in DRAW_KINDS if getattr(self, k) not in (None, False))
+
+
+DRAW_KINDS = ("person", "company", "choice", "material", "number", "after_created", "owner",
+              "pipeline", "stage", "phone")
+
+
+class TableDraws(_Strict):
+    created: tuple[float, float] = Field(description="days before now a row was created")
+    properties: dict[str, Draw]
+
+
+class Agent(_Strict):
+    first_name: str
+    last_name: str
+
+
 class Mess(_Strict):
     """A deliberate defect of the world: made on ``share`` of ``table``'s rows, shown by
     ``marker`` (what in the data gives it away)."""
 
-    kind: str
+    kind: MessKind
     table: str
     share: float = Field(gt=0, le=1)
     marker: str
 
 
 class World(_Strict):
+    staff_domain: str
+    agent: Agent
     sizes: dict[str, int]
+    draws: dict[str, TableDraws] = Field(default_factory=dict)
+    material: dict[str, list[str]] = Field(default_factory=dict)
     mess: list[Mess] = Field(default_factory=list)
 
 
@@ -346,4 +406,17 @@ def _problems(rules: Rules) -> list[tuple[str, str]]:
             table(f"world.sizes.{name}", name)
         for i, mess in enumerate(rules.world.mess):
             table(f"world.mess.{i}.table", mess.table)
+        for name, draws in rules.world.draws.items():
+            if name not in rules.objects:
+                out.append((f"world.draws.{name}", f"no object type {name!r}"))
+                continue
+            for prop, draw in draws.properties.items():
+                where = f"world.draws.{name}.properties.{prop}"
+                column(where, name, prop)
+                if draw.material is not None and draw.material not in rules.world.material:
+                    out.append((f"{where}.material", f"no material {draw.material!r}"))
+                if draw.stage is not None and name in rules.pipelines:
+                    stages = len(rules.pipelines[name][0].stages)
+                    if len(draw.stage) != stages:
+                        out.append((f"{where}.stage", f"one weight per stage ({stages})"))
     return out
