@@ -5,7 +5,7 @@ per operation of ``source/openapi.yaml``, named by its operationId."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 from starlette.responses import Response
@@ -20,6 +20,11 @@ from .common import After, Archived, Associations, IdProperty, Limit, Properties
 KIND = CATALOG.objects["notes"]
 NoteId = Annotated[str, Path(alias="noteId", max_length=100, description=(
     "The note's id (or the value of `idProperty`)."))]
+
+# A batch naming records that do not exist answers the others, and those in ``errors``.
+MULTI_STATUS: dict[int | str, dict[str, Any]] = {207: {
+    "model": wire.BatchResponseSimplePublicObjectWithErrors,
+    "description": "Some inputs failed: the others' results, and their errors."}}
 
 router = APIRouter(tags=["Notes"])
 
@@ -104,6 +109,7 @@ async def notes_archive(record: NoteId, episode: EpisodeDep) -> Response:
     operation_id="notes_batch_read",
     summary="Read a batch of notes",
     response_model=wire.BatchResponseSimplePublicObject,
+    responses=MULTI_STATUS,
 )
 async def notes_batch_read(
     body: wire.BatchReadInputSimplePublicObjectId, episode: EpisodeDep, archived: Archived = False,
@@ -125,9 +131,9 @@ async def notes_batch_create(
     body: wire.BatchInputSimplePublicObjectInputForCreate, episode: EpisodeDep,
 ) -> Response:
     """Create a batch of notes"""
-    status, answer = operations.batch_create(episode.db, CATALOG, KIND, body.model_dump(),
-                                             now=episode.now())
-    return ok(answer, status)
+    answer = operations.batch_create(episode.db, CATALOG, KIND, body.model_dump(),
+                                     now=episode.now())
+    return ok(answer, 201)
 
 
 @router.post(
@@ -135,6 +141,7 @@ async def notes_batch_create(
     operation_id="notes_batch_update",
     summary="Update a batch of notes",
     response_model=wire.BatchResponseSimplePublicObject,
+    responses=MULTI_STATUS,
 )
 async def notes_batch_update(
     body: wire.BatchInputSimplePublicObjectBatchInput, episode: EpisodeDep,

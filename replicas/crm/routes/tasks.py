@@ -5,7 +5,7 @@ One handler per operation of ``source/openapi.yaml``, named by its operationId."
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 from starlette.responses import Response
@@ -20,6 +20,11 @@ from .common import After, Archived, Associations, IdProperty, Limit, Properties
 KIND = CATALOG.objects["tasks"]
 TaskId = Annotated[str, Path(alias="taskId", max_length=100, description=(
     "The task's id (or the value of `idProperty`)."))]
+
+# A batch naming records that do not exist answers the others, and those in ``errors``.
+MULTI_STATUS: dict[int | str, dict[str, Any]] = {207: {
+    "model": wire.BatchResponseSimplePublicObjectWithErrors,
+    "description": "Some inputs failed: the others' results, and their errors."}}
 
 router = APIRouter(tags=["Tasks"])
 
@@ -104,6 +109,7 @@ async def tasks_archive(record: TaskId, episode: EpisodeDep) -> Response:
     operation_id="tasks_batch_read",
     summary="Read a batch of tasks",
     response_model=wire.BatchResponseSimplePublicObject,
+    responses=MULTI_STATUS,
 )
 async def tasks_batch_read(
     body: wire.BatchReadInputSimplePublicObjectId, episode: EpisodeDep, archived: Archived = False,
@@ -125,9 +131,9 @@ async def tasks_batch_create(
     body: wire.BatchInputSimplePublicObjectInputForCreate, episode: EpisodeDep,
 ) -> Response:
     """Create a batch of tasks"""
-    status, answer = operations.batch_create(episode.db, CATALOG, KIND, body.model_dump(),
-                                             now=episode.now())
-    return ok(answer, status)
+    answer = operations.batch_create(episode.db, CATALOG, KIND, body.model_dump(),
+                                     now=episode.now())
+    return ok(answer, 201)
 
 
 @router.post(
@@ -135,6 +141,7 @@ async def tasks_batch_create(
     operation_id="tasks_batch_update",
     summary="Update a batch of tasks",
     response_model=wire.BatchResponseSimplePublicObject,
+    responses=MULTI_STATUS,
 )
 async def tasks_batch_update(
     body: wire.BatchInputSimplePublicObjectBatchInput, episode: EpisodeDep,

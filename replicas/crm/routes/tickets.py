@@ -6,7 +6,7 @@ operationId."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 from starlette.responses import Response
@@ -21,6 +21,11 @@ from .common import After, Archived, Associations, IdProperty, Limit, Properties
 KIND = CATALOG.objects["tickets"]
 TicketId = Annotated[str, Path(alias="ticketId", max_length=100, description=(
     "The ticket's id (or the value of `idProperty`)."))]
+
+# A batch naming records that do not exist answers the others, and those in ``errors``.
+MULTI_STATUS: dict[int | str, dict[str, Any]] = {207: {
+    "model": wire.BatchResponseSimplePublicObjectWithErrors,
+    "description": "Some inputs failed: the others' results, and their errors."}}
 
 router = APIRouter(tags=["Tickets"])
 
@@ -105,6 +110,7 @@ async def tickets_archive(record: TicketId, episode: EpisodeDep) -> Response:
     operation_id="tickets_batch_read",
     summary="Read a batch of tickets",
     response_model=wire.BatchResponseSimplePublicObject,
+    responses=MULTI_STATUS,
 )
 async def tickets_batch_read(
     body: wire.BatchReadInputSimplePublicObjectId, episode: EpisodeDep, archived: Archived = False,
@@ -126,9 +132,9 @@ async def tickets_batch_create(
     body: wire.BatchInputSimplePublicObjectInputForCreate, episode: EpisodeDep,
 ) -> Response:
     """Create a batch of tickets"""
-    status, answer = operations.batch_create(episode.db, CATALOG, KIND, body.model_dump(),
-                                             now=episode.now())
-    return ok(answer, status)
+    answer = operations.batch_create(episode.db, CATALOG, KIND, body.model_dump(),
+                                     now=episode.now())
+    return ok(answer, 201)
 
 
 @router.post(
@@ -136,6 +142,7 @@ async def tickets_batch_create(
     operation_id="tickets_batch_update",
     summary="Update a batch of tickets",
     response_model=wire.BatchResponseSimplePublicObject,
+    responses=MULTI_STATUS,
 )
 async def tickets_batch_update(
     body: wire.BatchInputSimplePublicObjectBatchInput, episode: EpisodeDep,
