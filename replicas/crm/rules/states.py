@@ -3,7 +3,9 @@
 """The state machines of source/rules.yaml, as the API enforces them
 (``replicas.runtime.machines``): ``deal_stage`` (deals.dealstage), ``ticket_status``
 (tickets.hs_pipeline_stage), ``task_status`` (tasks.hs_task_status), ``lifecycle_stage``
-(contacts.lifecyclestage).
+(contacts.lifecyclestage), ``lead_status`` (contacts.hs_lead_status), ``deal_priority``
+(deals.hs_priority), ``ticket_priority`` (tickets.hs_ticket_priority), ``task_priority``
+(tasks.hs_task_priority).
 
 Only the guards marked ``enforced: api`` refuse a write here (0 of 1); the others are the
 company's policies, checked by tasks.
@@ -22,6 +24,10 @@ MACHINES = (
     Machine("ticket_status", "tickets", "hs_pipeline_stage"),
     Machine("task_status", "tasks", "hs_task_status"),
     Machine("lifecycle_stage", "contacts", "lifecyclestage"),
+    Machine("lead_status", "contacts", "hs_lead_status"),
+    Machine("deal_priority", "deals", "hs_priority"),
+    Machine("ticket_priority", "tickets", "hs_ticket_priority"),
+    Machine("task_priority", "tasks", "hs_task_priority"),
 )
 
 
