@@ -3,7 +3,9 @@
 """The state machines of source/rules.yaml, as the API enforces them
 (``replicas.runtime.machines``): ``deal_stage`` (deals.dealstage), ``ticket_status``
 (tickets.hs_pipeline_stage), ``task_status`` (tasks.hs_task_status), ``lifecycle_stage``
-(contacts.lifecyclestage).
+(contacts.lifecyclestage), ``lead_status`` (contacts.hs_lead_status), ``deal_priority``
+(deals.hs_priority), ``ticket_priority`` (tickets.hs_ticket_priority), ``task_priority``
+(tasks.hs_task_priority).
 
 Each object type of catalog.py carries its table's machines, and the objects runtime runs
 every create and update through them. Only the guards marked ``enforced: api`` refuse a
@@ -19,5 +21,9 @@ MACHINES = (
     Machine("ticket_status", "tickets", "hs_pipeline_stage"),
     Machine("task_status", "tasks", "hs_task_status"),
     Machine("lifecycle_stage", "contacts", "lifecyclestage"),
+    Machine("lead_status", "contacts", "hs_lead_status"),
+    Machine("deal_priority", "deals", "hs_priority"),
+    Machine("ticket_priority", "tickets", "hs_ticket_priority"),
+    Machine("task_priority", "tasks", "hs_task_priority"),
 )
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from . import pages
 from .source import OBJECT_ID_PROPERTY, Column, Draw, Property, Rules, Source
 
 # The Python type each declared type is stored as (datetimes and dates: ISO text; JSON: text).
@@ -185,6 +186,7 @@ def build(source: Source) -> dict[str, Any]:
                                 if stage.metadata.get("isClosed") == "true"
                                 or stage.metadata.get("ticketState") == "CLOSED"),
         "object_id_property": OBJECT_ID_PROPERTY,
+        "pages": {view.name: view for view in pages.views(source)},
     }
 
 

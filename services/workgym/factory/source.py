@@ -247,6 +247,12 @@ class Rules(_Strict):
     state_machines: dict[str, StateMachine] = Field(default_factory=dict)
     policies: dict[str, Policy] = Field(default_factory=dict)
     lookups: dict[str, list[str]] = Field(default_factory=dict)
+    records: dict[str, Any] = Field(default_factory=dict, description=(
+        "how tasks make, find and count each table's records: workgym factory tasks' "
+        "(factory/task_rules.py), not the compiler's"))
+    links: dict[str, Any] = Field(default_factory=dict, description=(
+        "associations a task makes between two records (the link family's), not the "
+        "compiler's"))
     world: World | None = None
     claims: Claims | None = None
 
