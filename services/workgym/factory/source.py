@@ -252,6 +252,9 @@ class Rules(_Strict):
     links: dict[str, Any] = Field(default_factory=dict, description=(
         "associations a task makes between two records (the link family's), not the "
         "compiler's"))
+    cross: dict[str, Any] = Field(default_factory=dict, description=(
+        "what customers ask in another app that a change of this one answers (the "
+        "cross-act-tell family's), not the compiler's"))
     world: World | None = None
     claims: Claims | None = None
 

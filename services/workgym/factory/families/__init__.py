@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from ..synthesis import Family
 from .lookup_act import LookupAct
+from .cross_act_tell import CrossActTell
 from .link import LinkRecords
 from .lookup_act_tell import LookupActTell
 from .question import Question
 
-FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct(), LinkRecords())
+FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct(), LinkRecords(), CrossActTell())
 
 
 def named(names: list[str] | None) -> list[Family]:
