@@ -255,6 +255,9 @@ class Rules(_Strict):
     cross: dict[str, Any] = Field(default_factory=dict, description=(
         "what customers ask in another app that a change of this one answers (the "
         "cross-act-tell family's), not the compiler's"))
+    follow_ups: dict[str, Any] = Field(default_factory=dict, description=(
+        "follow-up tasks a person logs on a record (the follow-up family's), not the "
+        "compiler's"))
     world: World | None = None
     claims: Claims | None = None
 

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 from ..synthesis import Family
-from .lookup_act import LookupAct
 from .cross_act_tell import CrossActTell
+from .follow_up import FollowUp
 from .link import LinkRecords
+from .lookup_act import LookupAct
 from .lookup_act_tell import LookupActTell
 from .question import Question
 
-FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct(), LinkRecords(), CrossActTell())
+FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct(), LinkRecords(),
+                                CrossActTell(), FollowUp())
 
 
 def named(names: list[str] | None) -> list[Family]:

@@ -3,26 +3,26 @@
 asked.
 
 Read from the acting app's rules' ``cross`` section: per app the customer writes in, the
-setup making them and their ticket there, the record whose ``tell`` answers them (that app's
-``records`` entry) and the step reading it, something false to tell them; per state machine and target, the
-ticket's subject, what the customer writes and the answer. One candidate per request, in the
-``cross`` suite: the reference finds the record the lookup's way, acts, reads the ticket and
-answers; alternatives find the record another way, or answer first; near misses act on the
-customer's other record, make another transition, answer nothing, or answer something false."""
+setup making them and their ticket there, the record whose ``tell`` answers them (that
+app's ``records`` entry), the step reading it and something false to tell them; per state
+machine and target, the ticket's subject, what the customer writes and the answer. One
+candidate per request, in the ``cross`` suite: the reference finds the record the lookup's
+way, acts, reads the ticket and answers; alternatives find the record another way, or
+answer first; near misses act on the customer's other record, make another transition,
+answer nothing, or answer something false."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from ..synthesis import AppRules, Candidate, fill, load_app
-from ..task_rules import RULES, Step
+from ..task_rules import Step
 from .common import Case, act, changed, find, slug
 from .lookup_act import allowed, untouched
+from .sections import section
 
 SUITE = "cross"
 
@@ -50,12 +50,8 @@ class Asked(BaseModel):
 
 def asked(app: str) -> dict[str, Asked]:
     """The ``cross`` section of the app's rules file (none: no such tasks)."""
-    import replicas
-
-    path = Path(next(iter(replicas.__path__))) / app / "source" / RULES
-    raw = yaml.safe_load(path.read_text()) or {}
-    return {name: Asked.model_validate(spec) for name, spec in
-            sorted((raw.get("cross") or {}).items())}
+    return {name: Asked.model_validate(spec)
+            for name, spec in sorted(section(app, "cross").items())}
 
 
 def nearest(case: Case) -> Case:
