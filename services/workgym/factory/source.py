@@ -258,6 +258,8 @@ class Rules(_Strict):
     follow_ups: dict[str, Any] = Field(default_factory=dict, description=(
         "follow-up tasks a person logs on a record (the follow-up family's), not the "
         "compiler's"))
+    assigns: dict[str, Any] = Field(default_factory=dict, description=(
+        "records a person hands to another owner (the assign family's), not the compiler's"))
     world: World | None = None
     claims: Claims | None = None
 

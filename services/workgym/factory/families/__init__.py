@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ..synthesis import Family
+from .assign import Assign
 from .cross_act_tell import CrossActTell
 from .follow_up import FollowUp
 from .link import LinkRecords
@@ -12,7 +13,7 @@ from .lookup_act_tell import LookupActTell
 from .question import Question
 
 FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct(), LinkRecords(),
-                                CrossActTell(), FollowUp())
+                                CrossActTell(), FollowUp(), Assign())
 
 
 def named(names: list[str] | None) -> list[Family]:
