@@ -257,6 +257,14 @@ class Rules(_Strict):
     links: dict[str, Any] = Field(default_factory=dict, description=(
         "associations a task makes between two records (the link family's), not the "
         "compiler's"))
+    cross: dict[str, Any] = Field(default_factory=dict, description=(
+        "what customers ask in another app that a change of this one answers (the "
+        "cross-act-tell family's), not the compiler's"))
+    follow_ups: dict[str, Any] = Field(default_factory=dict, description=(
+        "follow-up tasks a person logs on a record (the follow-up family's), not the "
+        "compiler's"))
+    assigns: dict[str, Any] = Field(default_factory=dict, description=(
+        "records a person hands to another owner (the assign family's), not the compiler's"))
     world: World | None = None
     claims: Claims | None = None
 

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 from ..synthesis import Family
-from .lookup_act import LookupAct
+from .assign import Assign
+from .cross_act_tell import CrossActTell
+from .follow_up import FollowUp
 from .link import LinkRecords
+from .lookup_act import LookupAct
 from .lookup_act_tell import LookupActTell
 from .question import Question
 
-FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct(), LinkRecords())
+FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct(), LinkRecords(),
+                                CrossActTell(), FollowUp(), Assign())
 
 
 def named(names: list[str] | None) -> list[Family]:
