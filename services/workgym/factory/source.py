@@ -111,6 +111,18 @@ class Counter(_Rules):
     every: list[Step]
 
 
+class Sweep(_Rules):
+    """How a person has every record of a party in a state changed: the instruction's words
+    for the party (``says``), what a script reads off it (``given``), the routes doing it
+    (``<<column>>``, ``<<start>>``, ``<<to>>``; the first is the reference's, the others
+    alternatives) and ``every``: the route changing all the party's records (a near miss)."""
+
+    says: str
+    given: dict[str, str]
+    routes: list[list[Step]]
+    every: list[Step]
+
+
 class Fact(_Rules):
     """A fact a guard's ``require`` names: the setup ops giving it a drawn value
     (``<<value>>``), the steps reading it (saving ``fact``) and the values it takes when the
@@ -145,6 +157,11 @@ class Record(_Rules):
     decline: dict[str, dict[str, str]] = {}  # column -> {state: words telling it is not}
     decoy: str | None = None  # the bind of the party's other record in ``make``
     count: Counter | None = None
+    sweep: Sweep | None = None
+    party_column: str | None = None  # the record's column naming its party
+    # What the app records of any change to a record bound as ``<<bind>>`` (``only_changes``
+    # rules), for records the app's allowances do not name.
+    traces: list[dict[str, Any]] = []
     facts: dict[str, Fact] = {}
 
 

@@ -96,7 +96,7 @@ def fill(value: Any, names: dict[str, Any]) -> Any:
             return names[whole.group(1)]
         return _PLACEHOLDER.sub(lambda m: str(names.get(m.group(1), m.group(0))), value)
     if isinstance(value, dict):
-        return {k: fill(v, names) for k, v in value.items()}
+        return {fill(k, names): fill(v, names) for k, v in value.items()}
     if isinstance(value, list):
         return [fill(v, names) for v in value]
     return value
