@@ -226,15 +226,27 @@ def first_failure(verdict: Any) -> str:
     return "no alternative or no near miss, or a shortcut column failed"
 
 
-def write(passed: Iterable[Candidate], out: Path, app: str) -> list[Path]:
-    """Each passed candidate's file under ``out/<app>/``; the paths written."""
+def write(passed: Iterable[Candidate], out: Path, app: str,
+          families: Iterable[str] = ()) -> list[Path]:
+    """Each passed candidate's file under ``out/<suite>/``; the paths written. Files an
+    earlier run of ``families`` wrote for ``app`` that this one did not are removed (a
+    candidate that no longer passes is no longer shipped)."""
     written = []
     for candidate in passed:
         path = out / candidate.task_id.split("/")[0] / f"{candidate.name}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(candidate, app))
         written.append(path)
+    headers = {HEADER.format(app=app, family=family) for family in families}
+    for path in sorted(out.glob("*/*.yaml")):
+        if path not in written and _first_line(path) in headers:
+            path.unlink()
     return written
+
+
+def _first_line(path: Path) -> str:
+    with path.open() as file:
+        return file.readline()
 
 
 def synthesize(app: str, families: Sequence[Family], seeds: int, out: Path | None,
@@ -249,6 +261,6 @@ def synthesize(app: str, families: Sequence[Family], seeds: int, out: Path | Non
     passed = [g.candidate for g in figures.results if g.ok]
     figures.passed = len(passed)
     if out is not None:
-        figures.written = len(write(passed, out, app))
+        figures.written = len(write(passed, out, app, [f.name for f in families]))
     figures.seconds = time.monotonic() - start
     return figures

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from workgym_core.errors import ConfigError
+
 from ..synthesis import Family
 from .decision import Decision
 from .lookup_act_tell import LookupActTell
@@ -13,11 +15,12 @@ FAMILIES: tuple[Family, ...] = (LookupActTell(), Decision(), Question(), SweepFa
 
 
 def named(names: list[str] | None) -> list[Family]:
-    """The families called ``names`` (all of them for None); KeyError naming an unknown one."""
+    """The families called ``names`` (all of them for None); ConfigError naming an unknown
+    one."""
     known = {family.name: family for family in FAMILIES}
     if not names:
         return list(FAMILIES)
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise KeyError(f"no family {', '.join(unknown)} (known: {', '.join(known)})")
+        raise ConfigError(f"no family {', '.join(unknown)} (known: {', '.join(known)})")
     return [known[n] for n in names]
