@@ -116,14 +116,40 @@ class Finder(_Rules):
     routes: list[list[Step]]
 
 
-class Fact(_Rules):
-    """A fact of a record a guard reads: the setup ops that make it take a drawn value
-    (``value`` in their templates: ``$verdict.value``), and the steps that read it (saving
-    ``fact``)."""
+class Counter(_Rules):
+    """How a person asks how many of a party's records are in a state: the instruction's
+    words for the party (``says``), what a script reads off it (``given``), the routes
+    counting them (``<<column>>``, ``<<state>>``; each saves ``n``: the first is the
+    reference's, the others alternatives) and ``every``: counting all the party's records
+    (a near miss)."""
 
-    draws: dict[str, list[Any]]  # guard met (true) / not met (false) -> values to draw from
+    says: str
+    given: dict[str, str]
+    routes: list[list[Step]]
+    every: list[Step]
+
+
+class Sweep(_Rules):
+    """How a person has every record of a party in a state changed: the instruction's words
+    for the party (``says``), what a script reads off it (``given``), the routes doing it
+    (``<<column>>``, ``<<start>>``, ``<<to>>``; the first is the reference's, the others
+    alternatives) and ``every``: the route changing all the party's records (a near miss)."""
+
+    says: str
+    given: dict[str, str]
+    routes: list[list[Step]]
+    every: list[Step]
+
+
+class Fact(_Rules):
+    """A fact a guard's ``require`` names: the setup ops giving it a drawn value
+    (``<<value>>``), the steps reading it (saving ``fact``) and the values it takes when the
+    guard is met and when not (``met``, ``unmet``)."""
+
     setup: list[dict[str, Any]]
     read: list[Step]
+    met: list[Any]
+    unmet: list[Any]
 
 
 class Record(_Rules):
@@ -147,7 +173,14 @@ class Record(_Rules):
     told: dict[str, Any]
     allows: list[dict[str, Any]] = []  # what telling changes (``only_changes`` rules)
     say: dict[str, dict[str, str]] = {}  # column -> {state: words telling it is done}
-    count: list[list[Step]] = []
+    decline: dict[str, dict[str, str]] = {}  # column -> {state: words telling it is not}
+    decoy: str | None = None  # the bind of the party's other record in ``make``
+    count: Counter | None = None
+    sweep: Sweep | None = None
+    party_column: str | None = None  # the record's column naming its party
+    # What the app records of any change to a record bound as ``<<bind>>`` (``only_changes``
+    # rules), for records the app's allowances do not name.
+    traces: list[dict[str, Any]] = []
     facts: dict[str, Fact] = {}
 
 

@@ -96,7 +96,7 @@ def fill(value: Any, names: dict[str, Any]) -> Any:
             return names[whole.group(1)]
         return _PLACEHOLDER.sub(lambda m: str(names.get(m.group(1), m.group(0))), value)
     if isinstance(value, dict):
-        return {k: fill(v, names) for k, v in value.items()}
+        return {fill(k, names): fill(v, names) for k, v in value.items()}
     if isinstance(value, list):
         return [fill(v, names) for v in value]
     return value
@@ -173,29 +173,47 @@ def gate(candidates: Sequence[Candidate], seeds: int, app: str,
     from ..local import local_server
     from ..quality import check, inspector
     from ..sdk import Env
-    from ..tasks import catalogue
+    from ..task_files import TaskFileError, parse
+    from ..tasks import catalogue, task_from
 
     results = []
     with tempfile.TemporaryDirectory(prefix="workgym-factory-") as tmp:
         root = Path(tmp)
         (root / app).mkdir()
+        valid = []
         for candidate in candidates:
-            (root / app / f"{GATE_PREFIX}{candidate.name}.yaml").write_text(
-                render(candidate, app))
+            path = root / app / f"{GATE_PREFIX}{candidate.name}.yaml"
+            path.write_text(render(candidate, app))
+            try:
+                task_from(path, root, parse(path))
+            except TaskFileError as exc:  # never in the catalogue: it would stop it
+                path.unlink()
+                line = f"{candidate.task_id}: FAIL not a valid task: {exc}"
+                progress(line)
+                results.append(Gated(candidate, False, line))
+                continue
+            valid.append(candidate)
         server = local_server(Settings(framework_apps=True, tasks=(root,)))
         tasks = catalogue((root,))
         world = inspector(server)
-        for candidate in candidates:
+        for candidate in valid:
             task = tasks.get(f"{app}/{GATE_PREFIX}{candidate.name}")
-            verdict = check([task], range(seeds),
-                            lambda task_id, seed: Env.inprocess(server, task_id, seed),
-                            world=world)[0]
+            try:
+                verdict = check([task], range(seeds),
+                                lambda task_id, seed: Env.inprocess(server, task_id, seed),
+                                world=world)[0]
+            except Exception as exc:  # a candidate the gate cannot run is one that fails it
+                line = f"{candidate.task_id}: FAIL {type(exc).__name__}: {exc}"
+                progress(line)
+                results.append(Gated(candidate, False, line))
+                continue
             passed = sum(seed_ok(verdict, s) for s in range(seeds))
             line = (f"{candidate.task_id}: {passed}/{seeds} seeds ok" if verdict.ok else
                     f"{candidate.task_id}: FAIL {first_failure(verdict)}")
             progress(line)
             results.append(Gated(candidate, verdict.ok, line))
-    return results
+    order = {c.task_id: i for i, c in enumerate(candidates)}
+    return sorted(results, key=lambda g: order[g.candidate.task_id])
 
 
 def seed_ok(verdict: Any, seed: int) -> bool:

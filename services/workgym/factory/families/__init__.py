@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 from ..synthesis import Family
+from .decision import Decision
 from .lookup_act_tell import LookupActTell
+from .question import Question
+from .sweep import SweepFamily
 
-FAMILIES: tuple[Family, ...] = (LookupActTell(),)
+FAMILIES: tuple[Family, ...] = (LookupActTell(), Decision(), Question(), SweepFamily())
 
 
 def named(names: list[str] | None) -> list[Family]:

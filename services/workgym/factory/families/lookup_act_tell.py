@@ -34,6 +34,8 @@ class LookupActTell:
 
     def candidates(self, app: AppRules) -> Iterator[Candidate]:
         for case in cases(app):
+            if case.sm.guard(case.to, "policy") is not None:
+                continue  # a decision's, where the policy is stated
             for lookup in sorted(case.record.find):
                 name = slug(self.name, case.machine, case.to, "by", lookup)
                 yield Candidate(f"{app.app}/{name}", self.name,
