@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from .source import Act, Step, TaskRules, load_task_rules
+from .source import Call, Step, TaskRules, load_task_rules
 
 # Engine placeholders in the rules' templates (``<<to>>``), apart from the task format's own
 # ``{name}`` and ``{{ row.field }}``.
@@ -48,7 +48,7 @@ class AppRules:
     operations: dict[str, Operation]
     graph: Any = None
 
-    def call(self, step: Act, **names: Any) -> dict[str, Any]:
+    def call(self, step: Call, **names: Any) -> dict[str, Any]:
         """``step`` as a reference step (``call: PUT /path``), ``<<name>>`` placeholders
         filled from ``names``."""
         op = self.operations.get(step.operation)
@@ -63,7 +63,7 @@ class AppRules:
             if value:
                 out[key] = fill(value, names)
         if op.method != "GET":
-            out["expect"] = 200
+            out["expect"] = step.expect or 200
         return out
 
 
@@ -108,17 +108,19 @@ def load_app(app: str) -> AppRules:
 
     import replicas
     from replicas.catalog import spec
+    from replicas.runtime.app import create_replica_app
+    from workgym_core.settings import Settings
 
     rules = load_task_rules(Path(next(iter(replicas.__path__))) / app / "source")
     metadata = importlib.import_module(f"replicas.{app}.models").METADATA
     tables = {name: [c.name for c in table.columns] for name, table in
               sorted(metadata.tables.items())}
-    operations = {}
-    for route in spec(app).router.routes:
-        op_id = getattr(route, "operation_id", None)
-        if op_id:
-            method = sorted(getattr(route, "methods", ["GET"]))[0]
-            operations[op_id] = Operation(method, getattr(route, "path", ""))
+    # The agent's operations, as its OpenAPI document has them (the routes' objects do not
+    # say their prefixes: the tracker's /rest/api/3).
+    document = create_replica_app(spec(app), Settings()).openapi()
+    operations = {op["operationId"]: Operation(method.upper(), path)
+                  for path, item in sorted(document["paths"].items())
+                  for method, op in sorted(item.items()) if "operationId" in op}
     return AppRules(app, rules, tables, operations)
 
 
