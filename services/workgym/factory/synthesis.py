@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from .source import Call, Step, TaskRules, load_task_rules
+from .task_rules import Call, Step, TaskRules, load_task_rules
 
 # Engine placeholders in the rules' templates (``<<to>>``), apart from the task format's own
 # ``{name}`` and ``{{ row.field }}``.

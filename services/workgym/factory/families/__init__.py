@@ -7,11 +7,14 @@ from workgym_core.errors import ConfigError
 
 from ..synthesis import Family
 from .decision import Decision
+from .link import LinkRecords
+from .lookup_act import LookupAct
 from .lookup_act_tell import LookupActTell
 from .question import Question
 from .sweep import SweepFamily
 
-FAMILIES: tuple[Family, ...] = (LookupActTell(), Decision(), Question(), SweepFamily())
+FAMILIES: tuple[Family, ...] = (LookupActTell(), LookupAct(), Decision(), Question(),
+                                SweepFamily(), LinkRecords())
 
 
 def named(names: list[str] | None) -> list[Family]:
