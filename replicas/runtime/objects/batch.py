@@ -72,13 +72,11 @@ def read(db: sqlite3.Connection, kind: ObjectType, ids: Sequence[str], *,
 
 
 def create(db: sqlite3.Connection, catalog: Catalog, kind: ObjectType,
-           given: Sequence[Mapping[str, Any]], *, now: datetime) -> tuple[int, dict[str, Any]]:
+           given: Sequence[Mapping[str, Any]], *, now: datetime) -> dict[str, Any]:
     made = [records.create(db, catalog, kind, one.get("properties") or {},
                            one.get("associations") or (), now=now) for one in inputs(given)]
     shown = render.names(kind, None)
-    _, body = response([render.record(kind, row, shown) for row in made], (), kind,
-                            now=now, verb="create")
-    return 201, body
+    return complete([render.record(kind, row, shown) for row in made], now=now)
 
 
 def update(db: sqlite3.Connection, kind: ObjectType, given: Sequence[Mapping[str, Any]], *,

@@ -227,10 +227,11 @@ class World(_Strict):
 
 
 class Claims(_Strict):
-    """The statement checker's material: ``claims.yaml`` and ``say.yaml`` of the app, as
-    ``services/workgym_core/speech/lexicon.py`` reads them."""
+    """The statement checker's material, as ``services/workgym_core/speech/lexicon.py`` reads
+    it: ``vocabulary``, the app's ``claims.yaml`` (its ``sensitive`` section is compiled from
+    the properties marked sensitive), and ``say``, its ``say.yaml`` (none when empty)."""
 
-    claims: dict[str, Any]
+    vocabulary: dict[str, Any] = Field(default_factory=dict)
     say: dict[str, Any] = Field(default_factory=dict)
 
 
