@@ -21,8 +21,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from replicas.runtime.identity import WORLD_COMPANIES, WORLD_PEOPLE
+
 RULES = "rules.yaml"
 OPENAPI = "openapi.yaml"
+# The object types a world takes from the seed's identity, and how many it has for worlds.
+IDENTITY_SHARE = {"contacts": WORLD_PEOPLE, "companies": WORLD_COMPANIES}
 # Every object's read-only property that is its id, never a column.
 OBJECT_ID_PROPERTY = "hs_object_id"
 
@@ -417,8 +421,12 @@ def _problems(rules: Rules) -> list[tuple[str, str]]:
             for i, prop in enumerate(props):
                 column(f"lookups.{name}.{i}", name, prop)
     if rules.world is not None:
-        for name in rules.world.sizes:
+        for name, size in rules.world.sizes.items():
             table(f"world.sizes.{name}", name)
+            most = IDENTITY_SHARE.get(name)
+            if most is not None and size > most:
+                out.append((f"world.sizes.{name}", f"at most {most}: the identity's share "
+                            "every app's world draws from (replicas/runtime/identity.py)"))
         for i, mess in enumerate(rules.world.mess):
             table(f"world.mess.{i}.table", mess.table)
         for name, draws in rules.world.draws.items():
