@@ -33,6 +33,11 @@ for module in (
 ):
     router.routes.extend(module.router.routes)
 
+# The browser's pages (pages/): HTML, outside the agent's OpenAPI.
+from ..pages import router as pages  # noqa: E402 - after the API's routes
+
+router.routes.extend(pages.routes)
+
 TAGS = [
     {"name": "Contacts", "description": "People."},
     {"name": "Companies", "description": "Organisations."},
