@@ -18,6 +18,13 @@ def names(kind: ObjectType, asked: Iterable[str] | None) -> list[str]:
     return known if wanted else list(kind.default_properties)
 
 
+def written(kind: ObjectType, properties: Mapping[str, Any]) -> list[str]:
+    """The properties a write answers: the type's defaults and every one it set (HubSpot
+    echoes what a create or an update wrote)."""
+    return list(dict.fromkeys([*kind.default_properties,
+                               *(name for name in properties if name in kind.properties)]))
+
+
 def record(kind: ObjectType, row: Mapping[str, Any], shown: Iterable[str]) -> dict[str, Any]:
     """``row`` as a SimplePublicObject with the properties ``shown``."""
     properties = {name: str(row["id"]) if name == OBJECT_ID
