@@ -72,13 +72,12 @@ def read(db: sqlite3.Connection, kind: ObjectType, ids: Sequence[str], *,
 
 
 def create(db: sqlite3.Connection, catalog: Catalog, kind: ObjectType,
-           given: Sequence[Mapping[str, Any]], *, now: datetime) -> tuple[int, dict[str, Any]]:
+           given: Sequence[Mapping[str, Any]], *, now: datetime) -> dict[str, Any]:
     made = [render.record(kind, records.create(db, catalog, kind, one.get("properties") or {},
                                                one.get("associations") or (), now=now),
                           render.written(kind, one.get("properties") or {}))
             for one in inputs(given)]
-    _, body = response(made, (), kind, now=now, verb="create")
-    return 201, body
+    return complete(made, now=now)
 
 
 def update(db: sqlite3.Connection, kind: ObjectType, given: Sequence[Mapping[str, Any]], *,

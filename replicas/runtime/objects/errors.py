@@ -10,9 +10,10 @@ renders every error a HubSpot-shaped app answers in it::
     409 {"status": "error", "message": "Contact already exists. Existing ID: 51", ...,
          "category": "CONFLICT"}
 
-``category`` follows the status unless an error names its own; the trajectory records it as
-the error's code. ``correlationId`` is HubSpot's request id: here a UUID derived from the
-error itself, so the same refusal reads the same in every replay. Request validation (FastAPI's,
+``category`` follows the status unless an error names its own; the trajectory records the
+error's code (HubSpot's category for its own errors) from a header the proxy never forwards.
+``correlationId`` is HubSpot's request id: here a UUID derived from the error itself, so the
+same refusal reads the same in every replay. Request validation (FastAPI's,
 the runtime's canonical integers) is HubSpot's 400 VALIDATION_ERROR naming the field.
 """
 
@@ -28,6 +29,7 @@ from starlette.responses import Response
 
 from workgym_core.error_docs import RETRY_AFTER
 from workgym_core.errors import WorkGymError, json_response
+from workgym_core.internal import ERROR_CODE_HEADER
 
 from ..errors import ErrorStyle
 
@@ -110,9 +112,11 @@ def error_object(exc: WorkGymError) -> dict[str, Any]:
 
 def render(exc: WorkGymError) -> Response:
     """Every error the app answers: HubSpot's body; HubSpot's 400 where WorkGym's runtime
-    refuses a parameter with 422."""
+    refuses a parameter with 422. HubSpot's body has no ``error.code``: the error's code goes
+    to the proxy in its header (kept for the trajectory, never forwarded)."""
     status = 400 if exc.status_code == 422 else exc.status_code
-    return json_response(error_object(exc), status_code=status, headers=exc.headers)
+    return json_response(error_object(exc), status_code=status,
+                         headers={**(exc.headers or {}), ERROR_CODE_HEADER: exc.code})
 
 
 class ErrorDetail(BaseModel):

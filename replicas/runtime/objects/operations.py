@@ -67,7 +67,8 @@ def batch_read(db: sqlite3.Connection, kind: ObjectType, body: Mapping[str, Any]
 
 
 def batch_create(db: sqlite3.Connection, catalog: Catalog, kind: ObjectType,
-                 body: Mapping[str, Any], *, now: datetime) -> tuple[int, Body]:
+                 body: Mapping[str, Any], *, now: datetime) -> Body:
+    """BatchResponseSimplePublicObject (201): every input created, or none."""
     return batch.create(db, catalog, kind, body.get("inputs") or [], now=now)
 
 

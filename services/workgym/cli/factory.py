@@ -1,5 +1,5 @@
-"""``workgym factory compile|...``: the factory (services/workgym/factory/): an app compiled
-from its spec directory (an API description and a rules file)."""
+"""``workgym factory compile|tasks``: the factory (services/workgym/factory/): an app compiled
+from its spec directory (an API description and a rules file), and its task families, gated."""
 
 from __future__ import annotations
 
@@ -21,6 +21,17 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     compile_.add_argument("--check", action="store_true", help="write nothing; exit 1 naming "
                           "the files that differ from what the spec compiles to")
     compile_.set_defaults(func=_compile)
+    tasks = actions.add_parser("tasks", help="synthesize APP's task families from its "
+                               "source/rules.yaml; write those passing the gate")
+    tasks.add_argument("app", help="the app (replicas/<app>/source/rules.yaml)")
+    tasks.add_argument("--seeds", type=int, default=10, help="gate seeds 0..N-1 (default 10)")
+    tasks.add_argument("--family", action="append", help="only this family (repeat for "
+                       "several)")
+    tasks.add_argument("--out", type=Path, default=None, help="task root written to "
+                       "(default: the packaged tasks/)")
+    tasks.add_argument("--dry-run", action="store_true", help="gate, write nothing")
+    tasks.set_defaults(func=_tasks)
+
 
 
 def _compile(args: argparse.Namespace) -> int:
@@ -42,3 +53,15 @@ def _compile(args: argparse.Namespace) -> int:
     print(f"workgym: {out}: {verb} {len(outcome.written)}, removed {len(outcome.removed)}, "
           f"{len(outcome.unchanged)} unchanged", file=sys.stderr)
     return 0
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    from ..factory.families import named
+    from ..factory.synthesis import synthesize
+    from ..tasks import TASKS_DIR
+
+    out = None if args.dry_run else (args.out or TASKS_DIR)
+    figures = synthesize(args.app, named(args.family), args.seeds, out,
+                         progress=lambda line: print(line, file=sys.stderr))
+    print(figures.line())
+    return 0 if figures.passed else 1

@@ -78,7 +78,9 @@ def environment() -> jinja2.Environment:
 
 
 def render(source: Source) -> dict[str, str]:
-    """Every file of the app ``source`` compiles to: relative path -> text."""
+    """Every file of the app ``source`` compiles to: relative path -> text. A template that
+    renders to nothing but comments and blank lines (a ``say.yaml`` of no claims) writes no
+    file."""
     env = environment()
     base = context.build(source)
     files: dict[str, str] = {}
@@ -91,7 +93,13 @@ def render(source: Source) -> dict[str, str]:
                     **base, object=name, obj=obj))
         else:
             files[target] = _with_header(target, env.get_template(template).render(**base))
-    return files
+    return {path: text for path, text in files.items() if not _empty(path, text)}
+
+
+def _empty(path: str, text: str) -> bool:
+    comment = "#" if Path(path).suffix in (".py", ".yaml") else None
+    return all(not line.strip() or (comment and line.lstrip().startswith(comment))
+               for line in text.splitlines())
 
 
 def _with_header(path: str, text: str) -> str:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from . import pages
 from .source import OBJECT_ID_PROPERTY, Column, Draw, Property, Rules, Source
 
 # The Python type each declared type is stored as (datetimes and dates: ISO text; JSON: text).
@@ -170,11 +172,21 @@ def build(source: Source) -> dict[str, Any]:
         "records": records(rules),
         "links": links(rules),
         "world": rules.world,
+        "probe": rules.product.probe,
+        "api_guards": [guard for machine in rules.state_machines.values()
+                       for guard in machine.guards if guard.enforced == "api"],
+        "sensitive": [{"table": table, "owner": "email", "kind": prop, "column": prop}
+                      for table, obj in rules.objects.items() if "email" in obj.properties
+                      for prop, spec in obj.properties.items() if spec.sensitive],
+        "machine_index": {table: [i for i, m in enumerate(rules.state_machines.values())
+                                  if m.table == table] for table in rules.objects},
+        "all_guards": sum(len(machine.guards) for machine in rules.state_machines.values()),
         "closed_stages": sorted(stage.id for pipelines in rules.pipelines.values()
                                 for pipeline in pipelines for stage in pipeline.stages
                                 if stage.metadata.get("isClosed") == "true"
                                 or stage.metadata.get("ticketState") == "CLOSED"),
         "object_id_property": OBJECT_ID_PROPERTY,
+        "pages": {view.name: view for view in pages.views(source)},
     }
 
 
@@ -192,8 +204,28 @@ def _pyrepr(value: Any) -> str:
     return repr(value)
 
 
+def _string_lines(text: str, width: int = 84) -> list[str]:
+    """``text`` as Python string literals of at most ``width`` characters' worth, to be
+    written one per line (implicit concatenation)."""
+    chunks = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+    return [_pyrepr(chunk + ("" if i == len(chunks) - 1 else " "))
+            for i, chunk in enumerate(chunks)]
+
+
+class _Dumper(yaml.SafeDumper):
+    """YAML as people write it: multi-line strings as ``|`` blocks."""
+
+
+def _block(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text,
+                                   style="|" if "\n" in text else None)
+
+
+_Dumper.add_representer(str, _block)
+
+
 def _to_yaml(value: Any) -> str:
-    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=LINE)
+    return yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=LINE)
 
 
 
@@ -303,10 +335,11 @@ def links(rules: Rules) -> dict[tuple[str, str], tuple[tuple[int, str | None], .
 
 
 def _call(function: str, args: list[str], indent: int) -> str:
-    """``function(arg, ...)`` at ``indent``, its arguments wrapped under the line length."""
+    """``function(arg, ...)`` at ``indent`` (and a comma after), its arguments wrapped under
+    the line length."""
     pad = " " * indent
     one = f"{pad}{function}({', '.join(args)})"
-    if len(one) <= LINE:
+    if len(one) < LINE:
         return one
     lines, current = [f"{pad}{function}("], pad + "   "
     for arg in args:
@@ -347,4 +380,4 @@ def tuple_entry(values: list[str], key: str, indent: int = 4) -> str:
 
 
 FILTERS = {"pyrepr": _pyrepr, "yaml": _to_yaml, "pascal": _pascal, "property_entry": property_entry,
-           "tuple_entry": tuple_entry}
+           "tuple_entry": tuple_entry, "string_lines": _string_lines}

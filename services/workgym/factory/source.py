@@ -45,6 +45,10 @@ class Product(_Strict):
     data_version: str
     brief: str
     reference: str = Field("", description="the product's public API reference (README)")
+    references: dict[str, str] = Field(default_factory=dict, description=(
+        "the reference page of each area (an OpenAPI tag)"))
+    probe: dict[str, Any] = Field(description=(
+        "one row operation making a harmless change no task allows (SPEC.probe)"))
 
 
 class Conventions(_Strict):
@@ -223,10 +227,11 @@ class World(_Strict):
 
 
 class Claims(_Strict):
-    """The statement checker's material: ``claims.yaml`` and ``say.yaml`` of the app, as
-    ``services/workgym_core/speech/lexicon.py`` reads them."""
+    """The statement checker's material, as ``services/workgym_core/speech/lexicon.py`` reads
+    it: ``vocabulary``, the app's ``claims.yaml`` (its ``sensitive`` section is compiled from
+    the properties marked sensitive), and ``say``, its ``say.yaml`` (none when empty)."""
 
-    claims: dict[str, Any]
+    vocabulary: dict[str, Any] = Field(default_factory=dict)
     say: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -242,6 +247,12 @@ class Rules(_Strict):
     state_machines: dict[str, StateMachine] = Field(default_factory=dict)
     policies: dict[str, Policy] = Field(default_factory=dict)
     lookups: dict[str, list[str]] = Field(default_factory=dict)
+    records: dict[str, Any] = Field(default_factory=dict, description=(
+        "how tasks make, find and count each table's records: workgym factory tasks' "
+        "(factory/task_rules.py), not the compiler's"))
+    links: dict[str, Any] = Field(default_factory=dict, description=(
+        "associations a task makes between two records (the link family's), not the "
+        "compiler's"))
     world: World | None = None
     claims: Claims | None = None
 

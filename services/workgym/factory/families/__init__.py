@@ -1,0 +1,23 @@
+"""The family kinds: each turns an app's rules into candidate tasks
+(:class:`..synthesis.Family`). The same code serves every app; what differs is the rules file."""
+
+from __future__ import annotations
+
+from ..synthesis import Family
+from .lookup_act import LookupAct
+from .link import LinkRecords
+from .lookup_act_tell import LookupActTell
+from .question import Question
+
+FAMILIES: tuple[Family, ...] = (LookupActTell(), Question(), LookupAct(), LinkRecords())
+
+
+def named(names: list[str] | None) -> list[Family]:
+    """The families called ``names`` (all of them for None); KeyError naming an unknown one."""
+    known = {family.name: family for family in FAMILIES}
+    if not names:
+        return list(FAMILIES)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise KeyError(f"no family {', '.join(unknown)} (known: {', '.join(known)})")
+    return [known[n] for n in names]

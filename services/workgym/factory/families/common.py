@@ -1,0 +1,110 @@
+"""What the family kinds share: the cases a state machine offers, the record's setup, the
+reference's finding, acting and telling steps, and the verifier's postconditions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..task_rules import Finder, Record, StateMachine
+from ..synthesis import AppRules, fill
+
+
+@dataclass(frozen=True)
+class Case:
+    """One transition of a machine on one kind of record: ``start`` -> ``to``."""
+
+    machine: str
+    sm: StateMachine
+    record: Record
+    start: str
+    to: str
+
+    @property
+    def column(self) -> str:
+        return self.sm.column
+
+    def words(self, to: str | None = None) -> str:
+        """What the record's party is told when the transition into ``to`` is done."""
+        return self.record.say[self.column][to or self.to]
+
+
+def cases(app: AppRules) -> Iterator[Case]:
+    """Every transition the rules let a task do and tell: for each machine with an ``act``
+    on a table with a ``records`` entry, each target the party can be told of (``say``),
+    from the first state (in the machine's order) that goes there."""
+    for name, sm in sorted(app.rules.state_machines.items()):
+        record = app.rules.records.get(sm.table)
+        if sm.act is None or record is None:
+            continue
+        for to in sm.states:
+            if to not in record.say.get(sm.column, {}):
+                continue
+            start = next((s for s in sm.states if sm.allowed(s, to)), None)
+            if start is not None:
+                yield Case(name, sm, record, start, to)
+
+
+def slug(*parts: str) -> str:
+    return "-".join(p.replace("_", "-") for p in parts)
+
+
+def setup(case: Case, state: str | None = None) -> list[dict[str, Any]]:
+    """The record's setup ops, the case's record in ``state`` (default: its start)."""
+    ops = []
+    for op in case.record.make:
+        if op.get("bind") == case.record.bind:
+            op = {**op, case.column: state or case.start}
+        ops.append(op)
+    return ops
+
+
+def find(app: AppRules, finder: Finder, route: int = 0) -> list[dict[str, Any]]:
+    return [app.call(step) for step in finder.routes[route]]
+
+
+def act(app: AppRules, case: Case, to: str | None = None) -> dict[str, Any]:
+    assert case.sm.act is not None
+    return app.call(case.sm.act, to=to or case.to)
+
+
+def tell(app: AppRules, case: Case, text: str) -> dict[str, Any]:
+    return app.call(case.record.tell, text=text)
+
+
+def first_name(case: Case) -> str:
+    return "{{ " + case.record.party + ".name | first }}"
+
+
+def changed(case: Case, to: str | None = None, start: str | None = None) -> dict[str, Any]:
+    """The assertion that the record's column went from the start to ``to``."""
+    return {"name": f"{case.column}_{to or case.to}", "check": "field_changed",
+            "table": case.sm.table, "where": {"id": f"${case.record.bind}.id"},
+            "field": case.column, "from": start or case.start, "to": to or case.to}
+
+
+def told(case: Case, name: str = "party_told") -> dict[str, Any]:
+    return {"name": name, **fill(case.record.told, {})}
+
+
+def only_changes(case: Case, to: str | None = None) -> dict[str, Any]:
+    """No change but the transition's columns on the record and what telling adds."""
+    return {"name": "no_collateral_damage", "check": "only_changes", "allow": [
+        {"table": case.sm.table, "op": "update", "where": {"id": f"${case.record.bind}.id"},
+         "fields": case.sm.changes(to or case.to)}, *case.record.allows]}
+
+
+def other_target(case: Case) -> str | None:
+    """Another state the party could be told of, reachable from the start (a wrong
+    transition's target)."""
+    return next((s for s in case.sm.states if s != case.to and s in
+                 case.record.say[case.column] and case.sm.allowed(case.start, s)), None)
+
+
+def false_target(case: Case) -> str:
+    """A state the record is not in after the case, to tell falsely: the last (in the
+    machine's order) the party can be told of, other than the target and the start."""
+    told = [s for s in case.sm.states if s in case.record.say[case.column]
+            and s not in (case.to, case.start)]
+    return told[-1]

@@ -1,0 +1,74 @@
+"""``lookup-act-tell``: find a record by what a person knows of it, move it through one
+transition of a state machine, and tell its party what was done.
+
+One candidate per (transition the party can be told of, lookup): the reference finds the
+record the lookup's way, acts (the machine's ``act``) and tells (the record's ``tell``);
+alternatives take the lookup's other routes, or tell first; near misses act on the party's
+other record, make another transition, tell a false state, or say nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..synthesis import AppRules, Candidate
+from .common import (
+    Case,
+    act,
+    cases,
+    changed,
+    false_target,
+    find,
+    first_name,
+    only_changes,
+    other_target,
+    setup,
+    slug,
+    tell,
+    told,
+)
+
+
+class LookupActTell:
+    name = "lookup-act-tell"
+
+    def candidates(self, app: AppRules) -> Iterator[Candidate]:
+        for case in cases(app):
+            for lookup in sorted(case.record.find):
+                name = slug(self.name, case.record.noun, case.column, case.to, "by", lookup)
+                yield Candidate(f"{app.app}/{name}", self.name,
+                                self.body(app, case, lookup))
+
+    def body(self, app: AppRules, case: Case, lookup: str) -> dict[str, Any]:
+        finder = case.record.find[lookup]
+        found = find(app, finder)
+        steps = [*found, act(app, case), tell(app, case, case.words())]
+        n = len(found)
+        alternatives: list[dict[str, Any]] = [
+            {"name": f"finds-it-another-way-{i}", "steps": [*find(app, finder, i), *steps[n:]]}
+            for i in range(1, len(finder.routes))]
+        alternatives.append({"name": "tells-first", "steps": [*found, steps[n + 1], steps[n]]})
+        near_misses: list[dict[str, Any]] = [
+            {"name": "acts-on-the-partys-other-record",
+             "before": {n: [app.call(s) for s in case.record.find_decoy]}},
+            {"name": "says-nothing", "drop": [n + 1]},
+            {"name": "tells-a-false-state", "harm": True,
+             "replace": {n + 1: tell(app, case, case.words(false_target(case)))}},
+        ]
+        wrong = other_target(case)
+        if wrong is not None:
+            near_misses.append({"name": f"sets-{wrong}-instead", "replace": {
+                n: act(app, case, wrong), n + 1: tell(app, case, case.words(wrong))}})
+        return {
+            "title": f"Change a {case.record.noun}'s {case.column} and tell its requester",
+            "difficulty": "easy",
+            "tags": ["factory", self.name, case.record.noun, case.column],
+            "instruction": (f"Set the {case.column} of {finder.says} to {case.to}, then tell "
+                            f"{first_name(case)} publicly on the {case.record.noun} what you "
+                            "changed. Change nothing else."),
+            "setup": setup(case),
+            "reference": {"given": finder.given, "steps": steps},
+            "alternatives": alternatives,
+            "near_misses": near_misses,
+            "verifier": [changed(case), told(case), only_changes(case)],
+        }
