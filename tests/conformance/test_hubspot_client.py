@@ -42,6 +42,7 @@ from workgym.processes import serving
 
 from .coverage import served
 from .crm import OBJECTS, PACKAGES, TASK, TEXT, new_record, pipeline_of
+from .hubspot_shapes import declared, validate
 
 pytestmark = pytest.mark.xdist_group("hubspot-client")  # one episode, read whole by the last
 
@@ -256,3 +257,21 @@ def test_the_client_met_every_served_operation(run: workgym.sdk.Env) -> None:
     met = {(step["method"], step["route"]) for step in run.trajectory()
            if step["app"] == "crm" and step["status"] < 400}
     assert not sorted(served("crm") - met)
+
+
+def test_every_answer_is_the_model_the_client_declares(run: workgym.sdk.Env,
+                                                       figure: Callable[[str], None]) -> None:
+    """Each answer the client met (the trajectory's), held to the model its API class
+    declares for that status (``response_types_map``; its package's Error for a refusal):
+    no member the model lacks, none it requires missing, every type right."""
+    checked, problems = 0, []
+    for step in run.trajectory():
+        shape = declared(step["method"], step["route"] or "", step["status"])
+        if step["app"] != "crm" or shape is None or step["response_body"] is None:
+            continue
+        checked += 1
+        problems += [f"{step['method']} {step['route']} -> {step['status']}: {problem}"
+                     for problem in validate(shape, step["response_body"])]
+    figure(f"crm: {checked} answers to HubSpot's client held to its declared models, "
+           f"{len(problems)} problems")
+    assert checked and not problems, "\n".join(problems)
