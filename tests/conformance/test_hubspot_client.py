@@ -28,6 +28,8 @@ from hubspot.crm.objects import (
     BatchReadInputSimplePublicObjectId,
     Filter,
     FilterGroup,
+    PublicAssociationsForObject,
+    PublicObjectId,
     PublicObjectSearchRequest,
     SimplePublicObjectBatchInput,
     SimplePublicObjectBatchInputForCreate,
@@ -250,6 +252,65 @@ def test_contacts_merge(hubspot: HubSpot) -> None:
                                           object_id_to_merge=merged.id))
     assert result.properties["email"] == "client40@hubspot-client.example"
     refused(404, basic.get_by_id, merged.id)
+
+
+def test_a_contacts_email_is_unique_and_finds_it(hubspot: HubSpot) -> None:
+    """HubSpot refuses a second contact with an email (409 CONFLICT naming the one that has
+    it) and reads a contact by its email (``idProperty=email``), alone or in a batch."""
+    basic, email = hubspot.crm.contacts.basic_api, "unique@hubspot-client.example"
+    first = basic.create(SimplePublicObjectInputForCreate(properties={"email": email}))
+    body = refused(409, basic.create, SimplePublicObjectInputForCreate(
+        properties={"email": email, "lastname": "Again"}))
+    assert body["category"] == "CONFLICT" and first.id in body["message"]
+    assert basic.get_by_id(email, id_property="email").id == first.id
+    batch = hubspot.crm.contacts.batch_api.read(BatchReadInputSimplePublicObjectId(
+        inputs=[SimplePublicObjectId(id=email)], id_property="email", properties=["email"],
+        properties_with_history=[]))
+    assert [(r.id, r.properties["email"]) for r in batch.results] == [(first.id, email)]
+
+
+def test_a_batch_read_names_what_it_did_not_find(hubspot: HubSpot) -> None:
+    """A batch read with an unknown id answers 207: the others found, the unknown one in
+    ``errors`` (the client's ...WithErrors model)."""
+    deal = hubspot.crm.deals.basic_api.create(SimplePublicObjectInputForCreate(
+        properties=new_properties(hubspot, "deals", 60)))
+    read = hubspot.crm.deals.batch_api.read(BatchReadInputSimplePublicObjectId(
+        inputs=[SimplePublicObjectId(id=deal.id), SimplePublicObjectId(id="999999999")],
+        properties=["dealname"], properties_with_history=[]))
+    assert [r.id for r in read.results] == [deal.id]
+    assert read.num_errors == 1 and "999999999" in str(read.errors[0].context)
+
+
+def test_a_record_created_with_associations_reads_them_back(hubspot: HubSpot) -> None:
+    contact = hubspot.crm.contacts.basic_api.create(SimplePublicObjectInputForCreate(
+        properties=new_properties(hubspot, "contacts", 61)))
+    label = hubspot.crm.associations.v4.schema.definitions_api.get_all(
+        "companies", "contacts").results[0]
+    company = hubspot.crm.companies.basic_api.create(SimplePublicObjectInputForCreate(
+        properties=new_properties(hubspot, "companies", 61), associations=[
+            PublicAssociationsForObject(to=PublicObjectId(id=contact.id), types=[
+                AssociationSpec(association_category=label.category,
+                                association_type_id=label.type_id)])]))
+    read = hubspot.crm.contacts.basic_api.get_by_id(contact.id, associations=["companies"])
+    assert [a.id for a in read.associations["companies"].results] == [company.id]
+
+
+def test_search_by_text_and_by_a_list_of_values(hubspot: HubSpot) -> None:
+    search = hubspot.crm.companies.search_api
+    made = [hubspot.crm.companies.basic_api.create(SimplePublicObjectInputForCreate(
+        properties=new_properties(hubspot, "companies", n))).id for n in (62, 63)]
+    by_text = search.do_search(PublicObjectSearchRequest(query="client62.example"))
+    assert [r.id for r in by_text.results] == made[:1]
+    listed = search.do_search(PublicObjectSearchRequest(filter_groups=[FilterGroup(filters=[
+        Filter(property_name="domain", operator="IN",
+               values=["client62.example", "client63.example"])])], sorts=SORTS))
+    assert [r.id for r in listed.results] == made[::-1]
+
+
+def test_an_owner_found_by_email(hubspot: HubSpot) -> None:
+    owners = hubspot.crm.owners.owners_api
+    someone = owners.get_page(limit=1).results[0]
+    assert [o.id for o in owners.get_page(email=someone.email).results] == [someone.id]
 
 
 def test_the_client_met_every_served_operation(run: workgym.sdk.Env) -> None:
