@@ -5,6 +5,8 @@ file that names what is not there fails with its YAML path."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,8 @@ from workgym.cli import main
 from workgym.factory.compile import COMMENT, HEADER, MARK, compile_to, generated, render
 from workgym.factory.source import Source, SourceError
 
-CRM = Path(__file__).resolve().parents[2] / "replicas" / "crm"
+ROOT = Path(__file__).resolve().parents[2]
+CRM = ROOT / "replicas" / "crm"
 SPEC = CRM / "source"
 
 
@@ -41,6 +44,16 @@ def test_every_generated_file_carries_the_header() -> None:
     for path, text in files.items():
         if Path(path).suffix in COMMENT:
             assert text.startswith(COMMENT[Path(path).suffix](HEADER)), path
+
+
+def test_the_generated_code_passes_the_linter(tmp_path: Path) -> None:
+    """The templates write tidy code themselves (nothing formats it at compile time)."""
+    compile_to(Source.load(SPEC), tmp_path / "crm")
+    linted = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--config",
+         str(ROOT / "pyproject.toml"), str(tmp_path / "crm")],
+        capture_output=True, text=True, check=False)
+    assert linted.returncode == 0, linted.stdout
 
 
 def test_check_names_the_files_that_differ(tmp_path: Path,
@@ -103,6 +116,8 @@ def _break(rules: dict[str, object], path: str, value: object) -> None:
      "rules.yaml: world.draws.deals.properties.amount: Value error, exactly one of"),
     ("association_types.0.to", "people",
      "rules.yaml: association_types.0.to: no object type 'people'"),
+    ("world.sizes.companies", 21,
+     "rules.yaml: world.sizes.companies: at most 20: the identity's share"),
 ])
 def test_a_bad_rules_file_fails_naming_the_yaml_path(tmp_path: Path, path: str, value: object,
                                                       message: str) -> None:

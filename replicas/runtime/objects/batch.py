@@ -73,10 +73,9 @@ def read(db: sqlite3.Connection, kind: ObjectType, ids: Sequence[str], *,
 
 def create(db: sqlite3.Connection, catalog: Catalog, kind: ObjectType,
            given: Sequence[Mapping[str, Any]], *, now: datetime) -> dict[str, Any]:
-    made = [render.record(kind, records.create(db, catalog, kind, one.get("properties") or {},
-                                               one.get("associations") or (), now=now),
-                          render.written(kind, one.get("properties") or {}))
-            for one in inputs(given)]
+    made = [render.record(kind, records.create(
+        db, catalog, kind, one.get("properties") or {}, one.get("associations") or (),
+        now=now), render.written(kind, one.get("properties") or {})) for one in inputs(given)]
     return complete(made, now=now)
 
 
@@ -93,9 +92,9 @@ def update(db: sqlite3.Connection, kind: ObjectType, given: Sequence[Mapping[str
         except ObjectNotFound:
             missing.append(ref)
             continue
-        written = one.get("properties") or {}
-        done.append(render.record(kind, records.update(db, kind, row, written, now=now),
-                                  render.written(kind, written)))
+        properties = one.get("properties") or {}
+        done.append(render.record(kind, records.update(db, kind, row, properties, now=now),
+                                  render.written(kind, properties)))
     return response(done, missing, kind, now=now, verb="update")
 
 

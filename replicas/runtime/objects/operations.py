@@ -48,9 +48,9 @@ def create(db: sqlite3.Connection, catalog: Catalog, kind: ObjectType, body: Map
 def update(db: sqlite3.Connection, kind: ObjectType, ref: str, body: Mapping[str, Any], *,
            id_property: str | None, now: datetime) -> Body:
     """SimplePublicObject: the record with the properties set."""
-    row = records.find(db, kind, ref, id_property=id_property)
     given = body.get("properties") or {}
-    row = records.update(db, kind, row, given, now=now)
+    row = records.update(db, kind, records.find(db, kind, ref, id_property=id_property), given,
+                         now=now)
     return render.record(kind, row, render.written(kind, given))
 
 

@@ -18,11 +18,11 @@ def names(kind: ObjectType, asked: Iterable[str] | None) -> list[str]:
     return known if wanted else list(kind.default_properties)
 
 
-def written(kind: ObjectType, properties: Mapping[str, Any]) -> list[str]:
-    """The properties a write answers: the type's defaults and every one it set (HubSpot
-    echoes what a create or an update wrote)."""
+def written(kind: ObjectType, given: Iterable[str]) -> list[str]:
+    """The properties a write answers (as HubSpot's does): the type's defaults and those the
+    write set."""
     return list(dict.fromkeys([*kind.default_properties,
-                               *(name for name in properties if name in kind.properties)]))
+                               *(name for name in given if name in kind.properties)]))
 
 
 def record(kind: ObjectType, row: Mapping[str, Any], shown: Iterable[str]) -> dict[str, Any]:

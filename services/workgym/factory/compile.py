@@ -10,8 +10,8 @@ header: hand-written ones are never touched), and a file whose bytes would not c
 not written. No timestamps, sorted iteration: the same source gives the same bytes.
 
 The templates write tidy code themselves (no formatter runs at compile time, so the bytes
-do not depend on a tool's version); the tests hold the output to ``ruff check`` and
-``mypy --strict``.
+do not depend on a tool's version): its test holds the output to ``ruff check``, and
+``make lint``'s ``mypy --strict`` reads the committed app.
 """
 
 from __future__ import annotations

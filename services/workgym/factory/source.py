@@ -21,8 +21,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from replicas.runtime.identity import WORLD_COMPANIES, WORLD_PEOPLE
+
 RULES = "rules.yaml"
 OPENAPI = "openapi.yaml"
+# The object types a world takes from the seed's identity, and how many it has for worlds.
+IDENTITY_SHARE = {"contacts": WORLD_PEOPLE, "companies": WORLD_COMPANIES}
 # Every object's read-only property that is its id, never a column.
 OBJECT_ID_PROPERTY = "hs_object_id"
 
@@ -253,6 +257,14 @@ class Rules(_Strict):
     links: dict[str, Any] = Field(default_factory=dict, description=(
         "associations a task makes between two records (the link family's), not the "
         "compiler's"))
+    cross: dict[str, Any] = Field(default_factory=dict, description=(
+        "what customers ask in another app that a change of this one answers (the "
+        "cross-act-tell family's), not the compiler's"))
+    follow_ups: dict[str, Any] = Field(default_factory=dict, description=(
+        "follow-up tasks a person logs on a record (the follow-up family's), not the "
+        "compiler's"))
+    assigns: dict[str, Any] = Field(default_factory=dict, description=(
+        "records a person hands to another owner (the assign family's), not the compiler's"))
     world: World | None = None
     claims: Claims | None = None
 
@@ -409,8 +421,12 @@ def _problems(rules: Rules) -> list[tuple[str, str]]:
             for i, prop in enumerate(props):
                 column(f"lookups.{name}.{i}", name, prop)
     if rules.world is not None:
-        for name in rules.world.sizes:
+        for name, size in rules.world.sizes.items():
             table(f"world.sizes.{name}", name)
+            most = IDENTITY_SHARE.get(name)
+            if most is not None and size > most:
+                out.append((f"world.sizes.{name}", f"at most {most}: the identity's share "
+                            "every app's world draws from (replicas/runtime/identity.py)"))
         for i, mess in enumerate(rules.world.mess):
             table(f"world.mess.{i}.table", mess.table)
         for name, draws in rules.world.draws.items():

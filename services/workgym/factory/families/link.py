@@ -10,15 +10,14 @@ end's other record, or link both."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..synthesis import AppRules, Candidate
-from ..task_rules import RULES, Act, Record
+from ..task_rules import Act, Record
 from .common import find, slug
+from .sections import section
 
 
 class Link(BaseModel):
@@ -33,12 +32,8 @@ class Link(BaseModel):
 
 def links(app: str) -> dict[str, Link]:
     """The ``links`` section of the app's rules file (none: no links)."""
-    import replicas
-
-    path = Path(next(iter(replicas.__path__))) / app / "source" / RULES
-    raw = yaml.safe_load(path.read_text()) or {}
-    return {name: Link.model_validate(spec) for name, spec in
-            sorted((raw.get("links") or {}).items())}
+    return {name: Link.model_validate(spec)
+            for name, spec in sorted(section(app, "links").items())}
 
 
 def setup(ends: tuple[Record, Record]) -> list[dict[str, Any]]:

@@ -39,9 +39,14 @@ def another(case: Case) -> str | None:
 def allowed(sm: StateMachine, record: Record, to: str) -> dict[str, Any]:
     """No change but the transition's columns on the record (and what the record's rules
     allow beside: a modification time)."""
+    return allowed_columns(sm.table, record, sm.changes(to))
+
+
+def allowed_columns(table: str, record: Record, columns: list[str]) -> dict[str, Any]:
+    """No change but ``columns`` of the record (and what the record's rules allow beside)."""
     return {"name": "no_collateral_damage", "check": "only_changes", "allow": [
-        {"table": sm.table, "op": "update", "where": {"id": f"${record.bind}.id"},
-         "fields": sm.changes(to)}, *record.allows]}
+        {"table": table, "op": "update", "where": {"id": f"${record.bind}.id"},
+         "fields": columns}, *record.allows]}
 
 
 def untouched(case: Case) -> list[dict[str, Any]]:
