@@ -122,6 +122,8 @@ def test_an_object_created_read_updated_and_archived(hubspot: HubSpot, kind: str
     refused(404, basic.get_by_id, created.id)
     archived = basic.get_by_id(created.id, archived=True)
     assert archived.archived is True
+    assert created.id in [r.id for r in fetch_all(basic, archived=True)]
+    assert created.id not in [r.id for r in fetch_all(basic)]
 
 
 @pytest.mark.parametrize("kind", OBJECTS)
@@ -201,6 +203,27 @@ def test_associations_v4(hubspot: HubSpot) -> None:
     assert [r.to_object_id for r in page.results] == [company.id]
     v4.basic_api.archive("deals", deal.id, "contacts", contact.id)
     assert v4.basic_api.get_page("deals", deal.id, "contacts").results == []
+
+
+def test_a_records_associations_paged(hubspot: HubSpot) -> None:
+    """Three companies of one contact, read two at a time by ``paging.next.after``."""
+    contact = hubspot.crm.contacts.basic_api.create(SimplePublicObjectInputForCreate(
+        properties=new_properties(hubspot, "contacts", 31)))
+    v4 = hubspot.crm.associations.v4.basic_api
+    companies = []
+    for n in (31, 32, 33):
+        company = hubspot.crm.companies.basic_api.create(SimplePublicObjectInputForCreate(
+            properties=new_properties(hubspot, "companies", n)))
+        v4.create_default("contacts", contact.id, "companies", company.id)
+        companies.append(company.id)
+    walked, after = [], None
+    while True:
+        page = v4.get_page("contacts", contact.id, "companies", limit=2, after=after)
+        walked += [r.to_object_id for r in page.results]
+        if page.paging is None:
+            break
+        after = page.paging.next.after
+    assert sorted(walked, key=int) == companies
 
 
 def test_pipelines_and_their_stages(hubspot: HubSpot) -> None:
