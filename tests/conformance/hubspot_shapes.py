@@ -10,6 +10,10 @@ as ``None`` (required: "must not be `None`") and the values a setter allows
 ``hubspot.crm``: ``"contacts.SimplePublicObject"``, ``"objects.notes.SimplePublicObject"``,
 ``"associations.v4.BatchResponsePublicDefaultAssociation"``, ``"owners.PublicOwner"``.
 
+``declared(method, path, status)`` is the shape the client expects of an answer: each API
+class's ``response_types_map`` beside its ``call_api(path, method)``, its package's ``Error``
+for a refusal.
+
 ``validate(shape, body)`` returns the problems: a required key missing or ``null``, a wrong
 type, a value outside the allowed ones, and each key the model lacks (``EXTRA``-prefixed).
 A ``null`` is accepted for an optional key and as a value of a map (HubSpot sends ``null`` for a
@@ -22,13 +26,19 @@ import datetime
 import importlib
 import inspect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
+
+from tests.conformance.coverage import template
 
 EXTRA = "extra member"
 _REQUIRED = re.compile(r"is None:.*\n\s*raise ValueError\(\"Invalid value for `\w+`, must not be")
 _ALLOWED = re.compile(r"allowed_values = (\[.*?\])")
+_CALL = re.compile(r"response_types_map = (\{[^}]*\})\s*return self\.api_client\.call_api\("
+                   r'\s*"(?P<path>[^"]+)",\s*"(?P<method>[A-Z]+)"')
 @dataclass(frozen=True)
 class Member:
     """One key of a model: its client type, whether it is required, its allowed values."""
@@ -60,6 +70,35 @@ def members(shape: str) -> dict[str, Member]:
             type_, bool(_REQUIRED.search(setter)),
             tuple(ast.literal_eval(allowed[1])) if allowed else None)
     return {**found, **WIRE_MEMBERS.get(name, {})}
+
+
+def operations(root: Path) -> Iterator[tuple[str, str, str, dict[int, str]]]:
+    """(the client's package, method, path, its ``response_types_map``) of every operation of
+    the API classes under ``root``, a ``hubspot/crm`` folder."""
+    for module in sorted(root.rglob("api/*_api.py")):
+        package = ".".join(module.relative_to(root).parent.parent.parts)
+        for call in _CALL.finditer(module.read_text()):
+            yield package, call["method"], call["path"], ast.literal_eval(call[1])
+
+
+@cache
+def _operations() -> dict[tuple[str, str], tuple[str, dict[int, str]]]:
+    """(method, path template with its names erased) -> (package, response types), from the
+    installed client."""
+    found: dict[tuple[str, str], tuple[str, dict[int, str]]] = {}
+    for package, method, path, types in operations(
+            Path(importlib.import_module("hubspot.crm").__path__[0])):
+        found.setdefault((method, template(path)), (package, types))
+    return found
+
+
+def declared(method: str, path: str, status: int) -> str | None:
+    """The shape the client deserializes an answer of ``status`` to ``method path`` (a path
+    template) into; None where it reads no body (a 204) or has no such operation."""
+    package, types = _operations().get((method, template(path)), ("", {}))
+    if status in types:
+        return f"{package}.{types[status]}"
+    return f"{package}.Error" if package and status >= 400 else None
 
 
 def validate(shape: str, body: Any) -> list[str]:

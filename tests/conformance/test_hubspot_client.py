@@ -28,6 +28,8 @@ from hubspot.crm.objects import (
     BatchReadInputSimplePublicObjectId,
     Filter,
     FilterGroup,
+    PublicAssociationsForObject,
+    PublicObjectId,
     PublicObjectSearchRequest,
     SimplePublicObjectBatchInput,
     SimplePublicObjectBatchInputForCreate,
@@ -42,6 +44,7 @@ from workgym.processes import serving
 
 from .coverage import served
 from .crm import OBJECTS, PACKAGES, TASK, TEXT, new_record, pipeline_of
+from .hubspot_shapes import declared, validate
 
 pytestmark = pytest.mark.xdist_group("hubspot-client")  # one episode, read whole by the last
 
@@ -119,6 +122,8 @@ def test_an_object_created_read_updated_and_archived(hubspot: HubSpot, kind: str
     refused(404, basic.get_by_id, created.id)
     archived = basic.get_by_id(created.id, archived=True)
     assert archived.archived is True
+    assert created.id in [r.id for r in fetch_all(basic, archived=True)]
+    assert created.id not in [r.id for r in fetch_all(basic)]
 
 
 @pytest.mark.parametrize("kind", OBJECTS)
@@ -200,6 +205,27 @@ def test_associations_v4(hubspot: HubSpot) -> None:
     assert v4.basic_api.get_page("deals", deal.id, "contacts").results == []
 
 
+def test_a_records_associations_paged(hubspot: HubSpot) -> None:
+    """Three companies of one contact, read two at a time by ``paging.next.after``."""
+    contact = hubspot.crm.contacts.basic_api.create(SimplePublicObjectInputForCreate(
+        properties=new_properties(hubspot, "contacts", 31)))
+    v4 = hubspot.crm.associations.v4.basic_api
+    companies = []
+    for n in (31, 32, 33):
+        company = hubspot.crm.companies.basic_api.create(SimplePublicObjectInputForCreate(
+            properties=new_properties(hubspot, "companies", n)))
+        v4.create_default("contacts", contact.id, "companies", company.id)
+        companies.append(company.id)
+    walked, after = [], None
+    while True:
+        page = v4.get_page("contacts", contact.id, "companies", limit=2, after=after)
+        walked += [r.to_object_id for r in page.results]
+        if page.paging is None:
+            break
+        after = page.paging.next.after
+    assert sorted(walked, key=int) == companies
+
+
 def test_pipelines_and_their_stages(hubspot: HubSpot) -> None:
     pipelines = hubspot.crm.pipelines
     for object_type in ("deals", "tickets"):
@@ -251,8 +277,85 @@ def test_contacts_merge(hubspot: HubSpot) -> None:
     refused(404, basic.get_by_id, merged.id)
 
 
+def test_a_contacts_email_is_unique_and_finds_it(hubspot: HubSpot) -> None:
+    """HubSpot refuses a second contact with an email (409 CONFLICT naming the one that has
+    it) and reads a contact by its email (``idProperty=email``), alone or in a batch."""
+    basic, email = hubspot.crm.contacts.basic_api, "unique@hubspot-client.example"
+    first = basic.create(SimplePublicObjectInputForCreate(properties={"email": email}))
+    body = refused(409, basic.create, SimplePublicObjectInputForCreate(
+        properties={"email": email, "lastname": "Again"}))
+    assert body["category"] == "CONFLICT" and first.id in body["message"]
+    assert basic.get_by_id(email, id_property="email").id == first.id
+    batch = hubspot.crm.contacts.batch_api.read(BatchReadInputSimplePublicObjectId(
+        inputs=[SimplePublicObjectId(id=email)], id_property="email", properties=["email"],
+        properties_with_history=[]))
+    assert [(r.id, r.properties["email"]) for r in batch.results] == [(first.id, email)]
+
+
+def test_a_batch_read_names_what_it_did_not_find(hubspot: HubSpot) -> None:
+    """A batch read with an unknown id answers 207: the others found, the unknown one in
+    ``errors`` (the client's ...WithErrors model)."""
+    deal = hubspot.crm.deals.basic_api.create(SimplePublicObjectInputForCreate(
+        properties=new_properties(hubspot, "deals", 60)))
+    read = hubspot.crm.deals.batch_api.read(BatchReadInputSimplePublicObjectId(
+        inputs=[SimplePublicObjectId(id=deal.id), SimplePublicObjectId(id="999999999")],
+        properties=["dealname"], properties_with_history=[]))
+    assert [r.id for r in read.results] == [deal.id]
+    assert read.num_errors == 1 and "999999999" in str(read.errors[0].context)
+
+
+def test_a_record_created_with_associations_reads_them_back(hubspot: HubSpot) -> None:
+    contact = hubspot.crm.contacts.basic_api.create(SimplePublicObjectInputForCreate(
+        properties=new_properties(hubspot, "contacts", 61)))
+    label = hubspot.crm.associations.v4.schema.definitions_api.get_all(
+        "companies", "contacts").results[0]
+    company = hubspot.crm.companies.basic_api.create(SimplePublicObjectInputForCreate(
+        properties=new_properties(hubspot, "companies", 61), associations=[
+            PublicAssociationsForObject(to=PublicObjectId(id=contact.id), types=[
+                AssociationSpec(association_category=label.category,
+                                association_type_id=label.type_id)])]))
+    read = hubspot.crm.contacts.basic_api.get_by_id(contact.id, associations=["companies"])
+    assert [a.id for a in read.associations["companies"].results] == [company.id]
+
+
+def test_search_by_text_and_by_a_list_of_values(hubspot: HubSpot) -> None:
+    search = hubspot.crm.companies.search_api
+    made = [hubspot.crm.companies.basic_api.create(SimplePublicObjectInputForCreate(
+        properties=new_properties(hubspot, "companies", n))).id for n in (62, 63)]
+    by_text = search.do_search(PublicObjectSearchRequest(query="client62.example"))
+    assert [r.id for r in by_text.results] == made[:1]
+    listed = search.do_search(PublicObjectSearchRequest(filter_groups=[FilterGroup(filters=[
+        Filter(property_name="domain", operator="IN",
+               values=["client62.example", "client63.example"])])], sorts=SORTS))
+    assert [r.id for r in listed.results] == made[::-1]
+
+
+def test_an_owner_found_by_email(hubspot: HubSpot) -> None:
+    owners = hubspot.crm.owners.owners_api
+    someone = owners.get_page(limit=1).results[0]
+    assert [o.id for o in owners.get_page(email=someone.email).results] == [someone.id]
+
+
 def test_the_client_met_every_served_operation(run: workgym.sdk.Env) -> None:
     """Read from the episode's trajectory: a success for each operation the CRM serves."""
     met = {(step["method"], step["route"]) for step in run.trajectory()
            if step["app"] == "crm" and step["status"] < 400}
     assert not sorted(served("crm") - met)
+
+
+def test_every_answer_is_the_model_the_client_declares(run: workgym.sdk.Env,
+                                                       figure: Callable[[str], None]) -> None:
+    """Each answer the client met (the trajectory's), held to the model its API class
+    declares for that status (``response_types_map``; its package's Error for a refusal):
+    no member the model lacks, none it requires missing, every type right."""
+    checked, problems = 0, []
+    for step in run.trajectory():
+        shape = declared(step["method"], step["route"] or "", step["status"])
+        if step["app"] != "crm" or shape is None or step["response_body"] is None:
+            continue
+        checked += 1
+        problems += [f"{step['method']} {step['route']} -> {step['status']}: {problem}"
+                     for problem in validate(shape, step["response_body"])]
+    figure(f"crm: {checked} answers to HubSpot's client held to its declared models, "
+           f"{len(problems)} problems")
+    assert checked and not problems, "\n".join(problems)

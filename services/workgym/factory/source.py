@@ -226,6 +226,8 @@ class World(_Strict):
     agent: Agent
     sizes: dict[str, int]
     draws: dict[str, TableDraws] = Field(default_factory=dict)
+    activity: list[str] = Field(default_factory=list, description=(
+        "object types whose records are also on one of their contact's other records"))
     material: dict[str, list[str]] = Field(default_factory=dict)
     mess: list[Mess] = Field(default_factory=list)
 
@@ -429,6 +431,9 @@ def _problems(rules: Rules) -> list[tuple[str, str]]:
                             "every app's world draws from (replicas/runtime/identity.py)"))
         for i, mess in enumerate(rules.world.mess):
             table(f"world.mess.{i}.table", mess.table)
+        for i, name in enumerate(rules.world.activity):
+            if name not in rules.world.draws:
+                out.append((f"world.activity.{i}", f"no drawn object type {name!r}"))
         for name, draws in rules.world.draws.items():
             if name not in rules.objects:
                 out.append((f"world.draws.{name}", f"no object type {name!r}"))

@@ -73,6 +73,9 @@ def batch(call: Call, kind: str) -> None:
     ids = [{"id": record["id"]} for record in created["results"]]
     call("POST", f"{base}/read", status=200, shape=answer,
          json={"inputs": ids, "properties": [], "propertiesWithHistory": []})
+    call("POST", f"{base}/read", status=207, shape=f"{package}.BatchResponseSimplePublicObject"
+         "WithErrors", json={"inputs": [*ids, {"id": MISSING_ID}], "properties": [],
+                            "propertiesWithHistory": []})
     call("POST", f"{base}/read", status=400, shape=error, json={"properties": []})
     field = TEXT[kind]
     call("POST", f"{base}/update", status=200, shape=answer,
@@ -104,6 +107,14 @@ def scenario_each_object_type(call: Call) -> None:
         basic(call, kind)
         batch(call, kind)
         search(call, kind)
+
+
+def scenario_contacts_unique_email(call: Call) -> None:
+    first = new_record("contacts", 6)
+    call("POST", f"{V3}/contacts", status=201, shape="contacts.SimplePublicObject",
+         json={"properties": first})
+    call("POST", f"{V3}/contacts", status=409, shape="contacts.Error",
+         json={"properties": {"email": first["email"]}})
 
 
 def scenario_contacts_merge(call: Call) -> None:

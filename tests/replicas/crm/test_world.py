@@ -50,6 +50,15 @@ def test_pipelines_and_records_are_hubspots(world: sqlite3.Connection) -> None:
                        "EXISTS (SELECT 1 FROM associations b WHERE b.type_id = 4 AND "
                        "b.from_id = a.to_id AND b.to_id = a.from_id)") == 0
     assert _one(world, "SELECT count(*) FROM associations WHERE type_id = 5") > 0
+    # A note (activity) is also on one of its contact's deals or tickets, if they have any.
+    assert _one(world, "SELECT count(*) FROM associations WHERE from_type = 'notes' AND "
+                       "to_type IN ('deals', 'tickets')") > 0
+    assert _one(world, "SELECT count(*) FROM associations n JOIN associations c ON "
+                       "c.from_type = 'notes' AND c.from_id = n.from_id AND c.to_type = "
+                       "'contacts' WHERE n.from_type = 'notes' AND n.to_type = 'deals' AND NOT "
+                       "EXISTS (SELECT 1 FROM associations d WHERE d.from_type = 'deals' AND "
+                       "d.from_id = n.to_id AND d.to_type = 'contacts' AND d.to_id = c.to_id)"
+                ) == 0
 
 
 def test_the_mess_is_there_and_shows_by_its_marker(world: sqlite3.Connection) -> None:
