@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from .conftest import BASE, Crm
+from workgym_core.internal import EPISODE_HEADER, ERROR_CODE_HEADER, INTERNAL_HEADER
+
+from .conftest import BASE, SECRET, Crm
 
 pytestmark = pytest.mark.anyio
 V3 = "/crm/v3/objects"
@@ -311,3 +313,14 @@ async def test_pipelines_and_owners(crm: Any) -> None:
     by_user = await env.call("GET", f"/crm/v3/owners/{owners[1]['user_id']}",
                              params={"idProperty": "userId"})
     assert by_user["email"] == owners[1]["email"]
+
+
+async def test_a_refusal_names_its_code_for_the_trajectory(crm: Any) -> None:
+    """HubSpot's body has no error code: the app hands the proxy its category in a header."""
+    env = await crm()
+    response = await env.client.post(f"{V3}/contacts", json={"properties": {"nickname": "x"}},
+                                     headers={INTERNAL_HEADER: SECRET,
+                                              EPISODE_HEADER: env.episode_id})
+    assert response.status_code == 400
+    assert response.headers[ERROR_CODE_HEADER] == response.json()["category"] == (
+        "VALIDATION_ERROR")
