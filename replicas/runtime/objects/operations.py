@@ -55,8 +55,9 @@ def update(db: sqlite3.Connection, kind: ObjectType, ref: str, body: Mapping[str
 
 
 def archive(db: sqlite3.Connection, kind: ObjectType, ref: str, *, now: datetime) -> None:
-    """204: the record archived."""
-    records.archive(db, kind, records.find(db, kind, ref), now=now)
+    """204: the record archived. Idempotent, as HubSpot's: an id it has no record by (or one
+    archived already) answers 204 too, changing nothing."""
+    batch.archive(db, kind, [ref], now=now)
 
 
 def batch_read(db: sqlite3.Connection, kind: ObjectType, body: Mapping[str, Any], *,
