@@ -15,6 +15,7 @@ from typing import Any
 from ..synthesis import AppRules, Candidate
 from ..task_rules import Record, StateMachine
 from .common import Case, act, changed, find, setup, slug
+from .pages import browser_act
 
 
 def untold(app: AppRules) -> Iterator[Case]:
@@ -84,6 +85,7 @@ class LookupAct:
             near_misses.append({"name": f"sets-{wrong}-instead".lower(),
                                 "replace": {n: act(app, case, wrong)}})
         noun = case.record.noun
+        browser = browser_act(app.app, case, finder)
         return {
             "title": f"Find a {noun} and change its {case.column}",
             "difficulty": "easy",
@@ -93,6 +95,7 @@ class LookupAct:
             "setup": [{**op, case.column: case.start} if op.get("bind") == case.record.decoy
                       else op for op in setup(case)],
             "reference": {"given": finder.given, "steps": steps},
+            **({"browser": browser} if browser else {}),
             "alternatives": alternatives,
             "near_misses": near_misses,
             "verifier": [changed(case), *untouched(case), allowed(case.sm, case.record, case.to)],
