@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from replicas.runtime.objects.schema import AssociationType, Catalog, ObjectType, Property
 
+from .rules import MACHINES
+
 CONTACTS = ObjectType(
     name="contacts",
     singular="contact",
@@ -49,6 +51,7 @@ CONTACTS = ObjectType(
     ),
     searchable=("firstname", "lastname", "email", "phone", "company"),
     modified_property="lastmodifieddate",
+    machines=(MACHINES[3], MACHINES[4]),
 )
 
 COMPANIES = ObjectType(
@@ -117,6 +120,7 @@ DEALS = ObjectType(
     ),
     searchable=("dealname", "pipeline", "dealstage", "description", "dealtype"),
     modified_property="hs_lastmodifieddate",
+    machines=(MACHINES[0], MACHINES[5]),
 )
 
 TICKETS = ObjectType(
@@ -151,6 +155,7 @@ TICKETS = ObjectType(
     ),
     searchable=("subject", "content", "hs_pipeline_stage", "hs_ticket_category"),
     modified_property="hs_lastmodifieddate",
+    machines=(MACHINES[1], MACHINES[6]),
 )
 
 NOTES = ObjectType(
@@ -193,6 +198,7 @@ TASKS = ObjectType(
     default_properties=("hs_createdate", "hs_lastmodifieddate", "hs_object_id"),
     searchable=("hs_task_subject", "hs_task_body"),
     modified_property="hs_lastmodifieddate",
+    machines=(MACHINES[2], MACHINES[7]),
 )
 
 CATALOG = Catalog(

@@ -22,7 +22,7 @@ SPEC = ReplicaSpec(
         "`after` cursor."
     ),
     # source/rules.yaml's product.data_version: bump it with any change of the world.
-    data_version="1",
+    data_version="2",
     router=router,
     probe={"id": 1, "update": "companies", "values": {"city": "Probe (no task allows this)."}},
     factories=FACTORIES,

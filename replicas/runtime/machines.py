@@ -66,11 +66,12 @@ class Machine:
         return {**self.effects.get(str(target), {}), **changes}
 
 
-def enter(machines: tuple[Machine, ...], table: str, row: Mapping[str, Any],
+def enter(machines: tuple[Machine, ...], row: Mapping[str, Any],
           changes: Mapping[str, Any]) -> dict[str, Any]:
-    """``changes`` to a row of ``table`` through every machine of that table."""
+    """``changes`` to ``row`` (``{}``: a new record) through each of ``machines`` (its
+    table's): with the effects of the states they enter; a RuleViolation when a guard the
+    product enforces is unmet."""
     result = dict(changes)
     for machine in machines:
-        if machine.table == table:
-            result = machine.enter(row, result)
+        result = machine.enter(row, result)
     return result

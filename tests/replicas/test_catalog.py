@@ -30,7 +30,7 @@ def test_two_apps_with_one_preset_name_are_refused_naming_both(
         monkeypatch: pytest.MonkeyPatch) -> None:
     same = AppManifest(fault_presets={"slow": []})
     monkeypatch.setattr(catalog, "read_manifest", lambda name: same)
-    with pytest.raises(ValueError, match=r"'slow' is both checkout's and helpdesk's"):
+    with pytest.raises(ValueError, match=r"'slow' is both checkout's and crm's"):
         catalog.fault_presets()
 
 

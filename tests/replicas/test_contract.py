@@ -32,7 +32,7 @@ from replicas.runtime.params import CANONICAL_INTEGER, MAX_ID
 from replicas.runtime.setup import apply_ops, parse_ops
 from replicas.runtime.setup import schema as tables_of
 from replicas.runtime.snapshots import SnapshotCache, load
-from replicas.runtime.spec import actors_model, read_brief
+from replicas.runtime.spec import actors_model, read_brief, read_manifest
 from workgym.tasks import catalogue
 from workgym_core.errors import InvalidRequest, WorkGymError
 from workgym_core.internal import EPISODE_HEADER, INTERNAL_HEADER
@@ -342,6 +342,7 @@ def test_every_request_integer_is_bounded(replica: FastAPI) -> None:
 
 def test_every_operation_documents_what_an_agent_can_get(replica: FastAPI) -> None:
     doc = replica.openapi()
+    app = replica.state.store.spec.name
     assert "HTTPValidationError" not in str(doc)  # FastAPI's {"detail": [...]}: never sent
     for method, path, op in operations(doc):
         expected = PROXY_STATUSES | ({400} if "requestBody" in op else set())
@@ -350,9 +351,11 @@ def test_every_operation_documents_what_an_agent_can_get(replica: FastAPI) -> No
         for status in expected:
             schema = op["responses"][str(status)]["content"]["application/json"]["schema"]
             error, _ = _resolve(doc, schema)
-            # The product's body, which must also read the gateway's {"error": {...}}.
-            assert "error" in error["properties"], (method, path, status)
-            assert set(error.get("required", [])) <= {"error"}, (method, path, status)
+            # The product's body, which must also read the gateway's: its own refusals in the
+            # product's body (app.yaml's gateway.errors), else WorkGym's {"error": {...}}.
+            gateway = set(read_manifest(app).gateway.get("errors", {}).get("body", {"error": 0}))
+            assert gateway <= set(error["properties"]), (method, path, status)
+            assert set(error.get("required", [])) <= gateway, (method, path, status)
 
 
 # ---------------------------------------------------------------------------------------------

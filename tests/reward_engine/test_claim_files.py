@@ -1,7 +1,7 @@
 """The apps' claim files against the apps' real databases: every query a claim file gives
 (facts, amounts, what a message is about, names, sensitive data, who hears a
-message) runs on an episode of all three apps and returns the columns the reward engine
-reads; and the world values they name exist."""
+message) runs on episodes of every app with a claim file (a task of three apps, one of the
+CRM) and returns the columns the reward engine reads; and the world values they name exist."""
 
 from __future__ import annotations
 
@@ -10,24 +10,26 @@ from contextlib import ExitStack
 
 import pytest
 
-from replicas.catalog import lexicon
+from replicas.catalog import claim_files, lexicon
 from workgym.local import LocalServer
 from workgym_reward.diff import States
 from workgym_reward.truth import Case
 
 from .conftest import scored_reference
 
-TASK = "cross/bug-reproduce-through-payments"  # checkout, helpdesk and tracker
+TASKS = ("cross/bug-reproduce-through-payments",  # checkout, helpdesk and tracker
+         "crm/lookup-act-contact-lifecyclestage-other-by-email")
 
 
 @pytest.fixture(scope="module")
 def case(local: LocalServer) -> Iterator[Case]:
-    captured = scored_reference(local, TASK)
+    captured = [scored_reference(local, task) for task in TASKS]
     with ExitStack() as stack:
         states = {app: stack.enter_context(States.open(*pair))
-                  for app, pair in captured["states"].items()}
-        assert set(states) == {"checkout", "helpdesk", "tracker"}
-        yield Case(lexicon(), states, captured["vars"], captured["today"], {})
+                  for run in captured for app, pair in run["states"].items()}
+        assert set(states) == {app for app, _ in claim_files()}
+        yield Case(lexicon(), states, {k: v for run in captured for k, v in run["vars"].items()},
+                   captured[0]["today"], {})
 
 
 def test_every_claim_s_facts_run_with_the_columns_judged(case: Case) -> None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Path
+from fastapi import APIRouter, Body, Depends, Path
 from starlette.responses import Response
 
-from replicas.runtime.deps import EpisodeDep, PublicBase
+from replicas.runtime.deps import EpisodeDep, PublicBase, current_episode
 from replicas.runtime.objects import operations, wire
 from replicas.runtime.responses import ok
 
@@ -43,6 +43,8 @@ async def associations_get_page(
     object_type: ObjectType, object_id: ObjectId, to_object_type: ToObjectType,
     episode: EpisodeDep, base: PublicBase, after: After = None, limit: AssociationLimit = 500,
 ) -> Response:
+    """The records of `toObjectType` associated with the record, each with every association
+    type (label) between them, paged by `after`."""
     link = f"{base}/crm/v4/objects/{object_type}/{object_id}/associations/{to_object_type}"
     return ok(operations.association_page(episode.db, CATALOG, object_type, object_id,
                                           to_object_type, after=after, limit=limit, link=link))
@@ -77,6 +79,7 @@ async def associations_archive(
     object_type: ObjectType, object_id: ObjectId, to_object_type: ToObjectType,
     to_object_id: ToObjectId, episode: EpisodeDep,
 ) -> Response:
+    """Removes every association between the two records, in both directions."""
     operations.dissociate(episode.db, CATALOG, object_type, object_id, to_object_type,
                           to_object_id)
     return Response(status_code=204)
@@ -93,6 +96,8 @@ async def associations_create_default(
     from_object_type: FromObjectType, from_object_id: FromObjectId,
     to_object_type: ToObjectType, to_object_id: ToObjectId, episode: EpisodeDep,
 ) -> Response:
+    """Associates the two records with the default (unlabeled) association type, in both
+    directions."""
     return ok(operations.associate_default(episode.db, CATALOG, from_object_type,
                                            from_object_id, to_object_type, to_object_id,
                                            now=episode.now()))
@@ -102,9 +107,12 @@ async def associations_create_default(
     "/crm/v4/associations/{fromObjectType}/{toObjectType}/labels",
     operation_id="association_labels_get_all",
     summary="List the association types between two object types",
+    dependencies=[Depends(current_episode)],  # asked by an episode, as every operation
     response_model=wire.CollectionResponseAssociationSpecWithLabelNoPaging,
 )
 async def association_labels_get_all(
     from_object_type: FromObjectType, to_object_type: ToObjectType,
 ) -> Response:
+    """Every association type from one object type to another: its category, type id and label
+    (none for the unlabeled default)."""
     return ok(operations.association_labels(CATALOG, from_object_type, to_object_type))

@@ -31,6 +31,8 @@ async def owners_get_page(
         "Only the owner with this email."))] = None,
     after: After = None, limit: OwnerLimit = 100, archived: Archived = False,
 ) -> Response:
+    """The CRM's owners (the users records are assigned to), paged by `after`; `email` finds
+    one; `archived=true` lists those deactivated."""
     return ok(owners.get_page(episode.db, email=email, after=after, limit=limit,
                               archived=archived, link=f"{base}/crm/v3/owners/"))
 
@@ -48,5 +50,6 @@ async def owners_get_by_id(
         "Whether `ownerId` is the owner's id or its user id."))] = "id",
     archived: Archived = False,
 ) -> Response:
+    """One owner, by its id or (`idProperty=userId`) its user id."""
     return ok(owners.find(episode.db, owner_id, by_user_id=id_property == "userId",
                           archived=archived))

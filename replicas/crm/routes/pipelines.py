@@ -31,6 +31,7 @@ router = APIRouter(tags=["Pipelines"])
     response_model=wire.CollectionResponsePipelineNoPaging,
 )
 async def pipelines_get_all(object_type: ObjectType, episode: EpisodeDep) -> Response:
+    """The object type's pipelines, in display order, each with its stages."""
     kind = CATALOG.object(object_type)
     return ok({"results": pipelines.all_of(episode.db, kind.name)})
 
@@ -44,6 +45,7 @@ async def pipelines_get_all(object_type: ObjectType, episode: EpisodeDep) -> Res
 async def pipelines_get_by_id(
     object_type: ObjectType, pipeline_id: PipelineId, episode: EpisodeDep,
 ) -> Response:
+    """One pipeline of the object type, with its stages."""
     row = pipelines.find(episode.db, CATALOG.object(object_type).name, pipeline_id)
     return ok(pipelines.pipeline(episode.db, row))
 
@@ -57,5 +59,7 @@ async def pipelines_get_by_id(
 async def pipeline_stages_get_all(
     object_type: ObjectType, pipeline_id: PipelineId, episode: EpisodeDep,
 ) -> Response:
+    """The stages of one pipeline, in display order; a deal stage's metadata holds its
+    probability and whether it is closed, a ticket stage's its ticket state."""
     row = pipelines.find(episode.db, CATALOG.object(object_type).name, pipeline_id)
     return ok({"results": pipelines.stages(episode.db, row["id"])})

@@ -71,7 +71,8 @@ async def tickets_get_by_id(
     record: TicketId, episode: EpisodeDep, properties: Properties = None,
     associations: Associations = None, archived: Archived = False, id_property: IdProperty = None,
 ) -> Response:
-    """Read a ticket"""
+    """The ticket by its id, or by the value of a unique property named in `idProperty` (e.g. a
+    contact's email); `archived=true` reads it from the recycling bin."""
     return ok(operations.get_by_id(
         episode.db, CATALOG, KIND, record, properties=properties, associated=associations,
         archived=archived, id_property=id_property))
@@ -115,7 +116,8 @@ async def tickets_archive(record: TicketId, episode: EpisodeDep) -> Response:
 async def tickets_batch_read(
     body: wire.BatchReadInputSimplePublicObjectId, episode: EpisodeDep, archived: Archived = False,
 ) -> Response:
-    """Read a batch of tickets"""
+    """Up to 100 tickets by id (or by a unique property, `idProperty`); ids that name none are
+    listed in `errors` (207)."""
     status, answer = operations.batch_read(episode.db, KIND, body.model_dump(),
                                            archived=archived, now=episode.now())
     return ok(answer, status)
@@ -131,7 +133,8 @@ async def tickets_batch_read(
 async def tickets_batch_create(
     body: wire.BatchInputSimplePublicObjectInputForCreate, episode: EpisodeDep,
 ) -> Response:
-    """Create a batch of tickets"""
+    """Up to 100 tickets, each like a single create; a property refused in any input refuses
+    the whole batch."""
     answer = operations.batch_create(episode.db, CATALOG, KIND, body.model_dump(),
                                      now=episode.now())
     return ok(answer, 201)
@@ -147,7 +150,8 @@ async def tickets_batch_create(
 async def tickets_batch_update(
     body: wire.BatchInputSimplePublicObjectBatchInput, episode: EpisodeDep,
 ) -> Response:
-    """Update a batch of tickets"""
+    """Up to 100 tickets' properties set, each like a single update; ids that name none are
+    listed in `errors` (207), a property refused refuses the whole batch."""
     status, answer = operations.batch_update(episode.db, KIND, body.model_dump(),
                                              now=episode.now())
     return ok(answer, status)
@@ -163,7 +167,7 @@ async def tickets_batch_update(
 async def tickets_batch_archive(
     body: wire.BatchInputSimplePublicObjectId, episode: EpisodeDep,
 ) -> Response:
-    """Archive a batch of tickets"""
+    """Up to 100 tickets moved to the recycling bin; ids that name none are ignored."""
     operations.batch_archive(episode.db, KIND, body.model_dump(), now=episode.now())
     return Response(status_code=204)
 

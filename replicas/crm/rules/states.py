@@ -7,16 +7,13 @@
 (deals.hs_priority), ``ticket_priority`` (tickets.hs_ticket_priority), ``task_priority``
 (tasks.hs_task_priority).
 
-Only the guards marked ``enforced: api`` refuse a write here (0 of 1); the others are the
-company's policies, checked by tasks.
+Each object type of catalog.py carries its table's machines, and the objects runtime runs
+every create and update through them. Only the guards marked ``enforced: api`` refuse a
+write (0 of 1); the others are the company's policies, checked by tasks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from replicas.runtime import machines
 from replicas.runtime.machines import Machine
 
 MACHINES = (
@@ -30,8 +27,3 @@ MACHINES = (
     Machine("task_priority", "tasks", "hs_task_priority"),
 )
 
-
-def enter(table: str, row: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
-    """``changes`` to ``row`` of ``table`` with the effects of the states they enter; a
-    RuleViolation when a guard the product enforces is unmet."""
-    return machines.enter(MACHINES, table, row, changes)

@@ -48,6 +48,10 @@ LINKS: dict[tuple[str, str], tuple[tuple[int, str | None], ...]] = {
     ("tickets", "tasks"): ((229, None),),
 }
 
+# Activity records (source/rules.yaml's world.activity): each is also on one of its
+# contact's other records (a deal, a ticket) when the contact has any.
+ACTIVITY = frozenset(["notes", "tasks"])
+
 
 class Generation(WorldGeneration):
     # Left by the team builder: every owner's id (the departed ones too: they kept their
@@ -61,6 +65,10 @@ class Generation(WorldGeneration):
     def __init__(self, seed: int, now: datetime) -> None:
         super().__init__(seed, now, random.Random(f"crm:{seed}"), data())
         self.tables["associations"] = []
+        # Each contact's records but activity ones ((table, id)), and the stream that picks
+        # which of them an activity record is on (its own: the other draws stay as they are).
+        self.held: dict[int, list[tuple[str, int]]] = {}
+        self.activity_rng = random.Random(f"crm:{seed}:activity")
 
     def owner(self) -> int:
         """An owner for a new record."""
@@ -68,10 +76,16 @@ class Generation(WorldGeneration):
 
     def about(self, table: str, record_id: int) -> tuple[Person, Company | None]:
         """A contact drawn for a new record of ``table``, associated with it (and with the
-        contact's company): their person and company."""
+        contact's company; an activity record with one of the contact's other records):
+        their person and company."""
         contact_id = self.rng.choice(sorted(self.contacts))
         person, company_id = self.contacts[contact_id]
         self.link(table, record_id, "contacts", contact_id)
+        held = self.held.setdefault(contact_id, [])
+        if table not in ACTIVITY:
+            held.append((table, record_id))
+        elif held:
+            self.link(table, record_id, *self.activity_rng.choice(held))
         if company_id is None:
             return person, None
         self.link(table, record_id, "companies", company_id)

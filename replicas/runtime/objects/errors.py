@@ -12,9 +12,10 @@ renders every error a HubSpot-shaped app answers in it::
 
 ``category`` follows the status unless an error names its own; the trajectory records the
 error's code (HubSpot's category for its own errors) from a header the proxy never forwards.
-``correlationId`` is HubSpot's request id: here a UUID derived from the error itself, so the
-same refusal reads the same in every replay. Request validation (FastAPI's,
-the runtime's canonical integers) is HubSpot's 400 VALIDATION_ERROR naming the field.
+``correlationId`` is HubSpot's request id: here a UUID derived from the error's status,
+category, field and rule, so the same refusal reads the same in every replay. Request
+validation (FastAPI's, the runtime's canonical integers) is HubSpot's 400 VALIDATION_ERROR
+naming the field.
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ def error_object(exc: WorkGymError) -> dict[str, Any]:
     message = exc.message
     body: dict[str, Any] = {
         "status": "error", "message": message,
-        "correlationId": str(uuid.uuid5(_CORRELATION, f"{exc.status_code} {message}")),
+        "correlationId": str(uuid.uuid5(_CORRELATION, f"{exc.status_code} {category} "
+                                                      f"{exc.field} {exc.rule}")),
         "category": category}
     errors = exc.errors if isinstance(exc, HubSpotError) else []
     if not errors and exc.field and exc.status_code in (400, 422):

@@ -13,6 +13,7 @@ from typing import Any
 from workgym_core.timestamps import iso
 
 from .. import db as rows
+from .. import machines
 from . import associations
 from .errors import HubSpotError, ObjectExists, ObjectNotFound
 from .properties import columns
@@ -54,7 +55,7 @@ def create(db: sqlite3.Connection, catalog: Catalog, kind: ObjectType,
            now: datetime) -> Row:
     """A new record of ``properties``, associated as ``links`` ask
     (``[{to: {id}, types: [{associationCategory, associationTypeId}]}]``)."""
-    values = columns(db, kind, properties, current=None)
+    values = machines.enter(kind.machines, {}, columns(db, kind, properties, current=None))
     _unique(db, kind, values, None)
     stamp = iso(now)
     record_id = rows.insert(db, kind.name, {
@@ -67,7 +68,7 @@ def create(db: sqlite3.Connection, catalog: Catalog, kind: ObjectType,
 def update(db: sqlite3.Connection, kind: ObjectType, row: Row, properties: Mapping[str, Any],
            *, now: datetime) -> Row:
     """``row`` with ``properties`` set; the modified property moves only if a value changed."""
-    values = columns(db, kind, properties, current=row)
+    values = machines.enter(kind.machines, row, columns(db, kind, properties, current=row))
     _unique(db, kind, values, row["id"])
     rows.update_changed(db, kind.name, row, values, touch={kind.modified_property: iso(now)})
     return rows.get_row(db, kind.name, row["id"])

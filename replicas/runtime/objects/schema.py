@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..machines import Machine
 from .errors import HubSpotError
 
 PropertyType = Literal["string", "number", "datetime", "date", "enumeration", "bool"]
@@ -36,6 +37,8 @@ class ObjectType:
     default_properties: tuple[str, ...]
     searchable: tuple[str, ...]
     modified_property: str
+    # The state machines of its properties the API enforces (guards, effects).
+    machines: tuple[Machine, ...] = ()
 
     @property
     def created_property(self) -> str:

@@ -33,7 +33,6 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tasks.set_defaults(func=_tasks)
 
 
-
 def _compile(args: argparse.Namespace) -> int:
     from ..factory.compile import compile_to
     from ..factory.source import Source, SourceError

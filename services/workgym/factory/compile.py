@@ -10,8 +10,8 @@ header: hand-written ones are never touched), and a file whose bytes would not c
 not written. No timestamps, sorted iteration: the same source gives the same bytes.
 
 The templates write tidy code themselves (no formatter runs at compile time, so the bytes
-do not depend on a tool's version); the tests hold the output to ``ruff check`` and
-``mypy --strict``.
+do not depend on a tool's version): its test holds the output to ``ruff check``, and
+``make lint``'s ``mypy --strict`` reads the committed app.
 """
 
 from __future__ import annotations
@@ -78,7 +78,9 @@ def environment() -> jinja2.Environment:
 
 
 def render(source: Source) -> dict[str, str]:
-    """Every file of the app ``source`` compiles to: relative path -> text."""
+    """Every file of the app ``source`` compiles to: relative path -> text. A template that
+    renders to nothing but comments and blank lines (a ``say.yaml`` of no claims) writes no
+    file."""
     env = environment()
     base = context.build(source)
     files: dict[str, str] = {}
@@ -91,7 +93,13 @@ def render(source: Source) -> dict[str, str]:
                     **base, object=name, obj=obj))
         else:
             files[target] = _with_header(target, env.get_template(template).render(**base))
-    return files
+    return {path: text for path, text in files.items() if not _empty(path, text)}
+
+
+def _empty(path: str, text: str) -> bool:
+    comment = "#" if Path(path).suffix in (".py", ".yaml") else None
+    return all(not line.strip() or (comment and line.lstrip().startswith(comment))
+               for line in text.splitlines())
 
 
 def _with_header(path: str, text: str) -> str:

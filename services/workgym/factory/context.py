@@ -175,6 +175,11 @@ def build(source: Source) -> dict[str, Any]:
         "probe": rules.product.probe,
         "api_guards": [guard for machine in rules.state_machines.values()
                        for guard in machine.guards if guard.enforced == "api"],
+        "sensitive": [{"table": table, "owner": "email", "kind": prop, "column": prop}
+                      for table, obj in rules.objects.items() if "email" in obj.properties
+                      for prop, spec in obj.properties.items() if spec.sensitive],
+        "machine_index": {table: [i for i, m in enumerate(rules.state_machines.values())
+                                  if m.table == table] for table in rules.objects},
         "all_guards": sum(len(machine.guards) for machine in rules.state_machines.values()),
         "closed_stages": sorted(stage.id for pipelines in rules.pipelines.values()
                                 for pipeline in pipelines for stage in pipeline.stages
@@ -207,8 +212,20 @@ def _string_lines(text: str, width: int = 84) -> list[str]:
             for i, chunk in enumerate(chunks)]
 
 
+class _Dumper(yaml.SafeDumper):
+    """YAML as people write it: multi-line strings as ``|`` blocks."""
+
+
+def _block(dumper: yaml.SafeDumper, text: str) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text,
+                                   style="|" if "\n" in text else None)
+
+
+_Dumper.add_representer(str, _block)
+
+
 def _to_yaml(value: Any) -> str:
-    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=LINE)
+    return yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=LINE)
 
 
 

@@ -21,8 +21,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from replicas.runtime.identity import WORLD_COMPANIES, WORLD_PEOPLE
+
 RULES = "rules.yaml"
 OPENAPI = "openapi.yaml"
+# The object types a world takes from the seed's identity, and how many it has for worlds.
+IDENTITY_SHARE = {"contacts": WORLD_PEOPLE, "companies": WORLD_COMPANIES}
 # Every object's read-only property that is its id, never a column.
 OBJECT_ID_PROPERTY = "hs_object_id"
 
@@ -222,15 +226,18 @@ class World(_Strict):
     agent: Agent
     sizes: dict[str, int]
     draws: dict[str, TableDraws] = Field(default_factory=dict)
+    activity: list[str] = Field(default_factory=list, description=(
+        "object types whose records are also on one of their contact's other records"))
     material: dict[str, list[str]] = Field(default_factory=dict)
     mess: list[Mess] = Field(default_factory=list)
 
 
 class Claims(_Strict):
-    """The statement checker's material: ``claims.yaml`` and ``say.yaml`` of the app, as
-    ``services/workgym_core/speech/lexicon.py`` reads them."""
+    """The statement checker's material, as ``services/workgym_core/speech/lexicon.py`` reads
+    it: ``vocabulary``, the app's ``claims.yaml`` (its ``sensitive`` section is compiled from
+    the properties marked sensitive), and ``say``, its ``say.yaml`` (none when empty)."""
 
-    claims: dict[str, Any]
+    vocabulary: dict[str, Any] = Field(default_factory=dict)
     say: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -416,10 +423,17 @@ def _problems(rules: Rules) -> list[tuple[str, str]]:
             for i, prop in enumerate(props):
                 column(f"lookups.{name}.{i}", name, prop)
     if rules.world is not None:
-        for name in rules.world.sizes:
+        for name, size in rules.world.sizes.items():
             table(f"world.sizes.{name}", name)
+            most = IDENTITY_SHARE.get(name)
+            if most is not None and size > most:
+                out.append((f"world.sizes.{name}", f"at most {most}: the identity's share "
+                            "every app's world draws from (replicas/runtime/identity.py)"))
         for i, mess in enumerate(rules.world.mess):
             table(f"world.mess.{i}.table", mess.table)
+        for i, name in enumerate(rules.world.activity):
+            if name not in rules.world.draws:
+                out.append((f"world.activity.{i}", f"no drawn object type {name!r}"))
         for name, draws in rules.world.draws.items():
             if name not in rules.objects:
                 out.append((f"world.draws.{name}", f"no object type {name!r}"))

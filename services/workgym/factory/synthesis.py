@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from .task_rules import Act, Step, TaskRules, load_task_rules
+from .task_rules import Call, Step, TaskRules, load_task_rules
 
 # Engine placeholders in the rules' templates (``<<to>>``), apart from the task format's own
 # ``{name}`` and ``{{ row.field }}``.
@@ -48,7 +48,7 @@ class AppRules:
     operations: dict[str, Operation]
     graph: Any = None
 
-    def call(self, step: Act, **names: Any) -> dict[str, Any]:
+    def call(self, step: Call, **names: Any) -> dict[str, Any]:
         """``step`` as a reference step (``call: PUT /path``), ``<<name>>`` placeholders
         filled from ``names``."""
         op = self.operations.get(step.operation)
@@ -63,7 +63,7 @@ class AppRules:
             if value:
                 out[key] = fill(value, names)
         if op.method != "GET":
-            out["expect"] = 200
+            out["expect"] = step.expect or 200
         return out
 
 
@@ -96,7 +96,7 @@ def fill(value: Any, names: dict[str, Any]) -> Any:
             return names[whole.group(1)]
         return _PLACEHOLDER.sub(lambda m: str(names.get(m.group(1), m.group(0))), value)
     if isinstance(value, dict):
-        return {k: fill(v, names) for k, v in value.items()}
+        return {fill(k, names): fill(v, names) for k, v in value.items()}
     if isinstance(value, list):
         return [fill(v, names) for v in value]
     return value
@@ -108,17 +108,19 @@ def load_app(app: str) -> AppRules:
 
     import replicas
     from replicas.catalog import spec
+    from replicas.runtime.app import create_replica_app
+    from workgym_core.settings import Settings
 
     rules = load_task_rules(Path(next(iter(replicas.__path__))) / app / "source")
     metadata = importlib.import_module(f"replicas.{app}.models").METADATA
     tables = {name: [c.name for c in table.columns] for name, table in
               sorted(metadata.tables.items())}
-    operations = {}
-    for route in spec(app).router.routes:
-        op_id = getattr(route, "operation_id", None)
-        if op_id:
-            method = sorted(getattr(route, "methods", ["GET"]))[0]
-            operations[op_id] = Operation(method, getattr(route, "path", ""))
+    # The agent's operations, as its OpenAPI document has them (the routes' objects do not
+    # say their prefixes: the tracker's /rest/api/3).
+    document = create_replica_app(spec(app), Settings()).openapi()
+    operations = {op["operationId"]: Operation(method.upper(), path)
+                  for path, item in sorted(document["paths"].items())
+                  for method, op in sorted(item.items()) if "operationId" in op}
     return AppRules(app, rules, tables, operations)
 
 
@@ -226,15 +228,27 @@ def first_failure(verdict: Any) -> str:
     return "no alternative or no near miss, or a shortcut column failed"
 
 
-def write(passed: Iterable[Candidate], out: Path, app: str) -> list[Path]:
-    """Each passed candidate's file under ``out/<app>/``; the paths written."""
+def write(passed: Iterable[Candidate], out: Path, app: str,
+          families: Iterable[str] = ()) -> list[Path]:
+    """Each passed candidate's file under ``out/<suite>/``; the paths written. Files an
+    earlier run of ``families`` wrote for ``app`` that this one did not are removed (a
+    candidate that no longer passes is no longer shipped)."""
     written = []
     for candidate in passed:
         path = out / candidate.task_id.split("/")[0] / f"{candidate.name}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(candidate, app))
         written.append(path)
+    headers = {HEADER.format(app=app, family=family) for family in families}
+    for path in sorted(out.glob("*/*.yaml")):
+        if path not in written and _first_line(path) in headers:
+            path.unlink()
     return written
+
+
+def _first_line(path: Path) -> str:
+    with path.open() as file:
+        return file.readline()
 
 
 def synthesize(app: str, families: Sequence[Family], seeds: int, out: Path | None,
@@ -249,6 +263,6 @@ def synthesize(app: str, families: Sequence[Family], seeds: int, out: Path | Non
     passed = [g.candidate for g in figures.results if g.ok]
     figures.passed = len(passed)
     if out is not None:
-        figures.written = len(write(passed, out, app))
+        figures.written = len(write(passed, out, app, [f.name for f in families]))
     figures.seconds = time.monotonic() - start
     return figures

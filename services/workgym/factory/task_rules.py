@@ -22,7 +22,7 @@ class _Rules(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
-class Act(_Rules):
+class Call(_Rules):
     """An operation of the app and its arguments: ``path``/``params``/``json`` values are
     templates of the task's reference (``{{ ticket.id }}``; ``<<to>>``: the target state)."""
 
@@ -30,6 +30,21 @@ class Act(_Rules):
     path: dict[str, str] = {}
     params: dict[str, Any] = {}
     json_: Any = Field(None, alias="json")
+    expect: int | None = None  # a write's status (default 200)
+
+
+class Step(Call):
+    """A reference step through an operation (``save``/``maybe``: JMESPath over its answer)."""
+
+    save: dict[str, str] = {}
+    maybe: dict[str, str] = {}
+
+
+class Act(Call):
+    """The operation making a transition, after the reads it needs first (``before``: Jira's
+    transition id, read from GET .../transitions)."""
+
+    before: list[Step] = []
 
 
 class Guard(_Rules):
@@ -57,6 +72,14 @@ class StateMachine(_Rules):
     guards: list[Guard] = []
     effects: list[Effect] = []
     act: Act | None = None
+    acts: dict[str, Act] = {}  # the act into one state, where it is not ``act``
+    # What puts a task's record under this machine: values its ``make`` op takes (the
+    # project or issue type whose workflow it is).
+    make_with: dict[str, Any] = {}
+
+    def act_into(self, to: str) -> Act | None:
+        """The act moving a record into ``to``."""
+        return self.acts.get(to, self.act)
 
     def allowed(self, start: str, to: str) -> bool:
         """Whether the machine goes from ``start`` to ``to`` (not staying put)."""
@@ -80,11 +103,6 @@ class Policy(_Rules):
     rule: str | None = None
 
 
-class Step(Act):
-    """A reference step through an operation (``save``/``maybe``: JMESPath over its answer)."""
-
-    save: dict[str, str] = {}
-    maybe: dict[str, str] = {}
 
 
 class Finder(_Rules):
@@ -104,6 +122,18 @@ class Counter(_Rules):
     counting them (``<<column>>``, ``<<state>>``; each saves ``n``: the first is the
     reference's, the others alternatives) and ``every``: counting all the party's records
     (a near miss)."""
+
+    says: str
+    given: dict[str, str]
+    routes: list[list[Step]]
+    every: list[Step]
+
+
+class Sweep(_Rules):
+    """How a person has every record of a party in a state changed: the instruction's words
+    for the party (``says``), what a script reads off it (``given``), the routes doing it
+    (``<<column>>``, ``<<start>>``, ``<<to>>``; the first is the reference's, the others
+    alternatives) and ``every``: the route changing all the party's records (a near miss)."""
 
     says: str
     given: dict[str, str]
@@ -135,6 +165,7 @@ class Record(_Rules):
     noun: str
     bind: str = "row"  # what the setup binds the record as (the app's allowances name it)
     party: str
+    party_name: str = "name"  # the party's column the instruction names them by
     make: list[dict[str, Any]]
     find_decoy: list[Step] = []
     find: dict[str, Finder]
@@ -145,6 +176,11 @@ class Record(_Rules):
     decline: dict[str, dict[str, str]] = {}  # column -> {state: words telling it is not}
     decoy: str | None = None  # the bind of the party's other record in ``make``
     count: Counter | None = None
+    sweep: Sweep | None = None
+    party_column: str | None = None  # the record's column naming its party
+    # What the app records of any change to a record bound as ``<<bind>>`` (``only_changes``
+    # rules), for records the app's allowances do not name.
+    traces: list[dict[str, Any]] = []
     facts: dict[str, Fact] = {}
 
 

@@ -36,10 +36,10 @@ def cases(app: AppRules) -> Iterator[Case]:
     from the first state (in the machine's order) that goes there."""
     for name, sm in sorted(app.rules.state_machines.items()):
         record = app.rules.records.get(sm.table)
-        if sm.act is None or record is None:
+        if record is None:
             continue
         for to in sm.states:
-            if to not in record.say.get(sm.column, {}):
+            if sm.act_into(to) is None or to not in record.say.get(sm.column, {}):
                 continue
             start = next((s for s in sm.states if sm.allowed(s, to)), None)
             if start is not None:
@@ -47,15 +47,17 @@ def cases(app: AppRules) -> Iterator[Case]:
 
 
 def slug(*parts: str) -> str:
-    return "-".join(p.replace("_", "-") for p in parts)
+    """A task name of ``parts``: lower case, words joined by dashes (``In Progress``:
+    ``in-progress``)."""
+    return "-".join(p.replace("_", "-").replace(" ", "-").lower() for p in parts)
 
 
 def setup(case: Case, state: str | None = None) -> list[dict[str, Any]]:
     """The record's setup ops, the case's record in ``state`` (default: its start)."""
     ops = []
-    for op in case.record.make:
+    for op in fill(case.record.make, {"from": state or case.start}):
         if op.get("bind") == case.record.bind:
-            op = {**op, case.column: state or case.start}
+            op = {**op, **case.sm.make_with, case.column: state or case.start}
         ops.append(op)
     return ops
 
@@ -64,9 +66,13 @@ def find(app: AppRules, finder: Finder, route: int = 0) -> list[dict[str, Any]]:
     return [app.call(step) for step in finder.routes[route]]
 
 
-def act(app: AppRules, case: Case, to: str | None = None) -> dict[str, Any]:
-    assert case.sm.act is not None
-    return app.call(case.sm.act, to=to or case.to)
+def act(app: AppRules, case: Case, to: str | None = None) -> list[dict[str, Any]]:
+    """The steps moving the record into ``to`` (default: the case's target): the reads the
+    act needs, then its operation."""
+    to = to or case.to
+    into = case.sm.act_into(to)
+    assert into is not None
+    return [app.call(step, to=to) for step in [*into.before, into]]
 
 
 def tell(app: AppRules, case: Case, text: str) -> dict[str, Any]:
@@ -74,7 +80,7 @@ def tell(app: AppRules, case: Case, text: str) -> dict[str, Any]:
 
 
 def first_name(case: Case) -> str:
-    return "{{ " + case.record.party + ".name | first }}"
+    return "{{ " + f"{case.record.party}.{case.record.party_name} | first" + " }}"
 
 
 def changed(case: Case, to: str | None = None, start: str | None = None) -> dict[str, Any]:
@@ -99,7 +105,8 @@ def other_target(case: Case) -> str | None:
     """Another state the party could be told of, reachable from the start (a wrong
     transition's target)."""
     return next((s for s in case.sm.states if s != case.to and s in
-                 case.record.say[case.column] and case.sm.allowed(case.start, s)), None)
+                 case.record.say[case.column] and case.sm.allowed(case.start, s)
+                 and case.sm.act_into(s) is not None), None)
 
 
 def false_target(case: Case) -> str:

@@ -34,31 +34,35 @@ class LookupActTell:
 
     def candidates(self, app: AppRules) -> Iterator[Candidate]:
         for case in cases(app):
+            if case.sm.guard(case.to, "policy") is not None:
+                continue  # a decision's, where the policy is stated
             for lookup in sorted(case.record.find):
-                name = slug(self.name, case.record.noun, case.column, case.to, "by", lookup)
+                name = slug(self.name, case.machine, case.to, "by", lookup)
                 yield Candidate(f"{app.app}/{name}", self.name,
                                 self.body(app, case, lookup))
 
     def body(self, app: AppRules, case: Case, lookup: str) -> dict[str, Any]:
         finder = case.record.find[lookup]
         found = find(app, finder)
-        steps = [*found, act(app, case), tell(app, case, case.words())]
-        n = len(found)
+        acting = act(app, case)
+        told_ = tell(app, case, case.words())
+        steps = [*found, *acting, told_]
+        n, t = len(found), len(found) + len(acting)  # the act's first step, the telling's
         alternatives: list[dict[str, Any]] = [
             {"name": f"finds-it-another-way-{i}", "steps": [*find(app, finder, i), *steps[n:]]}
             for i in range(1, len(finder.routes))]
-        alternatives.append({"name": "tells-first", "steps": [*found, steps[n + 1], steps[n]]})
+        alternatives.append({"name": "tells-first", "steps": [*found, told_, *acting]})
         near_misses: list[dict[str, Any]] = [
             {"name": "acts-on-the-partys-other-record",
              "before": {n: [app.call(s) for s in case.record.find_decoy]}},
-            {"name": "says-nothing", "drop": [n + 1]},
+            {"name": "says-nothing", "drop": [t]},
             {"name": "tells-a-false-state", "harm": True,
-             "replace": {n + 1: tell(app, case, case.words(false_target(case)))}},
+             "replace": {t: tell(app, case, case.words(false_target(case)))}},
         ]
         wrong = other_target(case)
         if wrong is not None:
-            near_misses.append({"name": f"sets-{wrong}-instead", "replace": {
-                n: act(app, case, wrong), n + 1: tell(app, case, case.words(wrong))}})
+            near_misses.append({"name": f"sets-{wrong}-instead", "steps": [
+                *found, *act(app, case, wrong), tell(app, case, case.words(wrong))]})
         return {
             "title": f"Change a {case.record.noun}'s {case.column} and tell its requester",
             "difficulty": "easy",
