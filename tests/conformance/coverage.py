@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("checkout", "helpdesk", "tracker")
+APPS = ("checkout", "crm", "helpdesk", "tracker")
 METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
 
 

@@ -29,6 +29,10 @@ OBJECTS = ("contacts", "companies", "deals", "tickets", "notes", "tasks")
 PACKAGES = {"contacts": "contacts", "companies": "companies", "deals": "deals",
             "tickets": "tickets", "notes": "objects.notes", "tasks": "objects.tasks"}
 STAMP = "2026-03-02T10:00:00.000Z"
+# A free-text property of each type, changed by the tests' updates (a contact's email is
+# unique and checked: HubSpot refuses a duplicate with 409 CONFLICT).
+TEXT = {"contacts": "lastname", "companies": "name", "deals": "dealname", "tickets": "subject",
+        "notes": "hs_note_body", "tasks": "hs_task_subject"}
 
 
 def new_record(kind: str, n: int, stage: tuple[str, str] = ("", "")) -> dict[str, str]:

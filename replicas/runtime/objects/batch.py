@@ -73,10 +73,10 @@ def read(db: sqlite3.Connection, kind: ObjectType, ids: Sequence[str], *,
 
 def create(db: sqlite3.Connection, catalog: Catalog, kind: ObjectType,
            given: Sequence[Mapping[str, Any]], *, now: datetime) -> dict[str, Any]:
-    made = [records.create(db, catalog, kind, one.get("properties") or {},
-                           one.get("associations") or (), now=now) for one in inputs(given)]
-    shown = render.names(kind, None)
-    return complete([render.record(kind, row, shown) for row in made], now=now)
+    made = [render.record(kind, records.create(
+        db, catalog, kind, one.get("properties") or {}, one.get("associations") or (),
+        now=now), render.written(kind, one.get("properties") or {})) for one in inputs(given)]
+    return complete(made, now=now)
 
 
 def update(db: sqlite3.Connection, kind: ObjectType, given: Sequence[Mapping[str, Any]], *,
@@ -92,10 +92,10 @@ def update(db: sqlite3.Connection, kind: ObjectType, given: Sequence[Mapping[str
         except ObjectNotFound:
             missing.append(ref)
             continue
-        done.append(records.update(db, kind, row, one.get("properties") or {}, now=now))
-    shown = render.names(kind, None)
-    return response([render.record(kind, row, shown) for row in done], missing, kind,
-                    now=now, verb="update")
+        properties = one.get("properties") or {}
+        done.append(render.record(kind, records.update(db, kind, row, properties, now=now),
+                                  render.written(kind, properties)))
+    return response(done, missing, kind, now=now, verb="update")
 
 
 def archive(db: sqlite3.Connection, kind: ObjectType, ids: Sequence[str], *,

@@ -40,17 +40,18 @@ def get_by_id(db: sqlite3.Connection, catalog: Catalog, kind: ObjectType, ref: s
 def create(db: sqlite3.Connection, catalog: Catalog, kind: ObjectType, body: Mapping[str, Any],
            *, now: datetime) -> Body:
     """SimplePublicObject (201)."""
-    row = records.create(db, catalog, kind, body.get("properties") or {},
-                         body.get("associations") or (), now=now)
-    return render.record(kind, row, render.names(kind, None))
+    given = body.get("properties") or {}
+    row = records.create(db, catalog, kind, given, body.get("associations") or (), now=now)
+    return render.record(kind, row, render.written(kind, given))
 
 
 def update(db: sqlite3.Connection, kind: ObjectType, ref: str, body: Mapping[str, Any], *,
            id_property: str | None, now: datetime) -> Body:
     """SimplePublicObject: the record with the properties set."""
-    row = records.find(db, kind, ref, id_property=id_property)
-    row = records.update(db, kind, row, body.get("properties") or {}, now=now)
-    return render.record(kind, row, render.names(kind, None))
+    given = body.get("properties") or {}
+    row = records.update(db, kind, records.find(db, kind, ref, id_property=id_property), given,
+                         now=now)
+    return render.record(kind, row, render.written(kind, given))
 
 
 def archive(db: sqlite3.Connection, kind: ObjectType, ref: str, *, now: datetime) -> None:

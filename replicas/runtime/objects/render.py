@@ -18,6 +18,13 @@ def names(kind: ObjectType, asked: Iterable[str] | None) -> list[str]:
     return known if wanted else list(kind.default_properties)
 
 
+def written(kind: ObjectType, given: Iterable[str]) -> list[str]:
+    """The properties a write answers (as HubSpot's does): the type's defaults and those the
+    write set."""
+    return list(dict.fromkeys([*kind.default_properties,
+                               *(name for name in given if name in kind.properties)]))
+
+
 def record(kind: ObjectType, row: Mapping[str, Any], shown: Iterable[str]) -> dict[str, Any]:
     """``row`` as a SimplePublicObject with the properties ``shown``."""
     properties = {name: str(row["id"]) if name == OBJECT_ID

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conformance.crm import OBJECTS, PACKAGES, new_record, pipeline_of
+from tests.conformance.crm import OBJECTS, PACKAGES, TEXT, new_record, pipeline_of
 from tests.conformance.harness import Call
 
 V3 = "/crm/v3/objects"
@@ -53,7 +53,7 @@ def basic(call: Call, kind: str) -> None:
     call("GET", one, status=200, shape=f"{package}.SimplePublicObjectWithAssociations",
          params={"properties": "hs_object_id", "archived": "false"})
     call("GET", f"{base}/{MISSING_ID}", status=404, shape=error)
-    field = next(iter(new_record(kind, 1)))
+    field = TEXT[kind]
     call("PATCH", one, status=200, shape=f"{package}.SimplePublicObject",
          json={"properties": {field: "Changed"}})
     call("PATCH", f"{base}/{MISSING_ID}", status=404, shape=error,
@@ -74,7 +74,7 @@ def batch(call: Call, kind: str) -> None:
     call("POST", f"{base}/read", status=200, shape=answer,
          json={"inputs": ids, "properties": [], "propertiesWithHistory": []})
     call("POST", f"{base}/read", status=400, shape=error, json={"properties": []})
-    field = next(iter(new_record(kind, 1)))
+    field = TEXT[kind]
     call("POST", f"{base}/update", status=200, shape=answer,
          json={"inputs": [{**i, "properties": {field: "Batch"}} for i in ids]})
     call("POST", f"{base}/update", status=400, shape=error,

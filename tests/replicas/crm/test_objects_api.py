@@ -192,6 +192,7 @@ async def test_an_update_sets_values_and_moves_the_modified_date(crm: Any) -> No
         "dealstage": "closedwon", "amount": 1234.5, "description": ""}})
     assert updated["properties"]["dealstage"] == "closedwon"
     assert updated["properties"]["amount"] == "1234.5"
+    assert updated["properties"]["description"] is None
     row = (await env.db()).execute("SELECT * FROM deals WHERE id = 1").fetchone()
     assert (row["dealstage"], row["amount"], row["description"]) == ("closedwon", 1234.5, None)
     assert updated["updatedAt"] == row["hs_lastmodifieddate"].replace("Z", ".000Z")
@@ -218,6 +219,8 @@ async def test_batches_answer_207_naming_the_missing_ids(crm: Any) -> None:
     assert [r["properties"]["hs_object_id"] for r in made["results"]] == [
         r["id"] for r in made["results"]]
     assert made["status"] == "COMPLETE"
+    # A write answers the properties it set beside the type's defaults, as HubSpot's does.
+    assert [r["properties"]["hs_note_body"] for r in made["results"]] == ["n0", "n1"]
 
 
 async def test_archive_hides_a_record_but_archived_lists_it(crm: Any) -> None:
