@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..synthesis import AppRules, Candidate
-from ..task_rules import Act, Record, Step
+from ..task_rules import Act, Step
 from .common import find, slug
 from .sections import section
 
