@@ -135,6 +135,7 @@ class Guard(_Strict):
     from_: str | None = Field(None, alias="from")
     require: dict[str, str]
     enforced: Literal["api", "policy"]
+    policy: str | None = Field(None, description="the policy (``policies``) a policy guard is")
 
 
 class Effect(_Strict):

@@ -10,6 +10,7 @@ from .assign import Assign
 from .cross_act_tell import CrossActTell
 from .decision import Decision
 from .follow_up import FollowUp
+from .guarded_act import GuardedAct
 from .link import LinkRecords
 from .lookup_act import LookupAct
 from .lookup_act_tell import LookupActTell
@@ -18,7 +19,7 @@ from .sweep import SweepFamily
 
 FAMILIES: tuple[Family, ...] = (LookupActTell(), LookupAct(), Decision(), Question(),
                                 SweepFamily(), LinkRecords(), FollowUp(), Assign(),
-                                CrossActTell())
+                                CrossActTell(), GuardedAct())
 
 
 def named(names: list[str] | None) -> list[Family]:
