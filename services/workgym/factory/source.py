@@ -266,6 +266,8 @@ class Rules(_Strict):
         "compiler's"))
     assigns: dict[str, Any] = Field(default_factory=dict, description=(
         "records a person hands to another owner (the assign family's), not the compiler's"))
+    merges: dict[str, Any] = Field(default_factory=dict, description=(
+        "duplicate records a person merges (the merge family's), not the compiler's"))
     world: World | None = None
     claims: Claims | None = None
 

@@ -14,12 +14,13 @@ from .guarded_act import GuardedAct
 from .link import LinkRecords
 from .lookup_act import LookupAct
 from .lookup_act_tell import LookupActTell
+from .merge import Merge
 from .question import Question
 from .sweep import SweepFamily
 
 FAMILIES: tuple[Family, ...] = (LookupActTell(), LookupAct(), Decision(), Question(),
                                 SweepFamily(), LinkRecords(), FollowUp(), Assign(),
-                                CrossActTell(), GuardedAct())
+                                CrossActTell(), GuardedAct(), Merge())
 
 
 def named(names: list[str] | None) -> list[Family]:
