@@ -1,7 +1,8 @@
 """What the CRM's page templates are rendered from (``workgym.factory.pages``): each object
 type's name properties, list columns, stage property, and the API operations its page
 writes perform, read from the rules and the API description; a description without an
-object's update is refused, naming the path."""
+object's update is refused, naming the path. And the ``browser:`` solutions families write
+through those pages (``workgym.factory.families.pages``), for the generated pages only."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from workgym.factory.families.lookup_act import untold
+from workgym.factory.families.pages import browser_act
 from workgym.factory.pages import views
 from workgym.factory.source import Source, SourceError
+from workgym.factory.synthesis import load_app
 
 SPEC = Path(__file__).resolve().parents[2] / "replicas" / "crm" / "source"
 
@@ -37,3 +41,22 @@ def test_an_object_without_its_update_operation_is_refused() -> None:
              if path != "/crm/v3/objects/deals/{dealId}"}
     with pytest.raises(SourceError, match=r"/crm/v3/objects/deals: the pages need"):
         views(replace(source, openapi={**source.openapi, "paths": paths}))
+
+
+def test_a_lookup_act_is_done_in_the_generated_pages() -> None:
+    crm = load_app("crm")
+    acts = {(c.sm.table, c.to): c for c in untold(crm)}
+    deal, contact = acts["deals", "contractsent"], acts["contacts", "evangelist"]
+    moved = browser_act("crm", deal, next(iter(deal.record.find.values())))
+    assert moved is not None and moved["steps"][0] == {"goto": "crm:/crm/deals"}
+    assert {"select_option": {"testid": "stage-select"}, "value": "contractsent"} in \
+        moved["steps"]
+    edited = browser_act("crm", contact, contact.record.find["email"])
+    assert edited is not None and edited["given"] == contact.record.find["email"].given
+    assert {"select_option": {"testid": "edit-lifecyclestage"}, "value": "evangelist"} in \
+        edited["steps"]
+
+
+def test_hand_written_pages_get_no_generated_browser_solution() -> None:
+    helpdesk = next(iter(untold(load_app("crm"))))
+    assert browser_act("helpdesk", helpdesk, next(iter(helpdesk.record.find.values()))) is None

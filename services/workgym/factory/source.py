@@ -135,6 +135,7 @@ class Guard(_Strict):
     from_: str | None = Field(None, alias="from")
     require: dict[str, str]
     enforced: Literal["api", "policy"]
+    policy: str | None = Field(None, description="the policy (``policies``) a policy guard is")
 
 
 class Effect(_Strict):
@@ -267,6 +268,8 @@ class Rules(_Strict):
         "compiler's"))
     assigns: dict[str, Any] = Field(default_factory=dict, description=(
         "records a person hands to another owner (the assign family's), not the compiler's"))
+    merges: dict[str, Any] = Field(default_factory=dict, description=(
+        "duplicate records a person merges (the merge family's), not the compiler's"))
     world: World | None = None
     claims: Claims | None = None
 

@@ -1,8 +1,8 @@
 """The CRM's list pages, as the proxy forwards a browser's requests: a filter lists exactly
 the records HubSpot's search finds with that value, the search box finds a contact by its
 email, a column sorts both ways, paging walks on, an archived record leaves the active list
-for the archived one, and a search longer than any of ours is HubSpot's 400 on the error
-page."""
+for the archived one, a search longer than any of ours is HubSpot's 400 on the error page;
+and a task made on a record's page is completed from that record's page only."""
 
 from __future__ import annotations
 
@@ -95,3 +95,32 @@ async def test_a_search_longer_than_any_is_refused(crm: Make) -> None:
 def test_the_pages_are_outside_the_openapi(app: FastAPI) -> None:
     paths = app.openapi()["paths"]
     assert paths and not [p for p in paths if not p.startswith(("/crm/v3/", "/crm/v4/"))]
+
+
+async def _post(crm: Crm, path: str, **form: str) -> int:
+    answer = await crm.client.post(path, data=form, headers={
+        INTERNAL_HEADER: SECRET, EPISODE_HEADER: crm.episode_id, BASE_HEADER: BASE})
+    return answer.status_code
+
+
+async def test_a_task_made_on_a_record_is_completed_there_only(crm: Make) -> None:
+    c = await crm()
+    one, other = _ids(await _page(c, "/crm/contacts"))[:2]
+    assert await _post(c, f"/crm/contacts/{one}/tasks", subject="Send the quote",
+                       due="2025-07-01") == 303
+    linked = await c.call("GET", f"/crm/v4/objects/contacts/{one}/associations/tasks")
+    task = max(int(t["toObjectId"]) for t in linked["results"])
+    made = await c.call("GET", f"/crm/v3/objects/tasks/{task}",
+                        params={"properties": "hs_task_subject,hs_task_status,hs_timestamp"})
+    assert made["properties"]["hs_task_subject"] == "Send the quote"
+    assert made["properties"]["hs_task_status"] == "NOT_STARTED"
+    assert made["properties"]["hs_timestamp"].startswith("2025-07-01T00:00:00")
+
+    assert await _post(c, f"/crm/contacts/{other}/tasks/{task}/complete") == 404
+    kept = await c.call("GET", f"/crm/v3/objects/tasks/{task}",
+                        params={"properties": "hs_task_status"})
+    assert kept["properties"]["hs_task_status"] == "NOT_STARTED"
+    assert await _post(c, f"/crm/contacts/{one}/tasks/{task}/complete") == 303
+    done = await c.call("GET", f"/crm/v3/objects/tasks/{task}",
+                        params={"properties": "hs_task_status"})
+    assert done["properties"]["hs_task_status"] == "COMPLETED"

@@ -10,15 +10,17 @@ from .assign import Assign
 from .cross_act_tell import CrossActTell
 from .decision import Decision
 from .follow_up import FollowUp
+from .guarded_act import GuardedAct
 from .link import LinkRecords
 from .lookup_act import LookupAct
 from .lookup_act_tell import LookupActTell
+from .merge import Merge
 from .question import Question
 from .sweep import SweepFamily
 
 FAMILIES: tuple[Family, ...] = (LookupActTell(), LookupAct(), Decision(), Question(),
                                 SweepFamily(), LinkRecords(), FollowUp(), Assign(),
-                                CrossActTell())
+                                CrossActTell(), GuardedAct(), Merge())
 
 
 def named(names: list[str] | None) -> list[Family]:

@@ -113,7 +113,9 @@ class CrossActTell:
         def tell(text: str) -> dict[str, Any]:
             return on(other, there.call(answering.tell, text=text))
 
-        steps = [*found, on(here, act(app, case)), read, tell(request.reply)]
+        acting = [on(here, step) for step in act(app, case)]
+        steps = [*found, *acting, read, tell(request.reply)]
+        k = n + len(acting)
         decoy = [on(here, app.call(s)) for s in record.find_decoy]
         wrong = next((s for s in case.sm.states if s not in (case.to, case.start)
                       and case.sm.allowed(case.start, s)), None)
@@ -121,15 +123,15 @@ class CrossActTell:
             *({"name": f"finds-it-another-way-{i}",
                "steps": [*(on(here, s) for s in find(app, finder, i)), *steps[n:]]}
               for i in range(1, len(finder.routes))),
-            {"name": "answers-first", "steps": [read, tell(request.reply), *steps[:n + 1]]}]
+            {"name": "answers-first", "steps": [read, tell(request.reply), *steps[:k]]}]
         near_misses: list[dict[str, Any]] = [
             {"name": "acts-on-the-other-record", "before": {n: decoy}},
-            {"name": "answers-nothing", "drop": [n + 2]},
+            {"name": "answers-nothing", "drop": [k + 1]},
             {"name": "answers-something-false", "harm": True,
-             "replace": {n + 2: tell(f"{request.reply} {spec.untrue}")}}]
+             "replace": {k + 1: tell(f"{request.reply} {spec.untrue}")}}]
         if wrong is not None:
-            near_misses.append({"name": f"sets-{wrong}-instead".lower(),
-                                "replace": {n: on(here, act(app, case, wrong))}})
+            near_misses.append({"name": f"sets-{wrong}-instead".lower(), "steps": [
+                *found, *(on(here, step) for step in act(app, case, wrong)), *steps[k:]]})
         setup_here = [{**op, case.column: case.start}
                       if op.get("bind") in (record.bind, record.decoy) else op
                       for op in record.make]

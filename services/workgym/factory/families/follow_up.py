@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..synthesis import AppRules, Candidate
-from ..task_rules import Act, Record, Step
+from ..task_rules import Act, Step
 from .common import find, slug
 from .sections import section
 
@@ -61,9 +61,9 @@ class FollowUp:
                  "type_id": type_id, "table": table}
 
         def create(type_: str = kind) -> dict[str, Any]:
-            return {**app.call(spec.act, type=type_, **names), "expect": 201}
+            return app.call(spec.act, type=type_, **names)
 
-        unlinked = {**app.call(spec.unlinked, type=kind, **names), "expect": 201}
+        unlinked = app.call(spec.unlinked, type=kind, **names)
         link = app.call(spec.link, **names)
         decoy = [app.call(s) for s in record.find_decoy]
         other = next(t for t in sorted(spec.types) if t != kind)

@@ -15,6 +15,7 @@ from typing import Any
 from ..synthesis import AppRules, Candidate
 from ..task_rules import Record, StateMachine
 from .common import Case, act, changed, find, setup, slug
+from .pages import browser_act
 
 
 def untold(app: AppRules) -> Iterator[Case]:
@@ -70,20 +71,21 @@ class LookupAct:
     def body(self, app: AppRules, case: Case, lookup: str) -> dict[str, Any]:
         finder = case.record.find[lookup]
         found = find(app, finder)
-        steps = [*found, act(app, case)]
+        acting = act(app, case)
         n = len(found)
         decoy = [app.call(s) for s in case.record.find_decoy]
         alternatives = [
-            {"name": f"finds-it-another-way-{i}", "steps": [*find(app, finder, i), steps[n]]}
+            {"name": f"finds-it-another-way-{i}", "steps": [*find(app, finder, i), *acting]}
             for i in range(1, len(finder.routes))]
         near_misses: list[dict[str, Any]] = [
             {"name": "acts-on-the-other-record", "before": {n: decoy}},
-            {"name": "changes-the-other-record-too", "append": [*decoy, steps[n]]}]
+            {"name": "changes-the-other-record-too", "append": [*decoy, *acting]}]
         wrong = another(case)
         if wrong is not None:
             near_misses.append({"name": f"sets-{wrong}-instead".lower(),
-                                "replace": {n: act(app, case, wrong)}})
+                                "steps": [*found, *act(app, case, wrong)]})
         noun = case.record.noun
+        browser = browser_act(app.app, case, finder)
         return {
             "title": f"Find a {noun} and change its {case.column}",
             "difficulty": "easy",
@@ -92,7 +94,8 @@ class LookupAct:
                             f"{case.to}. Change nothing else."),
             "setup": [{**op, case.column: case.start} if op.get("bind") == case.record.decoy
                       else op for op in setup(case)],
-            "reference": {"given": finder.given, "steps": steps},
+            "reference": {"given": finder.given, "steps": [*found, *acting]},
+            **({"browser": browser} if browser else {}),
             "alternatives": alternatives,
             "near_misses": near_misses,
             "verifier": [changed(case), *untouched(case), allowed(case.sm, case.record, case.to)],
