@@ -59,7 +59,8 @@ coverage: setup-dev ## Write each app's COVERAGE.md from its product's published
 	@$(BIN)/python -m tests.conformance.coverage --write
 
 graphs: setup ## Write each app's GRAPH.md: its tool dependency graph (workgym factory graph)
-	@for app in helpdesk checkout tracker notes; do $(BIN)/workgym factory graph $$app --write || exit 1; done
+	@for app in $$($(BIN)/python -c 'from replicas import catalog; print(*sorted(catalog.app_names()))'); \
+	  do $(BIN)/workgym factory graph $$app --write || exit 1; done
 
 bench: setup ## Print the benchmark figures (memory, reset, steps, ...; BENCH_ARGS=stall: one section)
 	@$(PERF) $(BIN)/python -m workgym_perf.bench $(BENCH_ARGS)

@@ -447,12 +447,12 @@ def _rate(out: _Field, given: _Input, target: Operation, resources: frozenset[st
     name = snake(out.name)
     if name != snake(given.name):
         return None
-    weight = 0.3
-    weight += 0.2 if referred or re.search(r"_(ids?|key)$", name) else 0.0
-    weight += 0.2 if "_" in name or name in specific else 0.0
+    tenths = 3  # in tenths: exact sums
+    tenths += 2 if referred or re.search(r"_(ids?|key)$", name) else 0
+    tenths += 2 if "_" in name or name in specific else 0
     if out.type and given.type:
-        weight += 0.1 if out.type == given.type else -0.2
-    return (round(weight, 2), "same name") if weight >= MIN_SAME_NAME else None
+        tenths += 1 if out.type == given.type else -2
+    return (tenths / 10, "same name") if tenths / 10 >= MIN_SAME_NAME else None
 
 
 @cache
