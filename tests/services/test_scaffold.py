@@ -29,7 +29,7 @@ def test_outside_a_checkout_it_writes_nothing_and_says_where_to_run_it(tmp_path:
 @pytest.mark.slow
 def test_a_scaffolded_app_has_the_shape_and_passes_the_contract(tmp_path: Path) -> None:
     """In a copy of this checkout: the new app passes the contract test (its shape
-    included) and its own tests, as generated."""
+    included), its own tests and mypy --strict, as generated."""
     root = Path(__file__).resolve().parents[2]
     copy = tmp_path / "checkout"
     shutil.copytree(root, copy, ignore=shutil.ignore_patterns(
@@ -48,6 +48,10 @@ def test_a_scaffolded_app_has_the_shape_and_passes_the_contract(tmp_path: Path) 
     assert passed is not None and int(passed.group(1)) >= 15, run.stdout[-2000:]
     assert "PASSED tests/replicas/test_contract.py::test_the_app_has_the_documented_shape[shop]" \
         in run.stdout
+    typed = subprocess.run([sys.executable, "-m", "mypy", "--strict", "replicas/shop",
+                            "tests/replicas/shop"], cwd=copy, env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert typed.returncode == 0, typed.stdout[-2000:]
 
 
 def _checkout(root: Path) -> Path:
