@@ -1,10 +1,12 @@
-"""``workgym factory graph``: the factory's commands (``graph``: an app's tool dependency
-graph, printed or written as its GRAPH.md)."""
+"""``workgym factory compile|graph``: the factory (services/workgym/factory/): an app compiled
+from its spec directory (an API description and a rules file); an app's tool dependency graph,
+printed or written as its GRAPH.md."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .arguments import one_of
 
@@ -16,9 +18,19 @@ def _apps() -> frozenset[str]:
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    factory = commands.add_parser("factory", help="the factory: an app's tool dependency "
-                                  "graph")
+    factory = commands.add_parser("factory", help="compile an app from its API description "
+                                  "and rules file (replicas/<app>/source/); an app's tool "
+                                  "dependency graph")
     actions = factory.add_subparsers(dest="action", required=True)
+    compile_ = actions.add_parser("compile", help="write the replica package a spec directory "
+                                  "compiles to (every file but source/)")
+    compile_.add_argument("spec", type=Path, help="the spec directory: rules.yaml (and "
+                          "openapi.yaml), e.g. replicas/crm/source")
+    compile_.add_argument("--out", type=Path, help="the package folder to write (default: the "
+                          "spec directory's parent)")
+    compile_.add_argument("--check", action="store_true", help="write nothing; exit 1 naming "
+                          "the files that differ from what the spec compiles to")
+    compile_.set_defaults(func=_compile)
     graph = actions.add_parser("graph", help="which operation's outputs feed which inputs, "
                                "weighted (services/workgym/factory/graph.py)")
     graph.add_argument("app", type=one_of(_apps), help="a catalogued app")
@@ -28,6 +40,27 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     graph.add_argument("--write", action="store_true",
                        help="(re)write replicas/APP/GRAPH.md instead of printing")
     graph.set_defaults(func=_graph)
+
+
+def _compile(args: argparse.Namespace) -> int:
+    from ..factory.compile import compile_to
+    from ..factory.source import Source, SourceError
+
+    try:
+        source = Source.load(args.spec)
+    except SourceError as exc:
+        print(f"workgym: error: {args.spec}: {exc}", file=sys.stderr)
+        return 2
+    out = args.out or args.spec.resolve().parent
+    outcome = compile_to(source, out, check=args.check, progress=print)
+    if args.check and outcome.changed:
+        print(f"workgym: {out}: {len(outcome.changed)} files differ from what {args.spec} "
+              f"compiles to: {', '.join(outcome.changed)}", file=sys.stderr)
+        return 1
+    verb = "would change" if args.check else "wrote"
+    print(f"workgym: {out}: {verb} {len(outcome.written)}, removed {len(outcome.removed)}, "
+          f"{len(outcome.unchanged)} unchanged", file=sys.stderr)
+    return 0
 
 
 def _graph(args: argparse.Namespace) -> int:
