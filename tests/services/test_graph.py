@@ -69,7 +69,7 @@ def test_an_id_feeds_its_resource_s_item_operations_and_references_to_it() -> No
     found = derive(DOCUMENT, "shop")
     listed = _edges(found, "list_customers", "get_customer")
     assert listed["path:customer_id"] == Edge("list_customers", "get_customer", "data[].id",
-                                             "path:customer_id", 1.0, "identity")
+                                             "path:customer_id", 1.0, "identity", "customer")
     assert _edges(found, "list_customers", "create_order")["body:order.customer_id"].weight \
         == 0.8  # a customer's id -> an input referring to a customer
     assert _edges(found, "create_order", "get_customer")["path:customer_id"].rule == "reference"

@@ -54,12 +54,12 @@ def dot(graph: Graph, min_weight: float = 0.0) -> str:
 
 
 def _resource_flowchart(graph: Graph) -> list[str]:
-    """Resources, and an arrow where an operation on one strongly feeds an operation on the
-    other, labelled with the inputs it feeds."""
+    """Resources, and an arrow where a field of one's records strongly feeds an operation on
+    the other, labelled with the inputs it feeds."""
     fed: dict[tuple[str, str], set[str]] = {}
     for edge in graph.edges:
         if edge.strong:
-            key = (graph.node(edge.source).resource, graph.node(edge.target).resource)
+            key = (edge.record, graph.node(edge.target).resource)
             fed.setdefault(key, set()).add(_input_name(edge))
     lines = ["```mermaid", "flowchart LR"]
     lines += [f'  {_node_id(source)} -->|"{_names(names)}"| {_node_id(target)}'
@@ -101,7 +101,7 @@ def markdown(graph: Graph) -> str:
         "",
         "## Resources, by their strong edges",
         "",
-        "An arrow where an operation on one resource answers what an operation on the other "
+        "An arrow where a field of one resource's records is what an operation on the other "
         "takes (an id, a reference), labelled with the inputs it feeds. "
         f"`workgym factory graph {graph.app} --format mermaid --min-weight {STRONG:g}` draws "
         "the operations themselves.",

@@ -8,7 +8,8 @@ request body), with a weight in (0, 1]:
 * **Resources.** A path parameter names the resource it identifies: by its own name
   (``ticket_id``, ``{customer}``, ``contactId``, ``issueKey`` -> ticket, customer, contact,
   issue) or, when it is called just ``id``/``key``, by the segment before it (``/issues/{id}``).
-  A parameter with an ``enum`` is a choice, not an identifier. The *known resources* are those
+  A parameter with an ``enum`` is a choice, not an identifier, and so is a generic record's type
+  (``objectType``); ``objectId``, ``toObjectId`` take any record. The *known resources* are those
   identified so. An operation's own resource is that of the longest collection path its path
   starts with (``/tickets/{ticket_id}/tags`` -> ticket), else the last word of its operationId
   naming a collection (``search_issues`` -> issue), else its last literal segment; an object in an
@@ -26,7 +27,8 @@ The weights, highest kept when two rules join the same field and input:
 rule        weight   from -> to
 ==========  =======  ==========================================================================
 identity    1.0      the ``id`` of an R -> the path parameter identifying R (item operations)
-id list     0.9      the ``id`` of an R -> an ``ids`` input of an operation on R (show/merge many)
+id list     0.9      the ``id`` of an R -> an ``ids`` or ``id`` query or body input of an operation
+                     on R (show/merge many, batch reads: ``inputs[].id``)
 reference   0.8      the ``id`` of an R, or a field referring to R -> an input referring to R
                      (or identifying it): ``customer``, ``requester_id``... as foreign keys
 any record  0.5      the ``id`` of any R -> a path parameter of a generic record (``objectId``)
@@ -87,6 +89,7 @@ class Edge:
     parameter: str  # "<in>:<name or body path>"
     weight: float
     rule: str  # identity, id list, reference, any record, same name
+    record: str  # the resource of the answer's object holding the field
 
     @property
     def strong(self) -> bool:
@@ -166,7 +169,8 @@ class Graph:
             "nodes": [{"operation_id": n.operation_id, "method": n.method, "path": n.path,
                        "resource": n.resource} for n in self.nodes],
             "edges": [{"from": e.source, "to": e.target, "field": e.field,
-                       "parameter": e.parameter, "weight": e.weight, "rule": e.rule}
+                       "parameter": e.parameter, "weight": e.weight, "rule": e.rule,
+                       "record": e.record}
                       for e in self.edges if e.weight >= min_weight],
         }
 
@@ -273,6 +277,8 @@ class _Document:
             return
         for part in (*schema.get("anyOf", ()), *schema.get("allOf", ())):
             yield from self.body_inputs(part, where, seen, depth + 1)
+        if "items" in schema:
+            yield from self.body_inputs(schema["items"], f"{where}[]", seen, depth)
         for name, prop in sorted(schema.get("properties", {}).items()):
             path = f"{where}.{name}" if where else name
             yield _Input(f"body:{path}", name, self.scalar_type(prop) or _list_of(prop), None)
@@ -299,6 +305,11 @@ def _identified(path: str, name: str, schema: Mapping[str, Any]) -> str | None:
     if "enum" in schema:
         return None
     stem = re.sub(r"_(id|key|id_or_key)$", "", snake(name))
+    words = stem.split("_")
+    if words[-1] in GENERIC_RECORDS:  # objectId, toObjectId: a record of any type
+        return words[-1]
+    if words[-1] == "type" and len(words) > 1 and words[-2] in GENERIC_RECORDS:
+        return None  # objectType, toObjectType: which type, a choice
     if stem not in ("id", "key"):
         return singular(stem)
     before = path.split("{" + name + "}")[0].rstrip("/").rsplit("/", 1)[-1]
@@ -364,7 +375,7 @@ def derive(document: Mapping[str, Any], app: str = "") -> Graph:
                     if rated is None:
                         continue
                     edge = Edge(source.operation_id, target.operation_id, out.path,
-                                given.parameter, *rated)
+                                given.parameter, *rated, out.resource)
                     slot = (edge.source, edge.target, edge.parameter)
                     if slot not in best or _better(edge, best[slot]):
                         best[slot] = edge
@@ -396,7 +407,7 @@ def _input_keys(given: _Input, node: Operation, resources: frozenset[str]) -> se
     keys = {snake(given.name)}
     if (wanted := given.identifies or refers_to(given.name, resources)) is not None:
         keys.add(f"@{wanted}")
-    if snake(given.name) == "ids":
+    if snake(given.name) in ("id", "ids"):
         keys.add(f"@{node.resource}")
     if given.identifies in GENERIC_RECORDS:
         keys.add("@*")
@@ -434,7 +445,7 @@ def _rate(out: _Field, given: _Input, target: Operation, resources: frozenset[st
     if out.name == "id":
         if given.identifies == out.resource:
             return IDENTITY, "identity"
-        if snake(given.name) == "ids" and target.resource == out.resource:
+        if snake(given.name) in ("id", "ids") and target.resource == out.resource:
             return ID_LIST, "id list"
         if wanted == out.resource and out.resource:
             return REFERENCE, "reference"
