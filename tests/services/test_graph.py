@@ -48,6 +48,11 @@ DOCUMENT: dict[str, Any] = {
                                              params=(("order_id", "path", INT),))},
         "/orders/{kind}/summary": {"get": _op("summarize_orders", {}, params=(
             ("kind", "path", {"type": "string", "enum": ["open", "closed"]}),))},
+        "/orders/batch/read": {"post": _op("read_orders", {}, body={
+            "type": "object", "properties": {"inputs": {"type": "array", "items": {
+                "type": "object", "properties": {"id": STR}}}}})},
+        "/objects/{objectType}/{objectId}/labels": {"get": _op("list_labels", {}, params=(
+            ("objectType", "path", STR), ("objectId", "path", STR)))},
     },
     "components": {"schemas": {
         "Page": {"type": "object", "properties": {
@@ -90,6 +95,17 @@ def test_a_same_name_edge_weighs_how_specific_the_name_is_and_whether_types_matc
     assert _edges(found, "get_customer", "list_customers")["query:email"].weight == 0.6
 
 
+def test_a_batch_takes_its_resource_s_ids_and_a_generic_record_anyone_s() -> None:
+    found = derive(DOCUMENT, "shop")
+    assert _edges(found, "create_order", "read_orders")["body:inputs[].id"].rule == "id list"
+    assert "body:inputs[].id" not in _edges(found, "get_customer", "read_orders")
+    assert {e.parameter: e.weight for e in found.fed_by("list_labels")} == {
+        "path:objectId": 0.5}  # any record's id; objectType is a choice
+    assert {e.source for e in found.fed_by("list_labels")} == {  # untyped answers: own ids
+        "create_order", "get_customer", "list_customers", "read_orders", "show_many_orders",
+        "summarize_orders"}
+
+
 def test_paging_inputs_choices_and_itself_are_fed_by_nothing() -> None:
     found = derive(DOCUMENT, "shop")
     parameters = {(e.target, e.parameter) for e in found.edges}
@@ -107,7 +123,7 @@ def test_the_same_document_gives_the_same_graph_in_any_order() -> None:
 def test_feeds_fed_by_and_walks_follow_the_edges() -> None:
     found = derive(DOCUMENT, "shop")
     assert {e.target for e in found.feeds("list_customers")} == {
-        "create_order", "get_customer"}
+        "create_order", "get_customer", "list_labels"}
     assert found.fed_by("get_customer", min_weight=1.0) == (
         _edges(found, "list_customers", "get_customer")["path:customer_id"],)
     walks = list(found.walks(3))
