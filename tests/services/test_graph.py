@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from replicas import catalog
 from workgym.cli import main
 from workgym.factory import drawing
-from workgym.factory.graph import STRONG, Edge, derive, graph
+from workgym.factory.graph import STRONG, Edge, declared_bags, derive, graph
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,6 +105,47 @@ def test_a_batch_takes_its_resource_s_ids_and_a_generic_record_anyone_s() -> Non
     assert {e.source for e in found.fed_by("list_labels")} == {  # untyped answers: own ids
         "create_order", "get_customer", "list_customers", "read_orders", "show_many_orders",
         "summarize_orders"}
+
+
+BAG = {"type": "object", "additionalProperties": STR}  # HubSpot's `properties`
+BAGGED: dict[str, Any] = {
+    "paths": {
+        "/owners": {"get": _op("list_owners", {"type": "object", "properties": {
+            "results": {"type": "array", "items": {"type": "object", "properties": {
+                "id": STR}}}}})},
+        "/owners/{ownerId}": {"get": _op("get_owner", {}, params=(("ownerId", "path", STR),))},
+        "/deals": {"post": _op("create_deal", {"$ref": "#/components/schemas/Deal"}, body={
+            "type": "object", "properties": {"properties": BAG}})},
+        "/deals/{dealId}": {"get": _op("get_deal", {"$ref": "#/components/schemas/Deal"},
+                                       params=(("dealId", "path", STR),))},
+    },
+    "components": {"schemas": {"Deal": {"type": "object", "properties": {
+        "id": STR, "properties": BAG}}}},
+}
+
+
+def test_a_property_bag_s_declared_properties_are_fields_and_inputs() -> None:
+    bags = {"deal": {"hubspot_owner_id": ("owners", True), "createdate": (None, False)}}
+    found = derive(BAGGED, "crm", bags)
+    assert _edges(found, "list_owners", "create_deal")["body:properties.hubspot_owner_id"] \
+        == Edge("list_owners", "create_deal", "results[].id", "body:properties.hubspot_owner_id",
+                0.8, "reference", "owner")
+    assert _edges(found, "get_deal", "get_owner")["path:ownerId"].field \
+        == "properties.hubspot_owner_id"
+    # a read-only property is answered, never sent
+    assert not [e for e in found.edges if e.parameter.endswith("createdate")]
+    assert not _edges(derive(BAGGED, "crm"), "list_owners", "create_deal")
+
+
+def test_the_crm_s_properties_come_from_its_rules_file() -> None:
+    source = ROOT / "replicas" / "crm" / "source"
+    bags = declared_bags(source)
+    assert bags["deal"]["hubspot_owner_id"] == ("owners", True)
+    assert declared_bags(ROOT / "replicas" / "helpdesk" / "source") == {}  # hand-written
+    document = yaml.safe_load((source / "openapi.yaml").read_text())
+    fed = {e.source for e in derive(document, "crm", bags).fed_by("deals_update")
+           if e.parameter == "body:properties.hubspot_owner_id" and e.record == "owner"}
+    assert fed and all(op.startswith("owners_") for op in fed)
 
 
 def test_paging_inputs_choices_and_itself_are_fed_by_nothing() -> None:

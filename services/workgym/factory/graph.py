@@ -48,8 +48,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, cached_property
+from pathlib import Path
 from typing import Any
 
 STRONG = 0.8
@@ -62,9 +63,13 @@ PAGING = frozenset({
     "nextpagetoken", "sort", "sort_by", "sort_order", "orderby", "include", "expand", "fields",
     "properties", "propertieswithhistory", "associations", "q", "query", "idproperty"})
 # Properties whose objects belong to the resource around them (list and search envelopes).
-CONTAINERS = frozenset({"data", "results", "items", "values", "records", "result", "body"})
+CONTAINERS = frozenset({"data", "results", "items", "values", "records", "result", "body",
+                        "inputs"})
 GENERIC_RECORDS = frozenset({"object", "record", "resource", "item", "entity"})
 MAX_DEPTH = 5
+# A property bag's declared properties, by resource: name -> (the resource or table it refers
+# to, or None; whether a request may set it).
+Bags = Mapping[str, Mapping[str, tuple[str | None, bool]]]
 MIN_SAME_NAME = 0.5  # below: a plain name many resources carry (``amount``) feeds nothing
 
 
@@ -211,6 +216,7 @@ class _Field:
     name: str
     type: str | None
     resource: str  # the resource of the object it belongs to
+    refers: str | None = None  # the resource it refers to, when a bag's declaration says
 
 
 @dataclass(frozen=True)
@@ -219,10 +225,12 @@ class _Input:
     name: str
     type: str | None
     identifies: str | None  # a path parameter's resource
+    refers: str | None = None  # the resource it refers to, when a bag's declaration says
 
 
 class _Document:
-    def __init__(self, document: Mapping[str, Any]) -> None:
+    def __init__(self, document: Mapping[str, Any], bags: Bags) -> None:
+        self.bags = bags
         self.schemas: Mapping[str, Any] = document.get("components", {}).get("schemas", {})
         self.operations = sorted(
             (op["operationId"], method, path, op)
@@ -267,22 +275,39 @@ class _Document:
             kind = self.scalar_type(prop)
             if kind is not None:
                 yield _Field(path, name, kind, resource)
+            for key, (refers, _) in self.bagged(prop, resource):
+                yield _Field(f"{path}.{key}", key, "string", resource, refers)
             inner = resource if name in CONTAINERS else self.resource_of(name)
             yield from self.fields(prop, path, inner, seen, depth + 1)
 
-    def body_inputs(self, schema: Mapping[str, Any], where: str,
+    def body_inputs(self, schema: Mapping[str, Any], where: str, resource: str,
                     seen: frozenset[str] = frozenset(), depth: int = 0) -> Iterator[_Input]:
         schema, seen = self.resolve(schema, seen)
         if depth > 2 or not schema:
             return
         for part in (*schema.get("anyOf", ()), *schema.get("allOf", ())):
-            yield from self.body_inputs(part, where, seen, depth + 1)
+            yield from self.body_inputs(part, where, resource, seen, depth + 1)
         if "items" in schema:
-            yield from self.body_inputs(schema["items"], f"{where}[]", seen, depth)
+            yield from self.body_inputs(schema["items"], f"{where}[]", resource, seen, depth)
         for name, prop in sorted(schema.get("properties", {}).items()):
             path = f"{where}.{name}" if where else name
             yield _Input(f"body:{path}", name, self.scalar_type(prop) or _list_of(prop), None)
-            yield from self.body_inputs(prop, path, seen, depth + 1)
+            for key, (refers, writable) in self.bagged(prop, resource):
+                if writable:
+                    yield _Input(f"body:{path}.{key}", key, "string", None, refers)
+            yield from self.body_inputs(prop, path, resource, seen, depth + 1)
+
+    def bagged(self, schema: Mapping[str, Any], resource: str) -> list[
+            tuple[str, tuple[str | None, bool]]]:
+        """The declared properties (name, (the resource it refers to, writable)) of a property
+        bag (an object of string values only: HubSpot's ``properties``) of ``resource``'s
+        records."""
+        schema, _ = self.resolve(schema, frozenset())
+        values = schema.get("additionalProperties")
+        if schema.get("properties") or not isinstance(values, Mapping) \
+                or self.scalar_type(values) is None:
+            return []
+        return sorted(self.bags.get(resource, {}).items())
 
 
 def _list_of(schema: Mapping[str, Any]) -> str | None:
@@ -316,6 +341,15 @@ def _identified(path: str, name: str, schema: Mapping[str, Any]) -> str | None:
     return singular(snake(before)) if before and "{" not in before else None
 
 
+def _named(table: str | None, resources: frozenset[str]) -> str | None:
+    """The resource a table name is: ``owners`` -> owner; ``pipeline_stages`` -> stage
+    unless ``pipeline_stage`` is a known resource (its records sit under ``stages``)."""
+    if table is None:
+        return None
+    found = singular(snake(table))
+    return found if found in resources else found.rsplit("_", 1)[-1]
+
+
 def _own_resource(operation_id: str, path: str, collections: Mapping[str, str],
                   plurals: Mapping[str, str]) -> str:
     """The resource of the longest collection path the operation's path starts with, else the
@@ -346,14 +380,18 @@ def _collections(doc: _Document) -> dict[str, str]:
     return found
 
 
-def derive(document: Mapping[str, Any], app: str = "") -> Graph:
+def derive(document: Mapping[str, Any], app: str = "", bags: Bags | None = None) -> Graph:
     """The graph of an OpenAPI document (a dict, as ``FastAPI.openapi()`` or a YAML file
-    gives it)."""
-    doc = _Document(document)
+    gives it). ``bags``: what the document leaves a bag of strings (HubSpot's ``properties``),
+    as the app's rules declare it (:data:`Bags`)."""
+    doc = _Document(document, {})
     collections = _collections(doc)
     doc.plurals = {snake(path.rsplit("/", 1)[-1]): resource
                    for path, resource in sorted(collections.items()) if "{" not in path[-1:]}
     resources = frozenset(collections.values()) - GENERIC_RECORDS
+    doc.bags = {resource: {name: (_named(refers, resources), writable)
+                           for name, (refers, writable) in declared.items()}
+                for resource, declared in (bags or {}).items()}
     nodes = [Operation(op_id, method.upper(), path,
                        _own_resource(op_id, path, collections, doc.plurals))
              for op_id, method, path, _ in doc.operations]
@@ -361,7 +399,7 @@ def derive(document: Mapping[str, Any], app: str = "") -> Graph:
                for node, (_, _, _, op) in zip(nodes, doc.operations, strict=True)}
     by_key: dict[str, list[tuple[Operation, _Input]]] = {}  # by name, and "@R": refers to R
     for node, (_, _, path, op) in zip(nodes, doc.operations, strict=True):
-        for given in _inputs(doc, path, op):
+        for given in _inputs(doc, path, op, node.resource):
             for key in sorted(_input_keys(given, node, resources)):
                 by_key.setdefault(key, []).append((node, given))
     specific = _specific_names(outputs)
@@ -389,7 +427,7 @@ def _outputs(doc: _Document, node: Operation, op: Mapping[str, Any]) -> list[_Fi
     return list(doc.fields(answer or {}, "", node.resource))
 
 
-def _inputs(doc: _Document, path: str, op: Mapping[str, Any]) -> list[_Input]:
+def _inputs(doc: _Document, path: str, op: Mapping[str, Any], resource: str) -> list[_Input]:
     """Its path and query parameters and body fields, but paging's."""
     found = [_Input(f"{p['in']}:{p['name']}", p["name"], doc.scalar_type(p.get("schema", {})),
                     _identified(path, p["name"], p.get("schema", {}))
@@ -397,18 +435,28 @@ def _inputs(doc: _Document, path: str, op: Mapping[str, Any]) -> list[_Input]:
              for p in op.get("parameters", ()) if p.get("in") in ("path", "query")]
     body = op.get("requestBody", {}).get("content", {})
     for content in sorted(body):
-        found += doc.body_inputs(body[content].get("schema", {}), "")
-    return [given for given in found if snake(given.name) not in PAGING]
+        found += doc.body_inputs(body[content].get("schema", {}), "", resource)
+    return [replace(given, identifies=resource) if _takes_own_ids(given, doc, resource)
+            else given for given in found if snake(given.name) not in PAGING]
+
+
+def _takes_own_ids(given: _Input, doc: _Document, resource: str) -> bool:
+    """Whether an ``id``/``ids`` query or body input takes the operation's own resource's ids:
+    at the top, in a container (``inputs[].id``) or under a key naming the resource
+    (``user.id``); not under another key (``associations[].to.id``)."""
+    if given.identifies is not None or snake(given.name) not in ("id", "ids"):
+        return False
+    where = given.parameter.split(":", 1)[1].replace("[]", "").split(".")[:-1]
+    return not where or where[-1] in CONTAINERS or doc.resource_of(where[-1]) == resource
 
 
 def _input_keys(given: _Input, node: Operation, resources: frozenset[str]) -> set[str]:
     """What an output must be to be rated against this input: its name, "@R" for the
     resource R it takes, "@*" for any record."""
     keys = {snake(given.name)}
-    if (wanted := given.identifies or refers_to(given.name, resources)) is not None:
+    if (wanted := given.identifies or given.refers or refers_to(given.name, resources)) \
+            is not None:
         keys.add(f"@{wanted}")
-    if snake(given.name) in ("id", "ids"):
-        keys.add(f"@{node.resource}")
     if given.identifies in GENERIC_RECORDS:
         keys.add("@*")
     return keys
@@ -417,7 +465,7 @@ def _input_keys(given: _Input, node: Operation, resources: frozenset[str]) -> se
 def _output_keys(out: _Field, resources: frozenset[str]) -> list[str]:
     if out.name == "id":
         return [f"@{out.resource}", "@*"]
-    referred = refers_to(out.name, resources)
+    referred = out.refers or refers_to(out.name, resources)
     return [snake(out.name)] + ([f"@{referred}"] if referred else [])
 
 
@@ -441,18 +489,17 @@ def _specific_names(outputs: Mapping[str, list[_Field]]) -> frozenset[str]:
 def _rate(out: _Field, given: _Input, target: Operation, resources: frozenset[str],
           specific: frozenset[str]) -> tuple[float, str] | None:
     """(weight, rule) of passing ``out`` as ``given``, or None (the table of the docstring)."""
-    wanted = given.identifies or refers_to(given.name, resources)
+    wanted = given.identifies or given.refers or refers_to(given.name, resources)
     if out.name == "id":
         if given.identifies == out.resource:
-            return IDENTITY, "identity"
-        if snake(given.name) in ("id", "ids") and target.resource == out.resource:
-            return ID_LIST, "id list"
+            return (IDENTITY, "identity") if given.parameter.startswith("path:") \
+                else (ID_LIST, "id list")
         if wanted == out.resource and out.resource:
             return REFERENCE, "reference"
         if given.identifies in GENERIC_RECORDS and out.resource in resources:
             return ANY_RECORD, "any record"
         return None
-    referred = refers_to(out.name, resources)
+    referred = out.refers or refers_to(out.name, resources)
     if referred is not None and referred == wanted:
         return REFERENCE, "reference"
     name = snake(out.name)
@@ -468,12 +515,29 @@ def _rate(out: _Field, given: _Input, target: Operation, resources: frozenset[st
 
 @cache
 def graph(app: str) -> Graph:
-    """The graph of a catalogued app, from its served OpenAPI document."""
+    """The graph of a catalogued app, from its served OpenAPI document (and, for a compiled
+    app, its object types' properties: :func:`declared_bags`)."""
+    import replicas
     from replicas import catalog
     from replicas.runtime.app import create_replica_app
     from workgym_core.settings import Settings
 
-    return derive(create_replica_app(catalog.spec(app), Settings()).openapi(), app)
+    document = create_replica_app(catalog.spec(app), Settings()).openapi()
+    return derive(document, app, declared_bags(Path(replicas.__file__).parent / app / "source"))
+
+
+def declared_bags(source: Path) -> dict[str, dict[str, tuple[str | None, bool]]]:
+    """A compiled app's object types' properties, as its rules file declares them (what its
+    OpenAPI document leaves a bag): :data:`Bags`. Nothing for a hand-written app (no
+    ``source/openapi.yaml``)."""
+    from .source import OPENAPI, Source
+
+    if not (source / OPENAPI).is_file():
+        return {}
+    objects = Source.load(source).rules.objects
+    return {singular(snake(name)): {prop: (spec.references, not spec.read_only)
+                                    for prop, spec in obj.properties.items()}
+            for name, obj in sorted(objects.items())}
 
 
 def dumps(found: Graph, min_weight: float = 0.0) -> str:
