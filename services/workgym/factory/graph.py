@@ -19,7 +19,13 @@ request body), with a weight in (0, 1]:
   operation's own resource's ids: lists, searches and creates are the sources of ids.
 * **References.** An input or output *refers to* resource R when its snake-cased name, less a
   ``_id``/``_ids``/``_key`` suffix, is R or ends with ``_R`` (``customer``, ``organization_id``,
-  ``hubspot_owner_id`` -> owner, ``default_payment_method`` -> payment method).
+  ``hubspot_owner_id`` -> owner, ``default_payment_method`` -> payment method), or when the
+  app's rules say so (below). An ``id``/``ids`` query or body input takes its operation's own
+  resource's ids (``inputs[].id`` of a batch read), unless it sits under another key.
+* **Property bags.** Where the document has only a bag of strings (HubSpot's ``properties``),
+  a compiled app's rules file declares what is in it (:func:`declared_bags`): each property is
+  a field of the records' answers and, unless read-only, an input of the bodies carrying the
+  bag, referring to the table its ``references`` names (``dealstage`` -> pipeline stages).
 
 The weights, highest kept when two rules join the same field and input:
 
@@ -38,7 +44,8 @@ same name   0.3-0.8  a field named exactly like an input: 0.3, +0.2 if the name 
                      when they differ
 ==========  =======  ==========================================================================
 
-Edges of weight >= :data:`STRONG` (0.8) are the strong ones (drawn in each app's GRAPH.md).
+One edge is kept per (source, target, input): the heaviest, then the shallowest field. Edges of
+weight >= :data:`STRONG` (0.8) are the strong ones (drawn in each app's GRAPH.md).
 Paging, sorting and projection inputs (``page``, ``limit``, ``expand``...) are nobody's inputs;
 an operation does not feed itself. Everything is sorted: the same document gives the same graph.
 """
