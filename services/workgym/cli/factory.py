@@ -20,7 +20,7 @@ def _apps() -> frozenset[str]:
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     factory = commands.add_parser("factory", help="compile an app from its API description "
                                   "and rules file (replicas/<app>/source/); an app's tool "
-                                  "dependency graph")
+                                  "dependency graph; its task families, gated")
     actions = factory.add_subparsers(dest="action", required=True)
     compile_ = actions.add_parser("compile", help="write the replica package a spec directory "
                                   "compiles to (every file but source/)")

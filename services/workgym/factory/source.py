@@ -53,6 +53,8 @@ class Product(_Strict):
         "the reference page of each area (an OpenAPI tag)"))
     probe: dict[str, Any] = Field(description=(
         "one row operation making a harmless change no task allows (SPEC.probe)"))
+    checked_by: str = Field("", description=(
+        "how others' material checks the app (README): the product's client, its shapes"))
 
 
 class Conventions(_Strict):
