@@ -39,14 +39,13 @@ class Operation:
 
 @dataclass
 class AppRules:
-    """What families read of one app: its rules, its tables' columns, its operations (by
-    operation id) and, when there is one, the tool graph."""
+    """What families read of one app: its rules, its tables' columns and its operations (by
+    operation id)."""
 
     app: str
     rules: TaskRules
     tables: dict[str, list[str]]
     operations: dict[str, Operation]
-    graph: Any = None
 
     def call(self, step: Call, **names: Any) -> dict[str, Any]:
         """``step`` as a reference step (``call: PUT /path``), ``<<name>>`` placeholders
