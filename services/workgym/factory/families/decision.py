@@ -32,8 +32,7 @@ class Decision:
                 if fact is None:
                     continue
                 for lookup in sorted(case.record.find):
-                    name = slug(self.name, case.record.noun, case.column, case.to, "by",
-                                lookup)
+                    name = slug(self.name, case.machine, case.to, "by", lookup)
                     yield Candidate(f"{app.app}/{name}", self.name,
                                     body(app, case, guard, fact, lookup))
 
@@ -47,8 +46,9 @@ def body(app: AppRules, case: Case, guard: Guard, fact: Fact, lookup: str) -> di
     def outcome(allowed: str, refused: str) -> list[dict[str, Any]]:
         """Acting and telling it done when ``allowed`` holds (one request where the app
         takes both in one), declining when ``refused``."""
-        done = [{**step, "when": allowed} for step in combined(act(app, case),
-                                                                tell(app, case, case.words()))]
+        *reads, acting = act(app, case)
+        done = [{**step, "when": allowed} for step in
+                [*reads, *combined(acting, tell(app, case, case.words()))]]
         return [*done, {**tell(app, case, case.record.decline[case.column][case.to]),
                         "when": refused}]
 
@@ -75,7 +75,8 @@ def body(app: AppRules, case: Case, guard: Guard, fact: Fact, lookup: str) -> di
         "near_misses": [
             {"name": "inverts-the-policy", "replace": dict(enumerate(outcome(f"!{met}", met),
                                                                       n))},
-            {"name": "says-nothing", "steps": [*found, *read, {**act(app, case), "when": met}]}],
+            {"name": "says-nothing",
+             "steps": [*found, *read, *({**step, "when": met} for step in act(app, case))]}],
         "verifier": [
             {**changed(case), "when": f"{DECIDED} == 1"},
             {"name": f"{case.column}_kept", "when": f"{DECIDED} == 0", "check": "field_unchanged",
