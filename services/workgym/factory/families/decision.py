@@ -25,8 +25,9 @@ class Decision:
     def candidates(self, app: AppRules) -> Iterator[Candidate]:
         for case in cases(app):
             guard = case.sm.guard(case.to, "policy")
-            if guard is None or case.to not in case.record.decline.get(case.column, {}):
-                continue
+            if guard is None or case.record.tell is None \
+                    or case.to not in case.record.decline.get(case.column, {}):
+                continue  # (told in a final answer: one answer cannot take both branches)
             for fact_name in sorted(guard.require):
                 fact = case.record.facts.get(fact_name)
                 if fact is None:
