@@ -36,6 +36,12 @@ def test_every_family_kind_proposes_helpdesk_or_crm_candidates(
     assert kinds == {f.name for f in FAMILIES}
 
 
+def test_the_helpdesk_rules_give_candidates_of_four_family_kinds(
+        candidates: dict[str, Candidate]) -> None:
+    assert {c.family for c in candidates.values()} == {
+        "lookup-act-tell", "decision", "question", "sweep"}
+
+
 def test_a_familys_candidates_are_deterministic(candidates: dict[str, Candidate]) -> None:
     again = {c.task_id: render(c, APP) for family in FAMILIES
              for c in family.candidates(load_app(APP))}

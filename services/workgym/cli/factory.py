@@ -1,6 +1,6 @@
 """``workgym factory compile|graph|tasks``: the factory (services/workgym/factory/): an app
-compiled from its spec directory (an API description and a rules file); an app's tool dependency
-graph, printed or written as its GRAPH.md; its task families, gated."""
+compiled from its spec directory (an API description and a rules file); an app's tool
+dependency graph, printed or written as its GRAPH.md; its task families, gated."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _apps() -> frozenset[str]:
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     factory = commands.add_parser("factory", help="compile an app from its API description "
                                   "and rules file (replicas/<app>/source/); an app's tool "
-                                  "dependency graph; its task families, gated")
+                                  "dependency graph; its task families")
     actions = factory.add_subparsers(dest="action", required=True)
     compile_ = actions.add_parser("compile", help="write the replica package a spec directory "
                                   "compiles to (every file but source/)")
@@ -31,16 +31,6 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     compile_.add_argument("--check", action="store_true", help="write nothing; exit 1 naming "
                           "the files that differ from what the spec compiles to")
     compile_.set_defaults(func=_compile)
-    tasks = actions.add_parser("tasks", help="synthesize APP's task families from its "
-                               "source/rules.yaml; write those passing the gate")
-    tasks.add_argument("app", help="the app (replicas/<app>/source/rules.yaml)")
-    tasks.add_argument("--seeds", type=int, default=10, help="gate seeds 0..N-1 (default 10)")
-    tasks.add_argument("--family", action="append", help="only this family (repeat for "
-                       "several)")
-    tasks.add_argument("--out", type=Path, default=None, help="task root written to "
-                       "(default: the packaged tasks/)")
-    tasks.add_argument("--dry-run", action="store_true", help="gate, write nothing")
-    tasks.set_defaults(func=_tasks)
     graph = actions.add_parser("graph", help="which operation's outputs feed which inputs, "
                                "weighted (services/workgym/factory/graph.py)")
     graph.add_argument("app", type=one_of(_apps), help="a catalogued app")
@@ -50,6 +40,16 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     graph.add_argument("--write", action="store_true",
                        help="(re)write replicas/APP/GRAPH.md instead of printing")
     graph.set_defaults(func=_graph)
+    tasks = actions.add_parser("tasks", help="synthesize APP's task families from its "
+                               "source/rules.yaml; write those passing the gate")
+    tasks.add_argument("app", type=one_of(_apps), help="the app (replicas/<app>/source/rules.yaml)")
+    tasks.add_argument("--seeds", type=int, default=10, help="gate seeds 0..N-1 (default 10)")
+    tasks.add_argument("--family", action="append", help="only this family (repeat for "
+                       "several)")
+    tasks.add_argument("--out", type=Path, default=None, help="task root written to "
+                       "(default: the packaged tasks/)")
+    tasks.add_argument("--dry-run", action="store_true", help="gate, write nothing")
+    tasks.set_defaults(func=_tasks)
 
 
 def _compile(args: argparse.Namespace) -> int:
@@ -73,16 +73,6 @@ def _compile(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tasks(args: argparse.Namespace) -> int:
-    from ..factory.families import named
-    from ..factory.synthesis import synthesize
-    from ..tasks import TASKS_DIR
-
-    out = None if args.dry_run else (args.out or TASKS_DIR)
-    figures = synthesize(args.app, named(args.family), args.seeds, out,
-                         progress=lambda line: print(line, file=sys.stderr))
-    print(figures.line())
-    return 0 if figures.passed else 1
 def _graph(args: argparse.Namespace) -> int:
     from ..factory import drawing
     from ..factory.graph import dumps, graph
@@ -96,3 +86,15 @@ def _graph(args: argparse.Namespace) -> int:
     render = {"json": dumps, "mermaid": drawing.mermaid, "dot": drawing.dot}[args.format]
     sys.stdout.write(render(found, args.min_weight))
     return 0
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    from ..factory.families import named
+    from ..factory.synthesis import synthesize
+    from ..tasks import TASKS_DIR
+
+    out = None if args.dry_run else (args.out or TASKS_DIR)
+    figures = synthesize(args.app, named(args.family), args.seeds, out,
+                         progress=lambda line: print(line, file=sys.stderr))
+    print(figures.line())
+    return 0 if figures.passed else 1
