@@ -39,14 +39,13 @@ class Operation:
 
 @dataclass
 class AppRules:
-    """What families read of one app: its rules, its tables' columns, its operations (by
-    operation id) and, when there is one, the tool graph."""
+    """What families read of one app: its rules, its tables' columns and its operations (by
+    operation id)."""
 
     app: str
     rules: TaskRules
     tables: dict[str, list[str]]
     operations: dict[str, Operation]
-    graph: Any = None
 
     def call(self, step: Call, **names: Any) -> dict[str, Any]:
         """``step`` as a reference step (``call: PUT /path``), ``<<name>>`` placeholders
@@ -221,11 +220,15 @@ def seed_ok(verdict: Any, seed: int) -> bool:
 
 
 def first_failure(verdict: Any) -> str:
+    """What failed first: a run, too few distinct instructions, a missing kind of solution,
+    or a shortcut column."""
     if verdict.failures:
         return str(verdict.failures[0]).replace(GATE_PREFIX, "")
     if len(verdict.instances) < 0.8 * verdict.seeds:
         return f"{len(verdict.instances)} distinct instructions in {verdict.seeds} seeds"
-    return "no alternative or no near miss, or a shortcut column failed"
+    missing = [kind for kind in ("alternative", "near_miss")
+               if not verdict.counts.get(kind, [0, 0])[1]]
+    return f"no {' and no '.join(missing)}" if missing else "a shortcut column failed"
 
 
 def write(passed: Iterable[Candidate], out: Path, app: str,

@@ -169,8 +169,9 @@ class Record(_Rules):
     make: list[dict[str, Any]]
     find_decoy: list[Step] = []
     find: dict[str, Finder]
-    tell: Step
+    tell: Step | None = None  # None: the party is told in the final answer
     told: dict[str, Any]
+    claims: dict[str, dict[str, str]] = {}  # column -> {state: its claim} (``<<claim>>``)
     allows: list[dict[str, Any]] = []  # what telling changes (``only_changes`` rules)
     say: dict[str, dict[str, str]] = {}  # column -> {state: words telling it is done}
     decline: dict[str, dict[str, str]] = {}  # column -> {state: words telling it is not}

@@ -55,7 +55,7 @@ def slug(*parts: str) -> str:
 def setup(case: Case, state: str | None = None) -> list[dict[str, Any]]:
     """The record's setup ops, the case's record in ``state`` (default: its start)."""
     ops = []
-    for op in fill(case.record.make, {"from": state or case.start}):
+    for op in case.record.make:
         if op.get("bind") == case.record.bind:
             op = {**op, **case.sm.make_with, case.column: state or case.start}
         ops.append(op)
@@ -76,7 +76,16 @@ def act(app: AppRules, case: Case, to: str | None = None) -> list[dict[str, Any]
 
 
 def tell(app: AppRules, case: Case, text: str) -> dict[str, Any]:
+    assert case.record.tell is not None
     return app.call(case.record.tell, text=text)
+
+
+def telling(app: AppRules, case: Case, text: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """How a solution tells the party ``text``: the record's ``tell`` step, or (a record
+    without one) its final answer."""
+    if case.record.tell is None:
+        return [], {"answer": text}
+    return [tell(app, case, text)], {}
 
 
 def first_name(case: Case) -> str:
@@ -91,7 +100,8 @@ def changed(case: Case, to: str | None = None, start: str | None = None) -> dict
 
 
 def told(case: Case, name: str = "party_told") -> dict[str, Any]:
-    return {"name": name, **fill(case.record.told, {})}
+    claim = case.record.claims.get(case.column, {}).get(case.to)
+    return {"name": name, **fill(case.record.told, {"claim": claim} if claim else {})}
 
 
 def only_changes(case: Case, to: str | None = None) -> dict[str, Any]:
@@ -109,9 +119,9 @@ def other_target(case: Case) -> str | None:
                  and case.sm.act_into(s) is not None), None)
 
 
-def false_target(case: Case) -> str:
-    """A state the record is not in after the case, to tell falsely: the last (in the
-    machine's order) the party can be told of, other than the target and the start."""
+def false_words(case: Case) -> str:
+    """Words false after the case: the last state (in the machine's order) the party can be
+    told of, other than the target and the start; else the target declined."""
     told = [s for s in case.sm.states if s in case.record.say[case.column]
             and s not in (case.to, case.start)]
-    return told[-1]
+    return case.words(told[-1]) if told else case.record.decline[case.column][case.to]

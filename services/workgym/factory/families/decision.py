@@ -25,15 +25,15 @@ class Decision:
     def candidates(self, app: AppRules) -> Iterator[Candidate]:
         for case in cases(app):
             guard = case.sm.guard(case.to, "policy")
-            if guard is None or case.to not in case.record.decline.get(case.column, {}):
-                continue
+            if guard is None or case.record.tell is None \
+                    or case.to not in case.record.decline.get(case.column, {}):
+                continue  # (told in a final answer: one answer cannot take both branches)
             for fact_name in sorted(guard.require):
                 fact = case.record.facts.get(fact_name)
                 if fact is None:
                     continue
                 for lookup in sorted(case.record.find):
-                    name = slug(self.name, case.record.noun, case.column, case.to, "by",
-                                lookup)
+                    name = slug(self.name, case.machine, case.to, "by", lookup)
                     yield Candidate(f"{app.app}/{name}", self.name,
                                     body(app, case, guard, fact, lookup))
 

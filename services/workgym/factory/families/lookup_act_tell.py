@@ -17,14 +17,14 @@ from .common import (
     act,
     cases,
     changed,
-    false_target,
+    false_words,
     find,
     first_name,
     only_changes,
     other_target,
     setup,
     slug,
-    tell,
+    telling,
     told,
 )
 
@@ -45,33 +45,39 @@ class LookupActTell:
         finder = case.record.find[lookup]
         found = find(app, finder)
         acting = act(app, case)
-        told_ = tell(app, case, case.words())
-        steps = [*found, *acting, told_]
+        said, answer = telling(app, case, case.words())
+        steps = [*found, *acting, *said]
         n, t = len(found), len(found) + len(acting)  # the act's first step, the telling's
         alternatives: list[dict[str, Any]] = [
-            {"name": f"finds-it-another-way-{i}", "steps": [*find(app, finder, i), *steps[n:]]}
-            for i in range(1, len(finder.routes))]
-        alternatives.append({"name": "tells-first", "steps": [*found, told_, *acting]})
+            {"name": f"finds-it-another-way-{i}", "steps": [*find(app, finder, i), *steps[n:]],
+             **answer} for i in range(1, len(finder.routes))]
+        false_said, false_answer = telling(app, case, false_words(case))
         near_misses: list[dict[str, Any]] = [
             {"name": "acts-on-the-partys-other-record",
              "before": {n: [app.call(s) for s in case.record.find_decoy]}},
-            {"name": "says-nothing", "drop": [t]},
-            {"name": "tells-a-false-state", "harm": True,
-             "replace": {t: tell(app, case, case.words(false_target(case)))}},
+            # Told in a step (a message the statement checker reads: harm when false), or in
+            # the final answer (its check fails).
+            {"name": "says-nothing", **({"drop": [t]} if said else {"answer": "Done."})},
+            {"name": "tells-a-false-state", "harm": bool(said),
+             **({"replace": {t: false_said[0]}} if said else false_answer)},
         ]
+        if said:
+            alternatives.append({"name": "tells-first", "steps": [*found, *said, *acting]})
         wrong = other_target(case)
         if wrong is not None:
+            wrong_said, wrong_answer = telling(app, case, case.words(wrong))
             near_misses.append({"name": f"sets-{wrong}-instead", "steps": [
-                *found, *act(app, case, wrong), tell(app, case, case.words(wrong))]})
+                *found, *act(app, case, wrong), *wrong_said], **wrong_answer})
+        how = (f"tell {first_name(case)} publicly on the {case.record.noun} what you changed"
+               if said else "say what you did in your final answer")
         return {
             "title": f"Change a {case.record.noun}'s {case.column} and tell its requester",
             "difficulty": "easy",
             "tags": ["factory", self.name, case.record.noun, case.column],
-            "instruction": (f"Set the {case.column} of {finder.says} to {case.to}, then tell "
-                            f"{first_name(case)} publicly on the {case.record.noun} what you "
-                            "changed. Change nothing else."),
+            "instruction": (f"Set the {case.column} of {finder.says} to {case.to}, then {how}. "
+                            "Change nothing else."),
             "setup": setup(case),
-            "reference": {"given": finder.given, "steps": steps},
+            "reference": {"given": finder.given, "steps": steps, **answer},
             "alternatives": alternatives,
             "near_misses": near_misses,
             "verifier": [changed(case), told(case), only_changes(case)],

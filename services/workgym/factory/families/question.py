@@ -21,12 +21,12 @@ class Question:
     name = "question"
 
     def candidates(self, app: AppRules) -> Iterator[Candidate]:
-        for _, sm in sorted(app.rules.state_machines.items()):
+        for machine, sm in sorted(app.rules.state_machines.items()):
             record = app.rules.records.get(sm.table)
             if record is None or record.count is None:
                 continue
             for state in sm.states:
-                name = slug(self.name, "how-many", record.noun, sm.column, state)
+                name = slug(self.name, "how-many", machine, state)
                 yield Candidate(f"{app.app}/{name}", self.name,
                                 body(app, sm, record, record.count, state))
 
@@ -71,9 +71,10 @@ def setup(sm: StateMachine, record: Record, state: str, other: str) -> list[dict
     ops: list[dict[str, Any]] = [{"bind": "q", "draw": {"k": {"cycle": list(range(1, MOST + 1))}}}]
     for op in record.make:
         if op.get("bind") == record.bind:
-            ops += copies(op, record.bind, sm.column, state, MOST, 0)
+            ops += copies({**op, **sm.make_with}, record.bind, sm.column, state, MOST, 0)
         elif op.get("bind") == record.decoy:
-            ops += copies(op, str(record.decoy), sm.column, other, MOST + 1, 1)
+            ops += copies({**op, **sm.make_with}, str(record.decoy), sm.column, other,
+                          MOST + 1, 1)
         else:
             ops.append(op)
     return ops

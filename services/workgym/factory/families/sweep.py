@@ -26,7 +26,7 @@ class SweepFamily:
             if sweep is None or decoy is None or case.record.party_column is None \
                     or case.sm.guard(case.to, "policy") is not None:
                 continue
-            name = slug(self.name, case.record.noun, case.column, case.start, "to", case.to)
+            name = slug(self.name, case.machine, case.start, "to", case.to)
             yield Candidate(f"{app.app}/{name}", self.name, body(app, case, sweep, decoy))
 
 
@@ -75,9 +75,10 @@ def setup(case: Case, binds: list[str], decoy: str, kept: str) -> list[dict[str,
     ops: list[dict[str, Any]] = []
     for op in case.record.make:
         if op.get("bind") == case.record.bind:
-            ops += [{**op, case.column: case.start, "bind": b} for b in binds]
+            ops += [{**op, **case.sm.make_with, case.column: case.start, "bind": b}
+                    for b in binds]
         elif op.get("bind") == decoy:
-            ops.append({**op, case.column: kept})
+            ops.append({**op, **case.sm.make_with, case.column: kept})
         else:
             ops.append(op)
     return ops
