@@ -26,16 +26,6 @@ def generated() -> list[Path]:
             if path.read_text().startswith(HEADER.split("{app}")[0] + f"{APP} ")]
 
 
-def test_every_family_kind_proposes_helpdesk_or_crm_candidates(
-        candidates: dict[str, Candidate]) -> None:
-    """The helpdesk's rules serve the kinds that tell a customer, the CRM's the others
-    (tests/services/test_factory_crm_tasks.py)."""
-    crm = load_app("crm")
-    kinds = {c.family for c in candidates.values()} | {
-        c.family for family in FAMILIES for c in family.candidates(crm)}
-    assert kinds == {f.name for f in FAMILIES}
-
-
 def test_the_helpdesk_rules_give_candidates_of_four_family_kinds(
         candidates: dict[str, Candidate]) -> None:
     assert {c.family for c in candidates.values()} == {

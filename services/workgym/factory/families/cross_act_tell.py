@@ -110,8 +110,11 @@ class CrossActTell:
         n = len(found)
         read = on(other, there.call(spec.read))
 
+        answer = answering.tell
+        assert answer is not None, f"{other}: records.{spec.record} tells nobody"
+
         def tell(text: str) -> dict[str, Any]:
-            return on(other, there.call(answering.tell, text=text))
+            return on(other, there.call(answer, text=text))
 
         acting = [on(here, step) for step in act(app, case)]
         steps = [*found, *acting, read, tell(request.reply)]
