@@ -24,8 +24,9 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     actions = factory.add_subparsers(dest="action", required=True)
     compile_ = actions.add_parser("compile", help="write the replica package a spec directory "
                                   "compiles to (every file but source/)")
-    compile_.add_argument("spec", type=Path, help="the spec directory: rules.yaml (and "
-                          "openapi.yaml), e.g. replicas/crm/source")
+    compile_.add_argument("spec", type=_spec_dir, help="the spec directory: rules.yaml (and "
+                          "openapi.yaml), e.g. replicas/crm/source; or a compiled app's name "
+                          "(crm: its replicas/crm/source)")
     compile_.add_argument("--out", type=Path, help="the package folder to write (default: the "
                           "spec directory's parent)")
     compile_.add_argument("--check", action="store_true", help="write nothing; exit 1 naming "
@@ -50,6 +51,19 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        "(default: the packaged tasks/)")
     tasks.add_argument("--dry-run", action="store_true", help="gate, write nothing")
     tasks.set_defaults(func=_tasks)
+
+
+def _spec_dir(given: str) -> Path:
+    """A spec directory, or the name of an app whose package has one (``crm``)."""
+    if "/" in given or Path(given).is_dir():
+        return Path(given)
+    import replicas
+
+    named = Path(replicas.__file__).parent / given / "source"
+    if not named.is_dir():
+        raise argparse.ArgumentTypeError(f"{given!r} is neither a spec directory nor an app "
+                                         "with one (replicas/<app>/source/)")
+    return named
 
 
 def _compile(args: argparse.Namespace) -> int:
