@@ -14,7 +14,7 @@ SEED ?= 7
 PERF := PYTHONPATH=services$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup setup-dev lock demo test gate coverage bench load lint serve screenshots clean compose-env images up down compose-boot
+.PHONY: help setup setup-dev lock demo test gate coverage graphs bench load lint serve screenshots clean compose-env images up down compose-boot
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -57,6 +57,10 @@ gate: setup-dev ## The task quality gate: every task's per-task tests, and its s
 
 coverage: setup-dev ## Write each app's COVERAGE.md from its product's published description (fetched)
 	@$(BIN)/python -m tests.conformance.coverage --write
+
+graphs: setup ## Write each app's GRAPH.md: its tool dependency graph (workgym factory graph)
+	@for app in $$($(BIN)/python -c 'from replicas import catalog; print(*sorted(catalog.app_names()))'); \
+	  do $(BIN)/workgym factory graph $$app --write || exit 1; done
 
 bench: setup ## Print the benchmark figures (memory, reset, steps, ...; BENCH_ARGS=stall: one section)
 	@$(PERF) $(BIN)/python -m workgym_perf.bench $(BENCH_ARGS)

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from workgym.scaffold import templates
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +56,11 @@ def test_a_wheel_in_a_clean_virtualenv_serves_every_task(tmp_path: Path) -> None
     where = _run(bin_dir / "python", "-c", "import workgym, workgym_tasks; "
                  "print(workgym.__file__, *workgym_tasks.__path__)", cwd=home, env=env)
     assert all(Path(path).is_relative_to(tmp_path / "venv") for path in where.split()), where
+
+    # the factory's template files (new-replica's among them) are package data
+    carried = _run(bin_dir / "python", "-c", "from workgym import scaffold; "
+                   "print(*scaffold.templates(), sep='\\n')", cwd=home, env=env)
+    assert carried.splitlines() == templates()
 
     listed = json.loads(_run(bin_dir / "workgym", "tasks", "--json", cwd=home, env=env))
     assert sorted(task["id"] for task in listed) == sorted(

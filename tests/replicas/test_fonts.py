@@ -25,7 +25,7 @@ from replicas.runtime import identity
 from tests.browser import BROWSER
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("helpdesk", "checkout", "tracker")
+APPS = ("helpdesk", "checkout", "tracker", "crm")
 CELL = 40  # px: one character per cell, a fixed grid
 COLUMNS = 25
 # A private-use code point no font draws: what a character without a font looks like (tofu).

@@ -66,3 +66,26 @@ def test_the_checkout_sells_to_the_same_people(seed: int, tmp_path: Path) -> Non
         "SELECT order_number FROM tickets WHERE tags LIKE '%double_charge%' "
         "OR tags LIKE '%duplicate%'")}
     assert about and about <= twice
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_the_crm_knows_the_same_people_and_companies(seed: int, tmp_path: Path) -> None:
+    """The CRM's contacts are the helpdesk's end users (its first ones, in order: names,
+    emails, languages), each associated with the company the helpdesk's user belongs to."""
+    crm = _world("crm", seed, tmp_path)
+    helpdesk = _world("helpdesk", seed, tmp_path)
+    end_users = helpdesk.execute(
+        "SELECT u.name, u.email, u.locale, o.name AS organization FROM users u "
+        "LEFT JOIN organizations o ON o.id = u.organization_id WHERE u.role = 'end-user' "
+        "ORDER BY u.id").fetchall()
+    contacts = crm.execute(
+        "SELECT c.firstname || ' ' || c.lastname AS name, c.email, c.hs_language, "
+        "(SELECT m.name FROM associations a JOIN companies m ON m.id = a.to_id "
+        " WHERE a.from_type = 'contacts' AND a.from_id = c.id AND a.to_type = 'companies' "
+        " AND a.label = 'Primary') AS company FROM contacts c ORDER BY c.id").fetchall()
+    # The CRM's mess (duplicates, after the identity's people) is its own.
+    people = [c for c in contacts if c["email"] == c["email"].lower()]
+    assert len(people) >= 200
+    assert [(c["name"], c["email"], c["hs_language"], c["company"]) for c in people] == [
+        (u["name"], u["email"], u["locale"].split("-")[0], u["organization"])
+        for u in end_users[:len(people)]]

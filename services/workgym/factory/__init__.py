@@ -1,2 +1,3 @@
-"""The factory: an API description and a rules file in, a replica, its world and gated task
-families out (``workgym factory compile|graph|tasks``)."""
+"""The factory: a product's API description and a rules file compiled into a replica
+(``compile``), its tool dependency graph (``graph``) and gated task families
+(``synthesis``). ``source`` reads and checks a spec directory (``replicas/<app>/source/``)."""

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from .source import Call, Step, TaskRules, load_task_rules
+from .task_rules import Call, Step, TaskRules, load_task_rules
 
 # Engine placeholders in the rules' templates (``<<to>>``), apart from the task format's own
 # ``{name}`` and ``{{ row.field }}``.
@@ -39,14 +39,13 @@ class Operation:
 
 @dataclass
 class AppRules:
-    """What families read of one app: its rules, its tables' columns, its operations (by
-    operation id) and, when there is one, the tool graph."""
+    """What families read of one app: its rules, its tables' columns and its operations (by
+    operation id)."""
 
     app: str
     rules: TaskRules
     tables: dict[str, list[str]]
     operations: dict[str, Operation]
-    graph: Any = None
 
     def call(self, step: Call, **names: Any) -> dict[str, Any]:
         """``step`` as a reference step (``call: PUT /path``), ``<<name>>`` placeholders
@@ -221,22 +220,38 @@ def seed_ok(verdict: Any, seed: int) -> bool:
 
 
 def first_failure(verdict: Any) -> str:
+    """What failed first: a run, too few distinct instructions, a missing kind of solution,
+    or a shortcut column."""
     if verdict.failures:
         return str(verdict.failures[0]).replace(GATE_PREFIX, "")
     if len(verdict.instances) < 0.8 * verdict.seeds:
         return f"{len(verdict.instances)} distinct instructions in {verdict.seeds} seeds"
-    return "no alternative or no near miss, or a shortcut column failed"
+    missing = [kind for kind in ("alternative", "near_miss")
+               if not verdict.counts.get(kind, [0, 0])[1]]
+    return f"no {' and no '.join(missing)}" if missing else "a shortcut column failed"
 
 
-def write(passed: Iterable[Candidate], out: Path, app: str) -> list[Path]:
-    """Each passed candidate's file under ``out/<app>/``; the paths written."""
+def write(passed: Iterable[Candidate], out: Path, app: str,
+          families: Iterable[str] = ()) -> list[Path]:
+    """Each passed candidate's file under ``out/<suite>/``; the paths written. Files an
+    earlier run of ``families`` wrote for ``app`` that this one did not are removed (a
+    candidate that no longer passes is no longer shipped)."""
     written = []
     for candidate in passed:
         path = out / candidate.task_id.split("/")[0] / f"{candidate.name}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(candidate, app))
         written.append(path)
+    headers = {HEADER.format(app=app, family=family) for family in families}
+    for path in sorted(out.glob("*/*.yaml")):
+        if path not in written and _first_line(path) in headers:
+            path.unlink()
     return written
+
+
+def _first_line(path: Path) -> str:
+    with path.open() as file:
+        return file.readline()
 
 
 def synthesize(app: str, families: Sequence[Family], seeds: int, out: Path | None,
@@ -251,6 +266,6 @@ def synthesize(app: str, families: Sequence[Family], seeds: int, out: Path | Non
     passed = [g.candidate for g in figures.results if g.ok]
     figures.passed = len(passed)
     if out is not None:
-        figures.written = len(write(passed, out, app))
+        figures.written = len(write(passed, out, app, [f.name for f in families]))
     figures.seconds = time.monotonic() - start
     return figures

@@ -3,21 +3,27 @@
 
 from __future__ import annotations
 
+from workgym_core.errors import ConfigError
+
 from ..synthesis import Family
 from .decision import Decision
+from .link import LinkRecords
+from .lookup_act import LookupAct
 from .lookup_act_tell import LookupActTell
 from .question import Question
 from .sweep import SweepFamily
 
-FAMILIES: tuple[Family, ...] = (LookupActTell(), Decision(), Question(), SweepFamily())
+FAMILIES: tuple[Family, ...] = (LookupActTell(), LookupAct(), Decision(), Question(),
+                                SweepFamily(), LinkRecords())
 
 
 def named(names: list[str] | None) -> list[Family]:
-    """The families called ``names`` (all of them for None); KeyError naming an unknown one."""
+    """The families called ``names`` (all of them for None); ConfigError naming an unknown
+    one."""
     known = {family.name: family for family in FAMILIES}
     if not names:
         return list(FAMILIES)
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise KeyError(f"no family {', '.join(unknown)} (known: {', '.join(known)})")
+        raise ConfigError(f"no family {', '.join(unknown)} (known: {', '.join(known)})")
     return [known[n] for n in names]

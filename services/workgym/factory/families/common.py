@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..source import Finder, Record, StateMachine
 from ..synthesis import AppRules, fill
+from ..task_rules import Finder, Record, StateMachine
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..source import Fact, Guard
 from ..synthesis import AppRules, Candidate, fill
+from ..task_rules import Fact, Guard
 from .common import Case, act, cases, changed, find, first_name, setup, slug, tell, told
 
 DECIDED = "$verdict.allowed"

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..source import Counter, Record, StateMachine
 from ..synthesis import AppRules, Candidate
+from ..task_rules import Counter, Record, StateMachine
 from .common import slug
 
 MOST = 10

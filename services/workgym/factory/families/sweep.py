@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..source import Step, Sweep
 from ..synthesis import AppRules, Candidate, fill
+from ..task_rules import Step, Sweep
 from .common import Case, cases, changed, other_target, slug
 
 SWEPT = 3

@@ -1,0 +1,96 @@
+"""``lookup-act``: find a record by what a person knows of it and move it through one
+transition of a state machine, where the record has nobody to tell (its rules give no words
+for the machine's column: a CRM's deal stage, a contact's lifecycle stage).
+
+One candidate per (transition, lookup): the reference finds the record the lookup's way and
+acts (the machine's ``act``); alternatives take the lookup's other routes; near misses act on
+the party's other record (``find_decoy``), make another transition, or change the other
+record as well as the right one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..synthesis import AppRules, Candidate
+from ..task_rules import Record, StateMachine
+from .common import Case, act, changed, find, setup, slug
+
+
+def untold(app: AppRules) -> Iterator[Case]:
+    """Every transition of a machine with an ``act`` on a table whose record has no words for
+    the machine's column, from the first state (in the machine's order) that goes there."""
+    for name, sm in sorted(app.rules.state_machines.items()):
+        record = app.rules.records.get(sm.table)
+        if record is None or sm.column in record.say:
+            continue
+        for to in sm.states:
+            if sm.act_into(to) is None:
+                continue
+            start = next((s for s in sm.states if sm.allowed(s, to)), None)
+            if start is not None:
+                yield Case(name, sm, record, start, to)
+
+
+def another(case: Case) -> str | None:
+    """A state other than the target the start also goes to (a wrong transition)."""
+    return next((s for s in case.sm.states if s != case.to and case.sm.allowed(case.start, s)),
+                None)
+
+
+def allowed(sm: StateMachine, record: Record, to: str) -> dict[str, Any]:
+    """No change but the transition's columns on the record (and what the record's rules
+    allow beside: a modification time)."""
+    return {"name": "no_collateral_damage", "check": "only_changes", "allow": [
+        {"table": sm.table, "op": "update", "where": {"id": f"${record.bind}.id"},
+         "fields": sm.changes(to)}, *record.allows]}
+
+
+def untouched(case: Case) -> list[dict[str, Any]]:
+    """The party's other record keeps its state (when the rules make one)."""
+    if case.record.decoy is None:
+        return []
+    return [{"name": f"other_{case.record.noun}_untouched", "check": "field_unchanged",
+             "table": case.sm.table, "where": {"id": f"${case.record.decoy}.id"},
+             "fields": [case.column]}]
+
+
+class LookupAct:
+    name = "lookup-act"
+
+    def candidates(self, app: AppRules) -> Iterator[Candidate]:
+        for case in untold(app):
+            for lookup in sorted(case.record.find):
+                name = slug(self.name, case.record.noun, case.column, case.to, "by", lookup).lower()
+                yield Candidate(f"{app.app}/{name}", self.name, self.body(app, case, lookup))
+
+    def body(self, app: AppRules, case: Case, lookup: str) -> dict[str, Any]:
+        finder = case.record.find[lookup]
+        found = find(app, finder)
+        steps = [*found, act(app, case)]
+        n = len(found)
+        decoy = [app.call(s) for s in case.record.find_decoy]
+        alternatives = [
+            {"name": f"finds-it-another-way-{i}", "steps": [*find(app, finder, i), steps[n]]}
+            for i in range(1, len(finder.routes))]
+        near_misses: list[dict[str, Any]] = [
+            {"name": "acts-on-the-other-record", "before": {n: decoy}},
+            {"name": "changes-the-other-record-too", "append": [*decoy, steps[n]]}]
+        wrong = another(case)
+        if wrong is not None:
+            near_misses.append({"name": f"sets-{wrong}-instead".lower(),
+                                "replace": {n: act(app, case, wrong)}})
+        noun = case.record.noun
+        return {
+            "title": f"Find a {noun} and change its {case.column}",
+            "difficulty": "easy",
+            "tags": ["factory", self.name, noun, case.column],
+            "instruction": (f"Set the {case.column} of the {noun} {finder.says} to "
+                            f"{case.to}. Change nothing else."),
+            "setup": [{**op, case.column: case.start} if op.get("bind") == case.record.decoy
+                      else op for op in setup(case)],
+            "reference": {"given": finder.given, "steps": steps},
+            "alternatives": alternatives,
+            "near_misses": near_misses,
+            "verifier": [changed(case), *untouched(case), allowed(case.sm, case.record, case.to)],
+        }
