@@ -57,9 +57,17 @@ def setup(case: Case, state: str | None = None) -> list[dict[str, Any]]:
     ops = []
     for op in case.record.make:
         if op.get("bind") == case.record.bind:
-            op = {**op, **case.sm.make_with, case.column: state or case.start}
+            op = made_in(op, {**case.sm.make_with, case.column: state or case.start})
         ops.append(op)
     return ops
+
+
+def made_in(op: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """The setup op making the record, taking ``values`` (an insert's in its ``values``, a
+    factory's as its overrides)."""
+    if "insert" in op:
+        return {**op, "values": {**op["values"], **values}}
+    return {**op, **values}
 
 
 def find(app: AppRules, finder: Finder, route: int = 0) -> list[dict[str, Any]]:

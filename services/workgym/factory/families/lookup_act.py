@@ -23,9 +23,11 @@ def untold(app: AppRules) -> Iterator[Case]:
     the machine's column, from the first state (in the machine's order) that goes there."""
     for name, sm in sorted(app.rules.state_machines.items()):
         record = app.rules.records.get(sm.table)
-        if sm.act is None or record is None or sm.column in record.say:
+        if record is None or sm.column in record.say:
             continue
         for to in sm.states:
+            if sm.act_into(to) is None:
+                continue
             start = next((s for s in sm.states if sm.allowed(s, to)), None)
             if start is not None:
                 yield Case(name, sm, record, start, to)
