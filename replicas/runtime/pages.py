@@ -65,6 +65,29 @@ async def posted(request: Request, too_large: WorkGymError) -> dict[str, list[st
     return parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
 
 
+class Form:
+    """A form's fields (posted, or a list page's query): each field's values, in the order
+    sent."""
+
+    def __init__(self, values: dict[str, list[str]]) -> None:
+        self.values = values
+
+    def get(self, name: str) -> str:
+        """The field's (first) value, stripped; '' when absent."""
+        return (self.values.get(name) or [""])[0].strip()
+
+    def text(self, name: str) -> str:
+        """A textarea's text as typed (line breaks as the API takes them)."""
+        return (self.values.get(name) or [""])[0].replace("\r\n", "\n")
+
+    def all(self, name: str) -> list[str]:
+        """Every non-empty value of the field (a multiple select's choices)."""
+        return [v.strip() for v in self.values.get(name, []) if v.strip()]
+
+    def has(self, name: str) -> bool:
+        return name in self.values
+
+
 def redirect(request: Request, target: str, **query: Any) -> Response:
     """303 to ``target`` (a path inside the app), relative to this page."""
     return see_other(href(request.url.path, target, **query))

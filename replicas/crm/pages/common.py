@@ -18,7 +18,7 @@ from starlette.requests import Request
 
 from replicas.runtime.objects.errors import HubSpotError
 from replicas.runtime.objects.schema import ObjectType, Property
-from replicas.runtime.pages import Pages, posted
+from replicas.runtime.pages import Form, Pages, posted
 
 PAGES = Pages(Path(__file__).with_name("templates"), objects=[
     {"name": "contacts", "label": "Contacts"},
@@ -70,24 +70,6 @@ def page_router() -> APIRouter:
     """A router of pages: outside the OpenAPI, a refusal shown as ``error.html``."""
     return APIRouter(route_class=PAGES.route_class("This link or form is not one of the "
                                                    "CRM's."), include_in_schema=False)
-
-
-class Form:
-    """A form's fields (posted, or a list page's query): each name's first value."""
-
-    def __init__(self, values: dict[str, list[str]]) -> None:
-        self.values = values
-
-    def get(self, name: str) -> str:
-        """The field's value, stripped; '' when absent."""
-        return (self.values.get(name) or [""])[0].strip()
-
-    def text(self, name: str) -> str:
-        """A textarea's text as typed (line breaks as the API takes them)."""
-        return (self.values.get(name) or [""])[0].replace("\r\n", "\n")
-
-    def has(self, name: str) -> bool:
-        return name in self.values
 
 
 async def form(request: Request) -> Form:

@@ -22,12 +22,12 @@ from replicas.runtime.deps import EpisodeDep
 from replicas.runtime.objects import records as objects
 from replicas.runtime.objects.errors import ObjectNotFound
 from replicas.runtime.objects.values import wire
-from replicas.runtime.pages import redirect, sends
+from replicas.runtime.pages import Form, redirect, sends
 from replicas.runtime.paging import Filters, page
 from workgym_core.timestamps import iso
 
 from ..catalog import CATALOG
-from .common import PAGES, Form, ObjectPage
+from .common import PAGES, ObjectPage
 from .objects import NOTES, TASKS
 
 PER_PAGE = 25

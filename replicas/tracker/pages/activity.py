@@ -23,14 +23,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import performs, redirect, sends
+from replicas.runtime.pages import Form, performs, redirect, sends
 
 from .. import render
 from ..errors import JiraError
 from ..formats import format_duration, jira_time
 from ..rules import comments, issues, worklogs
 from ..rules.worklogs import Estimate
-from .common import CALLER, PAGES, Form, IssueKey, form, page_router, put_changed_text
+from .common import CALLER, PAGES, IssueKey, form, page_router, put_changed_text
 
 router = page_router()
 # How logging work moves the remaining estimate (the API's adjustEstimate), as Jira offers it.

@@ -11,7 +11,7 @@ from fastapi import APIRouter
 from fastapi import Path as PathParam
 from starlette.requests import Request
 
-from replicas.runtime.pages import Pages, posted
+from replicas.runtime.pages import Form, Pages, posted
 
 from ..errors import JiraError
 from ..world import AGENT_ID
@@ -25,28 +25,6 @@ def page_router() -> APIRouter:
     """A router of pages: outside the OpenAPI, a refusal shown as ``error.html``."""
     return APIRouter(route_class=PAGES.route_class("This link or form is not one of the "
                                                    "tracker's."), include_in_schema=False)
-
-
-class Form:
-    """A posted form: each field's values, in the order sent."""
-
-    def __init__(self, values: dict[str, list[str]]) -> None:
-        self.values = values
-
-    def get(self, name: str) -> str:
-        """The field's (first) value, stripped; '' when absent."""
-        return (self.values.get(name) or [""])[0].strip()
-
-    def text(self, name: str) -> str:
-        """A textarea's text as typed (line breaks as the API takes them)."""
-        return (self.values.get(name) or [""])[0].replace("\r\n", "\n")
-
-    def all(self, name: str) -> list[str]:
-        """Every non-empty value of the field (a multiple select's choices)."""
-        return [v.strip() for v in self.values.get(name, []) if v.strip()]
-
-    def has(self, name: str) -> bool:
-        return name in self.values
 
 
 def put_changed_text(given: dict[str, Any], name: str, typed: str, current: str) -> None:

@@ -20,11 +20,11 @@ from starlette.responses import Response
 
 from replicas.runtime.db import rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import performs, redirect, sends
+from replicas.runtime.pages import Form, performs, redirect, sends
 
 from ..rules import issues, permissions
 from ..world import data
-from .common import CALLER, PAGES, Form, form, page_router
+from .common import CALLER, PAGES, form, page_router
 
 router = page_router()
 Given = Annotated[str, Query(max_length=40)]

@@ -29,7 +29,7 @@ from starlette.responses import Response
 
 from replicas.runtime.db import one, rows
 from replicas.runtime.deps import EpisodeDep
-from replicas.runtime.pages import performs, redirect, sends
+from replicas.runtime.pages import Form, performs, redirect, sends
 
 from .. import render
 from ..errors import JiraError
@@ -37,7 +37,7 @@ from ..formats import format_duration, jira_time
 from ..rules import issues, permissions, workflows
 from ..world import data
 from .activity import ADJUSTMENTS
-from .common import CALLER, PAGES, Form, IssueKey, form, page_router, put_changed_text
+from .common import CALLER, PAGES, IssueKey, form, page_router, put_changed_text
 
 router = page_router()
 TransitionId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
