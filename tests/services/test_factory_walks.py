@@ -1,6 +1,7 @@
 """The synthesis' walks over the tool dependency graph: a candidate whose reference or
 alternative is not a walk is dropped before the gate, naming the step and the parameter no
-edge feeds; every committed generated task's solutions are walks."""
+edge feeds; the other ways of finding a record are those the graph offers for the act's id;
+every committed generated task's solutions are walks."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
+from workgym.factory.families.common import cases, other_ways
 from workgym.factory.graph import graph
-from workgym.factory.synthesis import Candidate, Figures, walking
+from workgym.factory.synthesis import Candidate, Figures, load_app, walking
+from workgym.factory.task_rules import Step
 from workgym.factory.walks import Walks
 from workgym.tasks import TASKS_DIR
 
@@ -75,3 +78,14 @@ def test_a_body_id_the_graph_feeds_must_come_through_an_edge() -> None:
 def test_every_committed_generated_task_s_solutions_are_walks(path: Path) -> None:
     body = yaml.safe_load(path.read_text())
     assert Walks(graph).faults(body, (body.get("apps") or [path.parent.name])[0]) == []
+
+
+def test_the_other_ways_of_finding_are_those_the_graph_offers_for_the_act_s_id() -> None:
+    app = load_app("helpdesk")
+    case = next(c for c in cases(app) if c.sm.table == "tickets")
+    finder = case.record.find[sorted(case.record.find)[0]]
+    astray = [Step(operation="list_groups", save={case.record.bind: "groups[0]"})]
+    more = finder.model_copy(update={"routes": [*finder.routes, astray, finder.routes[0]]})
+    n = len(finder.routes)
+    # the rules' order; the route through the groups' list feeds no ticket id: not offered
+    assert other_ways(app, case, more) == [*range(1, n), n + 1]
