@@ -44,6 +44,8 @@ def _generated() -> list[Path]:
 
 def test_a_route_whose_act_s_id_nobody_feeds_is_dropped_with_the_step_and_parameter() -> None:
     walk = _candidate("walk", FIND, OWNERS, ACT)
+    read = {"call": "GET /crm/v3/objects/deals/{{deal.id}}", "save": {"deal": "@"}}
+    reread = _candidate("reread", FIND, read, read, OWNERS, ACT)  # the same record read again
     # the deal "found" through the owners' list: no edge feeds a deal's id from an owner
     astray = _candidate("astray", {**OWNERS, "save": {"owner": "results[0]",
                                                       "deal": "results[1]"}}, ACT)
@@ -52,16 +54,17 @@ def test_a_route_whose_act_s_id_nobody_feeds_is_dropped_with_the_step_and_parame
         {"name": "skips-the-search", "drop": [0]},))
     lines: list[str] = []
     figures = Figures("crm")
-    kept = walking([walk, astray, unfed, bad_alternative], "crm", figures, lines.append)
-    assert kept == [walk]
+    kept = walking([walk, reread, astray, unfed, bad_alternative], "crm", figures,
+                   lines.append)
+    assert kept == [walk, reread]
     message = "step 2 PATCH /crm/v3/objects/deals/{dealId}: no earlier step feeds dealId"
     assert lines == [
         f"crm/astray: not a walk: reference: {message}",
         f"crm/unfed: not a walk: reference: {message}",
         "crm/bad-alternative: not a walk: skips-the-search: " + message]
-    assert (figures.walks, figures.non_walks) == (5, 3)
+    assert (figures.walks, figures.non_walks) == (6, 3)
     assert figures.graph.startswith(f"{len(graph('crm').nodes)} operations")
-    assert "5 walks checked, 3 dropped as non-walks" in figures.line()
+    assert "6 walks checked, 3 dropped as non-walks" in figures.line()
 
 
 def test_a_body_id_the_graph_feeds_must_come_through_an_edge() -> None:

@@ -6,7 +6,8 @@ same solution through an edge of the graph, or come from the instruction (the sc
 
 A value a script fills from what it saved (``{{ deal.id }}``, ``{deal}``) is fed by the last
 earlier step saving that name; that step's operation must have an edge to this one for the
-parameter. A value saved from another app's answer crosses apps, which no graph joins: it is
+parameter, or be this one (a record read again: the graph has no edge from an operation to
+itself). A value saved from another app's answer crosses apps, which no graph joins: it is
 taken as fed (each app's graph judges its own steps).
 """
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tasks import Reference, ReferenceStep, Variant
-from .graph import Graph
+from .graph import Edge, Graph
 
 # A value filled from a saved name: ``{{ deal.id }}``/``{{deal.id}}``, ``{deal}``.
 _SAVED = re.compile(r"\{\{\s*(\w+)[.\w]*\s*\}\}|\{(\w+)\}")
@@ -75,6 +76,14 @@ def _saved_names(value: str) -> list[str]:
     return [m.group(1) or m.group(2) for m in _SAVED.finditer(value)]
 
 
+def _feeds(source: tuple[str, str], target: tuple[str, str], parameter: str,
+           into: tuple[Edge, ...]) -> bool:
+    """Whether what ``source`` (app, operationId) answered feeds ``target``'s ``parameter``:
+    through one of the edges ``into`` it, or itself (a record read again), or across apps."""
+    return source[0] != target[0] or source[1] == target[1] or any(
+        e.source == source[1] and e.parameter == parameter for e in into)
+
+
 class Walks:
     """The walk check over the graphs of a task's apps (``graph_of(app)``)."""
 
@@ -115,8 +124,8 @@ class Walks:
                     if name in given and name not in saved:
                         continue
                     source = saved.get(name)
-                    if source is None or (source[0] == on and not any(
-                            e.source == source[1] and e.parameter == parameter for e in into)):
+                    if source is None or not _feeds(source, (on, route.operation_id),
+                                                    parameter, into):
                         return (f"step {number} {route.method} {route.path}: no earlier "
                                 f"step feeds {parameter.split(':', 1)[1]}")
             for name in (*step.save, *step.maybe):
