@@ -15,6 +15,7 @@ import yaml
 from workgym.cli import main
 from workgym.factory.compile import COMMENT, HEADER, MARK, compile_to, generated, render
 from workgym.factory.source import Source, SourceError
+from workgym.factory.task_rules import load_task_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 CRM = ROOT / "replicas" / "crm"
@@ -122,6 +123,13 @@ def _break(rules: dict[str, object], path: str, value: object) -> None:
      "rules.yaml: association_types.0.to: no object type 'people'"),
     ("world.sizes.companies", 21,
      "rules.yaml: world.sizes.companies: at most 20: the identity's share"),
+    # the task-facing sections are the synthesis' models (factory/task_rules.py)
+    ("state_machines.deal_stage.act.method", "PATCH",
+     "rules.yaml: state_machines.deal_stage.act.method: Extra inputs are not permitted"),
+    ("records.contacts.nickname", "x",
+     "rules.yaml: records.contacts.nickname: Extra inputs are not permitted"),
+    ("policies.won_deal_complete.rule", None,
+     "rules.yaml: policies.won_deal_complete.rule: a compiled app's policy states its rule"),
 ])
 def test_a_bad_rules_file_fails_naming_the_yaml_path(tmp_path: Path, path: str, value: object,
                                                       message: str) -> None:
@@ -131,6 +139,16 @@ def test_a_bad_rules_file_fails_naming_the_yaml_path(tmp_path: Path, path: str, 
     with pytest.raises(SourceError) as caught:
         Source.load(tmp_path)
     assert str(caught.value).startswith(message)
+
+
+def test_the_compiler_and_the_synthesis_read_one_model_of_the_machines() -> None:
+    compiled = Source.load(SPEC).rules
+    tasks = load_task_rules(SPEC)
+    assert compiled.state_machines == tasks.state_machines
+    assert compiled.policies == tasks.policies and compiled.records == tasks.records
+    deal = compiled.state_machines["deal_stage"]
+    assert deal.act_into("closedwon") is not None and deal.allowed("contractsent", "closedwon")
+    assert not deal.allowed("closedwon", "closedlost") and deal.guard("closedwon", "policy")
 
 
 def test_the_cli_refuses_a_bad_spec_and_writes_nothing(tmp_path: Path,

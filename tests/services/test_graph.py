@@ -222,3 +222,22 @@ def test_the_command_prints_json_mermaid_and_dot(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         main(["factory", "graph", "no_such_app"])
     assert "invalid choice: 'no_such_app'" in capsys.readouterr().err
+
+
+def test_a_search_s_free_form_results_feed_any_identifying_path_parameter() -> None:
+    searching = {**DOCUMENT, "paths": {**DOCUMENT["paths"], "/search": {"get": _op(
+        "search", {"type": "object", "properties": {"results": {"type": "array", "items": {
+            "type": "object", "additionalProperties": True}}}})}}}
+    found = derive(searching, "shop")
+    assert _edges(found, "search", "get_customer")["path:customer_id"] == Edge(
+        "search", "get_customer", "results[].id", "path:customer_id", 0.5, "any record", "*")
+    assert _edges(found, "search", "delete_order")["path:order_id"].rule == "any record"
+    assert not _edges(found, "search", "list_labels")  # a generic record's: not a known one
+    assert not _edges(derive(DOCUMENT, "shop"), "list_customers", "delete_order")
+
+
+def test_the_served_crm_s_bag_of_scalars_or_null_feeds_its_declared_properties() -> None:
+    # served, a property's value is a string, a number, a boolean or null (not only a string)
+    fed = {e.source for e in graph("crm").fed_by("deals_update")
+           if e.parameter == "body:properties.hubspot_owner_id" and e.record == "owner"}
+    assert fed and all(op.startswith("owners_") for op in fed)

@@ -16,7 +16,9 @@ request body), with a weight in (0, 1]:
   answer belongs to the resource of the property it sits under (``tickets[]`` -> ticket,
   ``audit`` -> audit), the operation's own under the top level or a container (``data``,
   ``results``...). An answer the document leaves untyped (the tracker's) yields its
-  operation's own resource's ids: lists, searches and creates are the sources of ids.
+  operation's own resource's ids: lists, searches and creates are the sources of ids. A list
+  of free-form objects in an envelope (``results: [{...}]``: a search over every type) holds
+  records of any resource (:data:`ANY`).
 * **References.** An input or output *refers to* resource R when its snake-cased name, less a
   ``_id``/``_ids``/``_key`` suffix, is R or ends with ``_R`` (``customer``, ``organization_id``,
   ``hubspot_owner_id`` -> owner, ``default_payment_method`` -> payment method), or when the
@@ -37,7 +39,9 @@ id list     0.9      the ``id`` of an R -> an ``ids`` or ``id`` query or body in
                      on R (show/merge many, batch reads: ``inputs[].id``)
 reference   0.8      the ``id`` of an R, or a field referring to R -> an input referring to R
                      (or identifying it): ``customer``, ``requester_id``... as foreign keys
-any record  0.5      the ``id`` of any R -> a path parameter of a generic record (``objectId``)
+any record  0.5      the ``id`` of any R -> a path parameter of a generic record (``objectId``);
+                     the ``id`` of a free-form record of a list envelope (a search's
+                     ``results[]`` of tickets, users...) -> any identifying path parameter
 same name   0.3-0.8  a field named exactly like an input: 0.3, +0.2 if the name refers to a
                      resource or ends in id/key, +0.2 if compound (``assignee_id`` is specific,
                      ``email`` less so), +0.1 when both types are declared and equal, -0.2
@@ -78,6 +82,7 @@ MAX_DEPTH = 5
 # to, or None; whether a request may set it).
 Bags = Mapping[str, Mapping[str, tuple[str | None, bool]]]
 MIN_SAME_NAME = 0.5  # below: a plain name many resources carry (``amount``) feeds nothing
+ANY = "*"  # the resource of a free-form record: any
 
 
 @dataclass(frozen=True, order=True)
@@ -267,6 +272,15 @@ class _Document:
         kind = schema.get("type")
         return str(kind) if kind in ("string", "integer", "number", "boolean") else None
 
+    def scalars(self, schema: Mapping[str, Any]) -> bool:
+        """Whether ``schema`` takes scalars only (one type, or a union of them and null)."""
+        schema, _ = self.resolve(schema, frozenset())
+        union = schema.get("anyOf", schema.get("oneOf"))
+        if union is not None:
+            return all(self.resolve(alt, frozenset())[0].get("type") == "null"
+                       or self.scalar_type(alt) is not None for alt in union)
+        return self.scalar_type(schema) is not None
+
     def fields(self, schema: Mapping[str, Any], where: str, resource: str,
                seen: frozenset[str] = frozenset(), depth: int = 0) -> Iterator[_Field]:
         """Every scalar field of an answer, with the resource of the object holding it."""
@@ -276,6 +290,8 @@ class _Document:
         for part in (*schema.get("anyOf", ()), *schema.get("oneOf", ()), *schema.get("allOf", ())):
             yield from self.fields(part, where, resource, seen, depth + 1)
         if "items" in schema:
+            if where.rsplit(".", 1)[-1] in CONTAINERS and self.free_form(schema["items"]):
+                yield _Field(f"{where}[].id", "id", None, ANY)
             yield from self.fields(schema["items"], f"{where}[]", resource, seen, depth + 1)
         for name, prop in sorted(schema.get("properties", {}).items()):
             path = f"{where}.{name}" if where else name
@@ -286,6 +302,12 @@ class _Document:
                 yield _Field(f"{path}.{key}", key, "string", resource, refers)
             inner = resource if name in CONTAINERS else self.resource_of(name)
             yield from self.fields(prop, path, inner, seen, depth + 1)
+
+    def free_form(self, schema: Mapping[str, Any]) -> bool:
+        """Whether ``schema`` is an object the document says nothing of (any keys)."""
+        schema, _ = self.resolve(schema, frozenset())
+        return schema.get("type") == "object" and not schema.get("properties") \
+            and schema.get("additionalProperties", True) is True
 
     def body_inputs(self, schema: Mapping[str, Any], where: str, resource: str,
                     seen: frozenset[str] = frozenset(), depth: int = 0) -> Iterator[_Input]:
@@ -307,12 +329,12 @@ class _Document:
     def bagged(self, schema: Mapping[str, Any], resource: str) -> list[
             tuple[str, tuple[str | None, bool]]]:
         """The declared properties (name, (the resource it refers to, writable)) of a property
-        bag (an object of string values only: HubSpot's ``properties``) of ``resource``'s
-        records."""
+        bag (an object of scalar values only: HubSpot's ``properties``, served as strings,
+        numbers, booleans or null) of ``resource``'s records."""
         schema, _ = self.resolve(schema, frozenset())
         values = schema.get("additionalProperties")
         if schema.get("properties") or not isinstance(values, Mapping) \
-                or self.scalar_type(values) is None:
+                or not self.scalars(values):
             return []
         return sorted(self.bags.get(resource, {}).items())
 
@@ -470,6 +492,8 @@ def _input_keys(given: _Input, node: Operation, resources: frozenset[str]) -> se
 
 
 def _output_keys(out: _Field, resources: frozenset[str]) -> list[str]:
+    if out.resource == ANY:
+        return sorted(f"@{r}" for r in resources)
     if out.name == "id":
         return [f"@{out.resource}", "@*"]
     referred = out.refers or refers_to(out.name, resources)
@@ -497,6 +521,9 @@ def _rate(out: _Field, given: _Input, target: Operation, resources: frozenset[st
           specific: frozenset[str]) -> tuple[float, str] | None:
     """(weight, rule) of passing ``out`` as ``given``, or None (the table of the docstring)."""
     wanted = given.identifies or given.refers or refers_to(given.name, resources)
+    if out.resource == ANY:
+        return (ANY_RECORD, "any record") if given.identifies is not None \
+            and given.parameter.startswith("path:") else None
     if out.name == "id":
         if given.identifies == out.resource:
             return (IDENTITY, "identity") if given.parameter.startswith("path:") \

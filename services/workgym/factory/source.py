@@ -23,6 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from replicas.runtime.identity import WORLD_COMPANIES, WORLD_PEOPLE
 
+from .task_rules import Policy, Record, StateMachine
+
 RULES = "rules.yaml"
 OPENAPI = "openapi.yaml"
 # The object types a world takes from the seed's identity, and how many it has for worlds.
@@ -130,39 +132,6 @@ class AssociationType(_Strict):
     label: str | None = None
 
 
-class Guard(_Strict):
-    """A precondition of entering ``to`` (from ``from`` only, if given)."""
-
-    to: str
-    from_: str | None = Field(None, alias="from")
-    require: dict[str, str]
-    enforced: Literal["api", "policy"]
-    policy: str | None = Field(None, description="the policy (``policies``) a policy guard is")
-
-
-class Effect(_Strict):
-    to: str
-    set: dict[str, Any]
-
-
-class StateMachine(_Strict):
-    table: str
-    column: str
-    scope: str | None = None
-    states: list[str]
-    transitions: dict[str, list[str]]
-    guards: list[Guard] = Field(default_factory=list)
-    effects: list[Effect] = Field(default_factory=list)
-    act: dict[str, Any] | None = None
-
-
-class Policy(_Strict):
-    description: str
-    params: dict[str, Any] = Field(default_factory=dict)
-    table: str | None = None
-    rule: str
-
-
 PERSON_FIELDS = ("first", "last", "email", "phone", "country", "currency", "language")
 COMPANY_FIELDS = ("name", "domain")
 MessKind = Literal["duplicate_contact", "overdue_open_deal", "departed_owner", "stale_phone"]
@@ -256,7 +225,7 @@ class Rules(_Strict):
     state_machines: dict[str, StateMachine] = Field(default_factory=dict)
     policies: dict[str, Policy] = Field(default_factory=dict)
     lookups: dict[str, list[str]] = Field(default_factory=dict)
-    records: dict[str, Any] = Field(default_factory=dict, description=(
+    records: dict[str, Record] = Field(default_factory=dict, description=(
         "how tasks make, find and count each table's records: workgym factory tasks' "
         "(factory/task_rules.py), not the compiler's"))
     links: dict[str, Any] = Field(default_factory=dict, description=(
@@ -423,6 +392,8 @@ def _problems(rules: Rules) -> list[tuple[str, str]]:
     for name, policy in rules.policies.items():
         if policy.table is not None:
             table(f"policies.{name}.table", policy.table)
+        if rules.compiled and policy.rule is None:
+            out.append((f"policies.{name}.rule", "a compiled app's policy states its rule"))
     for name, props in rules.lookups.items():
         if table(f"lookups.{name}", name):
             for i, prop in enumerate(props):

@@ -148,18 +148,46 @@ class Gated:
 
 @dataclass
 class Figures:
-    """A run's figures: candidates, passed, written, seconds."""
+    """A run's figures: candidates, solutions checked as walks over the graph and candidates
+    dropped as non-walks (before the gate), the graph's size, passed, written, seconds."""
 
     app: str
     candidates: int = 0
+    walks: int = 0
+    non_walks: int = 0
+    graph: str = ""
     passed: int = 0
     written: int = 0
     seconds: float = 0.0
     results: list[Gated] = field(default_factory=list)
 
     def line(self) -> str:
-        return (f"{self.app}: {self.candidates} candidates, {self.passed} passed the gate, "
-                f"{self.written} written in {self.seconds:.0f}s")
+        return (f"{self.app}: {self.candidates} candidates, {self.walks} walks checked, "
+                f"{self.non_walks} dropped as non-walks (graph: {self.graph}), "
+                f"{self.passed} passed the gate, {self.written} written in {self.seconds:.0f}s")
+
+
+def walking(candidates: Sequence[Candidate], app: str, figures: Figures,
+            progress: Callable[[str], None] = lambda _: None) -> list[Candidate]:
+    """The candidates whose reference and alternatives are walks over their apps' graphs
+    (:mod:`.walks`); a line for each dropped one, naming the step and the parameter no edge
+    feeds. Counts into ``figures``."""
+    from .graph import graph
+    from .walks import Walks
+
+    walks = Walks(graph)
+    kept = []
+    for candidate in candidates:
+        faults = walks.faults(candidate.body, (candidate.body.get("apps") or [app])[0])
+        figures.walks += 1 + len(candidate.body.get("alternatives", ()))
+        if faults:
+            figures.non_walks += 1
+            progress(f"{candidate.task_id}: not a walk: {'; '.join(faults)}")
+        else:
+            kept.append(candidate)
+    size = graph(app).counts()
+    figures.graph = f"{size['nodes']} operations, {size['edges']} edges"
+    return kept
 
 
 def gate(candidates: Sequence[Candidate], seeds: int, app: str,
@@ -262,7 +290,7 @@ def synthesize(app: str, families: Sequence[Family], seeds: int, out: Path | Non
     rules = load_app(app)
     candidates = [c for family in families for c in family.candidates(rules)]
     figures = Figures(app, candidates=len(candidates))
-    figures.results = gate(candidates, seeds, app, progress)
+    figures.results = gate(walking(candidates, app, figures, progress), seeds, app, progress)
     passed = [g.candidate for g in figures.results if g.ok]
     figures.passed = len(passed)
     if out is not None:

@@ -48,14 +48,16 @@ class Act(Call):
 
 
 class Guard(_Rules):
-    """A precondition of the transitions into ``to``: ``require`` names a fact of the record
-    (``records.<table>.facts``) and the values it must take; ``api``: the app refuses,
-    ``policy``: the company's rule, stated to the agent and checked by verifiers."""
+    """A precondition of the transitions into ``to`` (from ``from`` only, if given):
+    ``require`` names a fact of the record (``records.<table>.facts``; a column, for the
+    compiler) and the values it must take; ``api``: the app refuses, ``policy``: the
+    company's rule, stated to the agent and checked by verifiers."""
 
     to: str
+    from_: str | None = Field(None, alias="from")
     require: dict[str, Any]
     enforced: Literal["api", "policy"]
-    policy: str | None = None
+    policy: str | None = Field(None, description="the policy (``policies``) a policy guard is")
 
 
 class Effect(_Rules):
@@ -100,9 +102,7 @@ class Policy(_Rules):
     description: str
     params: dict[str, Any] = {}
     table: str | None = None
-    rule: str | None = None
-
-
+    rule: str | None = None  # a compiled app's states it (its README says it)
 
 
 class Finder(_Rules):

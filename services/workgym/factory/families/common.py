@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..graph import graph
 from ..synthesis import AppRules, fill
 from ..task_rules import Finder, Record, StateMachine
 
@@ -72,6 +73,18 @@ def made_in(op: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
 
 def find(app: AppRules, finder: Finder, route: int = 0) -> list[dict[str, Any]]:
     return [app.call(step) for step in finder.routes[route]]
+
+
+def other_ways(app: AppRules, case: Case, finder: Finder) -> list[int]:
+    """The finder's other routes (indices, in the rules' order) the app's graph offers for the
+    act's record: those whose saving step is an operation feeding a path parameter of the act
+    (its ``fed_by`` edges). The rules' routes give the requests."""
+    into = case.sm.act_into(case.to)
+    assert into is not None
+    feeding = {edge.source for edge in graph(app.app).fed_by(into.operation)
+               if edge.parameter.startswith("path:")}
+    return [i for i, route in enumerate(finder.routes[1:], 1)
+            if any(step.operation in feeding for step in route if step.save or step.maybe)]
 
 
 def act(app: AppRules, case: Case, to: str | None = None) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..synthesis import AppRules, Candidate, fill, load_app
 from ..task_rules import Step
-from .common import Case, act, changed, find, slug
+from .common import Case, act, changed, find, other_ways, slug
 from .lookup_act import allowed, untouched
 from .sections import section
 
@@ -125,7 +125,7 @@ class CrossActTell:
         alternatives = [
             *({"name": f"finds-it-another-way-{i}",
                "steps": [*(on(here, s) for s in find(app, finder, i)), *steps[n:]]}
-              for i in range(1, len(finder.routes))),
+              for i in other_ways(app, case, finder)),
             {"name": "answers-first", "steps": [read, tell(request.reply), *steps[:k]]}]
         near_misses: list[dict[str, Any]] = [
             {"name": "acts-on-the-other-record", "before": {n: decoy}},

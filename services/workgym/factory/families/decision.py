@@ -14,7 +14,7 @@ from typing import Any
 
 from ..synthesis import AppRules, Candidate, fill
 from ..task_rules import Fact, Guard
-from .common import Case, act, cases, changed, find, first_name, setup, slug, tell, told
+from .common import Case, act, cases, changed, find, first_name, other_ways, setup, slug, tell, told
 
 DECIDED = "$verdict.allowed"
 
@@ -71,7 +71,7 @@ def body(app: AppRules, case: Case, guard: Guard, fact: Fact, lookup: str) -> di
         "alternatives": [
             {"name": f"finds-it-another-way-{i}",
              "steps": [*find(app, finder, i), *read, *outcome(met, f"!{met}")]}
-            for i in range(1, len(finder.routes))
+            for i in other_ways(app, case, finder)
             if len(finder.routes[i]) <= len(finder.routes[0])],  # within the efficiency bound
         "near_misses": [
             {"name": "inverts-the-policy", "replace": dict(enumerate(outcome(f"!{met}", met),

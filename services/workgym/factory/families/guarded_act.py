@@ -16,7 +16,7 @@ from typing import Any
 
 from ..synthesis import AppRules, Candidate, fill
 from ..task_rules import Fact, Guard
-from .common import Case, act, changed, find, setup, slug, tell
+from .common import Case, act, changed, find, other_ways, setup, slug, tell
 from .lookup_act import allowed, untold
 
 DECIDED = "$verdict.allowed"
@@ -94,7 +94,7 @@ class GuardedAct:
             "alternatives": [
                 {"name": f"finds-it-another-way-{i}",
                  "steps": [*find(app, finder, i), *read, *outcome(ok)]}
-                for i in range(1, len(finder.routes))],
+                for i in other_ways(app, case, finder)],
             "near_misses": [
                 {"name": "inverts-the-policy",
                  "steps": [*found, *read, *outcome(f"!{ok}")]},

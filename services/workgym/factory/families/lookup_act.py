@@ -14,7 +14,7 @@ from typing import Any
 
 from ..synthesis import AppRules, Candidate
 from ..task_rules import Record, StateMachine
-from .common import Case, act, changed, find, setup, slug
+from .common import Case, act, changed, find, other_ways, setup, slug
 from .pages import browser_act
 
 
@@ -78,7 +78,7 @@ class LookupAct:
         decoy = [app.call(s) for s in case.record.find_decoy]
         alternatives = [
             {"name": f"finds-it-another-way-{i}", "steps": [*find(app, finder, i), *acting]}
-            for i in range(1, len(finder.routes))]
+            for i in other_ways(app, case, finder)]
         near_misses: list[dict[str, Any]] = [
             {"name": "acts-on-the-other-record", "before": {n: decoy}},
             {"name": "changes-the-other-record-too", "append": [*decoy, *acting]}]

@@ -22,6 +22,7 @@ from .common import (
     first_name,
     only_changes,
     other_target,
+    other_ways,
     setup,
     slug,
     telling,
@@ -50,7 +51,7 @@ class LookupActTell:
         n, t = len(found), len(found) + len(acting)  # the act's first step, the telling's
         alternatives: list[dict[str, Any]] = [
             {"name": f"finds-it-another-way-{i}", "steps": [*find(app, finder, i), *steps[n:]],
-             **answer} for i in range(1, len(finder.routes))]
+             **answer} for i in other_ways(app, case, finder)]
         false_said, false_answer = telling(app, case, false_words(case))
         near_misses: list[dict[str, Any]] = [
             {"name": "acts-on-the-partys-other-record",
