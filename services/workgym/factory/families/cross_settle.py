@@ -45,6 +45,7 @@ class Outcome(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     make: dict[str, Any]  # the deciding app's setup placeholders
+    also: list[dict[str, Any]] = []  # the deciding app's setup ops after its make
     when: str  # JMESPath over the saved values: this outcome holds
     if_: str = Field(alias="if")
     then: str
@@ -149,10 +150,18 @@ def body(app: AppRules, others: dict[str, AppRules], spec: Settle,
                  None)
     near_misses: list[dict[str, Any]] = [
         {"name": "answers-nothing", "drop": list(range(k + len(ticket), len(steps)))}]
-    if acts:
+    if acts:  # (decided: acting whatever the seed drew, so that every seed's run is wrong)
         near_misses.append({"name": "acts-on-the-other-record",
-                            "before": {n: [on(here, app.call(s)) for s in spec.find_decoy]}})
-    if not decided:
+                            "before": {n: [on(here, app.call(s)) for s in spec.find_decoy]},
+                            "replace": {n + len(read) + i: unconditional(step)
+                                        for i, step in enumerate(acts)}})
+    if decided:
+        (_, one), (_, two) = outcomes
+        at = k + len(ticket)
+        near_misses.append({"name": "answers-the-other-outcome",
+                            "replace": {at: tell(one.reply, two.when),
+                                        at + 1: tell(two.reply, one.when)}})
+    else:
         other = next(o for name, o in sorted(spec.outcomes.items())
                      if name not in request.outcomes)
         near_misses.append({"name": "answers-something-false", "harm": True,
@@ -217,20 +226,29 @@ def body(app: AppRules, others: dict[str, AppRules], spec: Settle,
     }
 
 
+def unconditional(step: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in step.items() if key != "when"}
+
+
 def decided_ops(made: list[dict[str, Any]], outcomes: list[Outcome],
                 here: str) -> list[dict[str, Any]]:
     """The deciding app's setup: each op the outcomes fill alike once, each they fill apart
-    once per outcome, made only when the seed drew it (the first outcome when it drew 1)."""
+    (and each outcome's ``also``) per outcome, made only when the seed drew it (the first
+    outcome when it drew 1)."""
+    def drawn(op: dict[str, Any], i: int) -> dict[str, Any]:
+        if len(outcomes) == 1:
+            return op
+        when = f"${here}.{DRAWN}.ok == {1 - i}"
+        return {**op, "when": f"{when} and {op['when']}" if "when" in op else when}
+
     ops: list[dict[str, Any]] = []
     for op in made:
         filled = [fill(op, outcome.make) for outcome in outcomes]
         if all(f == filled[0] for f in filled):
             ops.append(filled[0])
-            continue
-        for i, one in enumerate(filled):
-            when = f"${here}.{DRAWN}.ok == {1 - i}"
-            ops.append({**one, "when": f"{when} and {one['when']}" if "when" in one else when})
-    return ops
+        else:
+            ops += [drawn(one, i) for i, one in enumerate(filled)]
+    return ops + [drawn(op, i) for i, outcome in enumerate(outcomes) for op in outcome.also]
 
 
 def verdicts(spec: Settle, columns: list[str], bind: str, outcome: Outcome,
