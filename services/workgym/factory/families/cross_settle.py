@@ -45,7 +45,6 @@ class Outcome(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     make: dict[str, Any]  # the deciding app's setup placeholders
-    also: list[dict[str, Any]] = []  # the deciding app's setup ops after its make
     when: str  # JMESPath over the saved values: this outcome holds
     if_: str = Field(alias="if")
     then: str
@@ -109,7 +108,8 @@ def body(app: AppRules, others: dict[str, AppRules], spec: Settle,
     sm = app.rules.state_machines[spec.machine]
     record = app.rules.records[spec.record]
     answered = answering.rules.records[str(spec.apps[spec.answers].record)]
-    assert answered.tell is not None, f"{answering.app}: records.{spec.apps[spec.answers].record}"
+    telling = answered.tell
+    assert telling is not None, f"{answering.app}: records.{spec.apps[spec.answers].record}"
     outcomes = [(name, spec.outcomes[name]) for name in request.outcomes]
     assert len(outcomes) <= 2, "a request draws between two outcomes at most (a cycle of 1, 0)"
     decided = len(outcomes) > 1
@@ -136,7 +136,7 @@ def body(app: AppRules, others: dict[str, AppRules], spec: Settle,
         return [{**step, "when": outcome.when} if decided else step]
 
     def tell(text: str, when: str | None = None) -> dict[str, Any]:
-        step = on(answering.app, answering.call(answered.tell, text=text))
+        step = on(answering.app, answering.call(telling, text=text))
         return {**step, "when": when} if when and decided else step
 
     read = calls(deciding, spec.apps[spec.decides].read)
@@ -162,8 +162,8 @@ def body(app: AppRules, others: dict[str, AppRules], spec: Settle,
                             "replace": {at: tell(one.reply, two.when),
                                         at + 1: tell(two.reply, one.when)}})
     else:
-        other = next(o for name, o in sorted(spec.outcomes.items())
-                     if name not in request.outcomes)
+        other = next(o for _, o in sorted(spec.outcomes.items())
+                     if o.when != outcomes[0][1].when)  # (its words false here)
         near_misses.append({"name": "answers-something-false", "harm": True,
                             "replace": {k + len(ticket): tell(other.reply)}})
     if outcomes[0][1].to is None and wrong is not None:
@@ -176,7 +176,8 @@ def body(app: AppRules, others: dict[str, AppRules], spec: Settle,
     alternatives = [
         *({"name": f"finds-it-another-way-{i}", "steps": [*found(i), *steps[n:]]}
           for i in range(1, len(spec.find))),
-        {"name": "reads-the-deciding-record-first", "steps": [*read, *first, *steps[n + len(read):]]}]
+        {"name": "reads-the-deciding-record-first",
+         "steps": [*read, *first, *steps[n + len(read):]]}]
     setup_here = [*([{"bind": DRAWN, "draw": {"ok": {"cycle": [1, 0]}}}] if decided else []),
                   *spec.setup]
     setups: dict[str, Any] = {here: setup_here}
@@ -233,8 +234,7 @@ def unconditional(step: dict[str, Any]) -> dict[str, Any]:
 def decided_ops(made: list[dict[str, Any]], outcomes: list[Outcome],
                 here: str) -> list[dict[str, Any]]:
     """The deciding app's setup: each op the outcomes fill alike once, each they fill apart
-    (and each outcome's ``also``) per outcome, made only when the seed drew it (the first
-    outcome when it drew 1)."""
+    per outcome, made only when the seed drew it (the first outcome when it drew 1)."""
     def drawn(op: dict[str, Any], i: int) -> dict[str, Any]:
         if len(outcomes) == 1:
             return op
@@ -248,7 +248,7 @@ def decided_ops(made: list[dict[str, Any]], outcomes: list[Outcome],
             ops.append(filled[0])
         else:
             ops += [drawn(one, i) for i, one in enumerate(filled)]
-    return ops + [drawn(op, i) for i, outcome in enumerate(outcomes) for op in outcome.also]
+    return ops
 
 
 def verdicts(spec: Settle, columns: list[str], bind: str, outcome: Outcome,
