@@ -241,6 +241,9 @@ class Rules(_Strict):
         "records a person hands to another owner (the assign family's), not the compiler's"))
     merges: dict[str, Any] = Field(default_factory=dict, description=(
         "duplicate records a person merges (the merge family's), not the compiler's"))
+    settle: dict[str, Any] = Field(default_factory=dict, description=(
+        "a record settled by what other apps show, the customer told in another (the "
+        "cross-settle family's), not the compiler's"))
     world: World | None = None
     claims: Claims | None = None
 

@@ -8,6 +8,7 @@ from workgym_core.errors import ConfigError
 from ..synthesis import Family
 from .assign import Assign
 from .cross_act_tell import CrossActTell
+from .cross_settle import CrossSettle
 from .decision import Decision
 from .follow_up import FollowUp
 from .guarded_act import GuardedAct
@@ -20,7 +21,7 @@ from .sweep import SweepFamily
 
 FAMILIES: tuple[Family, ...] = (LookupActTell(), LookupAct(), Decision(), Question(),
                                 SweepFamily(), LinkRecords(), FollowUp(), Assign(),
-                                CrossActTell(), GuardedAct(), Merge())
+                                CrossActTell(), CrossSettle(), GuardedAct(), Merge())
 
 
 def named(names: list[str] | None) -> list[Family]:
