@@ -1,6 +1,6 @@
 """``lookup-act``: find a record by what a person knows of it and move it through one
-transition of a state machine, where the record has nobody to tell (its rules give no words
-for the machine's column: a CRM's deal stage, a contact's lifecycle stage).
+transition of a state machine that nobody is told of (the record's rules give no words for
+the target: a CRM's deal stage, a contact's lifecycle stage, an invoice paid out of band).
 
 One candidate per (transition, lookup): the reference finds the record the lookup's way and
 acts (the machine's ``act``); alternatives take the lookup's other routes; near misses act on
@@ -14,23 +14,15 @@ from typing import Any
 
 from ..synthesis import AppRules, Candidate
 from ..task_rules import Record, StateMachine
-from .common import Case, act, changed, find, setup, slug
+from .common import Case, act, cases, changed, find, setup, slug
 from .pages import browser_act
 
 
 def untold(app: AppRules) -> Iterator[Case]:
-    """Every transition of a machine with an ``act`` on a table whose record has no words for
-    the machine's column, from the first state (in the machine's order) that goes there."""
-    for name, sm in sorted(app.rules.state_machines.items()):
-        record = app.rules.records.get(sm.table)
-        if record is None or sm.column in record.say:
-            continue
-        for to in sm.states:
-            if sm.act_into(to) is None:
-                continue
-            start = next((s for s in sm.states if sm.allowed(s, to)), None)
-            if start is not None:
-                yield Case(name, sm, record, start, to)
+    """Every transition of a machine with an ``act`` that the record's rules give no words
+    for (nobody is told of it), from the first state (in the machine's order) that goes
+    there."""
+    return cases(app, told=False)
 
 
 def another(case: Case) -> str | None:
