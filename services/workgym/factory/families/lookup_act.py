@@ -9,6 +9,7 @@ record as well as the right one."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -57,9 +58,14 @@ class LookupAct:
     name = "lookup-act"
 
     def candidates(self, app: AppRules) -> Iterator[Candidate]:
-        for case in untold(app):
+        found = list(untold(app))
+        shared = Counter((case.sm.table, case.column, case.to) for case in found)
+        for case in found:
+            # Named by the record's column; by the machine where two move it to one state.
+            what = ((case.machine,) if shared[(case.sm.table, case.column, case.to)] > 1
+                    else (case.record.noun, case.column))
             for lookup in sorted(case.record.find):
-                name = slug(self.name, case.record.noun, case.column, case.to, "by", lookup).lower()
+                name = slug(self.name, *what, case.to, "by", lookup).lower()
                 yield Candidate(f"{app.app}/{name}", self.name, self.body(app, case, lookup))
 
     def body(self, app: AppRules, case: Case, lookup: str) -> dict[str, Any]:
