@@ -26,10 +26,10 @@ def generated() -> list[Path]:
             if path.read_text().startswith(HEADER.split("{app}")[0] + f"{APP} ")]
 
 
-def test_the_helpdesk_rules_give_candidates_of_four_family_kinds(
+def test_the_helpdesk_rules_give_candidates_of_five_family_kinds(
         candidates: dict[str, Candidate]) -> None:
     assert {c.family for c in candidates.values()} == {
-        "lookup-act-tell", "decision", "question", "sweep"}
+        "lookup-act-tell", "lookup-act", "decision", "question", "sweep"}
 
 
 def test_a_familys_candidates_are_deterministic(candidates: dict[str, Candidate]) -> None:

@@ -2,11 +2,13 @@
 found by their email.
 
 Read from the rules' ``assigns`` section: the owner column, the select drawing the owner
-(``pick``), how an owner is found (a finder: ``says``, ``given``, ``routes``) and per record
-table the call setting the owner. One candidate per record table with a call: the record
-and the party's other record belong to a third owner; the reference finds the record and the
-owner and sets it; alternatives find either another way; near misses hand over the other
-record, or both."""
+(``pick``, after the setup ops ``draw`` it may refer to), the select drawing the record's
+current owner (``held``; default: the pick's), how an owner is found (a finder: ``says``,
+``given``, ``routes``) and per record table the call setting the owner. One candidate per
+(record table with a call, lookup; the table's first lookup named by the table alone): the
+record and the party's other record belong to a third owner; the reference finds the record
+and the owner and sets it; alternatives find either another way; near misses hand over the
+other record, or both."""
 
 from __future__ import annotations
 
@@ -26,7 +28,9 @@ class Assigns(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     column: str
+    draw: list[dict[str, Any]] = []
     pick: dict[str, Any]
+    held: dict[str, Any] | None = None
     find: Finder
     acts: dict[str, Act]
 
@@ -40,20 +44,25 @@ class Assign:
             return
         spec = Assigns.model_validate(raw)
         for table in sorted(spec.acts):
-            noun = app.rules.records[table].noun
-            yield Candidate(f"{app.app}/{slug(self.name, noun)}", self.name,
-                            self.body(app, spec, table))
+            record = app.rules.records[table]
+            first, *others = sorted(record.find)
+            yield Candidate(f"{app.app}/{slug(self.name, record.noun)}", self.name,
+                            self.body(app, spec, table, first))
+            for lookup in others:
+                yield Candidate(f"{app.app}/{slug(self.name, record.noun, 'by', lookup)}",
+                                self.name, self.body(app, spec, table, lookup))
 
-    def body(self, app: AppRules, spec: Assigns, table: str) -> dict[str, Any]:
+    def body(self, app: AppRules, spec: Assigns, table: str, lookup: str) -> dict[str, Any]:
         record = app.rules.records[table]
-        finder = record.find[sorted(record.find)[0]]
+        finder = record.find[lookup]
         found = [*find(app, finder), *find(app, spec.find)]
         n = len(found)
         act = app.call(spec.acts[table])
         decoy = [app.call(s) for s in record.find_decoy]
         held = {spec.column: "$before.id"}
-        setup = [{**spec.pick, "bind": "owner"},
-                 {**spec.pick, "exclude": {**spec.pick.get("exclude", {}), "id": "$owner.id"},
+        held_by = spec.held or spec.pick
+        setup = [*spec.draw, {**spec.pick, "bind": "owner"},
+                 {**held_by, "exclude": {**held_by.get("exclude", {}), "id": "$owner.id"},
                   "bind": "before"},
                  *({**op, **held} if op.get("bind") in (record.bind, record.decoy) else op
                    for op in record.make)]

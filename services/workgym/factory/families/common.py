@@ -31,16 +31,17 @@ class Case:
         return self.record.say[self.column][to or self.to]
 
 
-def cases(app: AppRules) -> Iterator[Case]:
+def cases(app: AppRules, told: bool = True) -> Iterator[Case]:
     """Every transition the rules let a task do and tell: for each machine with an ``act``
     on a table with a ``records`` entry, each target the party can be told of (``say``),
-    from the first state (in the machine's order) that goes there."""
+    from the first state (in the machine's order) that goes there; with ``told`` False, each
+    target the rules give no words for instead (nobody is told of it)."""
     for name, sm in sorted(app.rules.state_machines.items()):
         record = app.rules.records.get(sm.table)
         if record is None:
             continue
         for to in sm.states:
-            if sm.act_into(to) is None or to not in record.say.get(sm.column, {}):
+            if sm.act_into(to) is None or (to in record.say.get(sm.column, {})) != told:
                 continue
             start = next((s for s in sm.states if sm.allowed(s, to)), None)
             if start is not None:

@@ -1,6 +1,6 @@
 """``lookup-act``: find a record by what a person knows of it and move it through one
-transition of a state machine, where the record has nobody to tell (its rules give no words
-for the machine's column: a CRM's deal stage, a contact's lifecycle stage).
+transition of a state machine that nobody is told of (the record's rules give no words for
+the target: a CRM's deal stage, a contact's lifecycle stage, an invoice paid out of band).
 
 One candidate per (transition, lookup): the reference finds the record the lookup's way and
 acts (the machine's ``act``); alternatives take the lookup's other routes; near misses act on
@@ -9,28 +9,21 @@ record as well as the right one."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 from ..synthesis import AppRules, Candidate
 from ..task_rules import Record, StateMachine
-from .common import Case, act, changed, find, other_ways, setup, slug
+from .common import Case, act, cases, changed, find, other_ways, setup, slug
 from .pages import browser_act
 
 
 def untold(app: AppRules) -> Iterator[Case]:
-    """Every transition of a machine with an ``act`` on a table whose record has no words for
-    the machine's column, from the first state (in the machine's order) that goes there."""
-    for name, sm in sorted(app.rules.state_machines.items()):
-        record = app.rules.records.get(sm.table)
-        if record is None or sm.column in record.say:
-            continue
-        for to in sm.states:
-            if sm.act_into(to) is None:
-                continue
-            start = next((s for s in sm.states if sm.allowed(s, to)), None)
-            if start is not None:
-                yield Case(name, sm, record, start, to)
+    """Every transition of a machine with an ``act`` that the record's rules give no words
+    for (nobody is told of it), from the first state (in the machine's order) that goes
+    there."""
+    return cases(app, told=False)
 
 
 def another(case: Case) -> str | None:
@@ -65,9 +58,14 @@ class LookupAct:
     name = "lookup-act"
 
     def candidates(self, app: AppRules) -> Iterator[Candidate]:
-        for case in untold(app):
+        found = list(untold(app))
+        shared = Counter((case.sm.table, case.column, case.to) for case in found)
+        for case in found:
+            # Named by the record's column; by the machine where two move it to one state.
+            what = ((case.machine,) if shared[(case.sm.table, case.column, case.to)] > 1
+                    else (case.record.noun, case.column))
             for lookup in sorted(case.record.find):
-                name = slug(self.name, case.record.noun, case.column, case.to, "by", lookup).lower()
+                name = slug(self.name, *what, case.to, "by", lookup).lower()
                 yield Candidate(f"{app.app}/{name}", self.name, self.body(app, case, lookup))
 
     def body(self, app: AppRules, case: Case, lookup: str) -> dict[str, Any]:
