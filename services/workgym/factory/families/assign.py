@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..synthesis import AppRules, Candidate
 from ..task_rules import Act, Finder
-from .common import find, slug
+from .common import find, slug, with_article
 from .lookup_act import allowed_columns
 from .sections import section
 
@@ -67,7 +67,7 @@ class Assign:
                  *({**op, **held} if op.get("bind") in (record.bind, record.decoy) else op
                    for op in record.make)]
         return {
-            "title": f"Hand a {record.noun} to another owner",
+            "title": f"Hand {with_article(record.noun)} to another owner",
             "difficulty": "easy",
             "tags": ["factory", self.name, record.noun, spec.column],
             "instruction": (f"Assign {finder.says} to {spec.find.says}. Change nothing "

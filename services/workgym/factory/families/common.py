@@ -48,6 +48,11 @@ def cases(app: AppRules, told: bool = True) -> Iterator[Case]:
                 yield Case(name, sm, record, start, to)
 
 
+def with_article(noun: str) -> str:
+    """``noun`` with its indefinite article (``an invoice``, ``a deal``)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def slug(*parts: str) -> str:
     """A task name of ``parts``: lower case, words joined by dashes (``In Progress``:
     ``in-progress``)."""

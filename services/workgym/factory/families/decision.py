@@ -14,7 +14,20 @@ from typing import Any
 
 from ..synthesis import AppRules, Candidate, fill
 from ..task_rules import Fact, Guard
-from .common import Case, act, cases, changed, find, first_name, other_ways, setup, slug, tell, told
+from .common import (
+    Case,
+    act,
+    cases,
+    changed,
+    find,
+    first_name,
+    other_ways,
+    setup,
+    slug,
+    tell,
+    told,
+    with_article,
+)
 
 DECIDED = "$verdict.allowed"
 
@@ -57,7 +70,7 @@ def body(app: AppRules, case: Case, guard: Guard, fact: Fact, lookup: str) -> di
     policy = app.rules.policies[guard.policy].description if guard.policy else ""
     bind = case.record.bind
     return {
-        "title": f"Answer a request to change a {case.record.noun}'s {case.column}, "
+        "title": f"Answer a request to change {with_article(case.record.noun)}'s {case.column}, "
                  "within policy",
         "difficulty": "medium",
         "tags": ["factory", "decision", case.record.noun, case.column, "policy"],

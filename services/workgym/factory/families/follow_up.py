@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..synthesis import AppRules, Candidate
 from ..task_rules import Act, Step
-from .common import find, slug
+from .common import find, slug, with_article
 from .sections import section
 
 DUE = ["@now+2d", "@now+3d", "@now+6d"]
@@ -74,7 +74,7 @@ class FollowUp:
         on_record = {"from_type": spec.table, "to_type": table, "to_id": f"${record.bind}.id"}
         back = {"from_type": table, "from_id": f"${record.bind}.id", "to_type": spec.table}
         return {
-            "title": f"Log a follow-up task on a {record.noun}",
+            "title": f"Log a follow-up task on {with_article(record.noun)}",
             "difficulty": "easy",
             "tags": ["factory", self.name, record.noun, kind.lower()],
             "instruction": (f'Log a {kind} task "{{{{ fu.subject }}}}" on {finder.says}, due '

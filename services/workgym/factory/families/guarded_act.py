@@ -16,7 +16,7 @@ from typing import Any
 
 from ..synthesis import AppRules, Candidate, fill
 from ..task_rules import Fact, Guard
-from .common import Case, act, changed, find, other_ways, setup, slug, tell
+from .common import Case, act, changed, find, other_ways, setup, slug, tell, with_article
 from .lookup_act import allowed, untold
 
 DECIDED = "$verdict.allowed"
@@ -80,7 +80,7 @@ class GuardedAct:
 
         bind, noun = case.record.bind, case.record.noun
         return {
-            "title": f"Move a {noun} on within policy",
+            "title": f"Move {with_article(noun)} on within policy",
             "difficulty": "medium",
             "tags": ["factory", self.name, noun, case.column, "policy"],
             "decision": DECIDED[1:],

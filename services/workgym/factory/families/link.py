@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..synthesis import AppRules, Candidate
 from ..task_rules import Act, Record
-from .common import find, slug
+from .common import find, slug, with_article
 from .sections import section
 
 
@@ -83,7 +83,7 @@ class LinkRecords:
         back = {"from_type": link.made["to_type"], "from_id": pair["to_id"],
                 "to_type": link.made["from_type"], "to_id": pair["from_id"]}
         return {
-            "title": f"Associate a {ends[0].noun} with a {ends[1].noun}",
+            "title": f"Associate {with_article(ends[0].noun)} with {with_article(ends[1].noun)}",
             "difficulty": "easy",
             "tags": ["factory", self.name, ends[0].noun, ends[1].noun],
             "instruction": (f"Associate {finders[0].says} with {finders[1].says}. Change "

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..synthesis import AppRules, Candidate
 from ..task_rules import Record, StateMachine
-from .common import Case, act, cases, changed, find, other_ways, setup, slug
+from .common import Case, act, cases, changed, find, other_ways, setup, slug, with_article
 from .pages import browser_act
 
 
@@ -87,7 +87,7 @@ class LookupAct:
         noun = case.record.noun
         browser = browser_act(app.app, case, finder)
         return {
-            "title": f"Find a {noun} and change its {case.column}",
+            "title": f"Find {with_article(noun)} and change its {case.column}",
             "difficulty": "easy",
             "tags": ["factory", self.name, noun, case.column],
             "instruction": (f"Set the {case.column} of the {noun} {finder.says} to "

@@ -27,6 +27,7 @@ from .common import (
     slug,
     telling,
     told,
+    with_article,
 )
 
 
@@ -72,7 +73,8 @@ class LookupActTell:
         how = (f"tell {first_name(case)} publicly on the {case.record.noun} what you changed"
                if said else "say what you did in your final answer")
         return {
-            "title": f"Change a {case.record.noun}'s {case.column} and tell its requester",
+            "title": (f"Change {with_article(case.record.noun)}'s {case.column} and tell its "
+                      f"{case.record.party}"),
             "difficulty": "easy",
             "tags": ["factory", self.name, case.record.noun, case.column],
             "instruction": (f"Set the {case.column} of {finder.says} to {case.to}, then {how}. "
