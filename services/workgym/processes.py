@@ -20,6 +20,9 @@ from replicas.catalog import app_names
 STOP_S = 10.0
 
 
+BIND_ATTEMPTS = 5  # servers started on ports another process took first
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -78,14 +81,49 @@ def serving(args: Sequence[str] = (), *, env: dict[str, str] | None = None,
     """``workgym serve <args> --port <free port>`` for the block, once it answers; its URL.
     No ``args``: the all-in-one server; ``["--role", "telemetry"]``: the telemetry store.
     Each app's own port (WORKGYM_APP_PORTS, unless ``env`` sets it) is a free one too: an
-    episode's ``roots`` name them."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ if env is None else env)
-    env.setdefault("WORKGYM_APP_PORTS", json.dumps({app: free_port() for app in app_names()}))
-    with running(workgym("serve", *args, "--port", str(port)), env=env, log=log) as process:
-        wait_http(url + health, process, log=log)
-        yield url
+    episode's ``roots`` name them.
+
+    A port free when chosen can be taken by another process before the server binds it (two
+    test workers starting servers at once): then the server exits, or what answers is the
+    other one (another operator key: every call a 401). So the answer counts only once the
+    port is the server's own listening socket, and a lost race is run again on new ports."""
+    given = dict(os.environ if env is None else env)
+    for attempt in range(1, BIND_ATTEMPTS + 1):
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        run_env = {"WORKGYM_APP_PORTS": json.dumps({app: free_port() for app in app_names()}),
+                   **given}
+        with running(workgym("serve", *args, "--port", str(port)), env=run_env,
+                     log=log) as process:
+            try:
+                wait_http(url + health, process, log=log)
+            except RuntimeError:
+                if process.poll() is None or attempt == BIND_ATTEMPTS:
+                    raise
+                continue  # it exited: a port of its was taken first
+            if not listens(process.pid, port):
+                if attempt == BIND_ATTEMPTS:
+                    raise RuntimeError(f"another process answers on {url}, not workgym serve")
+                continue
+            yield url
+            return
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process ``pid`` holds a socket listening on ``port`` (Linux's /proc; True where
+    there is no /proc to tell)."""
+    try:
+        held = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+        tables = [Path(f"/proc/net/{name}").read_text().splitlines()[1:]
+                  for name in ("tcp", "tcp6")]
+    except OSError:
+        return True
+    for line in (line for table in tables for line in table):
+        fields = line.split()
+        listening = int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A"
+        if listening and f"socket:[{fields[9]}]" in held:
+            return True
+    return False
 
 
 def workgym(*args: str) -> list[str]:

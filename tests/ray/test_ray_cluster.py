@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from replicas.catalog import served_apps
 from workgym_core import redis_store
 from workgym_core.registry import Registry
 from workgym_core.settings import Settings
@@ -40,9 +41,12 @@ def deployment(settings: Settings) -> Iterator[ray_cluster.Deployment]:
     # authentication (Ray would write its token to ~/.ray).
     with pytest.MonkeyPatch.context() as env:
         env.setenv("RAY_AUTH_MODE", "disabled")
-        ray.init(address="local", num_cpus=4, include_dashboard=False)
+        # A CPU for each replica instance: two of the helpdesk's, one of every other app's.
+        replicas = {"helpdesk": 2}
+        cpus = sum(replicas.values()) + len(served_apps(settings.framework_apps) - set(replicas))
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False)
         try:
-            yield ray_cluster.up(settings, {"helpdesk": 2}, port=0, proxy_port=0)
+            yield ray_cluster.up(settings, replicas, port=0, proxy_port=0)
             assert ray_cluster.down()
             assert ray.util.list_named_actors(all_namespaces=True) == []
         finally:

@@ -64,7 +64,10 @@ async def test_an_unhandled_exception_is_a_bare_json_500(
     assert response.status_code == 500
     assert response.headers["content-type"] == "application/json"
     body = response.json()
-    if "errorMessages" in body:  # Jira's body: words only
+    if "correlationId" in body:  # HubSpot's body: its category, words and a correlation id
+        assert body["status"] == "error" and body["category"] == "INTERNAL_ERROR"
+        assert set(body) == {"status", "message", "correlationId", "category"}
+    elif "errorMessages" in body:  # Jira's body: words only
         assert set(body) == {"errorMessages", "errors"} and not body["errors"]
     elif isinstance(body["error"], str):  # Zendesk's body: the error's name and a description
         assert body["error"] == "InternalError" and set(body) == {"error", "description"}
