@@ -125,10 +125,15 @@ def decided_setup(case: Case, fact: Fact) -> list[dict[str, Any]]:
     for op in setup(case):
         ops.append(op)
         if op.get("bind") == case.record.party:
-            ops += [{"bind": "verdict", "draw": {"allowed": {"cycle": [1, 0]}}},
-                    {"bind": "fact", "when": f"{DECIDED} == 1",
-                     "draw": {"value": {"choice": fact.met}}},
-                    {"bind": "fact", "when": f"{DECIDED} == 0",
-                     "draw": {"value": {"choice": fact.unmet}}},
-                    *fill(fact.setup, {"value": "$fact.value"})]
+            ops += drawn(fact)
     return ops
+
+
+def drawn(fact: Fact) -> list[dict[str, Any]]:
+    """The ops drawing the outcome (each seed's turn: allowed or not) and the fact that makes
+    it: one of the values meeting the guard, or one that does not."""
+    return [{"bind": "verdict", "draw": {"allowed": {"cycle": [1, 0]}}},
+            {"bind": "fact", "when": f"{DECIDED} == 1", "draw": {"value": {"choice": fact.met}}},
+            {"bind": "fact", "when": f"{DECIDED} == 0",
+             "draw": {"value": {"choice": fact.unmet}}},
+            *fill(fact.setup, {"value": "$fact.value"})]

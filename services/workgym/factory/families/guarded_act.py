@@ -14,12 +14,11 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..synthesis import AppRules, Candidate, fill
+from ..synthesis import AppRules, Candidate
 from ..task_rules import Fact, Guard
 from .common import Case, act, changed, find, other_ways, setup, slug, tell, with_article
+from .decision import DECIDED, drawn
 from .lookup_act import allowed, untold
-
-DECIDED = "$verdict.allowed"
 
 
 def met(guard: Guard, name: str, fact: Fact) -> str:
@@ -38,12 +37,7 @@ def decided(case: Case, fact: Fact) -> list[dict[str, Any]]:
             op = {**op, case.column: case.start}
         ops.append(op)
         if op.get("bind") == case.record.bind:
-            ops += [{"bind": "verdict", "draw": {"allowed": {"cycle": [1, 0]}}},
-                    {"bind": "fact", "when": f"{DECIDED} == 1",
-                     "draw": {"value": {"choice": fact.met}}},
-                    {"bind": "fact", "when": f"{DECIDED} == 0",
-                     "draw": {"value": {"choice": fact.unmet}}},
-                    *fill(fact.setup, {"value": "$fact.value"})]
+            ops += drawn(fact)
     return ops
 
 
