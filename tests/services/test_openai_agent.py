@@ -12,13 +12,10 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
 
 from tests.conftest import workgym_cli
 from workgym.agents import resolve
@@ -28,18 +25,13 @@ from workgym.sdk import Env
 from workgym.tasks import catalogue
 from workgym_core.errors import ConfigError, WorkGymError
 
-from ..serving import serving_app
+from ..scripted_model import FakeModel, scripted_model
+from ..scripted_model import usage as scripted_usage
 
 TASK = "tracker/start-work-on-bug"
 KEY = "test-key"
 START_PROGRESS = "4"  # the bug workflow's "Start progress" transition (test_session.py)
 BAD_JSON = '{"issue": "SHOP-1", "body": {"transition": '
-
-
-def _usage(turn: int) -> dict[str, int]:
-    """The scripted usage of the model's turn ``turn`` (0-based)."""
-    return {"prompt_tokens": 1000 + 10 * turn, "completion_tokens": 20 + turn,
-            "total_tokens": 1020 + 11 * turn}
 
 
 def _call(turn: int, index: int, name: str, arguments: str | dict[str, Any]) -> dict[str, Any]:
@@ -89,67 +81,9 @@ SCRIPTS: dict[str, Callable[[list[dict[str, Any]]], dict[str, Any]]] = {
     "fake": solver, "loop": looper, "talk": talker}
 
 
-@dataclass
-class FakeModel:
-    """A scripted OpenAI-compatible chat-completions endpoint: the model's name picks the
-    script; ``failures`` are statuses answered (and retried) before the next completions;
-    after ``dies_after`` completions, every request is answered 503 (a server going down)."""
-
-    url: str
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    keys: list[str] = field(default_factory=list)
-    failures: list[int] = field(default_factory=list)
-    dies_after: int | None = None
-
-    def app(self) -> FastAPI:
-        app = FastAPI()
-
-        @app.get("/v1/models")
-        async def models() -> dict[str, Any]:
-            return {"object": "list", "data": [{"id": name, "object": "model", "created": 0,
-                                                "owned_by": "test"} for name in SCRIPTS]}
-
-        @app.post("/v1/chat/completions")
-        async def complete(request: Request) -> JSONResponse:
-            body = await request.json()
-            self.requests.append(body)
-            self.keys.append(request.headers.get("authorization", ""))
-            if self.dies_after is not None and len(self.requests) > self.dies_after:
-                self.failures.append(503)
-            if self.failures:
-                status = self.failures.pop(0)
-                return JSONResponse({"error": {"message": "overloaded", "type": "server_error"}},
-                                    status_code=status, headers={"retry-after-ms": "10"})
-            if request.headers.get("authorization") == "Bearer wrong":
-                return JSONResponse({"error": {"message": "Incorrect API key provided",
-                                               "type": "invalid_request_error"}}, 401)
-            script = SCRIPTS.get(body["model"])
-            if script is None:
-                return JSONResponse({"error": {
-                    "message": f"The model `{body['model']}` does not exist.",
-                    "type": "NotFoundError"}}, 404)
-            message = script(body["messages"])
-            turn = sum(m["role"] == "assistant" for m in body["messages"])
-            return JSONResponse({
-                "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
-                "created": 0, "model": body["model"],
-                "choices": [{"index": 0, "message": message, "logprobs": None,
-                             "finish_reason": "tool_calls" if message.get("tool_calls")
-                             else "stop"}],
-                "usage": _usage(turn)})
-
-        return app
-
-
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeModel]:
-    model = FakeModel(url="")
-
-    def app(url: str) -> Any:
-        model.url = f"{url}/v1"
-        return model.app()
-
-    with serving_app(app, lifespan="off"):
+    with scripted_model(SCRIPTS) as model:
         yield model
 
 
@@ -203,7 +137,7 @@ def test_the_model_solves_a_task_through_the_real_client_and_loop(
     assert report["steps"] == 3
 
     usage = agent.usage.pop(obs.episode_id)
-    turns = [_usage(turn) for turn in range(4)]
+    turns = [scripted_usage(turn) for turn in range(4)]
     assert usage == {"prompt_tokens": sum(u["prompt_tokens"] for u in turns),
                      "completion_tokens": sum(u["completion_tokens"] for u in turns),
                      "total_tokens": sum(u["total_tokens"] for u in turns),
@@ -244,7 +178,7 @@ def test_a_reply_without_a_tool_call_is_the_answer(
     agent = _agent(model, "talk", temperature=None)
     assert agent(env, catalogue().get(TASK)) == "I would rather not."
     assert "temperature" not in model.requests[0] and "seed" not in model.requests[0]
-    assert agent.usage[obs.episode_id] == {**_usage(0), "requests": 1, "turns": 1}
+    assert agent.usage[obs.episode_id] == {**scripted_usage(0), "requests": 1, "turns": 1}
 
 
 def test_one_agent_runs_episodes_in_threads_each_counted_apart(
