@@ -246,6 +246,11 @@ class Env:
             self._gym("DELETE", f"/v1/episodes/{self._obs.episode_id}")
         self.observation = None
 
+    def detach(self) -> None:
+        """Close the client and leave the episode open, for another process to :func:`attach`
+        to and go on with or finish."""
+        self._http.close()
+
     def close(self) -> None:
         """Drop an unfinished episode and close the client."""
         self._drop()
@@ -283,6 +288,17 @@ def connect(base_url: str, task: str, seed: int = 0, faults: FaultChoice = "task
     machine)."""
     return Env(httpx.Client(base_url=base_url, timeout=timeout), task, seed, faults,
                api_key=operator_key(api_key))
+
+
+def attach(base_url: str, observation: Observation, faults: FaultChoice = "task",
+           timeout: float = 60.0, api_key: str | None = None) -> Env:
+    """An Env on an episode another process opened at the WorkGym server at ``base_url``
+    (its ``observation``, e.g. as ``workgym episode open`` saved it); ``api_key`` as
+    :func:`connect`'s. Its :meth:`Env.detach` leaves the episode open."""
+    env = Env(httpx.Client(base_url=base_url, timeout=timeout), observation.task,
+              observation.seed, faults, api_key=operator_key(api_key))
+    env.observation = observation
+    return env
 
 
 def operator_key(api_key: str | None = None) -> str:

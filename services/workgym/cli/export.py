@@ -1,4 +1,5 @@
-"""``workgym export``: recorded episodes as training data (SFT, DPO, JSONL)."""
+"""``workgym export``: recorded episodes as training data (SFT, DPO, JSONL), or tasks at seeds
+as Harbor tasks (``--format harbor``)."""
 
 from __future__ import annotations
 
@@ -6,32 +7,65 @@ import argparse
 import sys
 from collections.abc import Collection
 
-from .arguments import one_of
+from .arguments import fault_plan, one_of, seed_list
 from .serve import TELEMETRY_URL
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export = commands.add_parser("export", help="recorded episodes as SFT/DPO/JSONL training "
-                                 "data")
+                                 "data, or tasks as Harbor tasks (--format harbor)")
     export.add_argument("--format", type=one_of(_formats), required=True,
                         help="the records' format (a wrong name lists them)")
     which = export.add_mutually_exclusive_group(required=True)
     which.add_argument("--task", help="one task id")
     which.add_argument("--suite", help="every task of a suite, e.g. helpdesk")
-    export.add_argument("--out", required=True, help="output file (JSON lines)")
+    export.add_argument("--out", required=True, help="output file (JSON lines); with harbor: "
+                        "a directory, a task directory per task and seed")
     export.add_argument("--telemetry", help="telemetry store URL "
                         f"(default: WORKGYM_TELEMETRY_URL or {TELEMETRY_URL})")
     export.add_argument("--limit", type=int, default=1000, help="episodes per task, newest first")
+    harbor = export.add_argument_group("harbor")
+    harbor.add_argument("--seeds", type=seed_list, default=[0],
+                        help="the seeds, e.g. 0-2 or 0,3 (default 0)")
+    harbor.add_argument("--faults", type=fault_plan, metavar="PLAN", default="task",
+                        help="fault plan: 'task' (default) or a preset")
+    harbor.add_argument("--image", help="the WorkGym image the tasks' containers start FROM "
+                        "(default: workgym-gym:latest, as `make harbor` tags it)")
+    harbor.add_argument("--force", action="store_true", help="empty a non-empty --out first")
     export.set_defaults(func=_export)
 
 
 def _formats() -> Collection[str]:
     from ..export import FORMATS
 
-    return FORMATS
+    return (*FORMATS, "harbor")
+
+
+def _harbor(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .. import harbor
+    from ..tasks import catalogue
+
+    tasks = catalogue()
+    if args.task:
+        ids = [tasks.get(args.task).id]
+    else:
+        ids = [t.id for t in tasks if t.suite == args.suite]
+        if not ids:
+            raise SystemExit(f"workgym: error: no task in suite '{args.suite}'")
+    selected = harbor.instances(tasks, ({"task": task, "seed": seed, "faults": args.faults}
+                                        for task in ids for seed in args.seeds))
+    written = harbor.write(selected, Path(args.out), image=args.image or harbor.IMAGE,
+                           force=args.force, progress=lambda line: print(
+                               f"workgym: {line}", file=sys.stderr))
+    print(f"workgym: wrote {len(written)} Harbor tasks to {args.out}", file=sys.stderr)
+    return 0
 
 
 def _export(args: argparse.Namespace) -> int:
+    if args.format == "harbor":
+        return _harbor(args)
     from pathlib import Path
 
     from replicas.catalog import specs
