@@ -3,12 +3,13 @@ Harbor's agents run in a container of the WorkGym image that serves that one epi
 
     <out>/<suite>.<name>.seed<N>/
       task.toml         Harbor's config: our task, seed, faults, suite, tags, difficulty in
-                        [metadata]; the agent's and the verifier's timeouts; a healthcheck that
-                        passes once the episode is open
+                        [metadata]; the agent's and the verifier's timeouts
       instruction.md    the episode's instruction and brief, and how to reach the apps
       environment/      Dockerfile FROM the WorkGym image (`make images`' gym target) and
                         start.sh: `workgym serve`, then `workgym episode open` of this task at
-                        this seed, saved to /workgym/episode.json
+                        this seed, saved to /workgym/episode.json; docker-compose.yaml: the
+                        Redis the server keeps episodes in, and main healthy once the episode
+                        is open (Harbor's `up --wait` waits for it)
       solution/solve.sh the reference solution played on the open episode (`workgym episode
                         play`: the reference reads the apps to decide, so it is played, not
                         rendered to fixed requests)
@@ -85,6 +86,7 @@ def write(selected: list[Instance], out: Path, *, image: str = IMAGE, force: boo
                                           observation.max_steps),
             "environment/Dockerfile": dockerfile(instance, image),
             "environment/start.sh": START,
+            "environment/docker-compose.yaml": COMPOSE,
             "solution/solve.sh": SOLVE,
             "tests/test.sh": TEST,
         }
@@ -118,9 +120,6 @@ def task_toml(instance: Instance) -> str:
         "agent": {"timeout_sec": AGENT_TIMEOUT_S},
         "verifier": {"timeout_sec": VERIFIER_TIMEOUT_S},
         "environment": {"build_timeout_sec": 600.0},
-        "environment.healthcheck": {"command": f"test -s {EPISODE}", "interval_sec": 1.0,
-                                    "start_period_sec": START_S, "start_interval_sec": 1.0,
-                                    "timeout_sec": 5.0, "retries": 3},
     }
     lines = ['schema_version = "1.4"']
     for name, fields in sections.items():
@@ -175,6 +174,26 @@ python -m workgym serve >/workgym/serve.log 2>&1 &
 python -m workgym episode open --task "$WORKGYM_TASK" --seed "$WORKGYM_SEED" \\
   --faults "$WORKGYM_FAULTS" --wait {START_S:.0f} --out {EPISODE} >/workgym/open.log 2>&1 &
 exec "$@"
+"""
+
+# Over Harbor's own compose files: a container healthy (what `up --wait` waits for) once its
+# episode is open. (A readiness check of Harbor's [environment.healthcheck] would do as well
+# where `docker compose exec` reports exit codes, which the local engine here does not.)
+COMPOSE = f"""services:
+  main:
+    environment:
+      REDIS_URL: redis://redis:6379/0
+    depends_on:
+      redis: {{condition: service_started}}
+    healthcheck:
+      test: ["CMD", "test", "-s", "{EPISODE}"]
+      interval: 1s
+      timeout: 5s
+      retries: {START_S:.0f}
+      start_period: {START_S:.0f}s
+  redis:  # the episodes' store, the trial's alone: nothing persisted
+    image: redis:7
+    command: ["redis-server", "--save", "", "--appendonly", "no", "--protected-mode", "no"]
 """
 
 SOLVE = f"""#!/bin/sh
