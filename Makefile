@@ -14,7 +14,7 @@ SEED ?= 7
 PERF := PYTHONPATH=services$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup setup-dev lock demo test gate coverage graphs bench load lint serve screenshots clean compose-env images up down compose-boot
+.PHONY: help setup setup-dev lock demo test gate coverage graphs bench load lint serve screenshots clean compose-env images up down compose-boot harbor
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -90,6 +90,11 @@ up: images ## Run the stack (gym :8000, proxy :8080, telemetry :4318); keeps --s
 
 down: compose-env ## Stop this checkout's stack; remove its containers, networks and volumes
 	docker compose down -v --remove-orphans
+
+harbor: compose-env ## Harbor in a Python 3.13 venv of its own (.ci/harbor.sh), and this checkout's gym image tagged workgym-gym:latest (exported Harbor tasks start FROM it)
+	@bash .ci/harbor.sh
+	@docker compose build -q gym 2>/dev/null && docker tag "$$(docker compose config --format json | \
+	  $(PYTHON) -c 'import json, sys; print(json.load(sys.stdin)["name"] + "-gym")')" workgym-gym:latest
 
 compose-boot: images ## Time `docker compose up` to the first episode; CPU-s per service
 	@$(PYTHON) .ci/compose_boot.py

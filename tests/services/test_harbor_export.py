@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import workgym
-from workgym.processes import serving, workgym as workgym_command
+from workgym.processes import serving
+from workgym.processes import workgym as workgym_command
 from workgym.tasks import catalogue
 
 pytestmark = pytest.mark.slow  # each export seeds its tasks' worlds in a server of its own
