@@ -3,7 +3,8 @@ Harbor's agents run in a container of the WorkGym image that serves that one epi
 
     <out>/<suite>.<name>.seed<N>/
       task.toml         Harbor's config: our task, seed, faults, suite, tags, difficulty in
-                        [metadata]; the agent's and the verifier's timeouts
+                        [metadata], the environment version in [metadata.env_version]; the
+                        agent's and the verifier's timeouts
       instruction.md    the episode's instruction and brief, and how to reach the apps
       environment/      Dockerfile FROM the WorkGym image (`make images`' gym target) and
                         start.sh: `workgym serve`, then `workgym episode open` of this task at
@@ -109,7 +110,10 @@ def _toml(value: object) -> str:
 
 
 def task_toml(instance: Instance) -> str:
+    from .envversion import current
+
     task = instance.task
+    version = current()
     sections: dict[str, dict[str, object]] = {
         "task": {"name": f"workgym/{instance.directory}", "description": task.title,
                  "keywords": list(task.tags)},
@@ -117,6 +121,7 @@ def task_toml(instance: Instance) -> str:
                      "suite": task.suite, "apps": list(task.apps),
                      "difficulty": task.difficulty, "tags": list(task.tags),
                      "max_steps": task.max_steps},
+        "metadata.env_version": {"id": version.id, **version.parts},
         "agent": {"timeout_sec": AGENT_TIMEOUT_S},
         "verifier": {"timeout_sec": VERIFIER_TIMEOUT_S},
         "environment": {"build_timeout_sec": 600.0},

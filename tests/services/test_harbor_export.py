@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import workgym
+from workgym.envversion import current
 from workgym.processes import serving
 from workgym.processes import workgym as workgym_command
 from workgym.tasks import catalogue
@@ -69,7 +70,9 @@ def test_a_task_at_a_seed_is_a_harbor_task_directory(exported: Path) -> None:
         config = tomllib.loads((directory / "task.toml").read_text())
         assert ORG_NAME.match(config["task"]["name"])
         meta = catalogue().get(task)
-        assert config["metadata"] | {} == {
+        version = current()
+        assert config["metadata"].pop("env_version") == {"id": version.id, **version.parts}
+        assert config["metadata"] == {
             "workgym_task": task, "seed": SEED, "faults": "task", "suite": meta.suite,
             "apps": meta.apps, "difficulty": meta.difficulty, "tags": meta.tags,
             "max_steps": meta.max_steps}
