@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .health import NO_CALLS, health_line
 from .metrics import Summary
 
 
@@ -35,6 +36,8 @@ def table(summary: Summary) -> str:
             note += f" ({plural(row.errors, 'error')})"
         if row.infra_errors:
             note += f" ({plural(row.infra_errors, 'infra failure')}, not scored)"
+        if row.no_calls:
+            note += f"  {NO_CALLS}"
         step = "" if not timed else "  " + (
             f"{row.step_p50:>6.2f} s" if row.step_p50 is not None else f"{'-':>8}")
         lines.append(f"{row.task:<{width}}  {row.score:>6.2f}  "
@@ -59,6 +62,9 @@ def metrics_line(summary: Summary, trials: int) -> str:
         parts.append(f"{plural(summary.errors, 'agent error')}")
     if summary.infra_errors:
         parts.append(infra_line(summary))
+    if summary.health is not None:
+        parts.append(health_line(summary.health))
+    parts += [f"ALARM: {alarm}" for alarm in summary.alarms]
     return " · ".join(parts)
 
 
