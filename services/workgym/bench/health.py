@@ -39,7 +39,8 @@ from ..tools import MALFORMED, NOT_SENT, UNKNOWN_TOOL
 
 REFUSALS_KEPT = 20  # the refusals an episode's record lists (all are counted)
 NO_CALLS = "NO TOOL CALLS"  # the table's note of a task whose episodes made none
-PARSER_HINT = "check the model's tool-call format (its server's tool parser)"
+# What to check first: a model's calls its server's tool parser did not read (a mismatch).
+PARSER_HINT = "is the model's tool-call format the one its server's tool parser reads?"
 
 
 def status_class(status: int) -> str | None:
@@ -135,7 +136,8 @@ def alarms(found: Health | None, silent: Sequence[str]) -> list[str]:
     if found is None:
         return []
     if found.made == 0:
-        return [f"no tool call in any of the {found.episodes} episodes: {PARSER_HINT}"]
+        return [f"the agent made no tool call ({found.episodes} episode"
+                f"{'s' * (found.episodes != 1)}): {PARSER_HINT}"]
     said = []
     for count, what in ((found.malformed, "malformed"), (found.unknown_tool, "to unknown tools")):
         if 2 * count > found.made:
