@@ -58,12 +58,12 @@ def metrics_line(summary: Summary, trials: int) -> str:
     if summary.step_p50 is not None:
         parts.append(f"browser step p50 {summary.step_p50:.2f} s "
                      f"({plural(summary.steps_timed, 'step')})")
+    if summary.health is not None:
+        parts.append(health_line(summary.health))
     if summary.errors:
         parts.append(f"{plural(summary.errors, 'agent error')}")
     if summary.infra_errors:
         parts.append(infra_line(summary))
-    if summary.health is not None:
-        parts.append(health_line(summary.health))
     parts += [f"ALARM: {alarm}" for alarm in summary.alarms]
     return " · ".join(parts)
 
