@@ -5,13 +5,14 @@ read "reached 0.93 reward while never firing a tool call", and nothing flagged i
 Per episode (the record's ``tool_calls``)::
 
     {"made", "reached_app", "malformed", "unknown_tool", "after_end", "gym_refused",
-     "refused": {"4xx", "5xx"}, "statuses": {"200": 3, "404": 1},
+     "page_loads", "refused": {"4xx", "5xx"}, "statuses": {"200": 3, "404": 1},
      "refusals": [{"step", "app", "method", "path", "status", "code", "fault"}]}
 
-``reached_app``: the gym's recorded steps (every agent's: API calls, a browser's page loads and
-writes), ``statuses`` theirs and ``refused`` those answered 4xx or 5xx, the first
-``REFUSALS_KEPT`` of them in ``refusals`` (``code``: the product's error code, ``fault``: the
-fault kinds injected on that step, if any). The calls that never reached an app only the agent
+``reached_app``: the gym's recorded steps that are calls (every agent's: API requests, a
+browser's page writes; a browser's page loads, the start pages included, are ``page_loads``),
+``statuses`` theirs and ``refused`` those answered 4xx or 5xx, the first ``REFUSALS_KEPT`` of
+them in ``refusals`` (``step``: its index in the trajectory, ``code``: the product's error
+code, ``fault``: the fault kinds injected on that step, if any). The calls that never reached an app only the agent
 knows: an agent that counts them (``not_sent``, by episode id, as ``openai:MODEL``'s does, by
 :data:`workgym.tools.NOT_SENT`) has them in ``malformed`` (not JSON, or not fitting the tool's
 schema), ``unknown_tool``, ``after_end`` and ``gym_refused``; the others have 0 there.
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import Any
 
+from workgym_core.asgi import READ_METHODS
 from workgym_core.errors import NotFound
 
 from ..tasks import catalogue
@@ -48,14 +50,20 @@ def status_class(status: int) -> str | None:
     return "4xx" if 400 <= status < 500 else "5xx" if status >= 500 else None
 
 
+def page_load(step: Mapping[str, Any]) -> bool:
+    """Whether a recorded step is a browser's page load (not a call: a page write is)."""
+    return bool(step.get("browser")) and step["method"] in READ_METHODS
+
+
 def tool_calls(steps: Sequence[Mapping[str, Any]],
                not_sent: Mapping[str, int] | None = None) -> dict[str, Any]:
     """An episode's ``tool_calls`` record from its recorded ``steps`` (``Env.trajectory()``)
     and the calls the agent counted as never sent (None: an agent that does not count)."""
     unsent = {kind: int((not_sent or {}).get(kind, 0)) for kind in NOT_SENT}
+    calls = [(i, step) for i, step in enumerate(steps) if not page_load(step)]
     refused = Counter({"4xx": 0, "5xx": 0})
     refusals: list[dict[str, Any]] = []
-    for i, step in enumerate(steps):
+    for i, step in calls:
         status = int(step["status"])
         if (which := status_class(status)) is None:
             continue
@@ -64,9 +72,9 @@ def tool_calls(steps: Sequence[Mapping[str, Any]],
             refusals.append({"step": i, "app": step["app"], "method": step["method"],
                              "path": step["path"], "status": status,
                              "code": step.get("error_code"), "fault": step.get("fault")})
-    statuses = Counter(str(int(step["status"])) for step in steps)
-    return {"made": len(steps) + sum(unsent.values()), "reached_app": len(steps), **unsent,
-            "refused": dict(refused), "statuses": dict(sorted(statuses.items())),
+    statuses = Counter(str(int(step["status"])) for _, step in calls)
+    return {"made": len(calls) + sum(unsent.values()), "reached_app": len(calls), **unsent,
+            "page_loads": len(steps) - len(calls), "refused": dict(refused), "statuses": dict(sorted(statuses.items())),
             "refusals": refusals}
 
 

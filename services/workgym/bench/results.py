@@ -11,7 +11,8 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
                    "duration_s", "episode_id", "episode_page", "tokens", "error",
                    "infra_error", "final_state_hash", "step_s",
                    "tool_calls": {"made", "reached_app", "malformed", "unknown_tool",
-                                  "after_end", "gym_refused", "refused": {"4xx", "5xx"},
+                                  "after_end", "gym_refused", "page_loads",
+                                  "refused": {"4xx", "5xx"},
                                   "statuses": {"<status>": n},
                                   "refusals": [{"step", "app", "method", "path", "status",
                                                 "code", "fault"}]},
@@ -24,7 +25,7 @@ by ``--resume``, its new record replacing it. ``trajectory`` (with ``--trajector
 episode as ``{"messages", "tools"}``, a ``workgym export --format jsonl`` record without its
 metadata. ``step_s``: a browser agent's seconds per browser step, in order (null for
 others). ``tool_calls``: the agent's tool calls, those that reached an app (the gym's recorded
-steps, their statuses and the first 20 refusals) and those it counted as never sent
+steps but a browser's page loads, their statuses and the first 20 refusals) and those it counted as never sent
 (:mod:`workgym.bench.health`); null for an episode that did not finish (an error).
 """
 
