@@ -12,11 +12,12 @@ Per episode (the record's ``tool_calls``)::
 browser's page writes; a browser's page loads, the start pages included, are ``page_loads``),
 ``statuses`` theirs and ``refused`` those answered 4xx or 5xx, the first ``REFUSALS_KEPT`` of
 them in ``refusals`` (``step``: its index in the trajectory, ``code``: the product's error
-code, ``fault``: the fault kinds injected on that step, if any). The calls that never reached an app only the agent
-knows: an agent that counts them (``not_sent``, by episode id, as ``openai:MODEL``'s does, by
-:data:`workgym.tools.NOT_SENT`) has them in ``malformed`` (not JSON, or not fitting the tool's
-schema), ``unknown_tool``, ``after_end`` and ``gym_refused``; the others have 0 there.
-``made`` is all of them: every tool call but the session's ``finish``.
+code, ``fault``: the fault kinds injected on that step, if any). The calls that never reached
+an app only the agent knows: an agent that counts them (``not_sent``, by episode id, as
+``openai:MODEL``'s does, by :data:`workgym.tools.NOT_SENT`) has them in ``malformed`` (not
+JSON, or not fitting the tool's schema), ``unknown_tool``, ``after_end`` and ``gym_refused``;
+the others have 0 there. ``made`` is all of them: every tool call but the session's
+``finish``.
 
 Per run (over scored episodes that were counted; an ``infra_error`` is never in a rate): the
 totals, the share malformed, the median calls per episode, the episodes without a call, and
@@ -74,8 +75,8 @@ def tool_calls(steps: Sequence[Mapping[str, Any]],
                              "code": step.get("error_code"), "fault": step.get("fault")})
     statuses = Counter(str(int(step["status"])) for _, step in calls)
     return {"made": len(calls) + sum(unsent.values()), "reached_app": len(calls), **unsent,
-            "page_loads": len(steps) - len(calls), "refused": dict(refused), "statuses": dict(sorted(statuses.items())),
-            "refusals": refusals}
+            "page_loads": len(steps) - len(calls), "refused": dict(refused),
+            "statuses": dict(sorted(statuses.items())), "refusals": refusals}
 
 
 @dataclass(frozen=True)

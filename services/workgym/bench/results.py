@@ -25,8 +25,9 @@ by ``--resume``, its new record replacing it. ``trajectory`` (with ``--trajector
 episode as ``{"messages", "tools"}``, a ``workgym export --format jsonl`` record without its
 metadata. ``step_s``: a browser agent's seconds per browser step, in order (null for
 others). ``tool_calls``: the agent's tool calls, those that reached an app (the gym's recorded
-steps but a browser's page loads, their statuses and the first 20 refusals) and those it counted as never sent
-(:mod:`workgym.bench.health`); null for an episode that did not finish (an error).
+steps but a browser's page loads, their statuses and the first 20 refusals) and those it
+counted as never sent (:mod:`workgym.bench.health`); null for an episode that did not finish
+(an error).
 """
 
 from __future__ import annotations
