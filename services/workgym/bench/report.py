@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from workgym_reward.recovery import RULES
 
-from .health import health_line
+from .health import NO_CALLS, health_line
 from .metrics import Summary, summarize
 from .results import Results
 from .summary import number, subject
@@ -127,7 +127,8 @@ def task_bars(summary: Summary) -> Plot:
         kind = "pass" if row.ok else ("partial" if row.passed else "fail")
         y = 10 + i * ROW_H
         bar = Bar(min(zero, end), y, max(abs(end - zero), 1), ROW_H - 4,
-                  f"{row.task}: score {row.score:.2f}, {row.passed}/{row.scored} passed", kind)
+                  f"{row.task}: score {row.score:.2f}, {row.passed}/{row.scored} passed"
+                  + (f", {NO_CALLS}" if row.no_calls else ""), kind)
         rows.append(Row(y, row.task, [bar], f"{row.score:.2f}"))
     ticks = [Tick(_scale(v, -1, 1, left, right), 10 + len(rows) * ROW_H + 14, f"{v:g}")
              for v in (-1, 0, 1)]
