@@ -21,9 +21,12 @@ from workgym.bench.report import render
 from workgym.bench.results import Results
 from workgym.bench.runner import Planned, run_episode
 from workgym.bench.summary import metrics_line, table
+from workgym.errors import Refused, UnknownName
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
+from workgym.tools import refused
+from workgym_core.errors import InvalidRequest
 
 from ..scripted_model import FakeModel, scripted_model
 
@@ -148,6 +151,13 @@ def _record(task: str, made: int, malformed: int = 0, **more: Any) -> dict[str, 
     return {"task": task, "seed": 0, "trial": 0, "reward": 1.0, "success": True,
             "duration_s": 1.0, "tool_calls": tool_calls(steps, {"malformed": malformed}),
             **more}
+
+
+def test_why_a_call_was_not_sent_is_told_by_the_refusal_once() -> None:
+    assert [refused(exc)["not_sent"] for exc in (
+        UnknownName("tool", "x", "this episode", []), InvalidRequest("no argument 'y'"),
+        Refused(503, {"code": "unavailable", "message": "down"}))] == [
+        "unknown_tool", "malformed", "gym_refused"]
 
 
 def test_a_record_keeps_the_first_refusals_and_counts_them_all() -> None:
