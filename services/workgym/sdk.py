@@ -28,6 +28,7 @@ from workgym_core.settings import Settings
 
 from .errors import MissingApiKey, Refused, UnknownName, reaching, refusal
 from .tools import (
+    MALFORMED,
     NOT_AN_OBJECT,
     REFRESH_TOKEN,
     ToolCatalogue,
@@ -192,14 +193,15 @@ class Env:
         return catalogue
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Run one tool call as a model's: ``{"text", "error", "finished", "status", "body"}``
-        (:func:`workgym.tools.said`). Never raises for what a model can get wrong (an unknown
-        tool, arguments its schema refuses, an app's refusal, a dropped connection: status 0,
-        the gym's refusal): those are ``error: true`` and text. Raises only when there is no
+        """Run one tool call as a model's: ``{"text", "error", "finished", "status", "body",
+        "not_sent"}`` (:func:`workgym.tools.said`). Never raises for what a model can get
+        wrong (an unknown tool, arguments its schema refuses, an app's refusal, a dropped
+        connection: status 0, the gym's refusal): those are ``error: true`` and text, and
+        ``not_sent`` says why a call never reached an app. Raises only when there is no
         episode (RuntimeError) or the gym API does not answer (``Unreachable``)."""
         obs = self._obs
         if not isinstance(arguments, dict):
-            return said(NOT_AN_OBJECT, error=True)
+            return said(NOT_AN_OBJECT, error=True, not_sent=MALFORMED)
         try:
             if name == REFRESH_TOKEN:  # the SDK holds the token: the model learns it worked
                 self.refresh_token()

@@ -12,7 +12,8 @@ trainer")::
 ``call_tool`` never raises for anything a model can get wrong: an unknown tool, arguments
 that do not fit its schema, an app's refusal, a dropped connection, a call after the
 episode ended are all text the model reads (``error: true``). Its result is the SDK's
-``Env.call_tool``'s (``{"text", "error", "finished", "status", "body"}``, one implementation).
+``Env.call_tool``'s (``{"text", "error", "finished", "status", "body", "not_sent"}``, one
+implementation; ``not_sent``: why a call never reached an app, :data:`workgym.tools.NOT_SENT`).
 Only the harness's own mistakes raise (``call_tool`` before ``start``), and a gym API that
 does not answer (``workgym.errors.Unreachable``). ``row`` keys from a dataset row are taken
 as the episode's options (``faults``), the rest refused, so a typo in a dataset is an error.
@@ -23,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .sdk import Env, FaultChoice, connect
-from .tools import ENDED, FINISH, FINISH_TOOL, TASK_ENDED, said
+from .tools import AFTER_END, ENDED, FINISH, FINISH_TOOL, TASK_ENDED, said
 
 if TYPE_CHECKING:
     from .local import LocalServer
@@ -101,7 +102,7 @@ class Session:
         ``finish`` here, every other tool through the SDK's ``Env.call_tool``."""
         env, arguments = self.env, {} if arguments is None else arguments
         if self._ended:
-            return said(ENDED, error=True, finished=True)
+            return said(ENDED, error=True, finished=True, not_sent=AFTER_END)
         if name == FINISH:
             answer = arguments.get("answer") if isinstance(arguments, dict) else None
             self._answer = answer if isinstance(answer, str) else None

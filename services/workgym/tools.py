@@ -288,25 +288,38 @@ def tool_app(name: str, apps: Iterable[str]) -> str:
 
 
 # What a model reads of a tool call, through every entry (the SDK's ``Env.call_tool``, the
-# session protocol, the MCP endpoint): ``{"text", "error", "finished", "status", "body"}``.
+# session protocol, the MCP endpoint): ``{"text", "error", "finished", "status", "body",
+# "not_sent"}``.
 MAX_TEXT = 20_000  # how much of an app's answer a model reads (the rest is cut, and it is told)
 ENDED = "The task has ended: no more tool calls."
 TASK_ENDED = "Task ended."
 NOT_AN_OBJECT = "Arguments must be a JSON object."
 
+# Why a tool call was never sent to an app (a result's ``not_sent``), the one classification
+# every count of an agent's tool calls reads (workgym.bench.health): a tool the episode does
+# not have; arguments that are not a JSON object or do not fit the tool's schema; a call after
+# the episode ended; the gym refusing its own part (its tool schemas, a token refresh).
+UNKNOWN_TOOL, MALFORMED, AFTER_END, GYM_REFUSED = (
+    "unknown_tool", "malformed", "after_end", "gym_refused")
+NOT_SENT = (MALFORMED, UNKNOWN_TOOL, AFTER_END, GYM_REFUSED)
+
 
 def said(text: str, *, error: bool = False, finished: bool = False, status: int | None = None,
-         body: Any = None) -> dict[str, Any]:
+         body: Any = None, not_sent: str | None = None) -> dict[str, Any]:
     """A tool call's result: ``text`` is what the model reads; ``status`` the app's HTTP
     status (0: the connection dropped; None: the call reached no app) and ``body`` its parsed
-    answer, for code."""
-    return {"text": text, "error": error, "finished": finished, "status": status, "body": body}
+    answer, for code; ``not_sent``: why the call never reached an app (one of NOT_SENT), None
+    when it did (or was the session's ``finish``, or the gym's token refresh that worked)."""
+    return {"text": text, "error": error, "finished": finished, "status": status, "body": body,
+            "not_sent": not_sent}
 
 
 def refused(exc: Exception) -> dict[str, Any]:
     """A call refused before it reached an app (an unknown tool, arguments its schema does not
     take, the gym's refusal), as the model reads it."""
-    return said(f"{exc}", error=True)
+    why = UNKNOWN_TOOL if isinstance(exc, UnknownName) else \
+        MALFORMED if isinstance(exc, InvalidRequest) else GYM_REFUSED
+    return said(f"{exc}", error=True, not_sent=why)
 
 
 def outcome_said(outcome: dict[str, Any]) -> dict[str, Any]:

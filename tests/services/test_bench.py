@@ -161,6 +161,10 @@ class _FakeEnv:
                 "faults": [{"kind": "rate_limit", "step": 1, "recovered": True},
                            {"kind": "http_5xx", "step": 2, "recovered": None}]}
 
+    def trajectory(self) -> list[dict[str, Any]]:
+        return [{"app": "helpdesk", "method": "GET", "path": "/api/v2/tickets",
+                 "status": status} for status in (200, 429, 200)]
+
 
 # The fake stands in for the SDK's Env: it has what the runner uses of one.
 FAKE_ENV = cast(OpenEnv, _FakeEnv)

@@ -71,6 +71,10 @@ def test_browser_reference_runs_the_tasks_browser_script_and_times_its_steps(
     solved, unsolved = episodes[SOLVED], episodes[UNSOLVED]
     assert solved["success"] is True and solved["error"] is None
     assert solved["steps"] > 0 and len(solved["step_s"]) > 5
+    # Its page writes are its tool calls; its page loads (the start page too) are not.
+    calls = solved["tool_calls"]
+    assert calls["made"] == calls["reached_app"] > 0 and calls["page_loads"] > 0
+    assert calls["made"] + calls["page_loads"] == solved["steps"]
     assert all(seconds > 0 for seconds in solved["step_s"])
     assert unsolved["error"] == f"ValueError: task {UNSOLVED} has no browser: solution"
     assert unsolved["success"] is False and unsolved["step_s"] is None
@@ -86,12 +90,15 @@ def test_browser_reference_runs_the_tasks_browser_script_and_times_its_steps(
 def test_a_policy_gets_browsergyms_observation_and_its_message_is_the_answer(
         gym: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     agent = f"browser:{__name__}:tell_then_stop"
-    _, episodes = _bench(gym, tmp_path / "run.json", agent, SOLVED, capsys)
+    stdout, episodes = _bench(gym, tmp_path / "run.json", agent, SOLVED, capsys)
 
     episode = episodes[SOLVED]
     assert episode["error"] is None and episode["success"] is False
     assert len(episode["step_s"]) == 1  # one action, then None: done
     assert episode["signals"]["task_completion"] == 0
+    # It loaded pages (the start page) and wrote none: no tool call, and the task needs some
+    assert episode["tool_calls"]["made"] == 0 and episode["tool_calls"]["page_loads"] > 0
+    assert "ALARM: the agent made no tool call (1 episode)" in stdout
 
 
 def test_a_crashing_policy_fails_its_episode(gym: str, tmp_path: Path,

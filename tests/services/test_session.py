@@ -79,7 +79,7 @@ def test_the_sdk_and_a_session_answer_a_tool_call_alike_and_never_raise(
     for name, arguments in CALLS:
         said = env.call_tool(name, arguments)
         assert session.call_tool(name, arguments) == said
-        assert set(said) == {"text", "error", "finished", "status", "body"}
+        assert set(said) == {"text", "error", "finished", "status", "body", "not_sent"}
     unknown, no_app, misspelt, missing, answered = (env.call_tool(*call) for call in CALLS)
     assert unknown["text"].startswith("unknown tool 'tracker_no_such_tool': app tracker has ")
     assert "tracker_get_myself" in unknown["text"]
@@ -88,6 +88,12 @@ def test_the_sdk_and_a_session_answer_a_tool_call_alike_and_never_raise(
     assert (missing["error"], missing["status"]) == (True, 404)
     assert (answered["error"], answered["status"]) == (False, 200)
     assert answered["body"]["displayName"] in answered["text"]
+    # Why each call reached no app: what the bench counts (workgym.bench.health)
+    assert [r["not_sent"] for r in (unknown, no_app, misspelt, missing, answered)] == [
+        "unknown_tool", "unknown_tool", "malformed", None, None]
+    assert env.call_tool("tracker_get_myself", [])["not_sent"] == "malformed"  # type: ignore[arg-type]
+    assert session.call_tool("finish", {})["not_sent"] is None
+    assert session.call_tool("tracker_get_myself", {})["not_sent"] == "after_end"
     session.close()
 
 

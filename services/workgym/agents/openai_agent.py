@@ -47,6 +47,11 @@ the episode starts and grows with each turn (also when the agent raises); one ag
 episodes in many threads, and a runner pops the entries it has read. Nothing is printed or
 logged above DEBUG.
 
+**Calls never sent**: per episode, ``agent.not_sent[episode_id]`` counts the tool calls that
+never reached an app, by why (:data:`workgym.tools.NOT_SENT`: arguments not JSON or not
+fitting, an unknown tool, ...), kept and popped as ``usage`` is; the gym's recorded steps have
+the others (``workgym bench``'s ``tool_calls``, :mod:`workgym.bench.health`).
+
 **Determinism**: ``temperature=0`` by default (greedy decoding); ``seed`` is sent when given.
 Reasoning models that refuse a temperature take ``temperature=None`` (not sent). Any other
 parameter of the request (``max_completion_tokens``, a server's ``extra_body``) goes in
@@ -58,6 +63,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -69,7 +75,7 @@ from workgym_core.errors import ConfigError, UpstreamError
 from ..sdk import Env
 from ..session import Session
 from ..tasks import Task
-from ..tools import FINISH, FINISH_TOOL
+from ..tools import FINISH, FINISH_TOOL, MALFORMED
 
 if TYPE_CHECKING:
     import openai
@@ -155,6 +161,7 @@ class ChatAgent:
             self._options["seed"] = seed
         self._lock = threading.Lock()
         self.usage: dict[str, dict[str, int]] = {}
+        self.not_sent: dict[str, Counter[str]] = {}
         self.transcripts: dict[str, list[dict[str, Any]]] | None = None
 
     def __repr__(self) -> str:
@@ -185,8 +192,10 @@ class ChatAgent:
         messages: list[dict[str, Any]] = [{"role": "system", "content": obs.brief},
                                           {"role": "user", "content": obs.instruction}]
         usage = dict.fromkeys(USAGE_KEYS, 0)
+        unsent: Counter[str] = Counter()
         with self._lock:
             self.usage[obs.episode_id] = usage
+            self.not_sent[obs.episode_id] = unsent
             if self.transcripts is not None:
                 self.transcripts[obs.episode_id] = messages
         steps = 0
@@ -207,8 +216,13 @@ class ChatAgent:
                     log.debug("%s: step budget (%d) spent", obs.episode_id, budget)
                     return None
                 steps += 1
-                if arguments is not None:
-                    said = str(session.call_tool(name, arguments)["text"])
+                if arguments is None:
+                    unsent[MALFORMED] += 1
+                else:
+                    result = session.call_tool(name, arguments)
+                    said = str(result["text"])
+                    if result["not_sent"]:
+                        unsent[result["not_sent"]] += 1
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": said})
 
     @contextmanager

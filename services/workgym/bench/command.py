@@ -222,6 +222,8 @@ def _bench(args: argparse.Namespace, stack: ExitStack) -> int:
     print()
     print(metrics_line(summary, header["trials"]))
     print(headline(summary, header, f"{results.path} (HTML: {html})"))
+    for alarm in summary.alarms:
+        print(f"workgym: ALARM: {alarm}", file=sys.stderr)
     if stopped:
         print(f"workgym: bench stopped early: {infra_line(summary)}, more than "
               f"--max-infra-errors {args.max_infra_errors}; {total - len(results.done())} "

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import comb
 from statistics import median
 from typing import Any
+
+from .health import Health, alarms, health, silent_tasks
 
 
 def _check(n: int, c: int, k: int) -> None:
@@ -78,6 +80,7 @@ class TaskRow:
     errors: int
     infra_errors: int  # episodes the infrastructure failed: not scored
     step_p50: float | None = None  # a browser agent's median seconds per browser step
+    no_calls: bool = False  # it needs tool calls and its episodes made none (bench.health)
 
     @property
     def scored(self) -> int:
@@ -106,6 +109,8 @@ class Summary:
     curve: list[tuple[int, float | None, float | None]]  # (k, pass^k, pass@k), k = 1..max n
     steps_timed: int = 0  # browser steps timed (a browser agent's), and their median seconds
     step_p50: float | None = None
+    health: Health | None = None  # the agent's tool calls (None: not counted)
+    alarms: list[str] = field(default_factory=list)  # what says the figures are not its work
 
     @property
     def tasks_passed(self) -> int:
@@ -127,6 +132,8 @@ def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
     """The summary of episode records (``results``' format) for k trials per problem."""
     scored = [e for e in episodes if not e.get("infra_error")]
     problems = problem_counts(scored)
+    silent = silent_tasks(episodes)
+    calls = health(episodes)
     by_task: dict[str, list[Mapping[str, Any]]] = {}
     for e in episodes:
         by_task.setdefault(e["task"], []).append(e)
@@ -136,7 +143,8 @@ def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
                     sum(float(e["duration_s"]) for e in runs) / len(runs),
                     sum(e.get("error") is not None for e in runs),
                     sum(bool(e.get("infra_error")) for e in runs),
-                    median(timed) if (timed := step_times(runs)) else None)
+                    median(timed) if (timed := step_times(runs)) else None,
+                    task in silent)
             for task, runs in sorted(by_task.items())]
     timed = step_times(episodes)
     most = max((n for n, _ in problems.values()), default=0)
@@ -153,4 +161,5 @@ def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
         curve=[(j, mean_pass_hat_k(problems, j), mean_pass_at_k(problems, j))
                for j in range(1, most + 1)],
         steps_timed=len(timed), step_p50=median(timed) if timed else None,
+        health=calls, alarms=alarms(calls, silent),
     )

@@ -2,7 +2,9 @@
 and SVG, no script, nothing fetched): the run's facts, its metrics, four plots (the reward
 histogram, pass^k and pass@k over k (with two trials or more: with one, both are pass@1),
 the score per task, the faults met and recovered per kind (met alone for a kind that asks
-nothing of the agent)), the infra failures apart, and every episode with its page link.
+nothing of the agent)), the agent's tool calls (and above all, the alarms saying the figures
+may not be its work: :mod:`workgym.bench.health`), the infra failures apart, and every episode
+with its page link.
 
 The plots' geometry is computed here, in plain numbers; the template only draws it.
 """
@@ -18,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from workgym_reward.recovery import RULES
 
+from .health import NO_CALLS, health_line
 from .metrics import Summary, summarize
 from .results import Results
 from .summary import number, subject
@@ -124,7 +127,8 @@ def task_bars(summary: Summary) -> Plot:
         kind = "pass" if row.ok else ("partial" if row.passed else "fail")
         y = 10 + i * ROW_H
         bar = Bar(min(zero, end), y, max(abs(end - zero), 1), ROW_H - 4,
-                  f"{row.task}: score {row.score:.2f}, {row.passed}/{row.scored} passed", kind)
+                  f"{row.task}: score {row.score:.2f}, {row.passed}/{row.scored} passed"
+                  + (f", {NO_CALLS}" if row.no_calls else ""), kind)
         rows.append(Row(y, row.task, [bar], f"{row.score:.2f}"))
     ticks = [Tick(_scale(v, -1, 1, left, right), 10 + len(rows) * ROW_H + 14, f"{v:g}")
              for v in (-1, 0, 1)]
@@ -182,6 +186,23 @@ def tokens(usage: dict[str, Any] | None) -> str:
     return ", ".join(f"{name} {count}" for name, count in usage.items())
 
 
+def percent(share: float | None) -> str:
+    return "-" if share is None else f"{share:.0%}"
+
+
+def calls(counted: dict[str, Any] | None) -> str:
+    """An episode's tool calls: those made, and what went wrong with them
+    (``5: 1 malformed, 2 refused``)."""
+    if not counted:
+        return "-"
+    wrong = [f"{counted[name]} {label}" for name, label in (
+        ("malformed", "malformed"), ("unknown_tool", "unknown tool"))
+        if counted.get(name)]
+    if refused := sum(counted["refused"].values()):
+        wrong.append(f"{refused} refused")
+    return f"{counted['made']}" + (f": {', '.join(wrong)}" if wrong else "")
+
+
 def render(results: Results, json_href: str | None = None) -> str:
     """The HTML report of ``results``."""
     header, episodes = results.header, results.episodes
@@ -190,6 +211,7 @@ def render(results: Results, json_href: str | None = None) -> str:
         default=True), undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     return env.get_template("report.html").render(
         header=header, subject=subject(header), summary=summary, number=number, tokens=tokens,
+        calls=calls, percent=percent, health_line=health_line,
         width=WIDTH, row_width=ROW_WIDTH, label_w=LABEL_W,
         episodes=sorted(episodes, key=lambda e: (e["task"], e["seed"], e["trial"])),
         histogram=histogram([float(e["reward"]) for e in episodes if not e.get("infra_error")]),

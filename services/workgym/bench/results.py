@@ -9,7 +9,14 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
                    "duration_s", "episode_id", "episode_page", "tokens", "error",
-                   "infra_error", "final_state_hash", "step_s", "trajectory"?}, ...]}
+                   "infra_error", "final_state_hash", "step_s",
+                   "tool_calls": {"made", "reached_app", "malformed", "unknown_tool",
+                                  "after_end", "gym_refused", "page_loads",
+                                  "refused": {"4xx", "5xx"},
+                                  "statuses": {"<status>": n},
+                                  "refusals": [{"step", "app", "method", "path", "status",
+                                                "code", "fault"}]},
+                   "trajectory"?}, ...]}
 
 Episodes are listed in the order they finished; one is keyed by (task, seed, trial). The
 header's ``finished`` is null until every planned episode is recorded. An episode recorded
@@ -17,7 +24,10 @@ with an ``infra_error`` (the infrastructure failed it, not the agent) is kept, a
 by ``--resume``, its new record replacing it. ``trajectory`` (with ``--trajectories``): the
 episode as ``{"messages", "tools"}``, a ``workgym export --format jsonl`` record without its
 metadata. ``step_s``: a browser agent's seconds per browser step, in order (null for
-others).
+others). ``tool_calls``: the agent's tool calls, those that reached an app (the gym's recorded
+steps but a browser's page loads, their statuses and the first 20 refusals) and those it
+counted as never sent (:mod:`workgym.bench.health`); null for an episode that did not finish
+(an error).
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from ..export import Episode, transcript
 from ..sdk import Env
 from ..tasks import Task
 from ..tools import FINISH_TOOL
+from .health import tool_calls
 
 OpenEnv = Callable[[str, int], Env]  # (task id, seed) -> a new environment
 Agent = Callable[[Env, Task], "str | None"]
@@ -112,18 +113,19 @@ def _start(open_env: OpenEnv, planned: Planned, pauses: Sequence[float]) -> Env:
 
 
 def trajectory(env: Env, task: Task, report: dict[str, Any],
-               messages: list[dict[str, Any]] | None) -> dict[str, Any]:
+               messages: list[dict[str, Any]] | None,
+               steps: list[dict[str, Any]]) -> dict[str, Any]:
     """The episode as training data, a record of ``workgym export --format jsonl`` without
     its metadata (the bench's record is that): ``{"messages", "tools"}``. ``messages``: the
     model's own conversation when its agent kept it, else the conversation the gym's
-    recorded steps make (:func:`workgym.export.transcript`: one tool call per step)."""
+    recorded ``steps`` make (:func:`workgym.export.transcript`: one tool call per step)."""
     obs = env.observation
     assert obs is not None
     if messages is not None:
         return {"messages": messages, "tools": [*obs.tools, FINISH_TOOL]}
-    steps = Episode(steps=env.trajectory(), report=report)
     tools = {app: env._catalogue(app) for app in obs.apps}
-    return {"messages": transcript(steps, task, tools), "tools": obs.tools}
+    return {"messages": transcript(Episode(steps=steps, report=report), task, tools),
+            "tools": obs.tools}
 
 
 def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
@@ -136,18 +138,21 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
         "reward": 0.0, "success": False, "harm": False, "signals": {}, "steps": None,
         "faults": _faults([]), "duration_s": 0.0, "episode_id": None, "episode_page": None,
         "tokens": None, "error": None, "infra_error": None, "final_state_hash": None,
-        "step_s": None,
+        "step_s": None, "tool_calls": None,
     }
     started = time.perf_counter()
     kept = getattr(agent, "transcripts", None)  # a model's agent: its conversations, if kept
+    unsent = getattr(agent, "not_sent", None)  # a model's agent: calls never sent, by why
+    steps = None
     try:
         with _start(open_env, planned, pauses) as env:
             assert env.observation is not None
             record["episode_id"] = env.observation.episode_id
             report = env.finish(answer=agent(env, planned.task))
+            steps = env.trajectory()
             if trajectories:
                 messages = kept.pop(record["episode_id"], None) if kept is not None else None
-                record["trajectory"] = trajectory(env, planned.task, report, messages)
+                record["trajectory"] = trajectory(env, planned.task, report, messages, steps)
         record.update(
             reward=float(report["reward"]), success=bool(report["success"]),
             harm=bool(report.get("harm")), signals=report["signals"], steps=report["steps"],
@@ -169,6 +174,9 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
             record["tokens"] = usage.pop(record["episode_id"], None)
         if timed is not None:
             record["step_s"] = timed.pop(record["episode_id"], None)
+        not_sent = unsent.pop(record["episode_id"], None) if unsent is not None else None
+        if steps is not None:
+            record["tool_calls"] = tool_calls(steps, not_sent)
         if kept is not None:
             kept.pop(record["episode_id"], None)
     return record

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .health import NO_CALLS, health_line
 from .metrics import Summary
 
 
@@ -35,6 +36,8 @@ def table(summary: Summary) -> str:
             note += f" ({plural(row.errors, 'error')})"
         if row.infra_errors:
             note += f" ({plural(row.infra_errors, 'infra failure')}, not scored)"
+        if row.no_calls:
+            note += f"  {NO_CALLS}"
         step = "" if not timed else "  " + (
             f"{row.step_p50:>6.2f} s" if row.step_p50 is not None else f"{'-':>8}")
         lines.append(f"{row.task:<{width}}  {row.score:>6.2f}  "
@@ -55,10 +58,13 @@ def metrics_line(summary: Summary, trials: int) -> str:
     if summary.step_p50 is not None:
         parts.append(f"browser step p50 {summary.step_p50:.2f} s "
                      f"({plural(summary.steps_timed, 'step')})")
+    if summary.health is not None:
+        parts.append(health_line(summary.health))
     if summary.errors:
         parts.append(f"{plural(summary.errors, 'agent error')}")
     if summary.infra_errors:
         parts.append(infra_line(summary))
+    parts += [f"ALARM: {alarm}" for alarm in summary.alarms]
     return " · ".join(parts)
 
 
