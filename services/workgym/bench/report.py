@@ -19,7 +19,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from workgym_reward.recovery import RULES
 
 from .metrics import Summary, summarize
-from .results import Results
+from .results import Results, planned
 from .summary import number, subject
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -196,7 +196,7 @@ def render(results: Results, json_href: str | None = None) -> str:
         curve=pass_curve(summary.curve) if len(summary.curve) > 1 else None,
         tasks=task_bars(summary), faults=fault_bars(episodes), judged=judged,
         json_href=json_href,
-        planned=len(header["tasks"]) * len(header["seeds"]) * int(header["trials"]))
+        planned=planned(header))
 
 
 def write_report(results_path: Path, out: Path | None = None) -> Path:
