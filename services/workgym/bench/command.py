@@ -62,18 +62,25 @@ def _version() -> str:
         return "unknown"
 
 
-def _command(header: dict[str, Any]) -> str:
-    """The command that runs this plan again."""
-    which = ["--set", header["set"]["path"]] if header.get("set") else \
-        ["--suite", header["suite"]] if header["suite"] else \
+def selection_args(header: dict[str, Any]) -> list[str]:
+    """The options that choose the problems of ``header``'s run: its set, or its suite
+    (split, tasks), seeds and fault plan."""
+    if header.get("set"):
+        return ["--set", header["set"]["path"]]
+    which = ["--suite", header["suite"]] if header["suite"] else \
         ["--split", header["split"]] if header.get("split") else \
         ["--tasks", ",".join(header["selection"])]
-    seeds = [] if header.get("set") else \
-        ["--seeds", ",".join(str(s) for s in header["seeds"]), "--faults", header["faults"]]
+    return [*which, "--seeds", ",".join(str(s) for s in header["seeds"]), "--faults",
+            header["faults"]]
+
+
+def _command(header: dict[str, Any]) -> str:
+    """The command that runs this plan again."""
     url = ["--url", header["url"]] if header["url"] else []
     trajectories = ["--trajectories"] if header.get("trajectories") else []
-    return shlex.join(["workgym", "bench", *which, *seeds, "--trials", str(header["trials"]),
-                       "--agent", header["agent"], *url, *trajectories])
+    return shlex.join(["workgym", "bench", *selection_args(header), "--trials",
+                       str(header["trials"]), "--agent", header["agent"], *url,
+                       *trajectories])
 
 
 def _from_set(path: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -101,7 +108,7 @@ def _from_set(path: str, args: argparse.Namespace) -> dict[str, Any]:
             "set": {"path": path, "name": taskset.name, "instances": instances}}
 
 
-def _problems(header: dict[str, Any]) -> list[Problem]:
+def problems_of(header: dict[str, Any]) -> list[Problem]:
     """The problems of the run of ``header``: its set's instances, else its tasks × seeds."""
     tasks = catalogue()
     if header.get("set"):
@@ -227,7 +234,7 @@ def _bench(args: argparse.Namespace, stack: ExitStack) -> int:
     if header.get("trajectories") and hasattr(agent, "transcripts"):
         agent.transcripts = {}  # the model's own conversations
     results = resumed or Results.create(out or claim_next_run(), header)
-    problems = _problems(header)
+    problems = problems_of(header)
     todo = plan(problems, header["trials"], results.done())
     total = planned(header)
     shape = f"{plural(len(problems), 'instance')} of set {header['set']['path']}" \
