@@ -16,7 +16,7 @@ from .scripted import SEED, TASK
 
 TASKSET = TaskSet([Instance(TASK, SEED, "none", weight=2, info={"rate": 0.4}),
                    Instance(TASK, 5)], name="mine")
-PLAIN = [{"task": TASK, "seed": SEED, "faults": "none"}] * 2 + [
+PLAIN: list[dict[str, Any]] = [{"task": TASK, "seed": SEED, "faults": "none"}] * 2 + [
     {"task": TASK, "seed": 5, "faults": "task"}]
 
 
