@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from workgym.bench.calibrate import judge
+from workgym.bench.results import Results
 from workgym.cli import main
 from workgym.envversion import current
 from workgym.tasksets import load
@@ -118,3 +120,23 @@ def test_a_baseline_that_always_solves_writes_no_set_and_bad_bands_are_refused(
     assert "--attempts 1: a rate needs 2 attempts or more" in capsys.readouterr().err
     assert main(["tasks", "calibrate", "--tasks", TASK]) == 2
     assert "choose the baseline, --agent openai:MODEL" in capsys.readouterr().err
+
+
+def test_an_instance_with_an_attempt_the_infrastructure_failed_is_not_judged(
+        tmp_path: Path) -> None:
+    """Seed 0: 2 of 3 solved, one attempt an agent's error (a failure); seed 1: 2 solved and
+    an infra failure (not scored: its 2 of 2 scored would be a different rate): not judged
+    until resumed."""
+    header = {"suite": None, "selection": [TASK], "tasks": [TASK], "seeds": [0, 1],
+              "faults": "task", "trials": 3}
+    results = Results(tmp_path / "r.json", header, [
+        {"task": TASK, "seed": seed, "trial": trial, "success": ok, "error": error,
+         "infra_error": infra}
+        for seed, trial, ok, error, infra in [
+            (0, 0, True, None, None), (0, 1, False, "RuntimeError: x", None),
+            (0, 2, True, None, None), (1, 0, True, None, None), (1, 1, True, None, None),
+            (1, 2, False, None, "model endpoint HTTP 503: ...")]])
+    judged = judge(results, 2, 2)
+    assert [(i.seed, dict(i.info)) for i in judged.instances] == [
+        (0, {"solved": 2, "attempts": 3, "rate": 0.6667})]
+    assert judged.tally == {"in band": 1, "infra": 1}

@@ -143,7 +143,7 @@ def calibrate(args: argparse.Namespace) -> int:
             description=f"instances {agent} solved {low}-{high} times of {attempts}"
             + (f" at temperature {header['temperature']}"
                if header.get("temperature") is not None else ""),
-            env_version=current().as_dict(),
+            env_version=header.get("env_version") or current().as_dict(),
             made_by={"command": _command(header, low, high, out),
                      "results": str(results_path), "agent": agent,
                      "temperature": header.get("temperature"), "attempts": attempts,
