@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from workgym.cli import main
+from workgym.envversion import current
 from workgym.tasksets import Instance, TaskSet
 
 TASKS = ("tracker/start-work-on-bug", "helpdesk/fault-refund-timeout-after")  # short ones
 
 
-def _set(path: Path, *instances: Instance) -> Path:
-    TaskSet(list(instances), name="mine").save(path)
+def _set(path: Path, *instances: Instance, version: Any = None) -> Path:
+    TaskSet(list(instances), name="mine",
+            env_version=version or current().as_dict()).save(path)
     return path
 
 
@@ -29,6 +32,7 @@ def test_a_set_runs_its_instances_each_under_its_fault_plan(
     assert main(["bench", "--set", str(taskset), "--trials", "2", "--out", str(out)]) == 0
     printed = capsys.readouterr()
     assert "bench 6 episodes of 6 (3 instances of set " in printed.err
+    assert "another environment version" not in printed.err  # made here, now
     assert f"set {taskset} · 2 tasks · 2/2 passed" in printed.out
     assert "6 episodes (3 problems × 2 trials)" in printed.out
 
@@ -76,9 +80,14 @@ def test_a_set_names_its_seeds_and_fault_plans_and_one_problem_once(
         main(["bench", "--set", str(taskset), "--suite", "helpdesk"])
     assert exited.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
 
-    twice = _set(tmp_path / "twice.json", Instance(TASKS[0], 1), Instance(TASKS[0], 1, "none"))
+    # Made on another environment version (its tasks changed since): a note, then the run.
+    old = {"id": "wg-0000", "parts": {**current().parts, "tasks": "0000"}}
+    twice = _set(tmp_path / "twice.json", Instance(TASKS[0], 1), Instance(TASKS[0], 1, "none"),
+                 version=old)
     assert main(["bench", "--set", str(twice), "--out", str(out)]) == 2
     assert capsys.readouterr().err == (
+        f"workgym: note: task set {twice} was made on another environment version (tasks "
+        "differ): what it says of its instances (their rates) may not hold here\n"
         f"workgym: error: --set {twice}: instances[1]: {TASKS[0]} seed 1 is listed under "
         "fault plans 'task' and 'none'; the bench scores a task at a seed once per trial: "
         "give one of them another seed\n")

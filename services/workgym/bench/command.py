@@ -23,6 +23,7 @@ from typing import Any
 from workgym_core.errors import ConfigError
 
 from .. import tasksets
+from ..envversion import current, differences
 from ..splits import Split, in_split
 from ..tasks import Task, catalogue
 from .metrics import summarize
@@ -86,11 +87,17 @@ def _command(header: dict[str, Any]) -> str:
 def _from_set(path: str, args: argparse.Namespace) -> dict[str, Any]:
     """The header's fields of a run of the task set at ``path``: the set names the tasks,
     seeds and fault plans (``--seeds``/``--faults`` are refused). A problem is a task at a
-    seed: a set listing one under two fault plans is refused."""
+    seed: a set listing one under two fault plans is refused. A set made on another
+    environment version is run, with a note."""
     if args.seeds is not None or args.faults is not None:
         raise ConfigError(f"--set {path} names each instance's seed and fault plan: drop "
                           f"{'--seeds' if args.seeds is not None else '--faults'}")
     taskset = tasksets.load(Path(path))
+    if taskset.env_version and (changed := differences(taskset.env_version,
+                                                       current().as_dict())):
+        print(f"workgym: note: task set {path} was made on another environment version "
+              f"({', '.join(changed)}): what it says of its instances (their rates) may not "
+              "hold here", file=sys.stderr)
     seen: dict[tuple[str, int], str] = {}
     for n, instance in enumerate(taskset.instances):
         other = seen.setdefault((instance.task, instance.seed), instance.faults)
