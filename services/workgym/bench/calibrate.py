@@ -85,24 +85,29 @@ def _command(header: dict[str, Any], low: int, high: int, out: Path) -> str:
                        "--low", str(low), "--high", str(high), "--out", str(out)])
 
 
-def _bench_args(args: argparse.Namespace, results: Path | None) -> argparse.Namespace:
-    """The ``workgym bench`` options of the calibration run: a new one into ``results``, or
-    (``results`` None) ``--resume``."""
+def _bench_args(args: argparse.Namespace, bench_defaults: argparse.Namespace,
+                results: Path | None) -> argparse.Namespace:
+    """The ``workgym bench`` options of the calibration run (its defaults, ``bench_defaults``,
+    but what calibrate chooses): a new one into ``results``, or (``results`` None)
+    ``--resume``."""
     new = results is not None
     model = args.agent is not None and args.agent.partition(":")[0] == "openai"
-    return argparse.Namespace(
-        suite=args.suite, tasks=args.tasks, split=args.split, set=args.set,
-        seeds=args.seeds or (SEEDS if new and not args.set else None),
-        trials=args.attempts or (ATTEMPTS if new else None),
-        faults=args.faults, agent=args.agent,
-        temperature=args.temperature if args.temperature is not None or not new
+    return argparse.Namespace(**{
+        **vars(bench_defaults),
+        "suite": args.suite, "tasks": args.tasks, "split": args.split, "set": args.set,
+        "seeds": args.seeds or (SEEDS if new and not args.set else None),
+        "trials": args.attempts or (ATTEMPTS if new else None),
+        "faults": args.faults, "agent": args.agent,
+        "temperature": args.temperature if args.temperature is not None or not new
         else MODEL_TEMPERATURE if model else None,
-        concurrency=args.concurrency, url=args.url, out=str(results) if new else None,
-        resume=args.resume, retry_errors=False, max_infra_errors=args.max_infra_errors,
-        trajectories=False)
+        "concurrency": args.concurrency, "url": args.url,
+        "out": str(results) if new else None, "resume": args.resume,
+        "max_infra_errors": args.max_infra_errors})
 
 
-def calibrate(args: argparse.Namespace) -> int:
+def calibrate(args: argparse.Namespace, bench_defaults: argparse.Namespace) -> int:
+    """``workgym tasks calibrate``: ``args``, its options; ``bench_defaults``, what ``workgym
+    bench`` takes when given nothing (the run's options but calibrate's own)."""
     if args.resume:
         if args.temperature is not None or args.results:
             raise ConfigError("--resume runs the plan of the results file into it: drop "
@@ -125,7 +130,7 @@ def calibrate(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else default_out(agent)
     if not args.resume:
         results_path = Path(args.results) if args.results else out.with_suffix(".results.json")
-    code = bench(_bench_args(args, None if args.resume else results_path))
+    code = bench(_bench_args(args, bench_defaults, None if args.resume else results_path))
     if code != 0:
         print(f"workgym: no task set written (the run did not end): `workgym tasks calibrate "
               f"--resume {results_path}` runs the rest", file=sys.stderr)

@@ -12,7 +12,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from .arguments import fault_plan, seed_list
-from .bench import bench_agent_spec
+from .bench import add_bench_arguments, bench_agent_spec
 
 if TYPE_CHECKING:
     from ..quality import SolveInBrowser
@@ -92,7 +92,9 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.action == "calibrate":
         from ..bench.calibrate import calibrate
 
-        return calibrate(args)
+        defaults = argparse.ArgumentParser()
+        add_bench_arguments(defaults)
+        return calibrate(args, defaults.parse_args([]))
     if args.action in ("schema", "splits"):
         from ..splits import render
         from ..tasks import Task
