@@ -101,10 +101,10 @@ def test_a_baseline_that_always_solves_writes_no_set_and_bad_bands_are_refused(
     assert main(["tasks", "calibrate", "--tasks", TASK, "--seeds", "0", "--attempts", "2",
                  "--agent", "reference", "--out", str(out)]) == 1
     printed = capsys.readouterr()
-    assert printed.out.endswith("calibrated 1 instance × 2 attempts: 0 in band (solved 1-1 "
-                                "times), 1 always solved, 0 never solved\n")
+    assert printed.out.endswith("calibrated 1 instance × 2 attempts: 0 in band (solved "
+                                "once), 1 always solved, 0 never solved\n")
     assert printed.err.endswith(
-        "workgym: no instance solved 1-1 times of 2: no task set written (a set holds what "
+        "workgym: no instance solved once of 2: no task set written (a set holds what "
         "reference solves only sometimes; a model at --temperature 1, or other tasks or seeds, "
         "give some)\n")
     assert not out.exists() and out.with_suffix(".results.json").exists()

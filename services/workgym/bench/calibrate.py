@@ -139,13 +139,13 @@ def calibrate(args: argparse.Namespace, bench_defaults: argparse.Namespace) -> i
     judged = judge(results, low, high)
     print(_summary(judged, attempts, low, high, results_path))
     if not judged.instances:
-        print(f"workgym: no instance solved {low}-{high} times of {attempts}: no task set "
+        print(f"workgym: no instance solved {band(low, high)} of {attempts}: no task set "
               f"written (a set holds what {agent} solves only sometimes; a model at "
               "--temperature 1, or other tasks or seeds, give some)", file=sys.stderr)
         return NOTHING
     header = results.header
     TaskSet(judged.instances, name=out.stem,
-            description=f"instances {agent} solved {low}-{high} times of {attempts}"
+            description=f"instances {agent} solved {band(low, high)} of {attempts}"
             + (f" at temperature {header['temperature']}"
                if header.get("temperature") is not None else ""),
             env_version=header.get("env_version") or current().as_dict(),
@@ -158,11 +158,18 @@ def calibrate(args: argparse.Namespace, bench_defaults: argparse.Namespace) -> i
     return 0
 
 
+def band(low: int, high: int) -> str:
+    """``2-4 times``, ``once``, ``3 times``."""
+    if low != high:
+        return f"{low}-{high} times"
+    return "once" if low == 1 else f"{low} times"
+
+
 def _summary(judged: Judged, attempts: int, low: int, high: int, results: Path) -> str:
     """``calibrated 12 instances × 5 attempts: 3 in band (solved 2-4 times), 5 always
     solved, ...``."""
     tally = judged.tally
-    parts = [f"{tally['in band']} in band (solved {low}-{high} times)",
+    parts = [f"{tally['in band']} in band (solved {band(low, high)})",
              f"{tally['always solved']} always solved", f"{tally['never solved']} never solved"]
     if tally["below"]:
         parts.append(f"{tally['below']} solved fewer than {low} times")
