@@ -45,6 +45,7 @@ SKIPS = {
     "needs ray": "tests/ray/test_ray_cluster.py",
     "needs harbor": "tests/compose/test_harbor.py (WORKGYM_COMPOSE_TESTS=1)",
     "needs model endpoint": "tests/services/test_openai_agent.py",
+    "needs model endpoint (calibration)": "tests/services/test_calibrate.py",
     "is the test suite": "`make test` itself (running it here would recurse)",
     "long, run by make gate in CI": "`make gate` in .ci/run (tests/services/test_quality.py)",
     "synopsis": "tests/services/test_cli.py (a usage listing, not a script)",

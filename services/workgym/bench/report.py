@@ -22,7 +22,7 @@ from workgym_reward.recovery import RULES
 
 from .health import NO_CALLS, health_line
 from .metrics import Summary, summarize
-from .results import Results
+from .results import Results, planned
 from .summary import number, subject
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -218,7 +218,7 @@ def render(results: Results, json_href: str | None = None) -> str:
         curve=pass_curve(summary.curve) if len(summary.curve) > 1 else None,
         tasks=task_bars(summary), faults=fault_bars(episodes), judged=judged,
         json_href=json_href,
-        planned=len(header["tasks"]) * len(header["seeds"]) * int(header["trials"]))
+        planned=planned(header))
 
 
 def write_report(results_path: Path, out: Path | None = None) -> Path:

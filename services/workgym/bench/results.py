@@ -3,8 +3,9 @@ file, then ``os.replace``) each time episodes finish, so that an interrupted run
 most the episodes still running, and ``--resume`` runs only the ones it has not recorded.
 
     {"format": "workgym-bench/1",
-     "header": {"agent", "suite", "split"?, "selection", "tasks", "seeds", "trials", "faults",
-                "url", "started", "finished", "workgym_version", "command"},
+     "header": {"agent", "temperature"?, "suite", "split"?, "selection", "tasks", "seeds",
+                "trials", "faults", "set"?, "url", "started", "finished", "workgym_version",
+                "command"},
      "episodes": [{"task", "seed", "trial", "reward", "success", "harm", "signals", "steps",
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
@@ -28,6 +29,11 @@ others). ``tool_calls``: the agent's tool calls, those that reached an app (the 
 steps but a browser's page loads, their statuses and the first 20 refusals) and those it
 counted as never sent (:mod:`workgym.bench.health`); null for an episode that did not finish
 (an error).
+
+``set`` (a run of ``--set FILE``): ``{"path", "name", "instances": [{"task", "seed",
+"faults"}]}``, the problems run (each ``trials`` times; a set's weights are for trainers);
+``tasks``, ``seeds`` and ``faults`` then list the distinct ones it names. ``temperature``: the
+model's sampling temperature when the run set one (``workgym tasks calibrate``).
 """
 
 from __future__ import annotations
@@ -56,6 +62,13 @@ def now() -> str:
 
 def key(episode: dict[str, Any]) -> Key:
     return episode["task"], int(episode["seed"]), int(episode["trial"])
+
+
+def planned(header: dict[str, Any]) -> int:
+    """How many episodes the run of ``header`` plans: its problems × trials."""
+    problems = len(header["set"]["instances"]) if header.get("set") else \
+        len(header["tasks"]) * len(header["seeds"])
+    return problems * int(header["trials"])
 
 
 def claim_next_run(directory: Path = RESULTS_DIR) -> Path:

@@ -19,11 +19,14 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     which = export.add_mutually_exclusive_group(required=True)
     which.add_argument("--task", help="one task id")
     which.add_argument("--suite", help="every task of a suite, e.g. helpdesk")
+    which.add_argument("--set", metavar="FILE", help="a task set's instances: their tasks at "
+                       "their seeds")
     export.add_argument("--out", required=True, help="output file (JSON lines); with harbor: "
                         "a directory, a task directory per task and seed")
     export.add_argument("--telemetry", help="telemetry store URL "
                         f"(default: WORKGYM_TELEMETRY_URL or {TELEMETRY_URL})")
-    export.add_argument("--limit", type=int, default=1000, help="episodes per task, newest first")
+    export.add_argument("--limit", type=int, default=1000, help="episodes per task, newest "
+                        "first (of a set's tasks: before the seeds are chosen)")
     harbor = export.add_argument_group("harbor")
     harbor.add_argument("--seeds", type=seed_list, default=[0],
                         help="the seeds, e.g. 0-2 or 0,3 (default 0)")
@@ -75,12 +78,19 @@ def _export(args: argparse.Namespace) -> int:
 
     from ..export import Exporter, write
     from ..tasks import catalogue
+    from ..tasksets import load
     from ..tools import ToolCatalogue
 
     settings = Settings()
     tasks = catalogue()
+    seeds: dict[str, set[int]] | None = None
     if args.task:
         task_ids = [tasks.get(args.task).id]
+    elif args.set:
+        seeds = {}
+        for instance in load(Path(args.set)).instances:
+            seeds.setdefault(instance.task, set()).add(instance.seed)
+        task_ids = list(seeds)
     else:
         task_ids = [t.id for t in tasks if t.suite == args.suite]
         if not task_ids:
@@ -89,7 +99,7 @@ def _export(args: argparse.Namespace) -> int:
              for name, spec in specs().items()}
     url = args.telemetry or settings.telemetry_url or TELEMETRY_URL
     exporter = Exporter(url, tasks, tools, settings.api_key)
-    count = write(exporter.records(args.format, exporter.episodes(task_ids, args.limit)),
+    count = write(exporter.records(args.format, exporter.episodes(task_ids, args.limit, seeds)),
                   Path(args.out))
     print(f"workgym: wrote {count} {args.format} records to {args.out}", file=sys.stderr)
     skipped = exporter.skipped_summary()
@@ -97,7 +107,7 @@ def _export(args: argparse.Namespace) -> int:
         print(f"workgym: {skipped}", file=sys.stderr)
     if count:
         return 0
-    what = args.task or f"suite {args.suite}"
+    what = args.task or (f"set {args.set}" if args.set else f"suite {args.suite}")
     print(f"workgym: {exporter.nothing_found(args.format, what, enabled(settings))}",
           file=sys.stderr)
     return 1
