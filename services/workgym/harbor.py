@@ -1,21 +1,29 @@
-"""Tasks as Harbor tasks (https://harborframework.com): a directory per task at a seed, which
-Harbor's agents run in a container of the WorkGym image that serves that one episode.
+"""Task instances as Harbor tasks (https://harborframework.com): a directory per instance (a
+task at a seed, under a fault plan: :class:`workgym.tasksets.Instance`), which Harbor's agents
+run in a container that holds neither the task's files nor the gym's API key.
 
-    <out>/<suite>.<name>.seed<N>/
+    <out>/<suite>.<name>.seed<N>[.<faults>]/   (the fault plan named when not the task's own)
       task.toml         Harbor's config: our task, seed, faults, suite, tags, difficulty in
                         [metadata], the environment version in [metadata.env_version]; the
                         agent's and the verifier's timeouts
       instruction.md    the episode's instruction and brief, and how to reach the apps
-      environment/      Dockerfile FROM the WorkGym image (`make images`' gym target) and
-                        start.sh: `workgym serve`, then `workgym episode open` of this task at
-                        this seed, saved to /workgym/episode.json; docker-compose.yaml: the
-                        Redis the server keeps episodes in, and main healthy once the episode
-                        is open (Harbor's `up --wait` waits for it)
-      solution/solve.sh the reference solution played on the open episode (`workgym episode
-                        play`: the reference reads the apps to decide, so it is played, not
-                        rendered to fixed requests)
-      tests/test.sh     `workgym episode finish` with the agent's answer: the reward to
-                        /logs/verifier/reward.txt, the full report to /logs/verifier/report.json
+      environment/      two containers and a Redis (docker-compose.yaml, merged over Harbor's
+                        own): `gym`, the WorkGym image as it is, serves the gym API and the
+                        apps at http://gym:8000, generates its API key (kept in its own
+                        filesystem), opens this instance's episode and writes it (the apps'
+                        URLs, the episode's token, its tools: no key) to a volume; then
+                        publishes the episode's report there once it is finished (`workgym
+                        episode report`). `main`, the agent's, is the Dockerfile: the WorkGym
+                        image without its task files (the `workgym episode` commands still
+                        run), the volume mounted read-only, healthy once the episode is there
+                        (Harbor's `up --wait` waits for it). Redis is on a network of the
+                        gym's alone: the agent reaches the apps and the gym API, with its token
+      solution/         solve.sh: the reference played on the episode with its token alone
+                        (`workgym episode play`); tasks/<suite>/<name>.yaml, the task's file it
+                        reads the reference from: Harbor copies solution/ in for its oracle only
+      tests/test.sh     `workgym episode finish --published` with the agent's answer: the
+                        episode finished with its token, its report as the gym published it;
+                        the reward to /logs/verifier/reward.txt, the report beside it
 
 The instruction of a task at a seed is rendered from its seeded world: each is read from an
 episode served in this process. Same selection, same bytes.
@@ -24,49 +32,35 @@ episode served in this process. Same selection, same bytes.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
-from .tasks import Catalogue, Task
+from .tasks import Task, catalogue, task_roots
+from .tasksets import Instance
 
 IMAGE = "workgym-gym:latest"  # what `make harbor` tags this checkout's gym image as
-EPISODE = "/workgym/episode.json"
+GYM_URL = "http://gym:8000"  # the gym service, as main reaches it (and the gym itself)
+SHARED = "/workgym/episode"  # the volume: the gym writes, main reads
+EPISODE = f"{SHARED}/episode.json"
+REPORT = f"{SHARED}/report.json"
 ANSWER = "/workgym/answer.txt"
 AGENT_TIMEOUT_S = 1800.0
 VERIFIER_TIMEOUT_S = 300.0
 START_S = 300.0  # the server's start and the episode's first seeding, on a slow machine
 
 
-@dataclass(frozen=True)
-class Instance:
-    """One Harbor task: a task at a seed, under a fault plan."""
-
-    task: Task
-    seed: int
-    faults: str
-
-    @property
-    def directory(self) -> str:
-        return f"{self.task.id.replace('/', '.')}.seed{self.seed}"
-
-
-def instances(catalogue: Catalogue, rows: Iterable[dict[str, object]]) -> list[Instance]:
-    """The distinct instances of ``rows`` (``{"task", "seed", "faults"}``), in their order;
-    an unknown task is the catalogue's error."""
-    found: dict[tuple[str, int, str], Instance] = {}
-    for row in rows:
-        task = catalogue.get(str(row["task"]))
-        seed, faults = int(str(row["seed"])), str(row.get("faults", "task"))
-        found.setdefault((task.id, seed, faults), Instance(task, seed, faults))
-    return list(found.values())
+def directory(instance: Instance) -> str:
+    plan = "" if instance.faults == "task" else f".{instance.faults}"
+    return f"{instance.task.replace('/', '.')}.seed{instance.seed}{plan}"
 
 
 def write(selected: list[Instance], out: Path, *, image: str = IMAGE, force: bool = False,
           progress: Callable[[str], None] = lambda line: None) -> list[Path]:
-    """Write a Harbor task directory per instance under ``out`` (refused when ``out`` holds
-    anything, unless ``force``: then it is emptied first). Returns the directories."""
+    """Write a Harbor task directory per distinct instance of ``selected`` (a weight is a
+    trainer's: one directory each) under ``out`` (refused when ``out`` holds anything, unless
+    ``force``: then it is emptied first). Returns the directories."""
     import workgym
 
     from .errors import WorkGymClientError
@@ -76,30 +70,39 @@ def write(selected: list[Instance], out: Path, *, image: str = IMAGE, force: boo
             raise WorkGymClientError(f"--out {out} is not empty (--force replaces what it "
                                      "holds)")
         shutil.rmtree(out)
+    distinct = list({instance.key: instance for instance in selected}.values())
+    tasks = catalogue()
     written = []
-    for number, instance in enumerate(selected, 1):
-        progress(f"harbor: {number}/{len(selected)} {instance.directory}")
-        with workgym.make(instance.task.id, seed=instance.seed, faults=instance.faults) as env:
+    for number, instance in enumerate(distinct, 1):
+        name = directory(instance)
+        progress(f"harbor: {number}/{len(distinct)} {name}")
+        task = tasks.get(instance.task)
+        with workgym.make(task.id, seed=instance.seed, faults=instance.faults) as env:
             observation = env.reset()
         files = {
-            "task.toml": task_toml(instance),
+            "task.toml": task_toml(instance, task),
             "instruction.md": instruction(observation.instruction, observation.brief,
                                           observation.max_steps),
             "environment/Dockerfile": dockerfile(instance, image),
-            "environment/start.sh": START,
-            "environment/docker-compose.yaml": COMPOSE,
+            "environment/docker-compose.yaml": compose(instance, image),
             "solution/solve.sh": SOLVE,
+            f"solution/tasks/{task.id}.yaml": _task_file(task).read_text(),
             "tests/test.sh": TEST,
         }
-        root = out / instance.directory
-        for name, text in files.items():
-            path = root / name
+        root = out / name
+        for file, text in files.items():
+            path = root / file
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
-            if name.endswith(".sh"):
+            if file.endswith(".sh"):
                 path.chmod(0o755)
         written.append(root)
     return written
+
+
+def _task_file(task: Task) -> Path:
+    """The file ``task`` was read from (a catalogue defines each task once)."""
+    return next(path for root in task_roots() if (path := root / f"{task.id}.yaml").is_file())
 
 
 def _toml(value: object) -> str:
@@ -109,13 +112,12 @@ def _toml(value: object) -> str:
     return json.dumps(value)
 
 
-def task_toml(instance: Instance) -> str:
+def task_toml(instance: Instance, task: Task) -> str:
     from .envversion import current
 
-    task = instance.task
     version = current()
     sections: dict[str, dict[str, object]] = {
-        "task": {"name": f"workgym/{instance.directory}", "description": task.title,
+        "task": {"name": f"workgym/{directory(instance)}", "description": task.title,
                  "keywords": list(task.tags)},
         "metadata": {"workgym_task": task.id, "seed": instance.seed, "faults": instance.faults,
                      "suite": task.suite, "apps": list(task.apps),
@@ -141,14 +143,14 @@ def instruction(text: str, brief: str, max_steps: int) -> str:
 
 ## Reaching the apps
 
-A WorkGym server in this container holds your episode of this task, open. Its details are in
+A WorkGym server (`{GYM_URL}`) holds your episode of this task, open. Its details are in
 `{EPISODE}` (JSON):
 
 - `apps`: each app's base URL; call its HTTP API there (e.g. `GET <apps.helpdesk>/api/v2/tickets`);
 - `token`: send `Authorization: Bearer <token>` with every request;
 - `tools`: the apps' operations as function schemas (method, path, parameters);
 - `refresh_token`: after a `401 token_expired`, `POST /v1/episodes/<episode_id>/token` on the
-  server (`http://127.0.0.1:8000`) with `{{"refresh_token": "<refresh_token>"}}` gives a new token.
+  server (`url`) with `{{"refresh_token": "<refresh_token>"}}` gives a new token.
 
 The apps answer like the products they stand for, faults included: some requests fail,
 time out or are rate limited, as in production. At most {max_steps} requests count.
@@ -159,58 +161,81 @@ When you are done, write your final answer (what you would reply to the requeste
 
 
 def dockerfile(instance: Instance, image: str) -> str:
-    return f"""# The WorkGym image (`make images`, its gym target), serving one episode of
-# {instance.task.id} at seed {instance.seed}: start.sh opens it before Harbor's command runs.
+    return f"""# The agent's container for {instance.task} at seed {instance.seed}: the WorkGym image
+# (`make images`, its gym target) without the task files (references, verifiers, near
+# misses: the gym service's alone), so `workgym episode` runs here but reads no answer. The
+# episode, from the gym service, is in {SHARED}/ (a volume, read-only here).
 FROM {image}
 USER root
-ENV WORKGYM_TASK={json.dumps(instance.task.id)} WORKGYM_SEED={instance.seed} \\
-    WORKGYM_FAULTS={json.dumps(instance.faults)} WORKGYM_WORKERS=1
-RUN mkdir -p /workgym
-COPY start.sh /workgym/start.sh
-ENTRYPOINT ["sh", "/workgym/start.sh"]
-CMD ["sleep", "infinity"]
+RUN rm -rf /app/tasks && mkdir -p /app/tasks /workgym
 """
 
 
-START = f"""#!/bin/sh
-# The WorkGym server (all in one process: the gym API, the proxy, the apps) and this task's
-# episode, opened once it answers and saved to {EPISODE}; then the container's command.
-python -m workgym serve >/workgym/serve.log 2>&1 &
-python -m workgym episode open --task "$WORKGYM_TASK" --seed "$WORKGYM_SEED" \\
-  --faults "$WORKGYM_FAULTS" --wait {START_S:.0f} --out {EPISODE} >/workgym/open.log 2>&1 &
-exec "$@"
-"""
+def _gym_script(instance: Instance) -> str:
+    """The gym service's command: the server, then the episode opened and saved, then its
+    report published once it is finished (the server runs on behind them)."""
+    workgym = "python -m workgym"
+    return "\n".join([
+        "set -e",
+        f"{workgym} serve --host 0.0.0.0 --port 8000 &",
+        f"{workgym} episode open --task {shlex.quote(instance.task)} --seed {instance.seed} "
+        f"--faults {shlex.quote(instance.faults)} --url {GYM_URL} --wait {START_S:.0f} "
+        f"--out {EPISODE}",
+        f"{workgym} episode report {EPISODE} --out {REPORT}",
+        "wait",
+    ])
 
-# Over Harbor's own compose files: a container healthy (what `up --wait` waits for) once its
-# episode is open. (A readiness check of Harbor's [environment.healthcheck] would do as well
-# where `docker compose exec` reports exit codes, which the local engine here does not.)
-COMPOSE = f"""services:
-  main:
-    environment:
-      REDIS_URL: redis://redis:6379/0
+
+def compose(instance: Instance, image: str) -> str:
+    """Over Harbor's own compose files (its `main` built from the Dockerfile, on the
+    project's default network)."""
+    return f"""services:
+  main:  # the agent's: no task file, no API key; healthy once its episode is open
     depends_on:
-      redis: {{condition: service_started}}
+      gym: {{condition: service_started}}
+    volumes: ["episode:{SHARED}:ro"]
     healthcheck:
       test: ["CMD", "test", "-s", "{EPISODE}"]
       interval: 1s
       timeout: 5s
       retries: {START_S:.0f}
       start_period: {START_S:.0f}s
-  redis:  # the episodes' store, the trial's alone: nothing persisted
+  gym:  # the gym API and the apps; its API key is generated here and stays here
+    image: {json.dumps(image)}
+    user: root  # writes the volume, which Docker creates root's
+    environment:
+      REDIS_URL: redis://redis:6379/0
+      WORKGYM_PUBLIC_URL: {GYM_URL}
+      WORKGYM_WORKERS: "1"
+    command: ["sh", "-c", {json.dumps(_gym_script(instance))}]
+    volumes: ["episode:{SHARED}"]
+    networks: [default, store]
+    depends_on:
+      redis: {{condition: service_started}}
+  redis:  # the episodes' store, the trial's alone (nothing persisted), the gym's alone
     image: redis:7
     command: ["redis-server", "--save", "", "--appendonly", "no", "--protected-mode", "no"]
+    networks: [store]
+volumes:
+  episode: {{}}
+networks:
+  store: {{internal: true}}
 """
 
+
 SOLVE = f"""#!/bin/sh
-# The task's reference solution, played on the open episode; its answer to {ANSWER}.
+# The task's reference solution (its file is beside this script: solution/ is the oracle's
+# alone), played on the open episode with the episode's token; its answer to {ANSWER}.
 set -e
-python -m workgym episode play {EPISODE} --agent reference --answer {ANSWER}
+WORKGYM_TASKS="$(dirname "$0")/tasks" python -m workgym episode play {EPISODE} \\
+  --agent reference --answer {ANSWER}
 """
 
 TEST = f"""#!/bin/sh
-# The episode finished with the agent's answer ({ANSWER}, if written): the reward to
-# reward.txt, the full report (assertions, signals, faults) beside it.
+# The episode finished with the agent's answer ({ANSWER}, if written) and its token; the
+# gym service publishes its report ({REPORT}): the reward to reward.txt, the report
+# (assertions, signals, faults) beside it.
 set -e
-python -m workgym episode finish {EPISODE} --answer {ANSWER} \\
+python -m workgym episode finish {EPISODE} --answer {ANSWER} --published {REPORT} \\
   --report /logs/verifier/report.json > /logs/verifier/reward.txt
 """

@@ -65,19 +65,22 @@ class Observation:
 class Env:
     """One task's episodes, driven as their operator (``api_key``: creates them, gets the
     full report) while every app request carries the episode's own token, as an agent's.
+    Without ``api_key`` (:func:`attach` ``as_agent``), the episode's agent alone: its gym
+    calls carry its token too, so it cannot create, fork or drop episodes, and
+    :meth:`finish` answers the gym's acknowledgement (``episode_id``, ``steps``), no report.
 
     ``client`` reaches the gym API at its ``base_url``, over the network or in-process
     (:class:`workgym.local.LoopTransport`); the Env closes it. ``new_client`` makes another
     such client, for a fork's Env (default: one to the same ``base_url`` over the network)."""
 
     def __init__(self, client: httpx.Client, task: str, seed: int = 0,
-                 faults: FaultChoice = "task", *, api_key: str,
+                 faults: FaultChoice = "task", *, api_key: str | None,
                  new_client: Callable[[], httpx.Client] | None = None) -> None:
         self._http = client
         self._api_key = api_key
         self._new_client = new_client or (
             lambda: httpx.Client(base_url=client.base_url, timeout=client.timeout))
-        self._operator = {"authorization": f"Bearer {api_key}"}
+        self._operator = {"authorization": f"Bearer {api_key}"} if api_key else None
         self.faults = faults
         self.task = task
         self.seed = seed
@@ -97,9 +100,9 @@ class Env:
                    new_client=server.client)
 
     def _gym(self, method: str, path: str, **kwargs: Any) -> Any:
-        """A gym API call as the operator: its parsed JSON (orjson: episode bodies carry
-        every tool schema)."""
-        kwargs.setdefault("headers", self._operator)
+        """A gym API call as the operator (as the agent, without an API key): its parsed
+        JSON (orjson: episode bodies carry every tool schema)."""
+        kwargs.setdefault("headers", self._operator or self._auth())
         with reaching("the WorkGym server", str(self._http.base_url).rstrip("/")):
             response = self._http.request(method, path, **kwargs)
         if response.status_code >= 400:
@@ -234,7 +237,8 @@ class Env:
         return steps
 
     def finish(self, answer: str | None = None) -> dict[str, Any]:
-        """End the episode and return its reward report."""
+        """End the episode and return its reward report (its agent's Env: the gym's
+        acknowledgement)."""
         report: dict[str, Any] = self._gym(
             "POST", f"/v1/episodes/{self._obs.episode_id}/finish", json={"answer": answer})
         self._finished = True
@@ -293,12 +297,14 @@ def connect(base_url: str, task: str, seed: int = 0, faults: FaultChoice = "task
 
 
 def attach(base_url: str, observation: Observation, faults: FaultChoice = "task",
-           timeout: float = 60.0, api_key: str | None = None) -> Env:
+           timeout: float = 60.0, api_key: str | None = None, *,
+           as_agent: bool = False) -> Env:
     """An Env on an episode another process opened at the WorkGym server at ``base_url``
     (its ``observation``, e.g. as ``workgym episode open`` saved it); ``api_key`` as
-    :func:`connect`'s. Its :meth:`Env.detach` leaves the episode open."""
+    :func:`connect`'s; ``as_agent``: with the episode's token alone, no API key (see
+    :class:`Env`). Its :meth:`Env.detach` leaves the episode open."""
     env = Env(httpx.Client(base_url=base_url, timeout=timeout), observation.task,
-              observation.seed, faults, api_key=operator_key(api_key))
+              observation.seed, faults, api_key=None if as_agent else operator_key(api_key))
     env.observation = observation
     return env
 

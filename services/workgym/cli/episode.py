@@ -1,7 +1,10 @@
 """``workgym episode``: one episode driven from the shell, a step per process: ``open`` it
 (its observation saved to a file: the apps' URLs, the episode's token, its tools), ``play`` an
-agent on it, ``finish`` it (its reward, and the full report). A Harbor task's container runs
-these (workgym.harbor)."""
+agent on it (with the episode's token alone, as an agent), ``finish`` it (its reward, and the
+full report). ``finish --published`` and ``report`` split finishing between two machines: the
+agent's side finishes with the token alone, the operator's (its API key) waits for the
+episode to end and publishes its report to a file the agent's side reads. A Harbor task's
+containers run these (workgym.harbor)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import argparse
 import dataclasses
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +20,7 @@ from .arguments import agent_spec, fault_plan
 from .serve import PORT
 
 URL = f"http://127.0.0.1:{PORT}"
+POLL_S = 0.5  # how often `report` asks whether the episode ended, `finish` looks for its report
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,8 +38,8 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        help="wait up to this long for the server to answer (default: not)")
     open_.add_argument("--out", type=Path, required=True, help="the episode file to write")
     open_.set_defaults(func=_open)
-    play = steps.add_parser("play", help="run an agent on the saved episode, leaving it open; "
-                            "its answer goes to --answer")
+    play = steps.add_parser("play", help="run an agent on the saved episode with its token "
+                            "alone (no API key), leaving it open; its answer goes to --answer")
     play.add_argument("episode", type=Path, help="the file `workgym episode open` wrote")
     play.add_argument("--agent", type=agent_spec, default="reference",
                       help="a built-in agent (default: reference) or openai:MODEL")
@@ -46,7 +51,17 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     finish.add_argument("--answer", type=Path,
                         help="a file holding the answer (absent: no answer)")
     finish.add_argument("--report", type=Path, help="write the full reward report (JSON) here")
+    finish.add_argument("--published", type=Path, metavar="FILE",
+                        help="finish as the episode's agent (its token alone: no API key) and "
+                        "read the report from FILE, where `workgym episode report` publishes it")
+    finish.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
+                        help="with --published: wait up to this long for it (default 60)")
     finish.set_defaults(func=_finish)
+    report = steps.add_parser("report", help="wait for the saved episode to be finished (by its "
+                              "agent) and write its report, as its operator")
+    report.add_argument("episode", type=Path, help="the file `workgym episode open` wrote")
+    report.add_argument("--out", type=Path, required=True, help="the report file to write")
+    report.set_defaults(func=_report)
 
 
 def _open(args: argparse.Namespace) -> int:
@@ -66,15 +81,21 @@ def _open(args: argparse.Namespace) -> int:
     observation = env.reset()
     env.detach()
     saved = {"url": args.url, "faults": args.faults, **dataclasses.asdict(observation)}
-    partial = args.out.with_name(args.out.name + ".partial")  # whole, or not there at all
-    partial.write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n")
-    partial.replace(args.out)
+    _write(args.out, saved)
     print(f"workgym: episode {observation.episode_id} of {task.id} (seed {args.seed}) saved "
           f"to {args.out}", file=sys.stderr)
     return 0
 
 
-def _attach(path: Path) -> Any:
+def _write(path: Path, document: dict[str, Any]) -> None:
+    """``document`` as JSON in ``path``: whole, or not there at all (another process waits
+    for it)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    partial.replace(path)
+
+
+def _attach(path: Path, *, as_agent: bool = False) -> Any:
     from ..errors import WorkGymClientError
     from ..sdk import Observation, attach
 
@@ -83,7 +104,7 @@ def _attach(path: Path) -> Any:
     except (OSError, ValueError) as exc:
         raise WorkGymClientError(f"no episode file at {path} ({exc})") from None
     url, faults = saved.pop("url"), saved.pop("faults")
-    return attach(url, Observation(**saved), faults=faults)
+    return attach(url, Observation(**saved), faults=faults, as_agent=as_agent)
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -93,7 +114,7 @@ def _play(args: argparse.Namespace) -> int:
 
     agent = resolve(args.agent)
     check_agent(agent)
-    env = _attach(args.episode)
+    env = _attach(args.episode, as_agent=True)
     try:
         answer = agent(env, catalogue().get(env.task))
     finally:
@@ -107,12 +128,49 @@ def _play(args: argparse.Namespace) -> int:
 
 def _finish(args: argparse.Namespace) -> int:
     answer = args.answer.read_text() if args.answer and args.answer.exists() else None
-    env = _attach(args.episode)
+    env = _attach(args.episode, as_agent=args.published is not None)
     try:
         report = env.finish(answer=answer)
     finally:
         env.detach()
+    if args.published:
+        report = _published(args.published, args.wait)
     if args.report:
         args.report.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     print(report["reward"])
+    return 0
+
+
+def _published(path: Path, wait_s: float) -> dict[str, Any]:
+    """The report `workgym episode report` publishes at ``path``, once it is there."""
+    from ..errors import WorkGymClientError
+
+    deadline = time.monotonic() + wait_s
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise WorkGymClientError(f"no report published at {path} within {wait_s:g} s "
+                                     "(`workgym episode report` writes it, as the operator)")
+        time.sleep(POLL_S)
+    report: dict[str, Any] = json.loads(path.read_text())
+    return report
+
+
+def _report(args: argparse.Namespace) -> int:
+    from workgym_core.registry import ACTIVE, FINISHED, FINISHING
+
+    from ..errors import WorkGymClientError
+
+    env = _attach(args.episode)
+    try:
+        while (state := env.state())["status"] in (ACTIVE, FINISHING):
+            time.sleep(POLL_S)
+    finally:
+        env.detach()
+    if state["status"] != FINISHED:
+        raise WorkGymClientError(f"episode {state['id']} is {state['status']}"
+                                 f"{': ' + state['lost_reason'] if state['lost_reason'] else ''}"
+                                 ": no report")
+    _write(args.out, state["report"])
+    print(f"workgym: the report of episode {state['id']} written to {args.out}",
+          file=sys.stderr)
     return 0

@@ -20,7 +20,7 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     which.add_argument("--task", help="one task id")
     which.add_argument("--suite", help="every task of a suite, e.g. helpdesk")
     which.add_argument("--set", metavar="FILE", help="a task set's instances: their tasks at "
-                       "their seeds")
+                       "their seeds (harbor: under their fault plans)")
     export.add_argument("--out", required=True, help="output file (JSON lines); with harbor: "
                         "a directory, a task directory per task and seed")
     export.add_argument("--telemetry", help="telemetry store URL "
@@ -28,10 +28,10 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export.add_argument("--limit", type=int, default=1000, help="episodes per task, newest "
                         "first (of a set's tasks: before the seeds are chosen)")
     harbor = export.add_argument_group("harbor")
-    harbor.add_argument("--seeds", type=seed_list, default=[0],
-                        help="the seeds, e.g. 0-2 or 0,3 (default 0)")
-    harbor.add_argument("--faults", type=fault_plan, metavar="PLAN", default="task",
-                        help="fault plan: 'task' (default) or a preset")
+    harbor.add_argument("--seeds", type=seed_list,
+                        help="the seeds, e.g. 0-2 or 0,3 (default 0; not with --set)")
+    harbor.add_argument("--faults", type=fault_plan, metavar="PLAN",
+                        help="fault plan: 'task' (default) or a preset (not with --set)")
     harbor.add_argument("--image", help="the WorkGym image the tasks' containers start FROM "
                         "(default: workgym-gym:latest, as `make harbor` tags it)")
     harbor.add_argument("--force", action="store_true", help="empty a non-empty --out first")
@@ -48,17 +48,25 @@ def _harbor(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .. import harbor
+    from ..errors import WorkGymClientError
     from ..tasks import catalogue
+    from ..tasksets import Instance, load
 
     tasks = catalogue()
-    if args.task:
-        ids = [tasks.get(args.task).id]
+    if args.set:
+        if args.seeds is not None or args.faults is not None:
+            raise WorkGymClientError(f"--set {args.set} names each instance's seed and fault "
+                                     f"plan: drop {'--seeds' if args.seeds is not None else '--faults'}")
+        selected = load(Path(args.set)).instances
     else:
-        ids = [t.id for t in tasks if t.suite == args.suite]
-        if not ids:
-            raise SystemExit(f"workgym: error: no task in suite '{args.suite}'")
-    selected = harbor.instances(tasks, ({"task": task, "seed": seed, "faults": args.faults}
-                                        for task in ids for seed in args.seeds))
+        if args.task:
+            ids = [tasks.get(args.task).id]
+        else:
+            ids = [t.id for t in tasks if t.suite == args.suite]
+            if not ids:
+                raise SystemExit(f"workgym: error: no task in suite '{args.suite}'")
+        selected = [Instance(task, seed, args.faults or "task")
+                    for task in ids for seed in args.seeds or [0]]
     written = harbor.write(selected, Path(args.out), image=args.image or harbor.IMAGE,
                            force=args.force, progress=lambda line: print(
                                f"workgym: {line}", file=sys.stderr))
