@@ -161,8 +161,8 @@ When you are done, write your final answer (what you would reply to the requeste
 
 
 def dockerfile(instance: Instance, image: str) -> str:
-    return f"""# The agent's container for {instance.task} at seed {instance.seed}: the WorkGym image
-# (`make images`, its gym target) without the task files (references, verifiers, near
+    return f"""# The agent's container for {instance.task} at seed {instance.seed}: the WorkGym
+# image (`make images`, its gym target) without the task files (references, verifiers, near
 # misses: the gym service's alone), so `workgym episode` runs here but reads no answer. The
 # episode, from the gym service, is in {SHARED}/ (a volume, read-only here).
 FROM {image}

@@ -55,8 +55,9 @@ def _harbor(args: argparse.Namespace) -> int:
     tasks = catalogue()
     if args.set:
         if args.seeds is not None or args.faults is not None:
+            given = "--seeds" if args.seeds is not None else "--faults"
             raise WorkGymClientError(f"--set {args.set} names each instance's seed and fault "
-                                     f"plan: drop {'--seeds' if args.seeds is not None else '--faults'}")
+                                     f"plan: drop {given}")
         selected = load(Path(args.set)).instances
     else:
         if args.task:
