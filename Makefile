@@ -91,7 +91,7 @@ up: images ## Run the stack (gym :8000, proxy :8080, telemetry :4318); keeps --s
 down: compose-env ## Stop this checkout's stack; remove its containers, networks and volumes
 	docker compose down -v --remove-orphans
 
-harbor: compose-env ## Harbor in a Python 3.13 venv of its own (.ci/harbor.sh), and this checkout's gym image tagged workgym-gym:latest (exported Harbor tasks start FROM it)
+harbor: compose-env ## Harbor in a Python 3.13 venv of its own (.ci/harbor.sh), and this checkout's gym image tagged workgym-gym:latest (an exported Harbor task's gym service runs it, its agent's container starts FROM it)
 	@bash .ci/harbor.sh
 	@docker compose build -q gym 2>/dev/null && docker tag "$$(docker compose config --format json | \
 	  $(PYTHON) -c 'import json, sys; print(json.load(sys.stdin)["name"] + "-gym")')" workgym-gym:latest

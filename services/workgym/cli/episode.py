@@ -134,15 +134,16 @@ def _finish(args: argparse.Namespace) -> int:
     finally:
         env.detach()
     if args.published:
-        report = _published(args.published, args.wait)
+        report = _published(args.published, report["episode_id"], args.wait)
     if args.report:
         args.report.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     print(report["reward"])
     return 0
 
 
-def _published(path: Path, wait_s: float) -> dict[str, Any]:
-    """The report `workgym episode report` publishes at ``path``, once it is there."""
+def _published(path: Path, episode_id: str, wait_s: float) -> dict[str, Any]:
+    """The report of ``episode_id`` that `workgym episode report` publishes at ``path``, once
+    it is there."""
     from ..errors import WorkGymClientError
 
     deadline = time.monotonic() + wait_s
@@ -152,6 +153,9 @@ def _published(path: Path, wait_s: float) -> dict[str, Any]:
                                      "(`workgym episode report` writes it, as the operator)")
         time.sleep(POLL_S)
     report: dict[str, Any] = json.loads(path.read_text())
+    if report.get("episode_id") != episode_id:
+        raise WorkGymClientError(f"the report at {path} is of episode {report.get('episode_id')}"
+                                 f", not of {episode_id}")
     return report
 
 
@@ -167,9 +171,8 @@ def _report(args: argparse.Namespace) -> int:
     finally:
         env.detach()
     if state["status"] != FINISHED:
-        raise WorkGymClientError(f"episode {state['id']} is {state['status']}"
-                                 f"{': ' + state['lost_reason'] if state['lost_reason'] else ''}"
-                                 ": no report")
+        why = f" ({state['lost_reason']})" if state.get("lost_reason") else ""
+        raise WorkGymClientError(f"episode {state['id']} is {state['status']}{why}: no report")
     _write(args.out, state["report"])
     print(f"workgym: the report of episode {state['id']} written to {args.out}",
           file=sys.stderr)
