@@ -73,7 +73,7 @@ def model() -> Iterator[FakeModel]:
 
 def _episode(local: LocalServer, agent: Any, seed: int = 1) -> dict[str, Any]:
     """One episode's record, as the bench runs it (no faults)."""
-    return run_episode(lambda task, s: Env.inprocess(local, task, s, "none"), agent,
+    return run_episode(lambda task, s, _: Env.inprocess(local, task, s, "none"), agent,
                        Planned(catalogue().get(TASK), seed, 0))
 
 
