@@ -9,7 +9,8 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
                    "duration_s", "episode_id", "episode_page", "tokens", "error",
-                   "infra_error", "final_state_hash", "step_s", "trajectory"?}, ...]}
+                   "infra_error", "final_state_hash", "step_s",
+                   "failures": [{"skill", "source", ...}], "trajectory"?}, ...]}
 
 Episodes are listed in the order they finished; one is keyed by (task, seed, trial). The
 header's ``finished`` is null until every planned episode is recorded. An episode recorded
@@ -17,7 +18,11 @@ with an ``infra_error`` (the infrastructure failed it, not the agent) is kept, a
 by ``--resume``, its new record replacing it. ``trajectory`` (with ``--trajectories``): the
 episode as ``{"messages", "tools"}``, a ``workgym export --format jsonl`` record without its
 metadata. ``step_s``: a browser agent's seconds per browser step, in order (null for
-others).
+others). ``failures``: what went wrong, each with the skill it shows
+(:mod:`workgym.bench.diagnosis`): ``source`` ``check`` (with ``name``, ``check``,
+``detail``), ``fault`` (``kind``, ``step``), ``refusal`` (``step``, ``method``, ``path``,
+``status``, ``code``) or ``episode`` (gave up early: ``detail``); empty for a success, an
+error or an infra failure.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from ..export import Episode, transcript
 from ..sdk import Env
 from ..tasks import Task
 from ..tools import FINISH_TOOL
+from .diagnosis import failures, refusals
 
 OpenEnv = Callable[[str, int], Env]  # (task id, seed) -> a new environment
 Agent = Callable[[Env, Task], "str | None"]
@@ -136,7 +137,7 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
         "reward": 0.0, "success": False, "harm": False, "signals": {}, "steps": None,
         "faults": _faults([]), "duration_s": 0.0, "episode_id": None, "episode_page": None,
         "tokens": None, "error": None, "infra_error": None, "final_state_hash": None,
-        "step_s": None,
+        "step_s": None, "failures": [],
     }
     started = time.perf_counter()
     kept = getattr(agent, "transcripts", None)  # a model's agent: its conversations, if kept
@@ -145,6 +146,7 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
             assert env.observation is not None
             record["episode_id"] = env.observation.episode_id
             report = env.finish(answer=agent(env, planned.task))
+            refused = refusals(env.trajectory())
             if trajectories:
                 messages = kept.pop(record["episode_id"], None) if kept is not None else None
                 record["trajectory"] = trajectory(env, planned.task, report, messages)
@@ -153,7 +155,9 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
             harm=bool(report.get("harm")), signals=report["signals"], steps=report["steps"],
             faults=_faults(report.get("faults") or []),
             episode_page=report.get("episode_page"), infra_error=report.get("infra_error"),
-            final_state_hash=report.get("final_state_hash"))
+            final_state_hash=report.get("final_state_hash"),
+            failures=[] if report.get("infra_error") else failures(
+                report, refused, planned.task.reference_steps))
     except Exception as exc:  # the agent's crash is this episode's failure, not the run's
         what = infra_failure(exc)
         if what is None:
