@@ -32,7 +32,13 @@ by a task's own names:
 * the episode gave up early: it failed, without an error, in fewer steps than the task's
   reference solution takes: ``gave up early``.
 
-One episode can show several skills; a successful one shows none. A skill's rate over a run is the share of scored
+One episode can show several skills; a successful one shows none.
+
+From the task side (:func:`exercised`, what ``workgym curriculum`` picks tasks by), the same
+table: a task exercises the skills its checks' failures map to (a check of what the agent
+says, ``false communication`` too; a check of work to do, ``gave up early`` too), its fault plan's ``state_drift`` ``stale state`` and its other
+faults that ask for a recovery ``unrecovered fault``, and its scripted customers
+``missing communication``. A skill's rate over a run is the share of scored
 problems (a task at a seed; infra failures are never scored) showing it, a problem's share
 being its trials' that do, with its bootstrap interval over problems (:mod:`.stats`).
 """
@@ -43,6 +49,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workgym_reward.recovery import RULES
+
+from ..tasks import Task
 from .stats import Interval, bootstrap_ci
 
 WRONG_IDS = "wrong ids"
@@ -90,6 +99,26 @@ def check_skill(check: str, *, harm: bool, policy: bool, gave_up: bool = False) 
 
 def fault_skill(kind: str) -> str:
     return FAULT_SKILLS.get(kind, FAULT)
+
+
+def exercised(task: Task) -> dict[str, list[str]]:
+    """The skills ``task`` exercises, each with what in the task does (a check's name, a
+    fault's kind, its customers), in :data:`SKILLS` order."""
+    found: dict[str, list[str]] = {}
+    for check in task.verifier.root:
+        kind = check.kind
+        skills = {check_skill(kind, harm=check.harm, policy=check.policy, gave_up=gave_up)
+                  for gave_up in (False, True)}
+        if kind in SAID:  # what the agent says can always be false
+            skills.add(FALSE)
+        for skill in skills:
+            found.setdefault(skill, []).append(f"check {check.name}")
+    for fault in task.faults:
+        if fault["kind"] in RULES:
+            found.setdefault(fault_skill(fault["kind"]), []).append(f"fault {fault['kind']}")
+    if task.actors:
+        found.setdefault(MISSING, []).append("its customers")
+    return {skill: found[skill] for skill in SKILLS if skill in found}
 
 
 def refusals(steps: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
