@@ -36,11 +36,13 @@ One episode can show several skills; a successful one shows none.
 
 From the task side (:func:`exercised`, what ``workgym curriculum`` picks tasks by), the same
 table: a task exercises the skills its checks' failures map to (a check of what the agent
-says, ``false communication`` too; a check of work to do, ``gave up early`` too), its fault plan's ``state_drift`` ``stale state`` and its other
-faults that ask for a recovery ``unrecovered fault``, and its scripted customers
-``missing communication``. A skill's rate over a run is the share of scored
-problems (a task at a seed; infra failures are never scored) showing it, a problem's share
-being its trials' that do, with its bootstrap interval over problems (:mod:`.stats`).
+says, ``false communication`` too; a check of work to do, ``gave up early`` too), its fault
+plan's ``state_drift`` ``stale state`` and its other faults that ask for a recovery
+``unrecovered fault``, and its scripted actors (customers) ``missing communication``.
+
+A skill's rate over a run is the share of scored problems (a task at a seed; infra failures
+are never scored) showing it, a problem's share being its trials' that do, with its
+bootstrap interval over problems (:mod:`.stats`).
 """
 
 from __future__ import annotations
