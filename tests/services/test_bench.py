@@ -161,6 +161,9 @@ class _FakeEnv:
                 "faults": [{"kind": "rate_limit", "step": 1, "recovered": True},
                            {"kind": "http_5xx", "step": 2, "recovered": None}]}
 
+    def trajectory(self) -> list[dict[str, Any]]:
+        return []
+
 
 # The fake stands in for the SDK's Env: it has what the runner uses of one.
 FAKE_ENV = cast(OpenEnv, _FakeEnv)

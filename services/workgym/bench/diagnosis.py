@@ -205,7 +205,8 @@ def _example(episode: Mapping[str, Any], skill: str) -> Example:
 
 def diagnose(episodes: Iterable[Mapping[str, Any]], examples: int = 3) -> list[Weakness]:
     """The skills the scored ``episodes`` show, weakest first (highest rate, then the
-    :data:`SKILLS` order), each with up to ``examples`` episodes showing it."""
+    :data:`SKILLS` order), each with up to ``examples`` episodes showing it (the first of
+    each task, tasks in order)."""
     scored = sorted((e for e in episodes if not e.get("infra_error")),
                     key=lambda e: (e["task"], e["seed"], e["trial"]))
     problems: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
@@ -218,8 +219,9 @@ def diagnose(episodes: Iterable[Mapping[str, Any]], examples: int = 3) -> list[W
             continue
         values = [sum(skill in shown(e) for e in trials) / len(trials)
                   for trials in problems.values()]
+        varied = list({e["task"]: e for e in reversed(showing)}.values())[::-1]
         found.append(Weakness(skill, bootstrap_ci(values), len(showing),
-                              [_example(e, skill) for e in showing[:examples]]))
+                              [_example(e, skill) for e in varied[:examples]]))
     return sorted(found, key=lambda w: (-w.rate.mean, SKILLS.index(w.skill)))
 
 
