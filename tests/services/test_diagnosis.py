@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from workgym.agents.noop import noop
 from workgym.bench import diagnosis
@@ -42,7 +43,7 @@ TASKS = ("tracker/start-work-on-bug", "helpdesk/refund-standard")
 
 # -- the mapping -------------------------------------------------------------------------------
 
-def _kinds(cls: type[Assertion]) -> set[str]:
+def _kinds(cls: type[BaseModel]) -> set[str]:
     """Every check kind the reward engine has: each Assertion class's ``check``."""
     found = set()
     for sub in cls.__subclasses__():
