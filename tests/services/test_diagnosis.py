@@ -118,6 +118,14 @@ def test_refused_requests_show_a_skill_by_status_and_faulted_ones_none() -> None
     assert [f["skill"] for f in found] == [
         "wrong ids", "brittle parameters", "brittle parameters", "stale state", "stale state",
         "missed policy"]
+    # i32-health's refusals name the tool an agent called; statuses that say nothing of the
+    # agent's skill (a 500) are left out.
+    by_tool = failures({"success": False, "steps": 20, "assertions": []}, [
+        {"step": 1, "tool": "update_ticket", "status": 404, "code": "not_found"},
+        {"step": 2, "tool": "list_tickets", "status": 500, "code": None}], 5)
+    episode = {"task": "s/a", "seed": 0, "trial": 0, "failures": by_tool}
+    assert [w.examples[0].detail for w in diagnose([episode])] == [
+        "step 1: update_ticket refused 404 (not_found)"]
 
 
 # -- a run's diagnosis ---------------------------------------------------------------------------

@@ -127,8 +127,9 @@ def refusals(steps: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The requests of a trajectory (``env.trajectory()``) an app refused with a status that
     says something of the agent (:data:`REFUSAL_SKILLS`), no fault injected on them:
     ``{"step", "method", "path", "status", "code"}`` (the path: the route's template when one
-    matched). The one place that reads refusals: i32-health's ``tool_calls.refusals`` is the
-    same list."""
+    matched). The one place the bench reads refusals for the diagnosis: once the record has
+    i32-health's ``tool_calls.refusals`` (``{"step", "tool" or "method" + "path", "status",
+    "code"}``), :func:`failures` takes those instead and this goes."""
     return [{"step": s["index"], "method": s["method"], "path": s.get("route") or s["path"],
              "status": s["status"], "code": s.get("error_code")}
             for s in steps if s["status"] in REFUSAL_SKILLS and not s.get("fault")]
@@ -158,7 +159,8 @@ def failures(report: Mapping[str, Any], refused: Sequence[Mapping[str, Any]],
     found += [{"skill": fault_skill(f["kind"]), "source": "fault", "kind": f["kind"],
                "step": f["step"]}
               for f in report.get("faults") or [] if f.get("recovered") is False]
-    found += [{"skill": REFUSAL_SKILLS[r["status"]], "source": "refusal", **r} for r in refused]
+    found += [{"skill": REFUSAL_SKILLS[r["status"]], "source": "refusal", **r}
+              for r in refused if r["status"] in REFUSAL_SKILLS]
     if gave_up:
         found.append({"skill": GAVE_UP, "source": "episode",
                       "detail": f"stopped after {report.get('steps') or 0} steps; the "
@@ -195,8 +197,9 @@ def _example(episode: Mapping[str, Any], skill: str) -> Example:
     failure = next(f for f in episode["failures"] if f["skill"] == skill)
     what = {"check": lambda: f"{failure['name']} ({failure['check']}): {failure['detail']}",
             "fault": lambda: f"{failure['kind']} at step {failure['step']} not recovered",
-            "refusal": lambda: f"step {failure['step']}: {failure['method']} {failure['path']} "
-                               f"refused {failure['status']}"
+            "refusal": lambda: f"step {failure['step']}: "
+                               f"{failure.get('tool') or failure['method'] + ' ' + failure['path']}"
+                               f" refused {failure['status']}"
                                + (f" ({failure['code']})" if failure.get("code") else ""),
             "episode": lambda: str(failure["detail"])}[failure["source"]]()
     return Example(episode["task"], int(episode["seed"]), int(episode["trial"]),
