@@ -31,6 +31,10 @@ SEEDS = 5  # unused seeds to draw from, by default
 HARD = "hard"  # the fault preset that practises recovery
 
 
+class NothingToPractise(Exception):
+    """No set to write: why (no scored episode failed, or no task exercises the weak skills)."""
+
+
 def weight(rate: float) -> int:
     """An instance's weight for a skill of this rate (the share of problems showing it)."""
     return max(1, round(10 * rate))
@@ -83,9 +87,10 @@ def _candidates(skill: str, tasks: Sequence[Task], showed: set[str]
 
 
 def curriculum(results: Results, source: str, *, size: int = SIZE,
-               seeds: Sequence[int] | None = None) -> TaskSet | None:
+               seeds: Sequence[int] | None = None) -> TaskSet:
     """The next task set for the run in ``results`` (``source``: its path as given, which
-    the set records), or None when no scored episode failed."""
+    the set records); NothingToPractise when no scored episode failed, or no task of the
+    run's apps exercises the skills they show."""
     if size < 1:
         raise ConfigError(f"--size must be at least 1, not {size}")
     scored = [e for e in results.episodes if not e.get("infra_error")]
@@ -102,14 +107,17 @@ def curriculum(results: Results, source: str, *, size: int = SIZE,
         chosen_seeds = unused_seeds(run_seeds, SEEDS)
     weak = diagnose(scored)
     if not weak:
-        return None
+        raise NothingToPractise(f"no weak skill in {source}: no scored episode failed")
     tasks = _in_scope(results)
     picked: dict[tuple[str, int, str], _Picked] = {}
+    unexercised = []
     for weakness, share in zip(weak, shares(weak, size), strict=True):
         skill = weakness.skill
         showed = {e["task"] for e in scored if skill in shown(e)}
         faults = HARD if skill == FAULT else "task"
         candidates = _candidates(skill, tasks, showed)
+        if not candidates:
+            unexercised.append(skill)
         pairs = [(task, reasons, seed) for seed in chosen_seeds for task, reasons in candidates]
         for task, reasons, seed in pairs[:share]:
             entry = picked.setdefault((task.id, seed, faults), _Picked())
@@ -118,6 +126,8 @@ def curriculum(results: Results, source: str, *, size: int = SIZE,
             more = f" and {len(reasons) - 3} more" if len(reasons) > 3 else ""
             entry.why.append(f"{skill} ({weakness.rate} of the run's problems): "
                              f"{', '.join(reasons[:3])}{more}")
+    if not picked:
+        raise NothingToPractise(f"no task of the run's apps exercises {', '.join(unexercised)}")
     instances = [Instance(task, seed, faults, entry.weight,
                           {"skills": entry.skills, "why": "; ".join(entry.why)})
                  for (task, seed, faults), entry in picked.items()]
@@ -130,7 +140,9 @@ def curriculum(results: Results, source: str, *, size: int = SIZE,
         description=(f"The next tasks for {agent}, weighted to the weak skills of {source} ("
                      + ", ".join(f"{w.skill} {w.rate}" for w in weak)
                      + f"), at seeds the run did not use ({', '.join(map(str, chosen_seeds))}):"
-                     " generalisation, not memorisation."),
+                     " generalisation, not memorisation."
+                     + (f" No task of the run's apps exercises {', '.join(unexercised)}."
+                        if unexercised else "")),
         env_version=results.header.get("env_version"),
         made_by={"command": shlex.join(command), "results": source})
 

@@ -282,7 +282,6 @@ def test_fault_recovery_is_practised_under_the_hard_preset(tmp_path: Path) -> No
         {"skill": "unrecovered fault", "source": "fault", "kind": "server_error", "step": 2}]}]
     results = _results(tmp_path / "r.json", episodes, [flaky], [0])
     taskset = curriculum(results, "r.json", size=3, seeds=[7, 9])
-    assert taskset is not None
     assert len(taskset.instances) == 3
     for instance in taskset.instances:  # tasks whose own plans ask for recoveries, at hard
         assert instance.faults == "hard" and instance.info["skills"] == ["unrecovered fault"]
@@ -303,6 +302,12 @@ def test_a_run_without_failures_writes_no_set_and_seeds_it_ran_are_refused(
     assert capsys.readouterr().err.startswith("workgym: error: --seeds 3: the run used them")
     assert main(["curriculum", str(weak.path), "--size", "0"]) == 2
     assert "--size must be at least 1" in capsys.readouterr().err
+    drift = _results(tmp_path / "drift.json", [_episode(TASKS[0], 0, 0, "stale state")],
+                     [TASKS[0]], [0])  # no tracker task has a state_drift fault
+    assert main(["curriculum", str(drift.path)]) == 0
+    assert capsys.readouterr().err == ("workgym: no task of the run's apps exercises stale "
+                                       "state; no task set written\n")
+    assert not list(tmp_path.glob("*curriculum*"))
     broken = tmp_path / "broken.json"
     broken.write_text("{}")
     assert main(["curriculum", str(broken)]) == 2

@@ -26,13 +26,13 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _curriculum(args: argparse.Namespace) -> int:
     from ..bench.results import Results
-    from ..curriculum import curriculum, planned
+    from ..curriculum import NothingToPractise, curriculum, planned
 
     results = Results.load(Path(args.results))
-    taskset = curriculum(results, args.results, size=args.size, seeds=args.seeds)
-    if taskset is None:
-        print(f"workgym: no weak skill in {args.results}: no scored episode failed; no task "
-              "set written", file=sys.stderr)
+    try:
+        taskset = curriculum(results, args.results, size=args.size, seeds=args.seeds)
+    except NothingToPractise as why:
+        print(f"workgym: {why}; no task set written", file=sys.stderr)
         return 0
     out = Path(args.out) if args.out else \
         results.path.with_name(f"{results.path.stem}-curriculum.json")
