@@ -24,6 +24,7 @@ from workgym_core.errors import ConfigError
 
 from ..splits import Split, in_split
 from ..tasks import Task, catalogue
+from .diagnosis import diagnose, weakest_line
 from .metrics import summarize
 from .preflight import check_agent, check_server
 from .progress import Progress
@@ -221,6 +222,8 @@ def _bench(args: argparse.Namespace, stack: ExitStack) -> int:
     print(table(summary))
     print()
     print(metrics_line(summary, header["trials"]))
+    if weakest := weakest_line(diagnose(results.episodes)):
+        print(weakest)
     print(headline(summary, header, f"{results.path} (HTML: {html})"))
     for alarm in summary.alarms:
         print(f"workgym: ALARM: {alarm}", file=sys.stderr)

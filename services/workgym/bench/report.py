@@ -3,8 +3,8 @@ and SVG, no script, nothing fetched): the run's facts, its metrics, four plots (
 histogram, pass^k and pass@k over k (with two trials or more: with one, both are pass@1),
 the score per task, the faults met and recovered per kind (met alone for a kind that asks
 nothing of the agent)), the agent's tool calls (and above all, the alarms saying the figures
-may not be its work: :mod:`workgym.bench.health`), the infra failures apart, and every episode
-with its page link.
+may not be its work: :mod:`workgym.bench.health`), the diagnosis (the weakest skills:
+:mod:`.diagnosis`), the infra failures apart, and every episode with its page link.
 
 The plots' geometry is computed here, in plain numbers; the template only draws it.
 """
@@ -20,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from workgym_reward.recovery import RULES
 
+from .diagnosis import diagnose
 from .health import NO_CALLS, health_line
 from .metrics import Summary, summarize
 from .results import Results
@@ -217,6 +218,7 @@ def render(results: Results, json_href: str | None = None) -> str:
         histogram=histogram([float(e["reward"]) for e in episodes if not e.get("infra_error")]),
         curve=pass_curve(summary.curve) if len(summary.curve) > 1 else None,
         tasks=task_bars(summary), faults=fault_bars(episodes), judged=judged,
+        diagnosis=diagnose(episodes),
         json_href=json_href,
         planned=len(header["tasks"]) * len(header["seeds"]) * int(header["trials"]))
 

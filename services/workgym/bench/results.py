@@ -17,6 +17,7 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
                                   "refusals": [{"step", "app", "method", "path", "status",
                                                 "code", "fault"}]},
                    "trajectory"?}, ...]}
+                   "failures": [{"skill", "source", ...}], "trajectory"?}, ...]}
 
 Episodes are listed in the order they finished; one is keyed by (task, seed, trial). The
 header's ``finished`` is null until every planned episode is recorded. An episode recorded
@@ -28,6 +29,11 @@ others). ``tool_calls``: the agent's tool calls, those that reached an app (the 
 steps but a browser's page loads, their statuses and the first 20 refusals) and those it
 counted as never sent (:mod:`workgym.bench.health`); null for an episode that did not finish
 (an error).
+others). ``failures``: what went wrong, each with the skill it shows
+(:mod:`workgym.bench.diagnosis`): ``source`` ``check`` (with ``name``, ``check``,
+``detail``), ``fault`` (``kind``, ``step``), ``refusal`` (``step``, ``method``, ``path``,
+``status``, ``code``) or ``episode`` (gave up early: ``detail``); empty for a success, an
+error or an infra failure.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from ..export import Episode, transcript
 from ..sdk import Env
 from ..tasks import Task
 from ..tools import FINISH_TOOL
+from .diagnosis import failures
 from .health import tool_calls
 
 OpenEnv = Callable[[str, int], Env]  # (task id, seed) -> a new environment
@@ -138,12 +139,13 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
         "reward": 0.0, "success": False, "harm": False, "signals": {}, "steps": None,
         "faults": _faults([]), "duration_s": 0.0, "episode_id": None, "episode_page": None,
         "tokens": None, "error": None, "infra_error": None, "final_state_hash": None,
-        "step_s": None, "tool_calls": None,
+        "step_s": None, "tool_calls": None, "failures": [],
     }
     started = time.perf_counter()
     kept = getattr(agent, "transcripts", None)  # a model's agent: its conversations, if kept
     unsent = getattr(agent, "not_sent", None)  # a model's agent: calls never sent, by why
     steps = None
+    report: dict[str, Any] | None = None
     try:
         with _start(open_env, planned, pauses) as env:
             assert env.observation is not None
@@ -175,8 +177,11 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
         if timed is not None:
             record["step_s"] = timed.pop(record["episode_id"], None)
         not_sent = unsent.pop(record["episode_id"], None) if unsent is not None else None
-        if steps is not None:
+        if steps is not None and report is not None:
             record["tool_calls"] = tool_calls(steps, not_sent)
+            if not record["infra_error"]:
+                record["failures"] = failures(report, record["tool_calls"]["refusals"],
+                                              planned.task.reference_steps)
         if kept is not None:
             kept.pop(record["episode_id"], None)
     return record

@@ -7,11 +7,24 @@ import argparse
 import os
 import sys
 
-from . import bench, episode, export, factory, new_replica, prebuild, ray, run, serve, tasks
+from . import (
+    bench,
+    curriculum,
+    episode,
+    export,
+    factory,
+    new_replica,
+    prebuild,
+    ray,
+    run,
+    serve,
+    tasks,
+)
 
 # Each subcommand's module adds its parser and handler, in the order `workgym --help` lists them
 # (bench's module adds `report` too).
-COMMANDS = (serve, ray, prebuild, tasks, run, episode, bench, export, new_replica, factory)
+COMMANDS = (serve, ray, prebuild, tasks, run, episode, bench, curriculum, export, new_replica,
+            factory)
 SIGPIPE_EXIT = 128 + 13  # a shell's code for a command its reader closed on (`| head`)
 
 
