@@ -4,7 +4,7 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
 
     {"format": "workgym-bench/1",
      "header": {"agent", "suite", "split"?, "selection", "tasks", "seeds", "trials", "faults",
-                "url", "started", "finished", "workgym_version", "command"},
+                "url", "started", "finished", "workgym_version", "command", "env_version"},
      "episodes": [{"task", "seed", "trial", "reward", "success", "harm", "signals", "steps",
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
@@ -17,7 +17,10 @@ with an ``infra_error`` (the infrastructure failed it, not the agent) is kept, a
 by ``--resume``, its new record replacing it. ``trajectory`` (with ``--trajectories``): the
 episode as ``{"messages", "tools"}``, a ``workgym export --format jsonl`` record without its
 metadata. ``step_s``: a browser agent's seconds per browser step, in order (null for
-others).
+others). ``env_version``: the environment the episodes ran on (:mod:`workgym.envversion`'s
+``{"id", "parts": {"code", "data", "tasks", "faults"}}``: this process's, or with ``--url``
+the server's; null for a server too old to say, absent in files from before it was
+recorded): ``--resume`` and ``workgym compare`` refuse another.
 """
 
 from __future__ import annotations
