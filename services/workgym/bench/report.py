@@ -1,5 +1,6 @@
 """``workgym report``: a bench's results JSON as one self-contained HTML page (inline CSS
-and SVG, no script, nothing fetched): the run's facts, its metrics, four plots (the reward
+and SVG, no script, nothing fetched): the run's facts (its environment version among them),
+its metrics with their 95% intervals and its noise floor, four plots (the reward
 histogram, pass^k and pass@k over k (with two trials or more: with one, both are pass@1),
 the score per task, the faults met and recovered per kind (met alone for a kind that asks
 nothing of the agent)), the infra failures apart, and every episode with its page link.
@@ -20,7 +21,7 @@ from workgym_reward.recovery import RULES
 
 from .metrics import Summary, summarize
 from .results import Results
-from .summary import number, subject
+from .summary import bounds, noise_line, number, subject
 
 TEMPLATES = Path(__file__).parent / "templates"
 WIDTH = 640  # the histogram's and curve's width in SVG units (the page scales them)
@@ -124,7 +125,8 @@ def task_bars(summary: Summary) -> Plot:
         kind = "pass" if row.ok else ("partial" if row.passed else "fail")
         y = 10 + i * ROW_H
         bar = Bar(min(zero, end), y, max(abs(end - zero), 1), ROW_H - 4,
-                  f"{row.task}: score {row.score:.2f}, {row.passed}/{row.scored} passed", kind)
+                  f"{row.task}: score {row.score:.2f} {bounds(row.score_ci)}".rstrip()
+                  + f", {row.passed}/{row.scored} passed", kind)
         rows.append(Row(y, row.task, [bar], f"{row.score:.2f}"))
     ticks = [Tick(_scale(v, -1, 1, left, right), 10 + len(rows) * ROW_H + 14, f"{v:g}")
              for v in (-1, 0, 1)]
@@ -190,6 +192,7 @@ def render(results: Results, json_href: str | None = None) -> str:
         default=True), undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     return env.get_template("report.html").render(
         header=header, subject=subject(header), summary=summary, number=number, tokens=tokens,
+        bounds=bounds, noise=noise_line(summary, int(header["trials"])) if summary.noise else "",
         width=WIDTH, row_width=ROW_WIDTH, label_w=LABEL_W,
         episodes=sorted(episodes, key=lambda e: (e["task"], e["seed"], e["trial"])),
         histogram=histogram([float(e["reward"]) for e in episodes if not e.get("infra_error")]),
