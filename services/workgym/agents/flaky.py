@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from ..sdk import Env
 from ..tasks import ReferenceStep, Task
-from .reference import Branch, run_script
+from .reference import Branch, ReferenceFailed, run_script
 
 NAME = "flaky"
 DEFAULT_P = 0.3
@@ -29,8 +29,9 @@ SLIPS = ("drop a step", "stop early", "skip the reply")
 
 @dataclass
 class Slip(Branch):
-    """The script's way with one slip: ``dropped`` (a step's index) is passed over, and no
-    step from ``stop`` on runs."""
+    """The script's way with one slip: ``dropped`` (a step's index) is passed over, no step
+    from ``stop`` on runs, and a step whose ``when`` needs what was not saved is passed over
+    too."""
 
     kind: str = ""
     dropped: int | None = None
@@ -41,7 +42,10 @@ class Slip(Branch):
         index, self.seen = self.seen, self.seen + 1
         if index == self.dropped or (self.stop is not None and index >= self.stop):
             return False
-        return super().runs(step, saved)
+        try:
+            return super().runs(step, saved)
+        except ReferenceFailed:  # its ``when`` reads what a dropped step would have saved
+            return False
 
 
 @dataclass(frozen=True)

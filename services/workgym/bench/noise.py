@@ -15,8 +15,10 @@ differ for two reasons:
 * **problem sampling**: runs on two different samples of N problems (a benchmark's two
   releases, two subsets drawn from a pool) differ also by which problems were drawn:
   the variance of a problem's value across problems, s² (between problems, plus trial
-  noise), gives the **sample floor** 1.96·√(2·s²/N). This is the "7-11 points" two single
-  runs of well-known benchmarks must differ by before the gap means anything.
+  noise), gives the **sample floor** 1.96·√(2·s²/N), never below the paired one (an s²
+  under the trial noise measured is the estimates' own noise: the problems' spread is
+  taken as 0 then). This is the "7-11 points" two single runs of well-known benchmarks
+  must differ by before the gap means anything.
 
 With one trial per problem, trial noise cannot be told from the problems' spread: the
 paired floor is unknown, and the sample floor is given as its bound (s² = mean p_i(1-p_i)
@@ -52,5 +54,7 @@ def noise_floor(problems: Iterable[tuple[int, int]]) -> NoiseFloor | None:
     spread = sum((v - mean) ** 2 for v in values) / (size - 1)
     repeated = [c * (n - c) / (n * (n - 1)) / n for n, c in counts if n >= 2]
     trial = sum(repeated) / len(repeated) if repeated else None
-    return NoiseFloor(None if trial is None else Z95 * sqrt(2 * trial / size),
-                      Z95 * sqrt(2 * spread / size), size)
+    if trial is None:
+        return NoiseFloor(None, Z95 * sqrt(2 * spread / size), size)
+    return NoiseFloor(Z95 * sqrt(2 * trial / size), Z95 * sqrt(2 * max(spread, trial) / size),
+                      size)
