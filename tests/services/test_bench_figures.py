@@ -25,8 +25,8 @@ from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
 
-VERSION = {"id": "wg-0000000000000001",
-           "parts": {"code": "c1", "data": "d1", "tasks": "t1", "faults": "f1"}}
+PARTS = {"code": "c1", "data": "d1", "tasks": "t1", "faults": "f1"}
+VERSION: dict[str, Any] = {"id": "wg-0000000000000001", "parts": PARTS}
 
 
 def _episode(task: str, seed: int, trial: int, success: bool, *,
@@ -78,13 +78,13 @@ def test_every_rate_has_its_interval_and_infra_failures_enter_none() -> None:
     assert dirty.infra_errors == 10
 
     line = metrics_line(clean, 2)
-    assert f"pass@1 {clean.pass_at_1:.2f} [{ci.pass_at_1.low:.2f}, " \
-        f"{ci.pass_at_1.high:.2f}]" in line
+    overall, task = ci.pass_at_1, clean.tasks[0].score_ci
+    assert overall is not None and task is not None
+    assert f"pass@1 {clean.pass_at_1:.2f} [{overall.low:.2f}, {overall.high:.2f}]" in line
     assert "pass^2 " in line and " paired, ±" in line
     head, _, first = table(clean).splitlines()[:3]
     assert head.split()[:4] == ["task", "score", "95%", "CI"]
-    low, high = clean.tasks[0].score_ci.low, clean.tasks[0].score_ci.high  # type: ignore[union-attr]
-    assert f"[{low:.2f}, {high:.2f}]" in first
+    assert f"[{task.low:.2f}, {task.high:.2f}]" in first
 
 
 def test_a_task_with_one_problem_has_no_interval_column() -> None:
@@ -105,6 +105,8 @@ def test_the_noise_floor_of_a_deterministic_agent_is_zero_paired() -> None:
     # Trial noise: each problem 1 of 2 passed: p(1-p) estimated c(n-c)/(n(n-1)) = 0.5.
     noisy = noise_floor([(2, 1)] * 100)
     assert noisy is not None and noisy.paired == pytest.approx(Z95 * (2 * 0.5 / 2 / 100) ** 0.5)
+    # Every problem alike (no spread measured): a new sample differs by the trial noise still.
+    assert noisy.sample == noisy.paired
     # One trial: the paired floor is unknown, the new-sample floor is its bound.
     single = noise_floor([(1, 1)] * 50 + [(1, 0)] * 50)
     assert single is not None and single.paired is None
@@ -178,8 +180,7 @@ def test_compare_refuses_other_versions_and_fault_plans(
         runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a, b = runs
     episodes = json.loads(b.read_text())["episodes"]
-    other = {**VERSION, "id": "wg-0000000000000002",
-             "parts": {**VERSION["parts"], "tasks": "t2", "code": "c2"}}
+    other = {"id": "wg-0000000000000002", "parts": {**PARTS, "tasks": "t2", "code": "c2"}}
     moved = _save(tmp_path / "moved.json", episodes, version=other)
     assert main(["compare", str(a), str(moved)]) == 2
     err = capsys.readouterr().err

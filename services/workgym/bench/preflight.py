@@ -1,8 +1,9 @@
 """Before a bench runs an episode: the server answers, takes the operator's key, has the
 tasks (an in-process run needs no check) and says which environment version it runs
 (:func:`server_version`: a results file records the server's, never this client's); a
-model's agent reaches its endpoint, which serves the model. Each failure is one error naming what failed and what to check (the CLI
-prints it on one line and exits 2), raised before the results file is created.
+model's agent reaches its endpoint, which serves the model. Each failure is one error naming
+what failed and what to check (the CLI prints it on one line and exits 2), raised before the
+results file is created.
 """
 
 from __future__ import annotations
