@@ -210,8 +210,9 @@ def text(comparison: Comparison) -> str:
              f"{comparison.env_version or 'not recorded'}"]
     if comparison.warning:
         lines.append(f"warning: {comparison.warning}")
-    lines += ["", f"{'task':<{width}}  {'A':>4}  {'B':>4}  {'Δ':>5}  {'95% CI of Δ':<14}  "
-              f"{'p Holm':>6}  verdict", "-" * (width + 70)]
+    head = (f"{'task':<{width}}  {'A':>4}  {'B':>4}  {'Δ':>5}  {'95% CI of Δ':<14}  "
+            f"{'p Holm':>6}  verdict")
+    lines += ["", head, "-" * (len(head) + len(SAME) - len("verdict"))]
     for d in comparison.tasks:
         lines.append(f"{d.name:<{width}}  {d.a:>4.2f}  {d.b:>4.2f}  {_signed(d.delta.mean):>5}"
                      f"  {_interval(d.delta):<14}  {d.p_holm or 0:>6.3f}  {d.verdict}")
