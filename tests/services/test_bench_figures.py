@@ -219,6 +219,7 @@ def test_the_report_shows_intervals_noise_floor_and_version(tmp_path: Path) -> N
     low, high = summary.intervals.pass_at_1.low, summary.intervals.pass_at_1.high
     assert f'id="pass-at-1-ci">[{low:.2f}, {high:.2f}]</div>' in html
     assert "The run's noise floor ±" in html
+    assert html.count('<line class="ci"') == 1  # a/x's whisker: six seeds
     assert f"{VERSION['id']} <span" in html and "tasks t1" in html
     old = render(Results(tmp_path / "r.json", _header(1, version=None), episodes))
     assert "not recorded" in old

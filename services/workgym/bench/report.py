@@ -55,6 +55,7 @@ class Row:
     label: str
     bars: list[Bar]
     value: str
+    span: tuple[float, float] | None = None  # a task's score interval, drawn as a whisker
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ def pass_curve(curve: list[tuple[int, float | None, float | None]]) -> Plot:
 
 
 def task_bars(summary: Summary) -> Plot:
-    """Each task's mean reward, a bar from 0 (left of it when negative)."""
+    """Each task's mean reward, a bar from 0 (left of it when negative), with a whisker
+    over its 95% interval when it has two problems or more."""
     left, right = LABEL_W, ROW_WIDTH - 50
     zero = _scale(0, -1, 1, left, right)
     rows = []
@@ -127,7 +129,10 @@ def task_bars(summary: Summary) -> Plot:
         bar = Bar(min(zero, end), y, max(abs(end - zero), 1), ROW_H - 4,
                   f"{row.task}: score {row.score:.2f} {bounds(row.score_ci)}".rstrip()
                   + f", {row.passed}/{row.scored} passed", kind)
-        rows.append(Row(y, row.task, [bar], f"{row.score:.2f}"))
+        span = None if row.score_ci is None else (
+            _scale(max(-1.0, row.score_ci.low), -1, 1, left, right),
+            _scale(min(1.0, row.score_ci.high), -1, 1, left, right))
+        rows.append(Row(y, row.task, [bar], f"{row.score:.2f}", span))
     ticks = [Tick(_scale(v, -1, 1, left, right), 10 + len(rows) * ROW_H + 14, f"{v:g}")
              for v in (-1, 0, 1)]
     return Plot(20 + len(rows) * ROW_H + 14, [], ticks, rows, [], [], zero=zero)
