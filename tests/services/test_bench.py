@@ -470,3 +470,7 @@ def test_resume_refuses_another_environment_version(
     assert capsys.readouterr().err == (
         f"workgym: error: --resume: {moved} was run on another environment version (data "
         "differ): its episodes and new ones would not be comparable; start a new run\n")
+    del document["header"]["env_version"]  # a file from before versions were recorded
+    moved.write_text(json.dumps(document))
+    assert main(["bench", "--resume", str(moved)]) == 2
+    assert "(it records none: written before versions were recorded)" in capsys.readouterr().err

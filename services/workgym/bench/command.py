@@ -169,10 +169,13 @@ def _environments(header: dict[str, Any], tasks: list[Task], url: str | None,
 def _same_version(results: Results, version: dict[str, Any] | None) -> None:
     """``--resume`` adds episodes only of the environment version the file was run on."""
     recorded = results.header.get("env_version")
-    if (recorded or {}).get("id") != (version or {}).get("id"):
-        raise ConfigError(f"--resume: {results.path} was run on another environment version "
-                          f"({', '.join(differences(recorded, version))}): its episodes and "
-                          "new ones would not be comparable; start a new run")
+    if (recorded or {}).get("id") == (version or {}).get("id"):
+        return
+    why = ", ".join(differences(recorded, version)) if recorded else \
+        "it records none: written before versions were recorded"
+    raise ConfigError(f"--resume: {results.path} was run on another environment version "
+                      f"({why}): its episodes and new ones would not be comparable; start a "
+                      "new run")
 
 
 def bench(args: argparse.Namespace) -> int:
