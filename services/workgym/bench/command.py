@@ -22,11 +22,12 @@ from typing import Any
 
 from workgym_core.errors import ConfigError
 
+from ..envversion import current, differences
 from ..splits import Split, in_split
 from ..tasks import Task, catalogue
 from .diagnosis import diagnose, weakest_line
 from .metrics import summarize
-from .preflight import check_agent, check_server
+from .preflight import check_agent, check_server, server_version
 from .progress import Progress
 from .report import write_report
 from .results import Results, claim_next_run, now
@@ -143,17 +144,18 @@ def _served(url: str | None, agent: Agent, stack: ExitStack) -> tuple[str | None
 
 
 def _environments(header: dict[str, Any], tasks: list[Task], url: str | None,
-                  key: str | None = None) -> OpenEnv:
+                  key: str | None = None) -> tuple[OpenEnv, dict[str, Any] | None]:
     """A new environment per episode: of the server at ``url`` (checked first: it answers,
     takes the key, has the tasks; ``key``: its operator key, default the SDK's), else of this
-    process's."""
+    process's; and the environment version they run (the server's, None if it cannot say)."""
     faults = header["faults"]
     if url:
         from ..sdk import connect, operator_key
 
         key = operator_key(key)  # before any episode: a run without one fails at once
         check_server(url, key, header["tasks"])
-        return lambda task, seed: connect(url, task, seed=seed, faults=faults, api_key=key)
+        return (lambda task, seed: connect(url, task, seed=seed, faults=faults, api_key=key),
+                server_version(url, key))
     from workgym_core.settings import Settings
 
     from ..local import local_server
@@ -162,7 +164,19 @@ def _environments(header: dict[str, Any], tasks: list[Task], url: str | None,
     # Framework tasks need the framework's own apps, served only on request.
     framework = any(t.suite == "framework" for t in tasks)
     server = local_server(Settings(framework_apps=True) if framework else None)
-    return lambda task, seed: Env.inprocess(server, task, seed, faults)
+    return lambda task, seed: Env.inprocess(server, task, seed, faults), current().as_dict()
+
+
+def _same_version(results: Results, version: dict[str, Any] | None) -> None:
+    """``--resume`` adds episodes only of the environment version the file was run on."""
+    recorded = results.header.get("env_version")
+    if (recorded or {}).get("id") == (version or {}).get("id"):
+        return
+    why = ", ".join(differences(recorded, version)) if recorded else \
+        "it records none: written before versions were recorded"
+    raise ConfigError(f"--resume: {results.path} was run on another environment version "
+                      f"({why}): its episodes and new ones would not be comparable; start a "
+                      "new run")
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -180,7 +194,11 @@ def _bench(args: argparse.Namespace, stack: ExitStack) -> int:
     url, key = _served(args.url or header["url"], agent, stack)
     # Preflight, before the results file is created: the model, the server, its key.
     check_agent(agent)
-    open_env = _environments(header, tasks, url, key)
+    open_env, env_version = _environments(header, tasks, url, key)
+    if resumed:
+        _same_version(resumed, env_version)
+    else:
+        header["env_version"] = env_version
     if header.get("trajectories") and hasattr(agent, "transcripts"):
         agent.transcripts = {}  # the model's own conversations
     results = resumed or Results.create(out or claim_next_run(), header)

@@ -1,7 +1,9 @@
-"""Before a bench runs an episode: the server answers, takes the operator's key and has the
-tasks (an in-process run needs no check), and a model's agent reaches its endpoint, which
-serves the model. Each failure is one error naming what failed and what to check (the CLI
-prints it on one line and exits 2), raised before the results file is created.
+"""Before a bench runs an episode: the server answers, takes the operator's key, has the
+tasks (an in-process run needs no check) and says which environment version it runs
+(:func:`server_version`: a results file records the server's, never this client's); a
+model's agent reaches its endpoint, which serves the model. Each failure is one error naming
+what failed and what to check (the CLI prints it on one line and exits 2), raised before the
+results file is created.
 """
 
 from __future__ import annotations
@@ -47,3 +49,18 @@ def check_agent(agent: Any) -> None:
     check = getattr(agent, "check", None)
     if check is not None:
         check()
+
+
+def server_version(url: str, api_key: str) -> dict[str, Any] | None:
+    """The environment version the server at ``url`` runs (``GET /v1/version``: its
+    :func:`workgym.envversion.current`), or None for a server too old to say."""
+    base = url.rstrip("/")
+    with reaching("the WorkGym server", base, "check --url and that `workgym serve` runs there"):
+        response = httpx.get(f"{base}/v1/version", timeout=TIMEOUT_S,
+                             headers={"authorization": f"Bearer {api_key}"})
+    if response.status_code == 404:
+        return None
+    if response.status_code != 200:
+        raise refusal(response)
+    version: dict[str, Any] = response.json()
+    return version

@@ -4,7 +4,7 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
 
     {"format": "workgym-bench/1",
      "header": {"agent", "suite", "split"?, "selection", "tasks", "seeds", "trials", "faults",
-                "url", "started", "finished", "workgym_version", "command"},
+                "url", "started", "finished", "workgym_version", "command", "env_version"},
      "episodes": [{"task", "seed", "trial", "reward", "success", "harm", "signals", "steps",
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
@@ -28,12 +28,15 @@ metadata. ``step_s``: a browser agent's seconds per browser step, in order (null
 others). ``tool_calls``: the agent's tool calls, those that reached an app (the gym's recorded
 steps but a browser's page loads, their statuses and the first 20 refusals) and those it
 counted as never sent (:mod:`workgym.bench.health`); null for an episode that did not finish
-(an error).
-others). ``failures``: what went wrong, each with the skill it shows
+(an error). ``failures``: what went wrong, each with the skill it shows
 (:mod:`workgym.bench.diagnosis`): ``source`` ``check`` (with ``name``, ``check``,
 ``detail``), ``fault`` (``kind``, ``step``), ``refusal`` (``step``, ``method``, ``path``,
 ``status``, ``code``) or ``episode`` (gave up early: ``detail``); empty for a success, an
 error or an infra failure.
+``env_version``: the environment the episodes ran on (:mod:`workgym.envversion`'s
+``{"id", "parts": {"code", "data", "tasks", "faults"}}``: this process's, or with ``--url``
+the server's; null for a server too old to say, absent in files from before it was
+recorded): ``--resume`` and ``workgym compare`` refuse another.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -129,6 +129,13 @@ def trajectory(env: Env, task: Task, report: dict[str, Any],
             "tools": obs.tools}
 
 
+def _at_trial(agent: Agent, trial: int) -> Agent:
+    """The agent for one trial: one that draws by the trial (``for_trial``, as
+    :class:`workgym.agents.flaky.Flaky`) is given it; others are themselves."""
+    for_trial = getattr(agent, "for_trial", None)
+    return agent if for_trial is None else cast(Agent, for_trial(trial))
+
+
 def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
                 trajectories: bool = False,
                 pauses: Sequence[float] = RETRY_PAUSES) -> dict[str, Any]:
@@ -150,7 +157,7 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
         with _start(open_env, planned, pauses) as env:
             assert env.observation is not None
             record["episode_id"] = env.observation.episode_id
-            report = env.finish(answer=agent(env, planned.task))
+            report = env.finish(answer=_at_trial(agent, planned.trial)(env, planned.task))
             steps = env.trajectory()
             if trajectories:
                 messages = kept.pop(record["episode_id"], None) if kept is not None else None

@@ -1,5 +1,6 @@
 """The ``workgym`` command: serve (every service starts here; on a Ray cluster, ``ray up``),
-prebuild snapshots, list tasks, run an agent on a task, export training data."""
+prebuild snapshots, list tasks, run an agent on a task, bench an agent and compare two
+benches, export training data."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 
 from . import (
     bench,
+    compare,
     curriculum,
     episode,
     export,
@@ -23,8 +25,8 @@ from . import (
 
 # Each subcommand's module adds its parser and handler, in the order `workgym --help` lists them
 # (bench's module adds `report` too).
-COMMANDS = (serve, ray, prebuild, tasks, run, episode, bench, curriculum, export, new_replica,
-            factory)
+COMMANDS = (serve, ray, prebuild, tasks, run, episode, bench, compare, curriculum, export,
+            new_replica, factory)
 SIGPIPE_EXIT = 128 + 13  # a shell's code for a command its reader closed on (`| head`)
 
 

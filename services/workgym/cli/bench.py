@@ -43,9 +43,11 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
                        help="fault plan: 'task', the task's own (default), or a preset (a "
                        "wrong name lists them)")
     bench.add_argument("--agent", type=bench_agent_spec, help="a built-in agent (default: "
-                       "reference), openai:MODEL, or a browser agent: browser-reference (the "
-                       "task's browser: script) or browser:MODULE:CALLABLE (callable(obs) -> "
-                       "a BrowserGym action string, None when done)")
+                       "reference; flaky[:P[:SEED]]: the reference slipping in a share P of "
+                       "episodes, drawn per episode: for measuring noise), openai:MODEL, or "
+                       "a browser agent: browser-reference (the task's browser: script) or "
+                       "browser:MODULE:CALLABLE (callable(obs) -> a BrowserGym action string, "
+                       "None when done)")
     bench.add_argument("--url", help="a WorkGym server; default: run in this process")
     bench.add_argument("--out", help="the results JSON (default results/run-NNNN.json, the "
                        "next number); the HTML report goes next to it (.html)")
