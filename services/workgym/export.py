@@ -16,7 +16,9 @@ then per step an assistant message with one tool call and the tool's result
 ``metadata`` is the reward report (episode id, task, seed, reward, signals,
 assertions, faults).
 
-Only episodes whose report the gym signed are exported: an episode is skipped unless its
+Which episodes: a task's, a suite's, or a task set's (its instances' tasks at their seeds; the
+fault plan an episode ran under is not in its report, so it selects nothing). Only episodes
+whose report the gym signed are exported: an episode is skipped unless its
 timeline's ``report`` carries the gym's signature under the API key and names that episode.
 Task, seed, success, reward and the answer come from that verified report alone, never from
 the span attributes beside it; the spans give the steps.
@@ -25,7 +27,7 @@ the span attributes beside it; the spans give the steps.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,9 +126,12 @@ class Exporter:
         self.skipped: Counter[str] = Counter()  # reason -> episodes
         self.seen: Counter[str] = Counter()  # "listed", "finished", "exported" -> episodes
 
-    def episodes(self, task_ids: Iterable[str], limit: int) -> Iterator[Episode]:
+    def episodes(self, task_ids: Iterable[str], limit: int,
+                 seeds: Mapping[str, Collection[int]] | None = None) -> Iterator[Episode]:
         """Finished episodes of these tasks whose report the gym signed, from the telemetry
-        store; the others are counted in ``skipped``, by reason."""
+        store (the ``limit`` newest of each task); the others are counted in ``skipped``, by
+        reason. ``seeds``: only those at these seeds of their task (a task set's instances;
+        the others are counted in ``seen["other seeds"]``)."""
         wanted = list(task_ids)
         with httpx.Client(base_url=self.url, timeout=30.0,
                           headers={"authorization": f"Bearer {self.api_key}"}) as http:
@@ -140,7 +145,10 @@ class Exporter:
                     reason = unverified(self.api_key, timeline)
                     if reason is None and timeline["report"].get("task") not in wanted:
                         reason = "report of another task"
-                    if reason is None:
+                    if reason is None and seeds is not None and timeline["report"].get(
+                            "seed") not in seeds.get(timeline["report"]["task"], ()):
+                        self.seen["other seeds"] += 1
+                    elif reason is None:
                         self.seen["exported"] += 1
                         yield Episode(steps=timeline["steps"], report=timeline["report"])
                     else:
@@ -174,6 +182,9 @@ class Exporter:
         if not seen["finished"]:
             return (f"{seen['listed']} episode(s) of {what} in {store}, none finished: only "
                     "finished episodes are exported")
+        if not seen["exported"] and seen["other seeds"]:
+            return (f"{seen['other seeds']} episode(s) of {what}'s tasks, none at its seeds: "
+                    "a set selects its instances' tasks at their seeds")
         if not seen["exported"]:
             return (f"none of the {seen['finished']} finished episode(s) of {what} has a "
                     "report signed by this gym's API key")

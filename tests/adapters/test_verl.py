@@ -160,3 +160,18 @@ def test_a_long_episode_is_cut_at_the_response_length(verl_standin: types.Module
                                     tokenizer, None, object, DictConfigWrap({}))
     out = asyncio.run(loop.run({}, extra_info={"task": TASK, "seed": SEED, "faults": "none"}))
     assert len(out.response_ids) <= 300 and out.reward_score == 0.0  # scored as it stood
+
+
+def test_a_task_sets_rows_run_as_they_are(verl_standin: types.ModuleType) -> None:
+    """A row of ``workgym.adapters.datasets.rows(taskset, "verl")`` is the loop's keywords."""
+    from workgym.adapters.datasets import rows
+    from workgym.tasksets import Instance, TaskSet
+
+    adapter = importlib.import_module("workgym.adapters.verl")
+    tokenizer = CharTokenizer()
+    loop = adapter.WorkGymAgentLoop(DictConfigWrap(loop_config(200_000)),
+                                    ServerManager(tokenizer), tokenizer, None, object,
+                                    DictConfigWrap({}))
+    [row] = rows(TaskSet([Instance(TASK, SEED, "none")]), "verl")
+    out = asyncio.run(loop.run({}, **row))
+    assert out.reward_score == 1.0 and out.extra_fields["seed"] == SEED

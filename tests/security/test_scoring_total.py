@@ -164,11 +164,11 @@ def test_bench_counts_infra_errors_apart(local: LocalServer, make_env: MakeEnv) 
     def noop(env: Env, task: Task) -> str | None:
         return None
 
-    scored = run_episode(lambda task_id, seed: make_env(task_id, seed, "none"), noop,
+    scored = run_episode(lambda task_id, seed, _: make_env(task_id, seed, "none"), noop,
                          Planned(task, 2, 0))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Task, "score", lambda self, *args: 1 / 0)
-        failed = run_episode(lambda task_id, seed: make_env(task_id, seed, "none"), noop,
+        failed = run_episode(lambda task_id, seed, _: make_env(task_id, seed, "none"), noop,
                              Planned(task, 2, 1))
     assert scored["infra_error"] is None and failed["error"] is None
     assert failed["infra_error"] == "scoring failed: ZeroDivisionError: division by zero"

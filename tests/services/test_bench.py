@@ -21,7 +21,7 @@ from workgym.app import create_app
 from workgym.bench import metrics
 from workgym.bench.metrics import pass_at_k, pass_hat_k, summarize
 from workgym.bench.results import FORMAT, Results, ResultsError, claim_next_run
-from workgym.bench.runner import OpenEnv, Planned, plan, run, run_episode
+from workgym.bench.runner import OpenEnv, Planned, plan, product, run, run_episode
 from workgym.bench.summary import headline, metrics_line, table
 from workgym.envversion import current
 from workgym.errors import Refused, refusal
@@ -124,7 +124,7 @@ def test_results_are_rewritten_whole_and_atomically(tmp_path: Path) -> None:
 
 def test_plan_skips_what_is_done_and_runs_first_trials_first() -> None:
     a, b = (catalogue().get(t) for t in TASKS)
-    planned = plan([a, b], [0, 1], 2, done={(a.id, 0, 0), (b.id, 1, 1)})
+    planned = plan(product([a, b], [0, 1]), 2, done={(a.id, 0, 0), (b.id, 1, 1)})
     assert [(p.task.id, p.seed, p.trial) for p in planned] == [
         (a.id, 1, 0), (b.id, 0, 0), (b.id, 1, 0), (a.id, 0, 1), (a.id, 1, 1), (b.id, 0, 1)]
 
@@ -139,7 +139,7 @@ class _Obs:
 class _FakeEnv:
     count = 0
 
-    def __init__(self, task: str, seed: int) -> None:
+    def __init__(self, task: str, seed: int, faults: str) -> None:
         _FakeEnv.count += 1
         self.id = f"ep_{task}_{seed}_{_FakeEnv.count}"
         self.observation: _Obs | None = None
@@ -189,7 +189,7 @@ def test_a_crashing_agent_fails_its_episode_and_the_run_goes_on() -> None:
     task = catalogue().get(TASKS[0])
     recorded: list[dict[str, Any]] = []
     agent = _ModelAgent()
-    run(plan([task], [0, 1, 2], 1), FAKE_ENV, agent, 2, recorded.extend)
+    run(plan(product([task], [0, 1, 2]), 1), FAKE_ENV, agent, 2, recorded.extend)
     by_seed = {e["seed"]: e for e in recorded}
     assert sorted(by_seed) == [0, 1, 2]
     crashed = by_seed[1]
@@ -282,7 +282,7 @@ def test_a_run_stops_starting_episodes_once_asked_and_records_those_running() ->
             assert asked.acquire(timeout=60)
         return "done"
 
-    run(plan([task], list(range(10)), 1), FAKE_ENV, agent, 1, recorded.extend, stop=stop)
+    run(plan(product([task], list(range(10))), 1), FAKE_ENV, agent, 1, recorded.extend, stop=stop)
     # Stopped after the 3rd; the one a worker had taken by then is recorded too.
     assert 3 <= len(recorded) <= 5
 
@@ -301,8 +301,8 @@ def test_trajectories_are_exports_records(local: LocalServer) -> None:
     steps the gym recorded, here of the reference agent on an in-process server."""
     task = catalogue().get(TASKS[0])
     recorded: list[dict[str, Any]] = []
-    run(plan([task], [0], 1), lambda t, seed: Env.inprocess(local, t, seed), reference, 1,
-        recorded.extend, trajectories=True)
+    run(plan(product([task], [0]), 1), lambda t, seed, faults: Env.inprocess(local, t, seed),
+        reference, 1, recorded.extend, trajectories=True)
     (episode,) = recorded
     assert episode["success"] is True and set(episode["trajectory"]) == {"messages", "tools"}
     messages, tools = episode["trajectory"]["messages"], episode["trajectory"]["tools"]
@@ -314,7 +314,7 @@ def test_trajectories_are_exports_records(local: LocalServer) -> None:
     results = [json.loads(m["content"]) for m in messages if m["role"] == "tool"]
     assert [r["status"] for r in results] and all(r["status"] < 300 for r in results)
     assert messages[-1]["role"] == "assistant" and messages[-1]["content"]
-    without = run_episode(lambda t, seed: Env.inprocess(local, t, seed), reference,
+    without = run_episode(lambda t, seed, faults: Env.inprocess(local, t, seed), reference,
                           Planned(task, 0, 0))
     assert "trajectory" not in without
 
@@ -372,7 +372,7 @@ def test_bench_checks_the_server_before_it_runs(tmp_path: Path,
 
 
 def test_an_environment_that_cannot_start_is_an_error_too() -> None:
-    def broken(task: str, seed: int) -> Any:
+    def broken(task: str, seed: int, faults: str) -> Any:
         raise ConnectionError("no server")
 
     record = run_episode(broken, lambda env, task: None, Planned(catalogue().get(TASKS[0]), 0, 0))

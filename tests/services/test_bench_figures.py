@@ -253,7 +253,7 @@ def test_flaky_draws_per_episode_reproducibly() -> None:
 
 def test_a_slip_fails_an_episode_the_reference_passes(local: LocalServer) -> None:
     task = catalogue().get("tracker/start-work-on-bug")
-    open_env = lambda name, seed: Env.inprocess(local, name, seed)  # noqa: E731
+    open_env = lambda name, seed, faults: Env.inprocess(local, name, seed, faults)  # noqa: E731
     assert run_episode(open_env, Flaky(0.0), Planned(task, 0, 0))["success"] is True
     always = Flaky(1.0)
     trial = next(t for t in range(500) if (slip := always.for_trial(t).slip(task, 0))

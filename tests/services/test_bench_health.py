@@ -73,8 +73,8 @@ def model() -> Iterator[FakeModel]:
 
 def _episode(local: LocalServer, agent: Any, seed: int = 1) -> dict[str, Any]:
     """One episode's record, as the bench runs it (no faults)."""
-    return run_episode(lambda task, s: Env.inprocess(local, task, s, "none"), agent,
-                       Planned(catalogue().get(TASK), seed, 0))
+    return run_episode(lambda task, s, faults: Env.inprocess(local, task, s, faults), agent,
+                       Planned(catalogue().get(TASK), seed, 0, "none"))
 
 
 def _chat(model: FakeModel, name: str) -> ChatAgent:

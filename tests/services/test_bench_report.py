@@ -17,7 +17,7 @@ from tests.browser import BROWSER
 from workgym.agents.reference import reference
 from workgym.bench.report import fault_bars, histogram, render, tokens, write_report
 from workgym.bench.results import Results, now
-from workgym.bench.runner import plan, run
+from workgym.bench.runner import plan, product, run
 from workgym.local import LocalServer
 from workgym.sdk import Env
 from workgym.tasks import catalogue
@@ -40,7 +40,8 @@ def results(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Ite
               "started": now(), "workgym_version": "test", "command": "workgym bench ..."}
     recorded = Results.create(path, header)
     try:
-        run(plan(tasks, [0], 2), lambda task, seed: Env.inprocess(server, task, seed),
+        run(plan(product(tasks, [0]), 2),
+            lambda task, seed, faults: Env.inprocess(server, task, seed, faults),
             reference, 2, recorded.add)
     finally:
         server.close()

@@ -26,7 +26,7 @@ from workgym.bench.diagnosis import (
 from workgym.bench.health import tool_calls
 from workgym.bench.report import render
 from workgym.bench.results import Results, now
-from workgym.bench.runner import plan, run
+from workgym.bench.runner import plan, product, run
 from workgym.bench.stats import bootstrap_ci
 from workgym.cli import main
 from workgym.curriculum import curriculum
@@ -206,8 +206,9 @@ def noop_run(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> It
     path = tmp_path_factory.mktemp("diagnosis") / "run.json"
     results = _results(path, [], list(TASKS), [0, 1])
     try:
-        run(plan([catalogue().get(t) for t in TASKS], [0, 1], 1),
-            lambda task, seed: Env.inprocess(server, task, seed), noop, 2, results.add)
+        run(plan(product([catalogue().get(t) for t in TASKS], [0, 1]), 1),
+            lambda task, seed, faults: Env.inprocess(server, task, seed, faults), noop, 2,
+            results.add)
     finally:
         server.close()
     results.finish()

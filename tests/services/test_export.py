@@ -19,6 +19,7 @@ from tests.serving import dead_url
 from workgym.cli import main
 from workgym.export import TRACING, Exporter
 from workgym.tasks import catalogue
+from workgym.tasksets import Instance, TaskSet
 from workgym.tools import ToolCatalogue
 from workgym_core.settings import Settings
 
@@ -86,6 +87,27 @@ def test_dpo_pairs_success_with_failure_of_the_same_seed(
 def test_jsonl_has_every_episode(recorded: Recorded, tmp_path: Path) -> None:
     records = _export(recorded, "jsonl", tmp_path / "all.jsonl")
     assert sorted(r["metadata"]["success"] for r in records) == [False, True]
+
+
+def test_a_set_selects_its_instances_tasks_at_their_seeds(
+        recorded: Recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The store holds TASK and FAULT_TASK at SEED: a set naming TASK at SEED and FAULT_TASK
+    at another seed exports TASK's episodes only; one at no recorded seed, none, and says so."""
+    taskset = tmp_path / "set.json"
+    TaskSet([Instance(TASK, SEED), Instance(FAULT_TASK, SEED + 1)]).save(taskset)
+    out, store = str(tmp_path / "out.jsonl"), ["--telemetry", recorded.url]
+    code, said = _export_said(["--format", "jsonl", "--set", str(taskset), "--out", out,
+                               *store], capsys)
+    assert code == 0 and said == [f"workgym: wrote 2 jsonl records to {out}"]
+    records = [json.loads(line) for line in Path(out).read_text().splitlines()]
+    assert sorted((r["metadata"]["task"], r["metadata"]["seed"], r["metadata"]["success"])
+                  for r in records) == [(TASK, SEED, False), (TASK, SEED, True)]
+    TaskSet([Instance(FAULT_TASK, SEED + 1)]).save(taskset)
+    code, said = _export_said(["--format", "jsonl", "--set", str(taskset), "--out", out,
+                               *store], capsys)
+    assert code == 1 and said[-1] == (
+        f"workgym: 1 episode(s) of set {taskset}'s tasks, none at its seeds: a set selects "
+        "its instances' tasks at their seeds")
 
 
 def _export_said(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:

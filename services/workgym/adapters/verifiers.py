@@ -1,7 +1,8 @@
 """verifiers 0.4 (its v1 API: Taskset, Task, Toolset; the v0 ``StatefulToolEnv`` is gone):
 WorkGym as a taskset whose tool server is stateful, one episode per rollout.
 
-- :class:`WorkGymTaskset` loads tasks (the catalogue, or ``tasks``) x ``seeds``; each task's
+- :class:`WorkGymTaskset` loads tasks (the catalogue, or ``tasks``) x ``seeds``, or a task
+  set's ``instances``; each task's
   prompt is its episode's instruction and its system prompt the episode's brief (both
   determined by task and seed: ``load`` reads them from an episode it then drops).
 - :class:`WorkGymToolset` is the per-rollout MCP tool server: ``setup_task`` starts the
@@ -138,6 +139,9 @@ class WorkGymTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
     seeds: list[int] = [0]
     faults: str | None = None
     """A fault preset for every episode; None: each task's own plan."""
+    instances: list[dict[str, Any]] = []
+    """Rows ``{task, seed, faults?}`` (a task set's: ``workgym.adapters.datasets.rows(set,
+    "verifiers")``); given, they replace ``tasks`` x ``seeds``."""
 
 
 class WorkGymTaskset(vf.Taskset[WorkGymTask, WorkGymTasksetConfig]):  # type: ignore[misc]
@@ -145,15 +149,19 @@ class WorkGymTaskset(vf.Taskset[WorkGymTask, WorkGymTasksetConfig]):  # type: ig
         tools = self.config.task.tools
         session = open_session(tools.gym_url, tools.api_key)
         try:
-            names = self.config.tasks or _catalogue(tools.gym_url, tools.api_key)
-            options = {"faults": self.config.faults} if self.config.faults else {}
-            for name in names:
-                for seed in self.config.seeds:
-                    started = session.start(name, seed, **options)  # dropped by the next
-                    yield WorkGymTask(WorkGymTaskData(
-                        id=f"{name}@{seed}", name=name, task=name, seed=seed,
-                        faults=self.config.faults, prompt=started["instruction"],
-                        system_prompt=started["brief"]), self.config.task)
+            instances = self.config.instances or [
+                {"task": name, "seed": seed, "faults": self.config.faults}
+                for name in self.config.tasks or _catalogue(tools.gym_url, tools.api_key)
+                for seed in self.config.seeds]
+            for n, row in enumerate(instances):
+                name, seed, faults = row["task"], int(row.get("seed") or 0), row.get("faults")
+                options = {"faults": faults} if faults else {}
+                started = session.start(name, seed, **options)  # dropped by the next
+                yield WorkGymTask(WorkGymTaskData(
+                    id=f"{name}@{seed}" if not self.config.instances else f"{n}:{name}@{seed}",
+                    name=name, task=name, seed=seed, faults=faults,
+                    prompt=started["instruction"], system_prompt=started["brief"]),
+                    self.config.task)
         finally:
             session.close()
 
@@ -167,7 +175,8 @@ def _catalogue(url: str | None, api_key: str | None) -> list[str]:
 
 def load_environment(**taskset: Any) -> vf.Env:
     """verifiers' single-agent env over :class:`WorkGymTaskset` configured by ``taskset``
-    (``tasks``, ``seeds``, ``faults``, ``task={"tools": {"gym_url", "api_key"}}``)."""
+    (``tasks``, ``seeds``, ``faults`` or ``instances``, ``task={"tools": {"gym_url",
+    "api_key"}}``)."""
     sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
     config = vf.SingleAgentEnvConfig(taskset={"id": TASKSET_ID, **taskset})
     return vf.load_environment(config)

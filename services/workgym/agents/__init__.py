@@ -39,12 +39,15 @@ def check_spec(spec: str) -> str:
                      f"({', '.join(sorted(AGENTS))}, flaky[:P[:SEED]]) or openai:MODEL")
 
 
-def resolve(spec: str) -> Agent:
-    """The agent ``spec`` names (see :func:`check_spec`)."""
+def resolve(spec: str, *, temperature: float | None = None) -> Agent:
+    """The agent ``spec`` names (see :func:`check_spec`); ``temperature``: a model's sampling
+    temperature (default its agent's, 0: greedy), ignored by the built-in agents."""
     if check_spec(spec) in AGENTS:
         return AGENTS[spec]
     if spec.partition(":")[0] == flaky.NAME:
         return flaky.parse(spec)
     from .openai_agent import ChatAgent
 
-    return ChatAgent(spec.partition(":")[2])
+    if temperature is None:
+        return ChatAgent(spec.partition(":")[2])
+    return ChatAgent(spec.partition(":")[2], temperature=temperature)

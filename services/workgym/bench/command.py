@@ -1,7 +1,7 @@
 """``workgym bench``: choose the tasks, open (or resume) the results file, run, print.
 
-The plan (tasks, seeds, trials, faults, agent) is the results file's header: ``--resume``
-reads it from there, and refuses options that would change it.
+The plan (tasks, seeds, trials, faults, agent; or a task set's instances) is the results
+file's header: ``--resume`` reads it from there, and refuses options that would change it.
 
 Exit codes: 0 the run ended (its infra failures, if any, at most ``--max-infra-errors``);
 2 it could not start (a bad option, or the preflight: the server, its key, the model's
@@ -22,6 +22,7 @@ from typing import Any
 
 from workgym_core.errors import ConfigError
 
+from .. import tasksets
 from ..envversion import current, differences
 from ..splits import Split, in_split
 from ..tasks import Task, catalogue
@@ -30,8 +31,8 @@ from .metrics import summarize
 from .preflight import check_agent, check_server, server_version
 from .progress import Progress
 from .report import write_report
-from .results import Results, claim_next_run, now
-from .runner import Agent, OpenEnv, plan, run
+from .results import Results, claim_next_run, now, planned
+from .runner import Agent, OpenEnv, Problem, plan, product, run
 from .summary import headline, infra_line, metrics_line, plural, table
 
 DEFAULTS: dict[str, Any] = {"seeds": [0], "trials": 1, "faults": "task", "agent": "reference"}
@@ -63,36 +64,89 @@ def _version() -> str:
         return "unknown"
 
 
-def _command(header: dict[str, Any]) -> str:
-    """The command that runs this plan again."""
+def selection_args(header: dict[str, Any]) -> list[str]:
+    """The options that choose the problems of ``header``'s run: its set, or its suite
+    (split, tasks), seeds and fault plan."""
+    if header.get("set"):
+        return ["--set", header["set"]["path"]]
     which = ["--suite", header["suite"]] if header["suite"] else \
         ["--split", header["split"]] if header.get("split") else \
         ["--tasks", ",".join(header["selection"])]
-    seeds = ",".join(str(s) for s in header["seeds"])
+    return [*which, "--seeds", ",".join(str(s) for s in header["seeds"]), "--faults",
+            header["faults"]]
+
+
+def _command(header: dict[str, Any]) -> str:
+    """The command that runs this plan again."""
     url = ["--url", header["url"]] if header["url"] else []
     trajectories = ["--trajectories"] if header.get("trajectories") else []
-    return shlex.join(["workgym", "bench", *which, "--seeds", seeds, "--trials",
-                       str(header["trials"]), "--faults", header["faults"], "--agent",
-                       header["agent"], *url, *trajectories])
+    return shlex.join(["workgym", "bench", *selection_args(header), "--trials",
+                       str(header["trials"]), "--agent", header["agent"], *url,
+                       *trajectories])
+
+
+def _from_set(path: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The header's fields of a run of the task set at ``path``: the set names the tasks,
+    seeds and fault plans (``--seeds``/``--faults`` are refused). A problem is a task at a
+    seed: a set listing one under two fault plans is refused. A set made on another
+    environment version is run, with a note."""
+    if args.seeds is not None or args.faults is not None:
+        raise ConfigError(f"--set {path} names each instance's seed and fault plan: drop "
+                          f"{'--seeds' if args.seeds is not None else '--faults'}")
+    taskset = tasksets.load(Path(path))
+    if taskset.env_version and (changed := differences(taskset.env_version,
+                                                       current().as_dict())):
+        print(f"workgym: note: task set {path} was made on another environment version "
+              f"({', '.join(changed)}): what it says of its instances (their rates) may not "
+              "hold here", file=sys.stderr)
+    seen: dict[tuple[str, int], str] = {}
+    for n, instance in enumerate(taskset.instances):
+        other = seen.setdefault((instance.task, instance.seed), instance.faults)
+        if other != instance.faults:
+            raise ConfigError(f"--set {path}: instances[{n}]: {instance.task} seed "
+                              f"{instance.seed} is listed under fault plans {other!r} and "
+                              f"{instance.faults!r}; the bench scores a task at a seed once "
+                              "per trial: give one of them another seed")
+    instances = [{"task": i.task, "seed": i.seed, "faults": i.faults}
+                 for i in taskset.instances]
+    return {"suite": None, "split": None, "selection": [],
+            "tasks": list(dict.fromkeys(i.task for i in taskset.instances)),
+            "seeds": sorted({i.seed for i in taskset.instances}),
+            "faults": ", ".join(sorted({i.faults for i in taskset.instances})),
+            "set": {"path": path, "name": taskset.name, "instances": instances}}
+
+
+def problems_of(header: dict[str, Any]) -> list[Problem]:
+    """The problems of the run of ``header``: its set's instances, else its tasks × seeds."""
+    tasks = catalogue()
+    if header.get("set"):
+        return [Problem(tasks.get(i["task"]), i["seed"], i["faults"])
+                for i in header["set"]["instances"]]
+    return product([tasks.get(t) for t in header["tasks"]], header["seeds"], header["faults"])
 
 
 def _new(args: argparse.Namespace) -> tuple[Path | None, dict[str, Any]]:
     """Where a new run records (None: the next results/run-NNNN.json) and its header."""
-    if not args.suite and not args.tasks and not args.split:
-        raise ConfigError("bench: choose --suite, --split or --tasks (or --resume a results "
-                          "file)")
+    if not args.suite and not args.tasks and not args.split and not args.set:
+        raise ConfigError("bench: choose --suite, --split, --tasks or --set (or --resume a "
+                          "results file)")
     if args.retry_errors:
         raise ConfigError("--retry-errors goes with --resume")
     options = {name: getattr(args, name) if getattr(args, name) is not None else default
                for name, default in DEFAULTS.items()}
     if options["trials"] < 1:
         raise ConfigError("--trials must be at least 1")
-    selection = [p.strip() for p in (args.tasks or "").split(",") if p.strip()]
-    tasks = select(args.suite, selection, args.split)
-    header = {"agent": options["agent"], "suite": args.suite, "split": args.split,
-              "selection": selection,
-              "tasks": [t.id for t in tasks], "seeds": options["seeds"],
-              "trials": options["trials"], "faults": options["faults"], "url": args.url,
+    if args.set:
+        chosen = _from_set(args.set, args)
+    else:
+        selection = [p.strip() for p in (args.tasks or "").split(",") if p.strip()]
+        chosen = {"suite": args.suite, "split": args.split, "selection": selection,
+                  "tasks": [t.id for t in select(args.suite, selection, args.split)],
+                  "seeds": options["seeds"], "faults": options["faults"]}
+    temperature = getattr(args, "temperature", None)
+    header = {"agent": options["agent"], **({"temperature": temperature}
+                                            if temperature is not None else {}),
+              **chosen, "trials": options["trials"], "url": args.url,
               "trajectories": args.trajectories, "started": now(),
               "workgym_version": _version()}
     header["command"] = _command(header)
@@ -101,9 +155,10 @@ def _new(args: argparse.Namespace) -> tuple[Path | None, dict[str, Any]]:
 
 def _resume(args: argparse.Namespace) -> Results:
     results = Results.load(Path(args.resume))
-    if args.suite or args.split or args.tasks or (args.out and Path(args.out) != results.path):
+    if args.suite or args.split or args.tasks or args.set or \
+            (args.out and Path(args.out) != results.path):
         raise ConfigError("--resume runs the plan of the results file: drop --suite, --split, "
-                          "--tasks and --out")
+                          "--tasks, --set and --out")
     for name in DEFAULTS:
         given, recorded = getattr(args, name), results.header[name]
         if given is not None and given != recorded:
@@ -118,13 +173,15 @@ def _resume(args: argparse.Namespace) -> Results:
     return results
 
 
-def _agent(spec: str) -> Agent:
+def _agent(spec: str, temperature: float | None = None) -> Agent:
     """The agent ``spec`` names: a browser agent's (:mod:`workgym.browser.agents`) or
-    another's (:func:`workgym.agents.resolve`)."""
+    another's (:func:`workgym.agents.resolve`; ``temperature``: a model's sampling)."""
     from ..agents import resolve
     from ..browser import agents as browser_agents
 
-    return browser_agents.resolve(spec) if browser_agents.is_browser(spec) else resolve(spec)
+    if browser_agents.is_browser(spec):
+        return browser_agents.resolve(spec)
+    return resolve(spec, temperature=temperature)
 
 
 def _served(url: str | None, agent: Agent, stack: ExitStack) -> tuple[str | None, str | None]:
@@ -148,13 +205,13 @@ def _environments(header: dict[str, Any], tasks: list[Task], url: str | None,
     """A new environment per episode: of the server at ``url`` (checked first: it answers,
     takes the key, has the tasks; ``key``: its operator key, default the SDK's), else of this
     process's; and the environment version they run (the server's, None if it cannot say)."""
-    faults = header["faults"]
     if url:
         from ..sdk import connect, operator_key
 
         key = operator_key(key)  # before any episode: a run without one fails at once
         check_server(url, key, header["tasks"])
-        return (lambda task, seed: connect(url, task, seed=seed, faults=faults, api_key=key),
+        return (lambda task, seed, faults: connect(url, task, seed=seed, faults=faults,
+                                                   api_key=key),
                 server_version(url, key))
     from workgym_core.settings import Settings
 
@@ -164,7 +221,8 @@ def _environments(header: dict[str, Any], tasks: list[Task], url: str | None,
     # Framework tasks need the framework's own apps, served only on request.
     framework = any(t.suite == "framework" for t in tasks)
     server = local_server(Settings(framework_apps=True) if framework else None)
-    return lambda task, seed: Env.inprocess(server, task, seed, faults), current().as_dict()
+    return (lambda task, seed, faults: Env.inprocess(server, task, seed, faults),
+            current().as_dict())
 
 
 def _same_version(results: Results, version: dict[str, Any] | None) -> None:
@@ -190,7 +248,7 @@ def _bench(args: argparse.Namespace, stack: ExitStack) -> int:
     resumed = _resume(args) if args.resume else None
     out, header = (resumed.path, resumed.header) if resumed else _new(args)
     tasks = [catalogue().get(task_id) for task_id in header["tasks"]]
-    agent = _agent(header["agent"])
+    agent = _agent(header["agent"], header.get("temperature"))
     url, key = _served(args.url or header["url"], agent, stack)
     # Preflight, before the results file is created: the model, the server, its key.
     check_agent(agent)
@@ -202,10 +260,14 @@ def _bench(args: argparse.Namespace, stack: ExitStack) -> int:
     if header.get("trajectories") and hasattr(agent, "transcripts"):
         agent.transcripts = {}  # the model's own conversations
     results = resumed or Results.create(out or claim_next_run(), header)
-    todo = plan(tasks, header["seeds"], header["trials"], results.done())
-    total = len(tasks) * len(header["seeds"]) * header["trials"]
-    print(f"workgym: bench {len(todo)} episodes of {total} ({plural(len(tasks), 'task')} × "
-          f"{plural(len(header['seeds']), 'seed')} × {plural(header['trials'], 'trial')}), agent "
+    problems = problems_of(header)
+    todo = plan(problems, header["trials"], results.done())
+    total = planned(header)
+    shape = f"{plural(len(problems), 'instance')} of set {header['set']['path']}" \
+        if header.get("set") else \
+        f"{plural(len(tasks), 'task')} × {plural(len(header['seeds']), 'seed')}"
+    print(f"workgym: bench {len(todo)} episodes of {total} ({shape} × "
+          f"{plural(header['trials'], 'trial')}), agent "
           f"{header['agent']}, {args.concurrency} at a time, "
           f"{'server ' + url if url else 'in-process'}; recording to {results.path}",
           file=sys.stderr)

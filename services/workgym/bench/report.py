@@ -24,7 +24,7 @@ from workgym_reward.recovery import RULES
 from .diagnosis import diagnose
 from .health import NO_CALLS, health_line
 from .metrics import Summary, summarize
-from .results import Results
+from .results import Results, planned
 from .summary import bounds, noise_line, number, subject
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -228,7 +228,7 @@ def render(results: Results, json_href: str | None = None) -> str:
         tasks=task_bars(summary), faults=fault_bars(episodes), judged=judged,
         diagnosis=diagnose(episodes),
         json_href=json_href,
-        planned=len(header["tasks"]) * len(header["seeds"]) * int(header["trials"]))
+        planned=planned(header))
 
 
 def write_report(results_path: Path, out: Path | None = None) -> Path:

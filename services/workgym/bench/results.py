@@ -3,8 +3,9 @@ file, then ``os.replace``) each time episodes finish, so that an interrupted run
 most the episodes still running, and ``--resume`` runs only the ones it has not recorded.
 
     {"format": "workgym-bench/1",
-     "header": {"agent", "suite", "split"?, "selection", "tasks", "seeds", "trials", "faults",
-                "url", "started", "finished", "workgym_version", "command", "env_version"},
+     "header": {"agent", "temperature"?, "suite", "split"?, "selection", "tasks", "seeds",
+                "trials", "faults", "set"?, "url", "started", "finished", "workgym_version",
+                "command", "env_version"},
      "episodes": [{"task", "seed", "trial", "reward", "success", "harm", "signals", "steps",
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
@@ -16,7 +17,6 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
                                   "statuses": {"<status>": n},
                                   "refusals": [{"step", "app", "method", "path", "status",
                                                 "code", "fault"}]},
-                   "trajectory"?}, ...]}
                    "failures": [{"skill", "source", ...}], "trajectory"?}, ...]}
 
 Episodes are listed in the order they finished; one is keyed by (task, seed, trial). The
@@ -33,10 +33,16 @@ counted as never sent (:mod:`workgym.bench.health`); null for an episode that di
 ``detail``), ``fault`` (``kind``, ``step``), ``refusal`` (``step``, ``method``, ``path``,
 ``status``, ``code``) or ``episode`` (gave up early: ``detail``); empty for a success, an
 error or an infra failure.
+
 ``env_version``: the environment the episodes ran on (:mod:`workgym.envversion`'s
 ``{"id", "parts": {"code", "data", "tasks", "faults"}}``: this process's, or with ``--url``
 the server's; null for a server too old to say, absent in files from before it was
 recorded): ``--resume`` and ``workgym compare`` refuse another.
+
+``set`` (a run of ``--set FILE``): ``{"path", "name", "instances": [{"task", "seed",
+"faults"}]}``, the problems run (each ``trials`` times; a set's weights are for trainers);
+``tasks``, ``seeds`` and ``faults`` then list the distinct ones it names. ``temperature``: the
+model's sampling temperature when the run set one (``workgym tasks calibrate``).
 """
 
 from __future__ import annotations
@@ -65,6 +71,13 @@ def now() -> str:
 
 def key(episode: dict[str, Any]) -> Key:
     return episode["task"], int(episode["seed"]), int(episode["trial"])
+
+
+def planned(header: dict[str, Any]) -> int:
+    """How many episodes the run of ``header`` plans: its problems × trials."""
+    problems = len(header["set"]["instances"]) if header.get("set") else \
+        len(header["tasks"]) * len(header["seeds"])
+    return problems * int(header["trials"])
 
 
 def claim_next_run(directory: Path = RESULTS_DIR) -> Path:

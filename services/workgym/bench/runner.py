@@ -1,4 +1,5 @@
-"""Running a bench: the planned episodes (task × seed × trial) on a few worker threads.
+"""Running a bench: the planned episodes (problem × trial; a problem is a task at a seed under
+a fault plan) on a few worker threads.
 
 Each worker runs whole episodes (reset, the agent, finish) and hands a record to the
 calling thread, the only one that writes the results file and draws the progress. Workers
@@ -38,7 +39,7 @@ from ..tools import FINISH_TOOL
 from .diagnosis import failures
 from .health import tool_calls
 
-OpenEnv = Callable[[str, int], Env]  # (task id, seed) -> a new environment
+OpenEnv = Callable[[str, int, str], Env]  # (task id, seed, fault plan) -> a new environment
 Agent = Callable[[Env, Task], "str | None"]
 # Seconds to wait before each new attempt at starting an episode after an infra failure.
 RETRY_PAUSES = (1.0, 4.0, 15.0)
@@ -75,20 +76,35 @@ def infra_failure(exc: BaseException) -> str | None:
 
 
 @dataclass(frozen=True)
+class Problem:
+    """A task at a seed, under a fault plan (``task``: its own; or a preset's name)."""
+
+    task: Task
+    seed: int
+    faults: str = "task"
+
+
+@dataclass(frozen=True)
 class Planned:
     task: Task
     seed: int
     trial: int
+    faults: str = "task"
 
 
-def plan(tasks: Sequence[Task], seeds: Sequence[int], trials: int,
+def product(tasks: Sequence[Task], seeds: Sequence[int], faults: str = "task") -> list[Problem]:
+    """Every task at every seed, under one fault plan, task by task."""
+    return [Problem(task, seed, faults) for task, seed in itertools.product(tasks, seeds)]
+
+
+def plan(problems: Sequence[Problem], trials: int,
          done: Iterable[tuple[str, int, int]] = ()) -> list[Planned]:
-    """Every (task, seed, trial) not already ``done``, trials outermost: a run cut short
-    has the first trial of every problem before any second one."""
+    """Every (problem, trial) not already ``done`` (keyed by task id, seed, trial), trials
+    outermost: a run cut short has the first trial of every problem before any second one."""
     skip = set(done)
-    return [Planned(task, seed, trial)
-            for trial, task, seed in itertools.product(range(trials), tasks, seeds)
-            if (task.id, seed, trial) not in skip]
+    return [Planned(p.task, p.seed, trial, p.faults)
+            for trial, p in itertools.product(range(trials), problems)
+            if (p.task.id, p.seed, trial) not in skip]
 
 
 def _faults(met: list[dict[str, Any]]) -> dict[str, Any]:
@@ -101,7 +117,7 @@ def _start(open_env: OpenEnv, planned: Planned, pauses: Sequence[float]) -> Env:
     """A new environment of ``planned``, reset: after an infra failure, a new attempt after
     each of ``pauses`` (seconds), then the failure is raised."""
     for attempt in itertools.count():
-        env = open_env(planned.task.id, planned.seed)
+        env = open_env(planned.task.id, planned.seed, planned.faults)
         try:
             env.reset()
             return env

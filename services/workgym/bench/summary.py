@@ -20,8 +20,9 @@ def plural(count: int, noun: str) -> str:
 
 
 def subject(header: dict[str, Any]) -> str:
-    """What ran: ``suite helpdesk``, ``split test`` or ``tasks a,b``."""
+    """What ran: ``suite helpdesk``, ``split test``, ``set sets/x.json`` or ``tasks a,b``."""
     return f"suite {header['suite']}" if header.get("suite") else \
+        f"set {header['set']['path']}" if header.get("set") else \
         f"split {header['split']}" if header.get("split") else \
         f"tasks {','.join(header['selection'])}"
 

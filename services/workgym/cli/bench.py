@@ -34,6 +34,9 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
                        "'helpdesk/refund-*,tracker/start-work-on-bug'")
     which.add_argument("--split", choices=["train", "test"], help="every task of a split "
                        "(tasks/splits.yaml)")
+    which.add_argument("--set", metavar="FILE", help="a task set's instances (a task at a "
+                       "seed under a fault plan each: no --seeds, --faults), e.g. one `workgym "
+                       "tasks calibrate` wrote")
     bench.add_argument("--seeds", type=seed_list, help="e.g. 0-2 or 0,3,7-9 (default 0)")
     bench.add_argument("--trials", type=int, help="runs of each task and seed (default 1)")
     bench.add_argument("--concurrency", type=int, default=4,

@@ -19,16 +19,19 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     which = export.add_mutually_exclusive_group(required=True)
     which.add_argument("--task", help="one task id")
     which.add_argument("--suite", help="every task of a suite, e.g. helpdesk")
+    which.add_argument("--set", metavar="FILE", help="a task set's instances: their tasks at "
+                       "their seeds")
     export.add_argument("--out", required=True, help="output file (JSON lines); with harbor: "
                         "a directory, a task directory per task and seed")
     export.add_argument("--telemetry", help="telemetry store URL "
                         f"(default: WORKGYM_TELEMETRY_URL or {TELEMETRY_URL})")
-    export.add_argument("--limit", type=int, default=1000, help="episodes per task, newest first")
+    export.add_argument("--limit", type=int, default=1000, help="episodes per task, newest "
+                        "first (of a set's tasks: before the seeds are chosen)")
     harbor = export.add_argument_group("harbor")
-    harbor.add_argument("--seeds", type=seed_list, default=[0],
-                        help="the seeds, e.g. 0-2 or 0,3 (default 0)")
-    harbor.add_argument("--faults", type=fault_plan, metavar="PLAN", default="task",
-                        help="fault plan: 'task' (default) or a preset")
+    harbor.add_argument("--seeds", type=seed_list,
+                        help="the seeds, e.g. 0-2 or 0,3 (default 0; a set names its own)")
+    harbor.add_argument("--faults", type=fault_plan, metavar="PLAN",
+                        help="fault plan: 'task' (default) or a preset (a set names its own)")
     harbor.add_argument("--image", help="the WorkGym image the tasks' containers start FROM "
                         "(default: workgym-gym:latest, as `make harbor` tags it)")
     harbor.add_argument("--force", action="store_true", help="empty a non-empty --out first")
@@ -46,16 +49,24 @@ def _harbor(args: argparse.Namespace) -> int:
 
     from .. import harbor
     from ..tasks import catalogue
+    from ..tasksets import load
 
     tasks = catalogue()
-    if args.task:
-        ids = [tasks.get(args.task).id]
+    if args.set:
+        if args.seeds is not None or args.faults is not None:
+            raise SystemExit("workgym: error: --set names each instance's seed and fault plan: "
+                             "drop --seeds and --faults")
+        selected = harbor.instances(tasks, load(Path(args.set)).rows())
     else:
-        ids = [t.id for t in tasks if t.suite == args.suite]
-        if not ids:
-            raise SystemExit(f"workgym: error: no task in suite '{args.suite}'")
-    selected = harbor.instances(tasks, ({"task": task, "seed": seed, "faults": args.faults}
-                                        for task in ids for seed in args.seeds))
+        if args.task:
+            ids = [tasks.get(args.task).id]
+        else:
+            ids = [t.id for t in tasks if t.suite == args.suite]
+            if not ids:
+                raise SystemExit(f"workgym: error: no task in suite '{args.suite}'")
+        selected = harbor.instances(tasks, (
+            {"task": task, "seed": seed, "faults": args.faults or "task"}
+            for task in ids for seed in args.seeds or [0]))
     written = harbor.write(selected, Path(args.out), image=args.image or harbor.IMAGE,
                            force=args.force, progress=lambda line: print(
                                f"workgym: {line}", file=sys.stderr))
@@ -75,12 +86,19 @@ def _export(args: argparse.Namespace) -> int:
 
     from ..export import Exporter, write
     from ..tasks import catalogue
+    from ..tasksets import load
     from ..tools import ToolCatalogue
 
     settings = Settings()
     tasks = catalogue()
+    seeds: dict[str, set[int]] | None = None
     if args.task:
         task_ids = [tasks.get(args.task).id]
+    elif args.set:
+        seeds = {}
+        for instance in load(Path(args.set)).instances:
+            seeds.setdefault(instance.task, set()).add(instance.seed)
+        task_ids = list(seeds)
     else:
         task_ids = [t.id for t in tasks if t.suite == args.suite]
         if not task_ids:
@@ -89,7 +107,7 @@ def _export(args: argparse.Namespace) -> int:
              for name, spec in specs().items()}
     url = args.telemetry or settings.telemetry_url or TELEMETRY_URL
     exporter = Exporter(url, tasks, tools, settings.api_key)
-    count = write(exporter.records(args.format, exporter.episodes(task_ids, args.limit)),
+    count = write(exporter.records(args.format, exporter.episodes(task_ids, args.limit, seeds)),
                   Path(args.out))
     print(f"workgym: wrote {count} {args.format} records to {args.out}", file=sys.stderr)
     skipped = exporter.skipped_summary()
@@ -97,7 +115,7 @@ def _export(args: argparse.Namespace) -> int:
         print(f"workgym: {skipped}", file=sys.stderr)
     if count:
         return 0
-    what = args.task or f"suite {args.suite}"
+    what = args.task or (f"set {args.set}" if args.set else f"suite {args.suite}")
     print(f"workgym: {exporter.nothing_found(args.format, what, enabled(settings))}",
           file=sys.stderr)
     return 1

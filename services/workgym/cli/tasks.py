@@ -1,5 +1,6 @@
-"""``workgym tasks [list|check|schema|splits]``: the task catalogue, its quality gate, the
-task files' JSON Schema and the train/test splits."""
+"""``workgym tasks [list|check|schema|splits|calibrate]``: the task catalogue, its quality
+gate, the task files' JSON Schema, the train/test splits, and a task set calibrated on a
+baseline agent."""
 
 from __future__ import annotations
 
@@ -10,25 +11,77 @@ import sys
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
+from .arguments import fault_plan, seed_list
+from .bench import add_bench_arguments, bench_agent_spec
+
 if TYPE_CHECKING:
     from ..quality import SolveInBrowser
     from ..tasks import Task
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    tasks = commands.add_parser("tasks", help="list the task catalogue, or check it (the "
-                                "quality gate: every solution of every task over seeds)")
-    tasks.add_argument("action", nargs="?", choices=["list", "check", "schema", "splits"],
-                       default="list", help="schema: print the task files' JSON Schema; "
-                       "splits: print tasks/splits.yaml as the packaged tasks give it")
-    tasks.add_argument("--json", action="store_true", help="list: print JSON")
-    tasks.add_argument("--split", choices=["train", "test"], help="list: only this split's "
-                       "tasks (tasks/splits.yaml)")
-    tasks.add_argument("--seeds", type=int, default=10, help="check: seeds 0..N-1 (default 10)")
-    tasks.add_argument("--task", action="append", help="check: only this task (repeat for "
-                       "several)")
-    tasks.add_argument("--suite", help="check: only this suite")
+    tasks = commands.add_parser("tasks", help="list the task catalogue, check it (the quality "
+                                "gate: every solution of every task over seeds), or calibrate "
+                                "a task set on a baseline agent")
+    _list_options(tasks)  # `workgym tasks` alone lists
+    actions = tasks.add_subparsers(dest="action", metavar="ACTION",
+                                   help="list (default), check, schema, splits, calibrate")
+    _list_options(actions.add_parser("list", help="the task catalogue"))
+    check = actions.add_parser("check", help="the quality gate: every solution of every task "
+                               "over seeds")
+    check.add_argument("--seeds", type=int, default=10, help="seeds 0..N-1 (default 10)")
+    check.add_argument("--task", action="append", help="only this task (repeat for several)")
+    check.add_argument("--suite", help="only this suite")
+    actions.add_parser("schema", help="print the task files' JSON Schema")
+    actions.add_parser("splits", help="print tasks/splits.yaml as the packaged tasks give it")
+    _calibrate_options(actions.add_parser(
+        "calibrate", help="run a baseline agent --attempts times on each task x seed and "
+        "write the instances it solves sometimes as a task set",
+        description="A bench run (--attempts trials of every problem, its results file, "
+        "progress, Ctrl-C and --resume) whose instances solved --low..--high times of "
+        "--attempts are written as a task set (`workgym bench --set`, the adapters' "
+        "dataset, `workgym export --set` take it), each with its rate. An instance with an "
+        "attempt the infrastructure failed is not judged: --resume runs those attempts again."))
     tasks.set_defaults(func=_tasks)
+
+
+def _list_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--split", choices=["train", "test"], help="only this split's tasks "
+                        "(tasks/splits.yaml)")
+
+
+def _calibrate_options(calibrate: argparse.ArgumentParser) -> None:
+    which = calibrate.add_mutually_exclusive_group()
+    which.add_argument("--suite", help="every task of a suite, e.g. helpdesk")
+    which.add_argument("--tasks", help="task ids or globs, comma-separated")
+    which.add_argument("--split", choices=["train", "test"], help="every task of a split")
+    which.add_argument("--set", metavar="FILE", help="a task set's instances (no --seeds, "
+                       "--faults)")
+    calibrate.add_argument("--seeds", type=seed_list, help="e.g. 0-4 or 0,3,7-9 (default 0-4)")
+    calibrate.add_argument("--faults", type=fault_plan, metavar="PLAN", help="fault plan: "
+                           "'task' (default) or a preset")
+    calibrate.add_argument("--agent", type=bench_agent_spec, help="the baseline: openai:MODEL "
+                           "or any agent `workgym bench` takes (required)")
+    calibrate.add_argument("--attempts", type=int, help="runs of each instance (default 5)")
+    calibrate.add_argument("--temperature", type=float, help="the model's sampling "
+                           "temperature (default 1.0: a baseline samples; at 0 its attempts "
+                           "are alike)")
+    calibrate.add_argument("--low", type=int, help="fewest solved attempts an instance of the "
+                           "set has (default 2)")
+    calibrate.add_argument("--high", type=int, help="most solved attempts an instance of the "
+                           "set has (default attempts - 1)")
+    calibrate.add_argument("--out", help="the task set (default sets/calibrated-AGENT.json)")
+    calibrate.add_argument("--results", help="the bench results file of the attempts "
+                           "(default: next to the set, .results.json)")
+    calibrate.add_argument("--resume", metavar="RESULTS.json", help="run the attempts this "
+                           "results file has not recorded (or the infrastructure failed), then "
+                           "write the set")
+    calibrate.add_argument("--concurrency", type=int, default=4, help="episodes at a time "
+                           "(default 4)")
+    calibrate.add_argument("--url", help="a WorkGym server; default: run in this process")
+    calibrate.add_argument("--max-infra-errors", type=int, default=3, metavar="N",
+                           help="infra failures tolerated before the run stops (default 3)")
 
 
 def _tasks(args: argparse.Namespace) -> int:
@@ -36,6 +89,12 @@ def _tasks(args: argparse.Namespace) -> int:
 
     if args.action == "check":
         return _check(args)
+    if args.action == "calibrate":
+        from ..bench.calibrate import calibrate
+
+        defaults = argparse.ArgumentParser()
+        add_bench_arguments(defaults)
+        return calibrate(args, defaults.parse_args([]))
     if args.action in ("schema", "splits"):
         from ..splits import render
         from ..tasks import Task
