@@ -1,6 +1,6 @@
 """``workgym bench``: choose the tasks, open (or resume) the results file, run, print.
 
-The plan (tasks, seeds, trials, faults, agent) is the results file's header: ``--resume``
+The plan (tasks, seeds, trials, faults, agent, user) is the results file's header: ``--resume``
 reads it from there, and refuses options that would change it.
 
 Exit codes: 0 the run ended (its infra failures, if any, at most ``--max-infra-errors``);
@@ -25,14 +25,15 @@ from workgym_core.errors import ConfigError
 from ..splits import Split, in_split
 from ..tasks import Task, catalogue
 from .metrics import summarize
-from .preflight import check_agent, check_server
+from .preflight import check_agent, check_server, check_user
 from .progress import Progress
 from .report import write_report
 from .results import Results, claim_next_run, now
 from .runner import Agent, OpenEnv, plan, run
 from .summary import headline, infra_line, metrics_line, plural, table
 
-DEFAULTS: dict[str, Any] = {"seeds": [0], "trials": 1, "faults": "task", "agent": "reference"}
+DEFAULTS: dict[str, Any] = {"seeds": [0], "trials": 1, "faults": "task", "agent": "reference",
+                            "user": None}
 STOPPED = 3  # the exit code of a run stopped by its infra failures
 
 
@@ -69,9 +70,10 @@ def _command(header: dict[str, Any]) -> str:
     seeds = ",".join(str(s) for s in header["seeds"])
     url = ["--url", header["url"]] if header["url"] else []
     trajectories = ["--trajectories"] if header.get("trajectories") else []
+    user = ["--user", header["user"]] if header.get("user") else []
     return shlex.join(["workgym", "bench", *which, "--seeds", seeds, "--trials",
                        str(header["trials"]), "--faults", header["faults"], "--agent",
-                       header["agent"], *url, *trajectories])
+                       header["agent"], *user, *url, *trajectories])
 
 
 def _new(args: argparse.Namespace) -> tuple[Path | None, dict[str, Any]]:
@@ -87,7 +89,8 @@ def _new(args: argparse.Namespace) -> tuple[Path | None, dict[str, Any]]:
         raise ConfigError("--trials must be at least 1")
     selection = [p.strip() for p in (args.tasks or "").split(",") if p.strip()]
     tasks = select(args.suite, selection, args.split)
-    header = {"agent": options["agent"], "suite": args.suite, "split": args.split,
+    header = {"agent": options["agent"], "user": options["user"], "suite": args.suite,
+              "split": args.split,
               "selection": selection,
               "tasks": [t.id for t in tasks], "seeds": options["seeds"],
               "trials": options["trials"], "faults": options["faults"], "url": args.url,
@@ -103,7 +106,7 @@ def _resume(args: argparse.Namespace) -> Results:
         raise ConfigError("--resume runs the plan of the results file: drop --suite, --split, "
                           "--tasks and --out")
     for name in DEFAULTS:
-        given, recorded = getattr(args, name), results.header[name]
+        given, recorded = getattr(args, name), results.header.get(name, DEFAULTS[name])
         if given is not None and given != recorded:
             raise ConfigError(f"--resume: {results.path} was run with {name} {recorded!r}; "
                               f"drop --{name} or give the same")
@@ -146,13 +149,14 @@ def _environments(header: dict[str, Any], tasks: list[Task], url: str | None,
     """A new environment per episode: of the server at ``url`` (checked first: it answers,
     takes the key, has the tasks; ``key``: its operator key, default the SDK's), else of this
     process's."""
-    faults = header["faults"]
+    faults, user = header["faults"], header.get("user")
     if url:
         from ..sdk import connect, operator_key
 
         key = operator_key(key)  # before any episode: a run without one fails at once
         check_server(url, key, header["tasks"])
-        return lambda task, seed: connect(url, task, seed=seed, faults=faults, api_key=key)
+        return lambda task, seed: connect(url, task, seed=seed, faults=faults, api_key=key,
+                                          user=user)
     from workgym_core.settings import Settings
 
     from ..local import local_server
@@ -161,7 +165,8 @@ def _environments(header: dict[str, Any], tasks: list[Task], url: str | None,
     # Framework tasks need the framework's own apps, served only on request.
     framework = any(t.suite == "framework" for t in tasks)
     server = local_server(Settings(framework_apps=True) if framework else None)
-    return lambda task, seed: Env.inprocess(server, task, seed, faults)
+    check_user(user)
+    return lambda task, seed: Env.inprocess(server, task, seed, faults, user)
 
 
 def bench(args: argparse.Namespace) -> int:

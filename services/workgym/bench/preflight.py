@@ -1,7 +1,8 @@
 """Before a bench runs an episode: the server answers, takes the operator's key and has the
 tasks (an in-process run needs no check), and a model's agent reaches its endpoint, which
-serves the model. Each failure is one error naming what failed and what to check (the CLI
-prints it on one line and exits 2), raised before the results file is created.
+serves the model, as does the model playing the customer (``--user``, in-process). Each
+failure is one error naming what failed and what to check (the CLI prints it on one line
+and exits 2), raised before the results file is created.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 import httpx
 
 from workgym.errors import Refused, reaching, refusal
+from workgym_core import chat
 from workgym_core.errors import ConfigError
 
 TIMEOUT_S = 10.0
@@ -47,3 +49,15 @@ def check_agent(agent: Any) -> None:
     check = getattr(agent, "check", None)
     if check is not None:
         check()
+
+
+def check_user(user: str | None) -> None:
+    """The model playing the customer (``--user openai:MODEL``, in-process: this process's
+    OPENAI_BASE_URL / OPENAI_API_KEY) is served by its endpoint."""
+    if user is None:
+        return
+    made = chat.client("--user openai:MODEL")
+    try:
+        chat.check(made, user.partition(":")[2], "--user")
+    finally:
+        made.close()

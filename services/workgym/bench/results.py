@@ -3,8 +3,8 @@ file, then ``os.replace``) each time episodes finish, so that an interrupted run
 most the episodes still running, and ``--resume`` runs only the ones it has not recorded.
 
     {"format": "workgym-bench/1",
-     "header": {"agent", "suite", "split"?, "selection", "tasks", "seeds", "trials", "faults",
-                "url", "started", "finished", "workgym_version", "command"},
+     "header": {"agent", "user", "suite", "split"?, "selection", "tasks", "seeds", "trials",
+                "faults", "url", "started", "finished", "workgym_version", "command"},
      "episodes": [{"task", "seed", "trial", "reward", "success", "harm", "signals", "steps",
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
@@ -17,7 +17,8 @@ with an ``infra_error`` (the infrastructure failed it, not the agent) is kept, a
 by ``--resume``, its new record replacing it. ``trajectory`` (with ``--trajectories``): the
 episode as ``{"messages", "tools"}``, a ``workgym export --format jsonl`` record without its
 metadata. ``step_s``: a browser agent's seconds per browser step, in order (null for
-others).
+others). ``user``: the model that played the customer (``--user openai:MODEL``), null for
+the scripted one (a file without it: null).
 """
 
 from __future__ import annotations
