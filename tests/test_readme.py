@@ -44,6 +44,7 @@ SKIPS = {
     "needs compose": "tests/compose/test_stack.py (WORKGYM_COMPOSE_TESTS=1)",
     "needs ray": "tests/ray/test_ray_cluster.py",
     "needs model endpoint": "tests/services/test_openai_agent.py",
+    "needs a model endpoint for the customer": "tests/services/test_user_model.py",
     "is the test suite": "`make test` itself (running it here would recurse)",
     "long, run by make gate in CI": "`make gate` in .ci/run (tests/services/test_quality.py)",
     "synopsis": "tests/services/test_cli.py (a usage listing, not a script)",

@@ -16,7 +16,9 @@ same reading it is scored by) is answered as a person would: they quote it and a
 means for them, so a clear agent can recover. Messages that come with the ticket solved get
 no answer: the conversation is over (an answer would reopen it).
 Everything is a function of the episode's writes and seed: what was told lives in
-``episode.memory``; the persona is drawn from the episode's world.
+``episode.memory``; the persona is drawn from the episode's world. With the episode's ``user``
+(a model, ``--user openai:MODEL``) the words of each answer are the model's
+(customer_words.py); whether they answer and what they tell stay decided here.
 """
 
 from __future__ import annotations

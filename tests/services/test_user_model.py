@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from workgym.agents import reference
+from workgym.agents.reference import reference
 from workgym.bench.runner import Planned, run_episode
 from workgym.errors import Refused, UserModelFailed
 from workgym.local import LocalServer
@@ -107,6 +107,7 @@ def _ask(env: Env, ticket: int, body: str) -> dict[str, Any]:
 QUESTION = "Welche Bestellnummer hat die Bestellung, um die es geht?"
 
 
+@pytest.mark.slow
 def test_asked_in_german_the_model_answers_in_german_with_what_it_knows(
         model: FakeModel, local: LocalServer, envs: list[Env]) -> None:
     env = _env(envs, local, "openai:customer")
@@ -179,6 +180,7 @@ def test_without_a_user_the_scripted_customer_answers(
     assert model.requests == []
 
 
+@pytest.mark.slow
 def test_a_failing_endpoint_is_an_infra_failure_not_the_agents_zero(
         model: FakeModel, local: LocalServer, envs: list[Env]) -> None:
     """The endpoint answers 503 past its retries: the agent's write is refused whole with a
@@ -220,6 +222,7 @@ def test_the_option_is_checked(local: LocalServer, envs: list[Env]) -> None:
     assert refused.value.status_code == 422 and "user" in str(refused.value)
 
 
+@pytest.mark.slow
 def test_bench_records_the_user_and_resume_refuses_another(
         model: FakeModel, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from workgym.cli import main
