@@ -223,7 +223,7 @@ def test_the_option_is_checked(local: LocalServer, envs: list[Env]) -> None:
 
 
 @pytest.mark.slow
-def test_bench_records_the_user_and_resume_refuses_another(
+def test_bench_and_run_take_the_user_and_resume_refuses_another(
         model: FakeModel, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from workgym.cli import main
 
@@ -247,3 +247,7 @@ def test_bench_records_the_user_and_resume_refuses_another(
     with pytest.raises(SystemExit):
         main(["bench", "--tasks", TASK, "--user", "gpt-4o"])
     assert "invalid user 'gpt-4o'" in capsys.readouterr().err
+    # workgym run takes it too.
+    assert main(["run", "--task", TASK, "--seed", str(SEED), "--faults", "none", "--user",
+                 "openai:customer"]) == 0
+    assert "reward: 1.000" in capsys.readouterr().out
