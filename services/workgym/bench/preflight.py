@@ -1,9 +1,10 @@
 """Before a bench runs an episode: the server answers, takes the operator's key, has the
 tasks (an in-process run needs no check) and says which environment version it runs
 (:func:`server_version`: a results file records the server's, never this client's); a
-model's agent reaches its endpoint, which serves the model. Each failure is one error naming
-what failed and what to check (the CLI prints it on one line and exits 2), raised before the
-results file is created.
+model's agent reaches its endpoint, which serves the model, as does the model playing the
+customer (``--user``, in-process). Each failure is one error naming what failed and what to
+check (the CLI prints it on one line and exits 2), raised before the results file is
+created.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import httpx
 
 from workgym.errors import Refused, reaching, refusal
+from workgym_core import chat
 from workgym_core.errors import ConfigError
 
 TIMEOUT_S = 10.0
@@ -64,3 +66,15 @@ def server_version(url: str, api_key: str) -> dict[str, Any] | None:
         raise refusal(response)
     version: dict[str, Any] = response.json()
     return version
+
+
+def check_user(user: str | None) -> None:
+    """The model playing the customer (``--user openai:MODEL``, in-process: this process's
+    OPENAI_BASE_URL / OPENAI_API_KEY) is served by its endpoint."""
+    if user is None:
+        return
+    made = chat.client("--user openai:MODEL")
+    try:
+        chat.check(made, user.partition(":")[2], "--user")
+    finally:
+        made.close()

@@ -3,7 +3,7 @@ file, then ``os.replace``) each time episodes finish, so that an interrupted run
 most the episodes still running, and ``--resume`` runs only the ones it has not recorded.
 
     {"format": "workgym-bench/1",
-     "header": {"agent", "temperature"?, "suite", "split"?, "selection", "tasks", "seeds",
+     "header": {"agent", "user", "temperature"?, "suite", "split"?, "selection", "tasks", "seeds",
                 "trials", "faults", "set"?, "url", "started", "finished", "workgym_version",
                 "command", "env_version"},
      "episodes": [{"task", "seed", "trial", "reward", "success", "harm", "signals", "steps",
@@ -43,6 +43,9 @@ recorded): ``--resume`` and ``workgym compare`` refuse another.
 "faults"}]}``, the problems run (each ``trials`` times; a set's weights are for trainers);
 ``tasks``, ``seeds`` and ``faults`` then list the distinct ones it names. ``temperature``: the
 model's sampling temperature when the run set one (``workgym tasks calibrate``).
+
+``user``: the model that played the customer (``--user openai:MODEL``), null for
+the scripted one (a file without it: null).
 """
 
 from __future__ import annotations
