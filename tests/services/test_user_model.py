@@ -209,7 +209,7 @@ def test_a_failing_endpoint_is_an_infra_failure_not_the_agents_zero(
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("OPENAI_BASE_URL", down)
         record = run_episode(
-            lambda task, seed: Env.inprocess(local, task, seed, "none", "openai:customer"),
+            lambda task, seed, faults: Env.inprocess(local, task, seed, faults, "openai:customer"),
             reference, Planned(catalogue().get(TASK), 10, 0))  # a seed no test asked of
     assert record["error"] is None and record["success"] is False
     assert record["infra_error"].startswith("user model unavailable: "), record
