@@ -73,8 +73,9 @@ lint: setup-dev ## ruff, mypy --strict on the packages, mypy on the tests (pypro
 	@$(BIN)/mypy services fault-proxy reward-engine replicas telemetry
 	@$(BIN)/mypy tests
 
-screenshots: setup-dev ## Write the README's pictures of the pages (replicas/<app>/pages/screenshots/*.png)
+screenshots: setup-dev ## Write the README's pictures (the pages: replicas/<app>/pages/screenshots/*.png; the bench's diagnosis: docs/diagnosis.png)
 	@$(BIN)/python -m workgym.browser.screenshots
+	@$(BIN)/python -m workgym.bench.screenshot
 
 serve: setup ## Run the all-in-one server on :8000
 	@$(BIN)/workgym serve --port 8000

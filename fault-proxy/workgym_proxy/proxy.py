@@ -49,6 +49,7 @@ from workgym_core.errors import (
     UpstreamError,
     WorkGymError,
     busy,
+    error_code,
     from_wire,
 )
 from workgym_core.forms import decode, is_form
@@ -181,16 +182,6 @@ def _form_or_none(body: bytes) -> Any:
         return decode(body.decode("utf-8"))
     except (UnicodeDecodeError, WorkGymError):
         return None
-
-
-def _error_code(body: Any) -> str | None:
-    """``error.code`` of an error body, or ``error`` itself where a product names its errors
-    with a string (Zendesk's ``{"error": "RecordInvalid", ...}``)."""
-    if not isinstance(body, dict):
-        return None
-    error = body.get("error")
-    code = error.get("code") if isinstance(error, dict) else error
-    return code if isinstance(code, str) else None
 
 
 def _canonical_path(route: str, params: dict[str, Any]) -> str:
@@ -521,7 +512,7 @@ class Proxy:
             request_text=ctx.body[:limit].decode("utf-8", "replace")
             if ctx.body and (parsed is None or len(ctx.body) > limit) else None,
             status=reply.status, response_body=response_body,
-            error_code=ctx.error_code or _error_code(response_body),
+            error_code=ctx.error_code or error_code(response_body),
             duration_ms=round((time.perf_counter() - started) * 1000, 3),
             fault=",".join(ctx.fired) or None, changes=ctx.changes, reads=ctx.reads,
             affected=ctx.affected, browser=ctx.browser,

@@ -16,11 +16,14 @@ same reading it is scored by) is answered as a person would: they quote it and a
 means for them, so a clear agent can recover. Messages that come with the ticket solved get
 no answer: the conversation is over (an answer would reopen it).
 Everything is a function of the episode's writes and seed: what was told lives in
-``episode.memory``; the persona is drawn from the episode's world.
+``episode.memory``; the persona is drawn from the episode's world. With the episode's ``user``
+(a model, ``--user openai:MODEL``) the words of each answer are the model's
+(customer_words.py); whether they answer and what they tell stay decided here.
 """
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 import sqlite3
@@ -31,12 +34,14 @@ from replicas.catalog import lexicon
 from replicas.runtime import db as sql
 from replicas.runtime.clock import parse_iso
 from replicas.runtime.episode import Episode
+from workgym_core.chat import UserModelUnavailable
 from workgym_core.refs import resolve
 from workgym_core.speech import Kind as Said
 from workgym_core.speech import Modality, Reading, reader
 from workgym_core.speech.cues import guess
 from workgym_core.templates import render
 
+from . import customer_words
 from .actors import PERSONAS, PROOFS, Actors, Kind, Known, ScriptedCustomer
 from .rules import tickets
 
@@ -190,11 +195,18 @@ def after_write(episode: Episode) -> None:
     # A message that came with the ticket solved closes the conversation: the customer does
     # not write back (a reply would reopen it).
     done = ticket is None or ticket["status"] in ("solved", "closed")
-    for comment in [] if done else new:
-        answer = _reply(episode, script, state, ticket_id, str(comment["body"] or ""))
-        if answer is not None:
-            assert ticket is not None
-            _post_reply(db, ticket, answer, parse_iso(comment["created_at"]))
+    before = copy.deepcopy(state)
+    try:
+        for comment in [] if done else new:
+            answer = _reply(episode, script, state, ticket_id, str(comment["body"] or ""))
+            if answer is not None:
+                assert ticket is not None
+                if episode.user is not None:
+                    answer = _worded(episode, script, ticket_id, int(comment["id"]), answer)
+                _post_reply(db, ticket, answer, parse_iso(comment["created_at"]))
+    except UserModelUnavailable:
+        episode.memory[_MEMORY] = before  # the write is refused whole: nothing was said
+        raise
     latest = sql.one(db, "SELECT coalesce(max(id), 0) AS n FROM comments")
     assert latest is not None
     state["last_seen"] = max(state["last_seen"], latest["n"])
@@ -214,6 +226,27 @@ def _reply(episode: Episode, script: ScriptedCustomer, state: dict[str, Any], ti
     asked = asked_for(reading) or _doubted(episode, script, state, reading)
     parts = [_answer(episode, script, state, ticket_id, asked), _clarify(reading, says)]
     return " ".join(part for part in parts if part) or None
+
+
+def _worded(episode: Episode, script: ScriptedCustomer, ticket_id: int, upto: int,
+            said: str) -> str:
+    """``said`` (the script's answer to comment ``upto``) in the words of the episode's
+    model (customer_words), which knows what the customer knows."""
+    assert episode.user is not None
+    knows: dict[str, str | None] = {}
+    values: set[str] = set()
+    for known in script.knows:
+        value = _value(episode, known)
+        knows[_NAMES["en"][known.kind]] = value
+        if value is not None:
+            values |= {value, _wrong(episode, known, value)}
+    found = sql.one(episode.db, "SELECT u.name FROM users u JOIN tickets t "
+                    "ON t.requester_id = u.id WHERE t.id = ?", (ticket_id,))
+    customer = customer_words.Customer(
+        name=str(found["name"] if found else ""), persona=persona(episode, script),
+        language=_language(episode.db, ticket_id), knows=knows, values=frozenset(values))
+    return customer_words.words(episode.user, episode.seed, customer, episode.db, ticket_id,
+                                upto, said)
 
 
 def _spoken(episode: Episode, ticket_id: int, own: str) -> set[str]:

@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from workgym_core.asgi import READ_METHODS
-from workgym_core.errors import InvalidRequest
+from workgym_core.errors import InvalidRequest, ServiceUnavailable
 from workgym_core.internal import (
     BASE_HEADER,
     EPISODE_HEADER,
@@ -74,11 +74,15 @@ async def current_episode(request: Request) -> AsyncIterator[Episode]:
 def _actors_answer(episode: Episode, after_write: Callable[[Episode], None]) -> None:
     """The app's actors answer the write (the scripted customer, the developers), outside the
     request's time budget (``budget.world_answers``); one that fails undoes only its own part
-    and is logged: the agent's write, answered already, stands."""
+    and is logged: the agent's write, answered already, stands. One whose outside service
+    is unavailable (the model wording the customer: ServiceUnavailable) refuses the write
+    whole, 503: the world would otherwise go on without the answer it owes."""
     episode.db.execute("SAVEPOINT actors")
     try:
         with budget.world_answers():
             after_write(episode)
+    except ServiceUnavailable:
+        raise
     except Exception:
         if not episode.db.in_transaction:
             raise  # SQLITE_FULL undid the agent's write too: it is refused

@@ -47,6 +47,9 @@ class Episode:
     apps: tuple[str, ...]
     # Where the world's secrets (verification codes) derive from; never shown to the agent.
     secret: str
+    # The model that words what the app's people say ("openai:MODEL": the helpdesk's
+    # customer), None: their scripts' own words. What they say stays the scripts' decision.
+    user: str | None = None
     step: int = 0
     # Free-form per-episode memory of the app (e.g. which scripted replies were sent).
     memory: dict[str, Any] = field(default_factory=dict)
@@ -88,7 +91,7 @@ class Episode:
             id=episode_id, seed=self.seed, clock_start=self.clock_start,
             snapshot_key=self.snapshot_key, initial=self.initial, vars=copy.deepcopy(self.vars),
             others=copy.deepcopy(self.others), actors=self.actors, expires_at=expires_at,
-            apps=self.apps, secret=self.secret, step=self.step,
+            apps=self.apps, secret=self.secret, user=self.user, step=self.step,
             memory=copy.deepcopy(self.memory))
 
     def now(self) -> datetime:

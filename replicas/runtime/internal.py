@@ -12,6 +12,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from workgym_core.chat import MODEL_PATTERN
 from workgym_core.internal import INTERNAL_PREFIX, SNAPSHOT_HEADER, require_internal
 from workgym_core.rowops import RowOps
 
@@ -43,6 +44,8 @@ class EpisodeCreate(BaseModel):
     ttl_s: float = Field(3600, gt=0)
     apps: list[str] = Field(default_factory=list, description="Every app of the episode (what "
                             "its scripted actors may read messages about).")
+    user: str | None = Field(None, pattern=MODEL_PATTERN, description="The model that words "
+                             "what the app's people say (openai:MODEL); none: their scripts.")
 
 
 class EpisodeFork(BaseModel):
@@ -98,7 +101,7 @@ async def create_episode(body: EpisodeCreate, request: Request) -> EpisodeCreate
         store.snapshots.prepared, body.seed, setup, body.others)
     episode = store.create(
         body.episode_id, seed=body.seed, setup=setup, script=body.script, others=body.others,
-        ttl_s=body.ttl_s, apps=body.apps, prepared=prepared,
+        ttl_s=body.ttl_s, apps=body.apps, prepared=prepared, user=body.user,
     )
     return EpisodeCreated(
         episode_id=episode.id, snapshot_key=episode.snapshot_key, vars=episode.vars

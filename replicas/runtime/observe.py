@@ -16,6 +16,7 @@ from opentelemetry.trace import SpanKind
 import workgym_core.observability as obs
 from workgym_core import spans
 from workgym_core.asgi import READ_METHODS, ASGIApp, Message, Receive, Scope, Send
+from workgym_core.errors import WorkGymError
 from workgym_core.internal import (
     CHANGES_HEADER,
     EPISODE_HEADER,
@@ -27,6 +28,7 @@ from workgym_core.internal import (
 
 from . import changes
 from .episode import Episode
+from .errors import WORKGYM_ERRORS
 from .store import EpisodeStore
 
 _ROUTE = ROUTE_HEADER.encode()
@@ -57,6 +59,13 @@ def matched_route(scope: Scope, statements: list[str] | None) -> bytes | None:
     params = {k: canonical(str(v)) for k, v in scope.get("path_params", {}).items()}
     reads = tables_read(statements) if statements is not None else []
     return orjson.dumps({"route": template, "params": params, "reads": reads})
+
+
+def _refused_late(exc: RuntimeError) -> WorkGymError | None:
+    """The error a write was refused with once its answer had started (Starlette's
+    RuntimeError from it): an error raised as its transaction ends (``deps.current_episode``,
+    the world answering it: an actor's outside service unavailable)."""
+    return exc.__cause__ if isinstance(exc.__cause__, WorkGymError) else None
 
 
 def _trace_sql(episode: Episode) -> list[str]:
@@ -105,6 +114,10 @@ class ObserveRequests:
             statements = (_trace_sql(episode) if episode is not None and (recording or not write)
                           else None)
 
+            # A write's answer is held until its transaction ended (deps.current_episode):
+            # one refused then is answered with its error instead.
+            held: list[Message] | None = [] if write else None
+
             async def observed_send(message: Message) -> None:
                 if message["type"] == "http.response.start" and episode is not None:
                     read = None if write else statements
@@ -125,10 +138,28 @@ class ObserveRequests:
                                                            orjson.dumps(sent)))
                             if recording:
                                 span.set_attribute(spans.CHANGES, encoded.decode())
-                await send(message)
+                if held is None:
+                    await send(message)
+                else:
+                    held.append(message)
 
             try:
-                await self.app(scope, receive, observed_send)
+                try:
+                    await self.app(scope, receive, observed_send)
+                except RuntimeError as exc:
+                    if held is None or (refusal := _refused_late(exc)) is None:
+                        raise
+                    # Refused as its transaction ended (rolled back): its error instead of
+                    # the answer held, and no change logged.
+                    if logs and episode is not None:
+                        episode.memory["changes_seq"] = start
+                    held = []
+                    if recording:
+                        span.set_attribute(spans.HTTP_STATUS, refusal.status_code)
+                    await (self.store.spec.errors or WORKGYM_ERRORS).render(refusal)(
+                        scope, receive, send)
+                for message in held or []:
+                    await send(message)
             finally:
                 if statements is not None and episode is not None:
                     episode.db.set_trace_callback(None)

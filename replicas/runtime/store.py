@@ -79,12 +79,13 @@ class EpisodeStore:
     def create(
         self, episode_id: str, *, seed: int, setup: list[Any], script: dict[str, Any],
         ttl_s: float, others: Others | None = None, apps: list[str] | None = None,
-        prepared: Prepared | None = None,
+        prepared: Prepared | None = None, user: str | None = None,
     ) -> Episode:
         """A new episode of the world of ``seed`` with ``setup`` applied (``others``: rows
         other apps of the episode bound, which the setup may refer to) and ``script``, the
         task's scripted actors, validated by the app's model. ``prepared``: that world,
-        built already (``snapshots.prepared``, in a worker thread while serving)."""
+        built already (``snapshots.prepared``, in a worker thread while serving); ``user``:
+        the model that words what the app's people say (:attr:`Episode.user`)."""
         self._room_for(episode_id)
         actors = self._actors(script)
         others = others or {}
@@ -99,6 +100,7 @@ class EpisodeStore:
             # scripted customer says the codes another app sends: runtime/codes.py), and not
             # computable without the deployment's internal secret.
             secret=credentials.mac(self.settings.internal_secret, "world", str(seed)),
+            user=user,
         )
         self._hold(episode)
         return episode

@@ -112,7 +112,8 @@ def score(
         reward=episode_reward(signals, weights or Weights(), harm=outcome.harm),
         signals=signals,
         assertions=[
-            AssertionResult(name=assertion.name, passed=passed, harm=harmed, detail=detail)
+            AssertionResult(name=assertion.name, check=assertion.kind, passed=passed,
+                            policy=assertion.policy, harm=harmed, detail=detail)
             for assertion, passed, harmed, detail in results
         ],
         steps=len(trajectory),

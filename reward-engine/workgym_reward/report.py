@@ -9,7 +9,12 @@ from pydantic import BaseModel, Field
 
 class AssertionResult(BaseModel):
     name: str
+    check: str = Field("", description="What kind of check it is (its ``check``: row_exists, "
+                       "only_changes, told, all_said...): what a failure of it says about the "
+                       "agent (workgym.bench.diagnosis maps it to a skill).")
     passed: bool
+    policy: bool = Field(False, description="It checks a rule of the business (counts toward "
+                         "the policy_compliance signal).")
     harm: bool = Field(False, description="Its failure is harm (a false statement, money "
                        "moved wrongly, a forbidden action).")
     detail: str = Field(description="What the assertion found, in one short sentence.")

@@ -5,7 +5,8 @@ and what to check. The CLI prints that line (``workgym: error: ...``) and exits 
     ├── Unreachable                no answer from a server (``.what``, ``.url``)
     ├── Refused                    a server answered an error (``.status_code``, ``.error``)
     │   ├── AuthRefused            401/403: the operator API key
-    │   └── NotFound               404
+    │   ├── NotFound               404
+    │   └── UserModelFailed        503 from an app: the episode's user model failed (``.infra``)
     ├── MissingApiKey              no operator API key given or found on this machine
     └── UnknownName (ValueError)   an app or a tool the episode does not have (``.known``)
 
@@ -55,6 +56,14 @@ class AuthRefused(Refused):
 
 class NotFound(Refused):
     """404: no such task, episode or page."""
+
+
+class UserModelFailed(Refused):
+    """503 from an app: the model playing the episode's people (its ``user``) failed, so the
+    write it was to answer was refused. An infrastructure failure (``infra``), never the
+    agent's: the episode cannot go on as asked."""
+
+    infra = "user model unavailable"
 
 
 class MissingApiKey(WorkGymClientError):

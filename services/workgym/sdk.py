@@ -22,11 +22,20 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import orjson
 
+from workgym_core.chat import UserModelUnavailable
 from workgym_core.credentials import find_api_key
-from workgym_core.errors import WorkGymError
+from workgym_core.errors import WorkGymError, error_code
 from workgym_core.settings import Settings
 
-from .errors import MissingApiKey, Refused, UnknownName, reaching, refusal
+from .errors import (
+    MissingApiKey,
+    Refused,
+    UnknownName,
+    UserModelFailed,
+    one_line,
+    reaching,
+    refusal,
+)
 from .tools import (
     MALFORMED,
     NOT_AN_OBJECT,
@@ -75,13 +84,15 @@ class Env:
 
     def __init__(self, client: httpx.Client, task: str, seed: int = 0,
                  faults: FaultChoice = "task", *, api_key: str | None,
-                 new_client: Callable[[], httpx.Client] | None = None) -> None:
+                 new_client: Callable[[], httpx.Client] | None = None,
+                 user: str | None = None) -> None:
         self._http = client
         self._api_key = api_key
         self._new_client = new_client or (
             lambda: httpx.Client(base_url=client.base_url, timeout=client.timeout))
         self._operator = {"authorization": f"Bearer {api_key}"} if api_key else None
         self.faults = faults
+        self.user = user
         self.task = task
         self.seed = seed
         self.observation: Observation | None = None
@@ -94,10 +105,10 @@ class Env:
 
     @classmethod
     def inprocess(cls, server: LocalServer, task: str, seed: int = 0,
-                  faults: FaultChoice = "task") -> Env:
+                  faults: FaultChoice = "task", user: str | None = None) -> Env:
         """An environment of ``server``, driven with its own API key."""
         return cls(server.client(), task, seed, faults, api_key=server.server.settings.api_key,
-                   new_client=server.client)
+                   new_client=server.client, user=user)
 
     def _gym(self, method: str, path: str, **kwargs: Any) -> Any:
         """A gym API call as the operator (as the agent, without an API key): its parsed
@@ -124,6 +135,8 @@ class Env:
         if seed is not None:
             self.seed = seed
         body: dict[str, Any] = {"task": self.task, "seed": self.seed, "faults": self.faults}
+        if self.user is not None:
+            body["user"] = self.user
         if self.observation is not None and not self._finished:
             body["replaces"] = self.observation.episode_id
         # The tools inline the first time (one call); then only their ETag.
@@ -142,7 +155,7 @@ class Env:
         body = self._gym("POST", f"/v1/episodes/{self._obs.episode_id}/fork",
                          params=None if self._schemas else {"tools": "inline"})
         env = Env(self._new_client(), self.task, self.seed, self.faults,
-                  api_key=self._api_key, new_client=self._new_client)
+                  api_key=self._api_key, new_client=self._new_client, user=self.user)
         env._schemas = self._schemas  # the same tools: the fork asks again only if they changed
         env.observation = _observation(body, env._tools_of(body))
         env.waits = list(self.waits)
@@ -165,13 +178,23 @@ class Env:
         ``app``: which one (default: the task's first, as in ``obs.apps``; name it when the
         task has several; UnknownName if it has no such app); ``headers``: more request
         headers (e.g. an Idempotency-Key). A dropped connection raises httpx's TransportError,
-        as any HTTP client's would (faults drop some)."""
+        as any HTTP client's would (faults drop some). The episode's ``user`` model failing
+        (the write it was to answer refused) raises UserModelFailed: no agent's doing."""
         apps = self._obs.apps
         if app and app not in apps:
             raise UnknownName("app", app, "this episode", apps)
         base = apps[app] if app else next(iter(apps.values()))
-        return self._http.request(method.upper(), base + path, json=json, params=params,
-                                  headers={**(headers or {}), **self._auth()})
+        response = self._http.request(method.upper(), base + path, json=json, params=params,
+                                      headers={**(headers or {}), **self._auth()})
+        if response.status_code == UserModelUnavailable.status_code and self.user is not None:
+            try:
+                code = error_code(orjson.loads(response.content))
+            except orjson.JSONDecodeError:
+                code = None
+            if code == UserModelUnavailable.code:
+                raise UserModelFailed(response.status_code, {
+                    "code": code, "message": one_line(response.text)[:300]})
+        return response
 
     def wait(self, seconds: float) -> None:
         """Wait ``seconds`` on the episode's clock (e.g. a 429's Retry-After, or a backoff):
@@ -280,20 +303,22 @@ def _observation(body: dict[str, Any], tools: list[dict[str, Any]]) -> Observati
 
 
 def make(task: str, seed: int = 0, faults: FaultChoice = "task",
-         settings: Settings | None = None) -> Env:
-    """An environment served in this process (an in-process transport, no ports)."""
+         settings: Settings | None = None, user: str | None = None) -> Env:
+    """An environment served in this process (an in-process transport, no ports); ``user``:
+    a model that words what the apps' people say, ``openai:MODEL`` (OPENAI_BASE_URL /
+    OPENAI_API_KEY of this process; default: their scripts' words)."""
     from .local import local_server
 
-    return Env.inprocess(local_server(settings), task, seed, faults)
+    return Env.inprocess(local_server(settings), task, seed, faults, user)
 
 
 def connect(base_url: str, task: str, seed: int = 0, faults: FaultChoice = "task",
-            timeout: float = 60.0, api_key: str | None = None) -> Env:
+            timeout: float = 60.0, api_key: str | None = None, user: str | None = None) -> Env:
     """An environment served by a WorkGym server at ``base_url``, driven with the operator's
     ``api_key`` (default: ``WORKGYM_API_KEY``, else the key ``workgym serve`` stored on this
-    machine)."""
+    machine); ``user``: as :func:`make`'s, the server's endpoint."""
     return Env(httpx.Client(base_url=base_url, timeout=timeout), task, seed, faults,
-               api_key=operator_key(api_key))
+               api_key=operator_key(api_key), user=user)
 
 
 def attach(base_url: str, observation: Observation, faults: FaultChoice = "task",

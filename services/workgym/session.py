@@ -14,9 +14,11 @@ that do not fit its schema, an app's refusal, a dropped connection, a call after
 episode ended are all text the model reads (``error: true``). Its result is the SDK's
 ``Env.call_tool``'s (``{"text", "error", "finished", "status", "body", "not_sent"}``, one
 implementation; ``not_sent``: why a call never reached an app, :data:`workgym.tools.NOT_SENT`).
-Only the harness's own mistakes raise (``call_tool`` before ``start``), and a gym API that
-does not answer (``workgym.errors.Unreachable``). ``row`` keys from a dataset row are taken
-as the episode's options (``faults``), the rest refused, so a typo in a dataset is an error.
+Only the harness's own mistakes raise (``call_tool`` before ``start``), a gym API that
+does not answer (``workgym.errors.Unreachable``), and the model playing the episode's people
+failing (``UserModelFailed``: an infrastructure failure, ``--user``). ``row`` keys from a
+dataset row are taken as the episode's options (``faults``), the rest refused, so a typo in a
+dataset is an error.
 """
 
 from __future__ import annotations

@@ -208,6 +208,16 @@ def from_wire(status: int, body: Any) -> WorkGymError:
     return found
 
 
+def error_code(body: Any) -> str | None:
+    """``error.code`` of an error body, or ``error`` itself where a product names its errors
+    with a string (Zendesk's ``{"error": "RecordInvalid", ...}``)."""
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    code = error.get("code") if isinstance(error, dict) else error
+    return code if isinstance(code, str) else None
+
+
 def json_response(
     content: Any, *, status_code: int = 200, headers: dict[str, str] | None = None
 ) -> Response:

@@ -35,7 +35,8 @@ def test_nothing_but_health_answers_without_a_credential(local: LocalServer,
         ("DELETE", f"/v1/episodes/{obs.episode_id}", None),
         ("GET", f"/v1/control/episodes/{obs.episode_id}/faults", None),
         ("GET", "/v1/tasks", None), ("GET", f"/v1/tasks/{TASK}", None),
-        ("GET", "/v1/faults", None), ("GET", "/v1/apps/helpdesk/openapi.json", None),
+        ("GET", "/v1/faults", None), ("GET", "/v1/version", None),
+        ("GET", "/v1/apps/helpdesk/openapi.json", None),
         ("GET", "/apps/helpdesk/api/v2/tickets", None),
     ]:
         response = local.request(method, path, json=body)
@@ -73,10 +74,11 @@ def test_an_agent_token_cannot_create_episodes_or_control_faults(
 def test_an_agent_token_never_reaches_the_catalogue(local: LocalServer,
                                                      make_env: MakeEnv) -> None:
     """The catalogue names the agent's task and says what it is about (its title and tags);
-    the fault kinds and presets are fault plans: the operator's alone."""
+    the fault kinds and presets are fault plans; the environment version tells which task
+    files are served: the operator's alone."""
     env = make_env(TASK, 1)
     obs = env.reset()
-    for path in ("/v1/tasks", f"/v1/tasks/{TASK}", "/v1/faults"):
+    for path in ("/v1/tasks", f"/v1/tasks/{TASK}", "/v1/faults", "/v1/version"):
         for token in (obs.token, obs.refresh_token):
             _operator_only(local.request("GET", path,
                                          headers={"authorization": f"Bearer {token}"}))

@@ -23,6 +23,7 @@ from workgym.bench.metrics import pass_at_k, pass_hat_k, summarize
 from workgym.bench.results import FORMAT, Results, ResultsError, claim_next_run
 from workgym.bench.runner import OpenEnv, Planned, plan, product, run, run_episode
 from workgym.bench.summary import headline, metrics_line, table
+from workgym.envversion import current
 from workgym.errors import Refused, refusal
 from workgym.local import LocalServer
 from workgym.sdk import Env
@@ -87,7 +88,8 @@ def test_summary_problems_are_task_and_seed_and_a_task_passes_when_all_its_episo
     assert [(r.task, r.passed, r.episodes, r.ok) for r in s.tasks] == [
         ("a", 6, 6, True), ("b", 1, 3, False)]
     assert "b  " in table(s) and "1/3" in table(s) and "FAIL (1 error)" in table(s)
-    assert metrics_line(s, 3).startswith("pass@1 0.78 · pass@3 1.00 · pass^3 0.67 · ")
+    assert metrics_line(s, 3).startswith(
+        "pass@1 0.78 [0.33, 1.00] · pass@3 1.00 [1.00, 1.00] · pass^3 0.67 [0.00, 1.00] · ")
     assert headline(s, {"suite": "helpdesk"}, "r.json") == (
         "suite helpdesk · 2 tasks · 1/2 passed · avg score 0.67 · report saved to r.json")
 
@@ -333,8 +335,14 @@ def test_bench_checks_the_server_before_it_runs(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A dead server, then a live one with a wrong key: one line each, exit 2, no results
-    file; with its key, the run goes (over HTTP, trajectories included)."""
+    file; with its key, the run goes (over HTTP, trajectories included), and records the
+    SERVER's environment version (GET /v1/version), not this client's."""
     from workgym.cli import main
+    from workgym.envversion import version_of
+    from workgym.gym import routes
+
+    served = version_of({"code": "c", "data": "d", "tasks": "t", "faults": "f"})
+    monkeypatch.setattr(routes, "current", lambda: served)
 
     out = tmp_path / "r.json"
     monkeypatch.setenv("WORKGYM_API_KEY", "wgk_test_bench")
@@ -357,8 +365,10 @@ def test_bench_checks_the_server_before_it_runs(tmp_path: Path,
         assert not out.exists()
         monkeypatch.setenv("WORKGYM_API_KEY", "wgk_test_bench")
         assert main([*bench, url, "--trajectories"]) == 0
-    (episode,) = json.loads(out.read_text())["episodes"]
+    document = json.loads(out.read_text())
+    (episode,) = document["episodes"]
     assert episode["success"] is True and episode["trajectory"]["messages"][-1]["content"]
+    assert document["header"]["env_version"] == served.as_dict() != current().as_dict()
 
 
 def test_an_environment_that_cannot_start_is_an_error_too() -> None:
@@ -392,8 +402,9 @@ def test_bench_prints_the_table_and_headline_and_writes_results_and_report(
     rows = {line.split()[0]: line.split() for line in lines[2:4]}
     assert set(rows) == set(TASKS)
     assert all(row[1:3] == ["1.00", "2/2"] for row in rows.values())
-    assert "pass@1 1.00 · pass@2 1.00 · pass^2 1.00 · avg score 1.00 · 4 episodes " \
-        "(2 problems × 2 trials)" in stdout
+    assert "pass@1 1.00 [1.00, 1.00] · pass@2 1.00 [1.00, 1.00] · pass^2 1.00 [1.00, 1.00] · " \
+        "avg score 1.00 [1.00, 1.00] · 4 episodes (2 problems × 2 trials) · noise floor " \
+        "±0.00 paired, ±0.00 on new problems (pass@1, 2 problems × 2 trials)" in stdout
     assert lines[-1] == (f"tasks {','.join(TASKS)} · 2 tasks · 2/2 passed · avg score 1.00 · "
                          f"report saved to {out} (HTML: {out.with_suffix('.html')})")
 
@@ -403,6 +414,8 @@ def test_bench_prints_the_table_and_headline_and_writes_results_and_report(
             header["faults"], header["url"]) == ("reference", None, [0], 2, "task", None)
     assert sorted(header["tasks"]) == sorted(TASKS) and header["finished"]
     assert header["command"].startswith("workgym bench --tasks ")
+    assert header["env_version"] == current().as_dict()  # this process's: it ran in-process
+    assert current().id in out.with_suffix(".html").read_text()
     episodes = document["episodes"]
     assert sorted((e["task"], e["seed"], e["trial"]) for e in episodes) == sorted(
         (t, 0, trial) for t in TASKS for trial in (0, 1))
@@ -443,3 +456,25 @@ def test_resume_refuses_another_plan(benched: tuple[str, Path, dict[str, str]]) 
     _, out, _ = benched
     assert main(["bench", "--resume", str(out), "--trials", "3"]) == 2
     assert main(["bench", "--resume", str(out), "--suite", "helpdesk"]) == 2
+
+
+def test_resume_refuses_another_environment_version(
+        benched: tuple[str, Path, dict[str, str]], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from workgym.cli import main
+
+    _, out, _ = benched
+    document = json.loads(out.read_text())
+    document["header"]["env_version"] = {"id": "wg-0000000000000000", "parts": {
+        **document["header"]["env_version"]["parts"], "data": "another"}}
+    document["header"]["finished"] = None
+    moved = tmp_path / "moved.json"
+    moved.write_text(json.dumps(document))
+    assert main(["bench", "--resume", str(moved)]) == 2
+    assert capsys.readouterr().err == (
+        f"workgym: error: --resume: {moved} was run on another environment version (data "
+        "differ): its episodes and new ones would not be comparable; start a new run\n")
+    del document["header"]["env_version"]  # a file from before versions were recorded
+    moved.write_text(json.dumps(document))
+    assert main(["bench", "--resume", str(moved)]) == 2
+    assert "(it records none: written before versions were recorded)" in capsys.readouterr().err

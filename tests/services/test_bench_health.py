@@ -73,8 +73,8 @@ def model() -> Iterator[FakeModel]:
 
 def _episode(local: LocalServer, agent: Any, seed: int = 1) -> dict[str, Any]:
     """One episode's record, as the bench runs it (no faults)."""
-    return run_episode(lambda task, s, _: Env.inprocess(local, task, s, "none"), agent,
-                       Planned(catalogue().get(TASK), seed, 0))
+    return run_episode(lambda task, s, faults: Env.inprocess(local, task, s, faults), agent,
+                       Planned(catalogue().get(TASK), seed, 0, "none"))
 
 
 def _chat(model: FakeModel, name: str) -> ChatAgent:
@@ -212,7 +212,7 @@ def test_the_bench_cli_shows_the_alarm_in_its_output_and_report(
     assert html.index('<section id="alarms"') < html.index('<div class="cards">')
     assert f'<li class="alarm">{alarm.replace(chr(39), "&#39;")}</li>' in html
     assert '<div class="value" id="tool-calls">0</div>' in html
-    assert f"{TASK}: score 0.00, 0/2 passed, {NO_CALLS}</title>" in html  # its score bar
+    assert f"{TASK}: score 0.00 [0.00, 0.00], 0/2 passed, {NO_CALLS}</title>" in html  # its bar
 
 
 def test_the_report_shows_each_episodes_calls(tmp_path: Path) -> None:

@@ -140,3 +140,30 @@ def test_an_instance_with_an_attempt_the_infrastructure_failed_is_not_judged(
     assert [(i.seed, dict(i.info)) for i in judged.instances] == [
         (0, {"solved": 2, "attempts": 3, "rate": 0.6667})]
     assert judged.tally == {"in band": 1, "infra": 1}
+
+
+def test_a_calibration_stopped_by_the_infrastructure_writes_no_set_until_resumed(
+        model: FakeModel, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model's server dies after the first episode (4 turns): the run stops (exit 3) and
+    no set is written; once it is back, --resume runs the rest and writes the set (seed 0:
+    attempts 0-2 solved of 4)."""
+    monkeypatch.setenv("OPENAI_BASE_URL", model.url)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    model.scripts["sometimes"] = Sometimes()
+    model.dies_after = len(model.requests) + 4
+    out = tmp_path / "set.json"
+    results = tmp_path / "set.results.json"
+    assert main(["tasks", "calibrate", "--tasks", TASK, "--seeds", "0", "--attempts", "4",
+                 "--agent", "openai:sometimes", "--concurrency", "1", "--max-infra-errors",
+                 "0", "--out", str(out)]) == 3
+    assert capsys.readouterr().err.endswith(
+        f"workgym: no task set written (the run did not end): `workgym tasks calibrate "
+        f"--resume {results}` runs the rest\n")
+    assert not out.exists()
+    model.dies_after = None
+    model.failures.clear()
+    assert main(["tasks", "calibrate", "--resume", str(results), "--out", str(out)]) == 0
+    assert "calibrated 1 instance × 4 attempts: 1 in band" in capsys.readouterr().out
+    [instance] = load(out).instances
+    assert dict(instance.info) == {"solved": 3, "attempts": 4, "rate": 0.75}

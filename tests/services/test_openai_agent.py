@@ -299,7 +299,8 @@ def test_an_endpoint_that_dies_mid_run_stops_the_bench_and_resume_finishes_it(
     passed, *failed = document["episodes"]
     n = len(failed)  # past 1: the 2nd stops the run (a 3rd may have started meanwhile)
     assert n in (2, 3)
-    assert f"pass@1 1.00 · avg score 1.00 · {n + 1} episodes" in stopped.stdout
+    assert f"pass@1 1.00 [1.00, 1.00] · avg score 1.00 [1.00, 1.00] · {n + 1} episodes" \
+        in stopped.stdout
     assert f"{n} infra failures (not scored): model endpoint HTTP 503 ×{n}" in stopped.stdout
     assert f"workgym: bench stopped early: {n} infra failures (not scored): model endpoint " \
         f"HTTP 503 ×{n}, more than --max-infra-errors 1; 5 of 6 episodes to run: once fixed, " \

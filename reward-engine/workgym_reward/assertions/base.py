@@ -40,6 +40,11 @@ class Assertion(BaseModel):
         "(workgym_core.exprs: '$verdict.refund == 1'): the assertion judges only the "
         "instances where it holds (a decision's outcome, drawn by the seed).")
 
+    @property
+    def kind(self) -> str:
+        """Which check this is: its ``check`` (every check declares one, a Literal)."""
+        return str(type(self).model_fields["check"].default)
+
     def applies(self, vars: Vars, others: Mapping[str, Vars] | None = None) -> bool:
         """Whether this instance is one the assertion judges (its ``when`` holds)."""
         return self.when is None or bool(evaluate(self.when, vars, others))

@@ -1,5 +1,6 @@
 """Agents: the built-in ones (the task's reference solution, the same without fault
-handling (naive), a no-op and a random one) and a model's, ``openai:MODEL`` (any
+handling (naive), a no-op, a random one, and ``flaky[:P[:SEED]]``, the reference slipping
+in a share P of its episodes (:mod:`.flaky`)) and a model's, ``openai:MODEL`` (any
 OpenAI-compatible chat-completions endpoint).
 
 An agent is a function ``(env, task) -> answer | None`` that acts on an episode
@@ -12,6 +13,7 @@ from collections.abc import Callable
 
 from ..sdk import Env
 from ..tasks import Task
+from . import flaky
 from .noop import noop
 from .random_agent import random_agent
 from .reference import naive, reference
@@ -30,8 +32,11 @@ def check_spec(spec: str) -> str:
     kind, colon, model = spec.partition(":")
     if spec in AGENTS or (colon and kind in MODEL_KINDS and model):
         return spec
+    if kind == flaky.NAME:
+        flaky.parse(spec)
+        return spec
     raise ValueError(f"invalid agent {spec!r}: choose a built-in one "
-                     f"({', '.join(sorted(AGENTS))}) or openai:MODEL")
+                     f"({', '.join(sorted(AGENTS))}, flaky[:P[:SEED]]) or openai:MODEL")
 
 
 def resolve(spec: str, *, temperature: float | None = None) -> Agent:
@@ -39,6 +44,8 @@ def resolve(spec: str, *, temperature: float | None = None) -> Agent:
     temperature (default its agent's, 0: greedy), ignored by the built-in agents."""
     if check_spec(spec) in AGENTS:
         return AGENTS[spec]
+    if spec.partition(":")[0] == flaky.NAME:
+        return flaky.parse(spec)
     from .openai_agent import ChatAgent
 
     if temperature is None:

@@ -61,16 +61,17 @@ parameter of the request (``max_completion_tokens``, a server's ``extra_body``) 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from workgym_core.errors import ConfigError, UpstreamError
+from workgym_core import chat
+from workgym_core.chat import INSTALL as INSTALL
+from workgym_core.chat import ModelEndpointError as ModelEndpointError
+from workgym_core.errors import ConfigError
 
 from ..sdk import Env
 from ..session import Session
@@ -82,44 +83,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-INSTALL = "pip install 'workgym[openai]'"
-# The key sent to an endpoint of OPENAI_BASE_URL when none is set: local servers (vLLM,
-# llama.cpp, Ollama) take any, and the client refuses to start without one.
-PLACEHOLDER_KEY = "EMPTY"
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "requests", "turns")
-
-
-class ModelEndpointError(UpstreamError):
-    """The model's endpoint failed in a way retrying does not mend (or retries ran out).
-    ``infra``: what failed, when it is the endpoint's doing and not the model's (unreachable,
-    timed out, 5xx, the key or the model refused, rate limited); None when the endpoint
-    refused the request the agent made (e.g. a conversation too long for the model)."""
-
-    code = "model_endpoint_error"
-
-    def __init__(self, message: str, *, infra: str | None = None) -> None:
-        super().__init__(message)
-        self.infra = infra
-
-
-def _infra(status: int) -> str | None:
-    """What failed, for an endpoint's HTTP error ``status`` that is not the agent's doing."""
-    if status in (401, 403):
-        return "model endpoint refused the key"
-    if status == 404:
-        return "model endpoint has no such model"
-    if status in (408, 409, 429) or status >= 500:
-        return f"model endpoint HTTP {status}"
-    return None
-
-
-def _openai() -> Any:
-    try:
-        import openai
-    except ImportError as exc:
-        raise ConfigError(f"the openai:MODEL agent needs OpenAI's client: {INSTALL}",
-                          code="missing_extra") from exc
-    return openai
+NEEDS = "the openai:MODEL agent"
 
 
 class ChatAgent:
@@ -140,20 +105,11 @@ class ChatAgent:
             raise ConfigError("the openai agent needs a model: openai:MODEL")
         if max_steps is not None and max_steps < 1:
             raise ConfigError(f"max_steps must be at least 1, not {max_steps}")
-        self._openai = client_module = _openai()
         self.model = model
         self.max_steps = max_steps
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        key = api_key or os.environ.get("OPENAI_API_KEY")
-        if not key:
-            if self.base_url is None:
-                raise ConfigError("no API key for the model's endpoint: set OPENAI_API_KEY "
-                                  "(or OPENAI_BASE_URL for a local server that needs none)",
-                                  code="missing_api_key")
-            key = PLACEHOLDER_KEY
-        self._client: openai.OpenAI = client_module.OpenAI(
-            base_url=self.base_url, api_key=key, max_retries=max_retries, timeout=timeout)
-        self._endpoint = str(self._client.base_url).rstrip("/")
+        self._client: openai.OpenAI = chat.client(
+            NEEDS, base_url=base_url, api_key=api_key, max_retries=max_retries, timeout=timeout)
+        self._endpoint = chat.endpoint(self._client)
         self._options: dict[str, Any] = dict(params or {})
         if temperature is not None:
             self._options["temperature"] = temperature
@@ -174,14 +130,7 @@ class ChatAgent:
     def check(self) -> None:
         """Preflight: the endpoint answers ``GET {base}/models``, takes the key and serves the
         model; else ModelEndpointError naming what to check. One retry, 10 s."""
-        client = self._client.with_options(max_retries=1, timeout=10.0)
-        with self._answering("GET /models", retries=1):
-            served = [m.id for m in client.models.list()]
-        if self.model not in served:
-            raise ModelEndpointError(
-                f"the model endpoint {self._endpoint} does not serve model {self.model!r} (it "
-                f"serves {', '.join(sorted(served)[:10]) or 'none'}): check the model's name in "
-                "--agent openai:MODEL", infra="model endpoint has no such model")
+        chat.check(self._client, self.model, "--agent")
 
     def __call__(self, env: Env, task: Task) -> str | None:
         session = Session.attach(env)
@@ -225,32 +174,10 @@ class ChatAgent:
                         unsent[result["not_sent"]] += 1
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": said})
 
-    @contextmanager
-    def _answering(self, request: str, retries: int) -> Iterator[None]:
-        """The client's errors on ``request`` as ModelEndpointError: what failed, what to
-        check, and ``infra`` when it is the endpoint's doing."""
-        openai = self._openai
-        where = f"the model endpoint {self._endpoint}"
-        try:
-            yield
-        except openai.APIStatusError as exc:
-            hint = _hint(exc.status_code) or " (check OPENAI_BASE_URL)"
-            raise ModelEndpointError(
-                f"{where} refused {request}: HTTP {exc.status_code}: {_reason(exc)}{hint}",
-                infra=_infra(exc.status_code)) from exc
-        except openai.APIConnectionError as exc:  # a timeout too; retries are spent
-            what = "timed out" if isinstance(exc, openai.APITimeoutError) else "unreachable"
-            raise ModelEndpointError(
-                f"{where} did not answer {request} (after {retries} retries: {exc}): check "
-                "OPENAI_BASE_URL and that the server is up",
-                infra=f"model endpoint {what}") from exc
-        except openai.OpenAIError as exc:  # a body the client cannot read
-            raise ModelEndpointError(f"{where} failed on {request}: {exc}") from exc
-
     def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                   usage: dict[str, int]) -> Any:
         """The model's next message (its usage added to ``usage``)."""
-        with self._answering(f"model {self.model!r}", retries=self._client.max_retries):
+        with chat.answering(self._client, f"model {self.model!r}"):
             # JSON dicts, not the SDK's TypedDicts: what the episode gave and the model said
             create: Any = self._client.chat.completions.with_raw_response.create
             raw = create(model=self.model, messages=messages, tools=tools, **self._options)
@@ -296,19 +223,3 @@ def _assistant(content: str | None, calls: list[Any]) -> dict[str, Any]:
          "function": {"name": call.function.name, "arguments": call.function.arguments}}
         if getattr(call, "function", None) is not None else call.model_dump(exclude_none=True)
         for call in calls]}
-
-
-def _reason(exc: Any) -> str:
-    """The endpoint's own message (the client keeps a JSON error's ``error`` object)."""
-    body = exc.body
-    if isinstance(body, dict) and body.get("message"):
-        return str(body["message"])
-    return str(exc.message)
-
-
-def _hint(status: int) -> str:
-    if status in (401, 403):
-        return " (check OPENAI_API_KEY)"
-    if status == 404:
-        return " (check the model's name and OPENAI_BASE_URL, which ends in /v1)"
-    return ""

@@ -1,7 +1,8 @@
 """``workgym bench``: choose the tasks, open (or resume) the results file, run, print.
 
-The plan (tasks, seeds, trials, faults, agent; or a task set's instances) is the results
-file's header: ``--resume`` reads it from there, and refuses options that would change it.
+The plan (tasks, seeds, trials, faults, agent, user; or a task set's instances) is the
+results file's header: ``--resume`` reads it from there, and refuses options that would
+change it.
 
 Exit codes: 0 the run ended (its infra failures, if any, at most ``--max-infra-errors``);
 2 it could not start (a bad option, or the preflight: the server, its key, the model's
@@ -26,15 +27,17 @@ from .. import tasksets
 from ..envversion import current, differences
 from ..splits import Split, in_split
 from ..tasks import Task, catalogue
+from .diagnosis import diagnose, weakest_line
 from .metrics import summarize
-from .preflight import check_agent, check_server
+from .preflight import check_agent, check_server, check_user, server_version
 from .progress import Progress
 from .report import write_report
 from .results import Results, claim_next_run, now, planned
 from .runner import Agent, OpenEnv, Problem, plan, product, run
 from .summary import headline, infra_line, metrics_line, plural, table
 
-DEFAULTS: dict[str, Any] = {"seeds": [0], "trials": 1, "faults": "task", "agent": "reference"}
+DEFAULTS: dict[str, Any] = {"seeds": [0], "trials": 1, "faults": "task", "agent": "reference",
+                            "user": None}
 STOPPED = 3  # the exit code of a run stopped by its infra failures
 
 
@@ -79,8 +82,9 @@ def _command(header: dict[str, Any]) -> str:
     """The command that runs this plan again."""
     url = ["--url", header["url"]] if header["url"] else []
     trajectories = ["--trajectories"] if header.get("trajectories") else []
+    user = ["--user", header["user"]] if header.get("user") else []
     return shlex.join(["workgym", "bench", *selection_args(header), "--trials",
-                       str(header["trials"]), "--agent", header["agent"], *url,
+                       str(header["trials"]), "--agent", header["agent"], *user, *url,
                        *trajectories])
 
 
@@ -143,7 +147,7 @@ def _new(args: argparse.Namespace) -> tuple[Path | None, dict[str, Any]]:
                   "tasks": [t.id for t in select(args.suite, selection, args.split)],
                   "seeds": options["seeds"], "faults": options["faults"]}
     temperature = getattr(args, "temperature", None)
-    header = {"agent": options["agent"], **({"temperature": temperature}
+    header = {"agent": options["agent"], "user": options["user"], **({"temperature": temperature}
                                             if temperature is not None else {}),
               **chosen, "trials": options["trials"], "url": args.url,
               "trajectories": args.trajectories, "started": now(),
@@ -159,7 +163,7 @@ def _resume(args: argparse.Namespace) -> Results:
         raise ConfigError("--resume runs the plan of the results file: drop --suite, --split, "
                           "--tasks, --set and --out")
     for name in DEFAULTS:
-        given, recorded = getattr(args, name), results.header[name]
+        given, recorded = getattr(args, name), results.header.get(name, DEFAULTS[name])
         if given is not None and given != recorded:
             raise ConfigError(f"--resume: {results.path} was run with {name} {recorded!r}; "
                               f"drop --{name} or give the same")
@@ -200,17 +204,19 @@ def _served(url: str | None, agent: Agent, stack: ExitStack) -> tuple[str | None
 
 
 def _environments(header: dict[str, Any], tasks: list[Task], url: str | None,
-                  key: str | None = None) -> OpenEnv:
+                  key: str | None = None) -> tuple[OpenEnv, dict[str, Any] | None]:
     """A new environment per episode: of the server at ``url`` (checked first: it answers,
     takes the key, has the tasks; ``key``: its operator key, default the SDK's), else of this
-    process's."""
+    process's; and the environment version they run (the server's, None if it cannot say)."""
+    user = header.get("user")
     if url:
         from ..sdk import connect, operator_key
 
         key = operator_key(key)  # before any episode: a run without one fails at once
         check_server(url, key, header["tasks"])
-        return lambda task, seed, faults: connect(url, task, seed=seed, faults=faults,
-                                                  api_key=key)
+        return (lambda task, seed, faults: connect(url, task, seed=seed, faults=faults,
+                                                   api_key=key, user=user),
+                server_version(url, key))
     from workgym_core.settings import Settings
 
     from ..local import local_server
@@ -219,7 +225,21 @@ def _environments(header: dict[str, Any], tasks: list[Task], url: str | None,
     # Framework tasks need the framework's own apps, served only on request.
     framework = any(t.suite == "framework" for t in tasks)
     server = local_server(Settings(framework_apps=True) if framework else None)
-    return lambda task, seed, faults: Env.inprocess(server, task, seed, faults)
+    check_user(user)
+    return (lambda task, seed, faults: Env.inprocess(server, task, seed, faults, user),
+            current().as_dict())
+
+
+def _same_version(results: Results, version: dict[str, Any] | None) -> None:
+    """``--resume`` adds episodes only of the environment version the file was run on."""
+    recorded = results.header.get("env_version")
+    if (recorded or {}).get("id") == (version or {}).get("id"):
+        return
+    why = ", ".join(differences(recorded, version)) if recorded else \
+        "it records none: written before versions were recorded"
+    raise ConfigError(f"--resume: {results.path} was run on another environment version "
+                      f"({why}): its episodes and new ones would not be comparable; start a "
+                      "new run")
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -237,7 +257,11 @@ def _bench(args: argparse.Namespace, stack: ExitStack) -> int:
     url, key = _served(args.url or header["url"], agent, stack)
     # Preflight, before the results file is created: the model, the server, its key.
     check_agent(agent)
-    open_env = _environments(header, tasks, url, key)
+    open_env, env_version = _environments(header, tasks, url, key)
+    if resumed:
+        _same_version(resumed, env_version)
+    else:
+        header["env_version"] = env_version
     if header.get("trajectories") and hasattr(agent, "transcripts"):
         agent.transcripts = {}  # the model's own conversations
     results = resumed or Results.create(out or claim_next_run(), header)
@@ -283,6 +307,8 @@ def _bench(args: argparse.Namespace, stack: ExitStack) -> int:
     print(table(summary))
     print()
     print(metrics_line(summary, header["trials"]))
+    if weakest := weakest_line(diagnose(results.episodes)):
+        print(weakest)
     print(headline(summary, header, f"{results.path} (HTML: {html})"))
     for alarm in summary.alarms:
         print(f"workgym: ALARM: {alarm}", file=sys.stderr)

@@ -10,7 +10,12 @@ Both are averaged over problems. Neither can be estimated from fewer than k tria
 problem with k > n they are None, and the averages leave such problems out (None when no
 problem has k trials). An episode the infrastructure failed (its ``infra_error``: the gym or
 the model's endpoint unreachable or failing, or the gym unable to score it) says nothing about
-the agent: it is counted apart, by what failed, and left out of every metric and score.
+the agent: it is counted apart, by what failed, and left out of every metric and score,
+interval and noise floor.
+
+Every rate has its 95% interval, the bootstrap over problems (:mod:`.stats`): a problem's
+value (its c/n, pass@k, pass^k, mean reward) resampled, as the problems of a run are one
+draw of the task's worlds. A task's score has its interval over its problems (its seeds).
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from statistics import median
 from typing import Any
 
 from .health import Health, alarms, health, silent_tasks
+from .noise import NoiseFloor, noise_floor
+from .stats import Interval, bootstrap_ci
 
 
 def _check(n: int, c: int, k: int) -> None:
@@ -81,6 +88,7 @@ class TaskRow:
     infra_errors: int  # episodes the infrastructure failed: not scored
     step_p50: float | None = None  # a browser agent's median seconds per browser step
     no_calls: bool = False  # it needs tool calls and its episodes made none (bench.health)
+    score_ci: Interval | None = None  # its score's 95% interval over its problems (2 or more)
 
     @property
     def scored(self) -> int:
@@ -90,6 +98,46 @@ class TaskRow:
     def ok(self) -> bool:
         """A task passes when every one of its scored episodes passed (and one was)."""
         return self.scored > 0 and self.passed == self.scored
+
+
+@dataclass(frozen=True)
+class Intervals:
+    """The 95% bootstrap intervals (:func:`.stats.bootstrap_ci`) of a run's rates, over its
+    problems: each problem's pass@1 (c/n), pass@k, pass^k and mean reward, scored episodes
+    alone (None where no problem has a value)."""
+
+    pass_at_1: Interval | None = None
+    pass_at_k: Interval | None = None
+    pass_hat_k: Interval | None = None
+    avg_score: Interval | None = None
+
+
+def interval(values: Iterable[float | None]) -> Interval | None:
+    """The bootstrap interval of the values that are not None (None if there are none)."""
+    known = [v for v in values if v is not None]
+    return bootstrap_ci(known) if known else None
+
+
+def problem_rewards(scored: Iterable[Mapping[str, Any]]) -> dict[tuple[str, int], float]:
+    """(task, seed) -> the mean reward of its (scored) episodes."""
+    rewards: dict[tuple[str, int], list[float]] = {}
+    for e in scored:
+        rewards.setdefault((e["task"], e["seed"]), []).append(float(e["reward"]))
+    return {problem: sum(values) / len(values) for problem, values in rewards.items()}
+
+
+def intervals(problems: Counts, rewards: Mapping[Any, float], k: int) -> Intervals:
+    counts = problems.values()
+    return Intervals(interval(c / n for n, c in counts),
+                     interval(pass_at_k(n, c, k) for n, c in counts),
+                     interval(pass_hat_k(n, c, k) for n, c in counts),
+                     interval(rewards.values()))
+
+
+def task_interval(task: str, rewards: Mapping[tuple[str, int], float]) -> Interval | None:
+    """A task's score interval over its problems (seeds); None with fewer than two."""
+    values = [reward for (name, _), reward in rewards.items() if name == task]
+    return bootstrap_ci(values) if len(values) > 1 else None
 
 
 @dataclass(frozen=True)
@@ -111,6 +159,8 @@ class Summary:
     step_p50: float | None = None
     health: Health | None = None  # the agent's tool calls (None: not counted)
     alarms: list[str] = field(default_factory=list)  # what says the figures are not its work
+    intervals: Intervals = Intervals()  # 95% bootstrap intervals of the rates, over problems
+    noise: NoiseFloor | None = None  # the run's noise floor (pass@1)
 
     @property
     def tasks_passed(self) -> int:
@@ -134,6 +184,7 @@ def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
     problems = problem_counts(scored)
     silent = silent_tasks(episodes)
     calls = health(episodes)
+    rewards = problem_rewards(scored)
     by_task: dict[str, list[Mapping[str, Any]]] = {}
     for e in episodes:
         by_task.setdefault(e["task"], []).append(e)
@@ -144,7 +195,7 @@ def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
                     sum(e.get("error") is not None for e in runs),
                     sum(bool(e.get("infra_error")) for e in runs),
                     median(timed) if (timed := step_times(runs)) else None,
-                    task in silent)
+                    task in silent, task_interval(task, rewards))
             for task, runs in sorted(by_task.items())]
     timed = step_times(episodes)
     most = max((n for n, _ in problems.values()), default=0)
@@ -162,4 +213,5 @@ def summarize(episodes: Sequence[Mapping[str, Any]], k: int) -> Summary:
                for j in range(1, most + 1)],
         steps_timed=len(timed), step_p50=median(timed) if timed else None,
         health=calls, alarms=alarms(calls, silent),
+        intervals=intervals(problems, rewards, k), noise=noise_floor(problems.values()),
     )

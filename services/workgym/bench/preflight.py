@@ -1,7 +1,10 @@
-"""Before a bench runs an episode: the server answers, takes the operator's key and has the
-tasks (an in-process run needs no check), and a model's agent reaches its endpoint, which
-serves the model. Each failure is one error naming what failed and what to check (the CLI
-prints it on one line and exits 2), raised before the results file is created.
+"""Before a bench runs an episode: the server answers, takes the operator's key, has the
+tasks (an in-process run needs no check) and says which environment version it runs
+(:func:`server_version`: a results file records the server's, never this client's); a
+model's agent reaches its endpoint, which serves the model, as does the model playing the
+customer (``--user``, in-process). Each failure is one error naming what failed and what to
+check (the CLI prints it on one line and exits 2), raised before the results file is
+created.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Any
 import httpx
 
 from workgym.errors import Refused, reaching, refusal
+from workgym_core import chat
 from workgym_core.errors import ConfigError
 
 TIMEOUT_S = 10.0
@@ -47,3 +51,30 @@ def check_agent(agent: Any) -> None:
     check = getattr(agent, "check", None)
     if check is not None:
         check()
+
+
+def server_version(url: str, api_key: str) -> dict[str, Any] | None:
+    """The environment version the server at ``url`` runs (``GET /v1/version``: its
+    :func:`workgym.envversion.current`), or None for a server too old to say."""
+    base = url.rstrip("/")
+    with reaching("the WorkGym server", base, "check --url and that `workgym serve` runs there"):
+        response = httpx.get(f"{base}/v1/version", timeout=TIMEOUT_S,
+                             headers={"authorization": f"Bearer {api_key}"})
+    if response.status_code == 404:
+        return None
+    if response.status_code != 200:
+        raise refusal(response)
+    version: dict[str, Any] = response.json()
+    return version
+
+
+def check_user(user: str | None) -> None:
+    """The model playing the customer (``--user openai:MODEL``, in-process: this process's
+    OPENAI_BASE_URL / OPENAI_API_KEY) is served by its endpoint."""
+    if user is None:
+        return
+    made = chat.client("--user openai:MODEL")
+    try:
+        chat.check(made, user.partition(":")[2], "--user")
+    finally:
+        made.close()

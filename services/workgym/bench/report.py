@@ -1,10 +1,11 @@
 """``workgym report``: a bench's results JSON as one self-contained HTML page (inline CSS
-and SVG, no script, nothing fetched): the run's facts, its metrics, four plots (the reward
+and SVG, no script, nothing fetched): the run's facts (its environment version among them),
+its metrics with their 95% intervals and its noise floor, four plots (the reward
 histogram, pass^k and pass@k over k (with two trials or more: with one, both are pass@1),
 the score per task, the faults met and recovered per kind (met alone for a kind that asks
 nothing of the agent)), the agent's tool calls (and above all, the alarms saying the figures
-may not be its work: :mod:`workgym.bench.health`), the infra failures apart, and every episode
-with its page link.
+may not be its work: :mod:`workgym.bench.health`), the diagnosis (the weakest skills:
+:mod:`.diagnosis`), the infra failures apart, and every episode with its page link.
 
 The plots' geometry is computed here, in plain numbers; the template only draws it.
 """
@@ -20,10 +21,11 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from workgym_reward.recovery import RULES
 
+from .diagnosis import diagnose
 from .health import NO_CALLS, health_line
 from .metrics import Summary, summarize
 from .results import Results, planned
-from .summary import number, subject
+from .summary import bounds, noise_line, number, subject
 
 TEMPLATES = Path(__file__).parent / "templates"
 WIDTH = 640  # the histogram's and curve's width in SVG units (the page scales them)
@@ -57,6 +59,7 @@ class Row:
     label: str
     bars: list[Bar]
     value: str
+    span: tuple[float, float] | None = None  # a task's score interval, drawn as a whisker
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,8 @@ def pass_curve(curve: list[tuple[int, float | None, float | None]]) -> Plot:
 
 
 def task_bars(summary: Summary) -> Plot:
-    """Each task's mean reward, a bar from 0 (left of it when negative)."""
+    """Each task's mean reward, a bar from 0 (left of it when negative), with a whisker
+    over its 95% interval when it has two problems or more."""
     left, right = LABEL_W, ROW_WIDTH - 50
     zero = _scale(0, -1, 1, left, right)
     rows = []
@@ -127,9 +131,13 @@ def task_bars(summary: Summary) -> Plot:
         kind = "pass" if row.ok else ("partial" if row.passed else "fail")
         y = 10 + i * ROW_H
         bar = Bar(min(zero, end), y, max(abs(end - zero), 1), ROW_H - 4,
-                  f"{row.task}: score {row.score:.2f}, {row.passed}/{row.scored} passed"
+                  f"{row.task}: score {row.score:.2f} {bounds(row.score_ci)}".rstrip()
+                  + f", {row.passed}/{row.scored} passed"
                   + (f", {NO_CALLS}" if row.no_calls else ""), kind)
-        rows.append(Row(y, row.task, [bar], f"{row.score:.2f}"))
+        span = None if row.score_ci is None else (
+            _scale(max(-1.0, row.score_ci.low), -1, 1, left, right),
+            _scale(min(1.0, row.score_ci.high), -1, 1, left, right))
+        rows.append(Row(y, row.task, [bar], f"{row.score:.2f}", span))
     ticks = [Tick(_scale(v, -1, 1, left, right), 10 + len(rows) * ROW_H + 14, f"{v:g}")
              for v in (-1, 0, 1)]
     return Plot(20 + len(rows) * ROW_H + 14, [], ticks, rows, [], [], zero=zero)
@@ -212,11 +220,13 @@ def render(results: Results, json_href: str | None = None) -> str:
     return env.get_template("report.html").render(
         header=header, subject=subject(header), summary=summary, number=number, tokens=tokens,
         calls=calls, percent=percent, health_line=health_line,
+        bounds=bounds, noise=noise_line(summary, int(header["trials"])) if summary.noise else "",
         width=WIDTH, row_width=ROW_WIDTH, label_w=LABEL_W,
         episodes=sorted(episodes, key=lambda e: (e["task"], e["seed"], e["trial"])),
         histogram=histogram([float(e["reward"]) for e in episodes if not e.get("infra_error")]),
         curve=pass_curve(summary.curve) if len(summary.curve) > 1 else None,
         tasks=task_bars(summary), faults=fault_bars(episodes), judged=judged,
+        diagnosis=diagnose(episodes),
         json_href=json_href,
         planned=planned(header))
 

@@ -3,9 +3,9 @@ file, then ``os.replace``) each time episodes finish, so that an interrupted run
 most the episodes still running, and ``--resume`` runs only the ones it has not recorded.
 
     {"format": "workgym-bench/1",
-     "header": {"agent", "temperature"?, "suite", "split"?, "selection", "tasks", "seeds",
+     "header": {"agent", "user", "temperature"?, "suite", "split"?, "selection", "tasks", "seeds",
                 "trials", "faults", "set"?, "url", "started", "finished", "workgym_version",
-                "command"},
+                "command", "env_version"},
      "episodes": [{"task", "seed", "trial", "reward", "success", "harm", "signals", "steps",
                    "faults": {"injected", "recovered", "met": [{"kind", "step",
                               "recovered"}]},
@@ -17,7 +17,7 @@ most the episodes still running, and ``--resume`` runs only the ones it has not 
                                   "statuses": {"<status>": n},
                                   "refusals": [{"step", "app", "method", "path", "status",
                                                 "code", "fault"}]},
-                   "trajectory"?}, ...]}
+                   "failures": [{"skill", "source", ...}], "trajectory"?}, ...]}
 
 Episodes are listed in the order they finished; one is keyed by (task, seed, trial). The
 header's ``finished`` is null until every planned episode is recorded. An episode recorded
@@ -28,12 +28,24 @@ metadata. ``step_s``: a browser agent's seconds per browser step, in order (null
 others). ``tool_calls``: the agent's tool calls, those that reached an app (the gym's recorded
 steps but a browser's page loads, their statuses and the first 20 refusals) and those it
 counted as never sent (:mod:`workgym.bench.health`); null for an episode that did not finish
-(an error).
+(an error). ``failures``: what went wrong, each with the skill it shows
+(:mod:`workgym.bench.diagnosis`): ``source`` ``check`` (with ``name``, ``check``,
+``detail``), ``fault`` (``kind``, ``step``), ``refusal`` (``step``, ``method``, ``path``,
+``status``, ``code``) or ``episode`` (gave up early: ``detail``); empty for a success, an
+error or an infra failure.
+
+``env_version``: the environment the episodes ran on (:mod:`workgym.envversion`'s
+``{"id", "parts": {"code", "data", "tasks", "faults"}}``: this process's, or with ``--url``
+the server's; null for a server too old to say, absent in files from before it was
+recorded): ``--resume`` and ``workgym compare`` refuse another.
 
 ``set`` (a run of ``--set FILE``): ``{"path", "name", "instances": [{"task", "seed",
 "faults"}]}``, the problems run (each ``trials`` times; a set's weights are for trainers);
 ``tasks``, ``seeds`` and ``faults`` then list the distinct ones it names. ``temperature``: the
 model's sampling temperature when the run set one (``workgym tasks calibrate``).
+
+``user``: the model that played the customer (``--user openai:MODEL``), null for
+the scripted one (a file without it: null).
 """
 
 from __future__ import annotations

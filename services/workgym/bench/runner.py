@@ -27,7 +27,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -36,6 +36,7 @@ from ..export import Episode, transcript
 from ..sdk import Env
 from ..tasks import Task
 from ..tools import FINISH_TOOL
+from .diagnosis import failures
 from .health import tool_calls
 
 OpenEnv = Callable[[str, int, str], Env]  # (task id, seed, fault plan) -> a new environment
@@ -144,6 +145,13 @@ def trajectory(env: Env, task: Task, report: dict[str, Any],
             "tools": obs.tools}
 
 
+def _at_trial(agent: Agent, trial: int) -> Agent:
+    """The agent for one trial: one that draws by the trial (``for_trial``, as
+    :class:`workgym.agents.flaky.Flaky`) is given it; others are themselves."""
+    for_trial = getattr(agent, "for_trial", None)
+    return agent if for_trial is None else cast(Agent, for_trial(trial))
+
+
 def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
                 trajectories: bool = False,
                 pauses: Sequence[float] = RETRY_PAUSES) -> dict[str, Any]:
@@ -154,17 +162,18 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
         "reward": 0.0, "success": False, "harm": False, "signals": {}, "steps": None,
         "faults": _faults([]), "duration_s": 0.0, "episode_id": None, "episode_page": None,
         "tokens": None, "error": None, "infra_error": None, "final_state_hash": None,
-        "step_s": None, "tool_calls": None,
+        "step_s": None, "tool_calls": None, "failures": [],
     }
     started = time.perf_counter()
     kept = getattr(agent, "transcripts", None)  # a model's agent: its conversations, if kept
     unsent = getattr(agent, "not_sent", None)  # a model's agent: calls never sent, by why
     steps = None
+    report: dict[str, Any] | None = None
     try:
         with _start(open_env, planned, pauses) as env:
             assert env.observation is not None
             record["episode_id"] = env.observation.episode_id
-            report = env.finish(answer=agent(env, planned.task))
+            report = env.finish(answer=_at_trial(agent, planned.trial)(env, planned.task))
             steps = env.trajectory()
             if trajectories:
                 messages = kept.pop(record["episode_id"], None) if kept is not None else None
@@ -191,8 +200,11 @@ def run_episode(open_env: OpenEnv, agent: Agent, planned: Planned, *,
         if timed is not None:
             record["step_s"] = timed.pop(record["episode_id"], None)
         not_sent = unsent.pop(record["episode_id"], None) if unsent is not None else None
-        if steps is not None:
+        if steps is not None and report is not None:
             record["tool_calls"] = tool_calls(steps, not_sent)
+            if not record["infra_error"]:
+                record["failures"] = failures(report, record["tool_calls"]["refusals"],
+                                              planned.task.reference_steps)
         if kept is not None:
             kept.pop(record["episode_id"], None)
     return record

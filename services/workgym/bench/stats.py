@@ -37,6 +37,14 @@ def percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
 
 
+def resampled_means(values: Sequence[float], resamples: int = 2000,
+                    seed: int = 0) -> list[float]:
+    """The sorted means of ``resamples`` draws of ``len(values)`` values with replacement."""
+    choices = random.Random(seed).choices
+    n = len(values)
+    return sorted(sum(choices(values, k=n)) / n for _ in range(resamples))
+
+
 def bootstrap_ci(values: Sequence[float], *, level: float = 0.95, resamples: int = 2000,
                  seed: int = 0) -> Interval:
     """The mean of ``values`` (one per problem) and its bootstrap percentile interval."""
@@ -48,8 +56,6 @@ def bootstrap_ci(values: Sequence[float], *, level: float = 0.95, resamples: int
     mean = sum(values) / n
     if n == 1 or min(values) == max(values):
         return Interval(mean, mean, mean)
-    rng = random.Random(seed)
-    choices = rng.choices
-    means = sorted(sum(choices(values, k=n)) / n for _ in range(resamples))
+    means = resampled_means(values, resamples, seed)
     tail = (1 - level) / 2
     return Interval(mean, percentile(means, tail), percentile(means, 1 - tail))

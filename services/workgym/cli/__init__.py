@@ -1,5 +1,6 @@
 """The ``workgym`` command: serve (every service starts here; on a Ray cluster, ``ray up``),
-prebuild snapshots, list tasks, run an agent on a task, export training data."""
+prebuild snapshots, list tasks, run an agent on a task, bench an agent and compare two
+benches, export training data."""
 
 from __future__ import annotations
 
@@ -7,11 +8,25 @@ import argparse
 import os
 import sys
 
-from . import bench, episode, export, factory, new_replica, prebuild, ray, run, serve, tasks
+from . import (
+    bench,
+    compare,
+    curriculum,
+    episode,
+    export,
+    factory,
+    new_replica,
+    prebuild,
+    ray,
+    run,
+    serve,
+    tasks,
+)
 
 # Each subcommand's module adds its parser and handler, in the order `workgym --help` lists them
 # (bench's module adds `report` too).
-COMMANDS = (serve, ray, prebuild, tasks, run, episode, bench, export, new_replica, factory)
+COMMANDS = (serve, ray, prebuild, tasks, run, episode, bench, compare, curriculum, export,
+            new_replica, factory)
 SIGPIPE_EXIT = 128 + 13  # a shell's code for a command its reader closed on (`| head`)
 
 

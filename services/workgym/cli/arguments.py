@@ -1,9 +1,10 @@
-"""Argument types more than one subcommand takes (seeds, agents, fault plans) and the lazy
-choice check."""
+"""Argument types more than one subcommand takes (seeds, agents, the customer's model, fault
+plans) and the lazy choice check."""
 
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable, Collection
 
 
@@ -36,6 +37,17 @@ def agent_spec(value: str) -> str:
         return check_spec(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def user_spec(value: str) -> str:
+    """An argparse type: the model that plays the customer, ``openai:MODEL``."""
+    from workgym_core.chat import MODEL_PATTERN
+
+    if not re.fullmatch(MODEL_PATTERN, value):
+        raise argparse.ArgumentTypeError(
+            f"invalid user {value!r}: openai:MODEL, a model behind OPENAI_BASE_URL that plays "
+            "the customer")
+    return value
 
 
 def _fault_plans() -> list[str]:

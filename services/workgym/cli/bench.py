@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .arguments import agent_spec, fault_plan, seed_list
+from .arguments import agent_spec, fault_plan, seed_list, user_spec
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,9 +46,14 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
                        help="fault plan: 'task', the task's own (default), or a preset (a "
                        "wrong name lists them)")
     bench.add_argument("--agent", type=bench_agent_spec, help="a built-in agent (default: "
-                       "reference), openai:MODEL, or a browser agent: browser-reference (the "
-                       "task's browser: script) or browser:MODULE:CALLABLE (callable(obs) -> "
-                       "a BrowserGym action string, None when done)")
+                       "reference; flaky[:P[:SEED]]: the reference slipping in a share P of "
+                       "episodes, drawn per episode: for measuring noise), openai:MODEL, or "
+                       "a browser agent: browser-reference (the task's browser: script) or "
+                       "browser:MODULE:CALLABLE (callable(obs) -> a BrowserGym action string, "
+                       "None when done)")
+    bench.add_argument("--user", type=user_spec, metavar="openai:MODEL",
+                       help="a model that plays the helpdesk's customer (OPENAI_BASE_URL, or "
+                       "the --url server's); default: the scripted customer")
     bench.add_argument("--url", help="a WorkGym server; default: run in this process")
     bench.add_argument("--out", help="the results JSON (default results/run-NNNN.json, the "
                        "next number); the HTML report goes next to it (.html)")

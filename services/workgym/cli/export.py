@@ -29,9 +29,9 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "first (of a set's tasks: before the seeds are chosen)")
     harbor = export.add_argument_group("harbor")
     harbor.add_argument("--seeds", type=seed_list,
-                        help="the seeds, e.g. 0-2 or 0,3 (default 0; not with --set)")
+                        help="the seeds, e.g. 0-2 or 0,3 (default 0; a set names its own)")
     harbor.add_argument("--faults", type=fault_plan, metavar="PLAN",
-                        help="fault plan: 'task' (default) or a preset (not with --set)")
+                        help="fault plan: 'task' (default) or a preset (a set names its own)")
     harbor.add_argument("--image", help="the WorkGym image the tasks' containers start FROM "
                         "(default: workgym-gym:latest, as `make harbor` tags it)")
     harbor.add_argument("--force", action="store_true", help="empty a non-empty --out first")

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from .arguments import agent_spec, fault_plan
+from .arguments import agent_spec, fault_plan, user_spec
 
 
 def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,6 +20,10 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--faults", type=fault_plan, metavar="PLAN", default="task",
                      help="fault plan: 'task', the task's own (default), or a preset (a wrong "
                      "name lists them)")
+    run.add_argument("--user", type=user_spec, metavar="openai:MODEL",
+                     help="a model that plays the helpdesk's customer (words what the task's "
+                     "script has them say; OPENAI_BASE_URL, or the --url server's); default: "
+                     "the scripted customer")
     run.add_argument("--url", help="a WorkGym server; default: run in this process")
     run.add_argument("--json", action="store_true", help="print the report JSON alone")
     run.set_defaults(func=_run)
@@ -48,14 +52,18 @@ def _run(args: argparse.Namespace) -> int:
     import workgym
 
     from ..agents import resolve
-    from ..bench.preflight import check_agent
+    from ..bench.preflight import check_agent, check_user
     from ..tasks import catalogue
 
     task = catalogue().get(args.task)
     agent = resolve(args.agent)
     check_agent(agent)  # a model's endpoint and model, before an episode starts
-    env = (workgym.connect(args.url, task.id, seed=args.seed, faults=args.faults) if args.url
-           else workgym.make(task.id, seed=args.seed, faults=args.faults))
+    if args.url:
+        env = workgym.connect(args.url, task.id, seed=args.seed, faults=args.faults,
+                              user=args.user)
+    else:
+        check_user(args.user)
+        env = workgym.make(task.id, seed=args.seed, faults=args.faults, user=args.user)
     with env:
         env.reset()
         report = env.finish(answer=agent(env, task))

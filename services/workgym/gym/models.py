@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from workgym_core.chat import MODEL_PATTERN
+
 from ..presets import fault_presets
 
 
@@ -27,6 +29,11 @@ class EpisodeCreate(BaseModel):
     faults: PlanName | list[dict[str, Any]] = Field(
         "task", description="Fault plan: the task's own (task), a preset (none, hard, "
         "jira-write-limit: GET /v1/faults lists them), or a list of fault configs.")
+    user: str | None = Field(
+        None, pattern=MODEL_PATTERN, description="A model that words what the apps' people "
+        "say (the helpdesk's customer), as tau2-bench's user simulator: openai:MODEL, any "
+        "OpenAI-compatible endpoint (the server's OPENAI_BASE_URL / OPENAI_API_KEY). What "
+        "they tell stays the task's script. Default: the script's own words.")
     replaces: str | None = Field(
         None, max_length=64, description="An episode of yours this one takes the place of (a "
         "rollout loop's previous one): dropped as this one is created, as DELETE would, and "

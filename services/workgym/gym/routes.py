@@ -18,6 +18,7 @@ from workgym_core.errors import NotFound
 from workgym_core.trajectory import TrajectoryStep
 from workgym_proxy.faults import PLUGINS
 
+from ..envversion import current
 from ..presets import fault_presets
 from ..tasks import TaskDetail, TaskSummary
 from .auth import AccessDep, Anyone, OperatorDep, ServiceDep, operator_only
@@ -183,6 +184,14 @@ async def remove_fault(episode_id: EpisodeId,
 async def list_fault_kinds(operator: OperatorDep) -> dict[str, Any]:
     return {"plugins": {kind: cls.model_json_schema() for kind, cls in PLUGINS.items()},
             "presets": fault_presets()}
+
+
+@router.get("/version", operation_id="get_version",
+            summary="The environment version this server runs (operator): a content hash of "
+            "its code, world data, task files and fault plans (workgym.envversion).",
+            responses=responses(401, 403))
+async def get_version(operator: OperatorDep) -> dict[str, object]:
+    return current().as_dict()
 
 
 @router.get("/tasks", operation_id="list_tasks",

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from workgym_core import credentials, spans
 from workgym_core import observability as obs
+from workgym_core.chat import UserModelUnavailable
 from workgym_core.errors import (
     Conflict,
     EpisodeNotFound,
@@ -77,6 +78,18 @@ def plan_for(choice: str | list[Any], task_plan: list[dict[str, Any]]) -> list[d
         return resolve_plan(choice, task_plan, fault_presets())
     except ValidationError as exc:
         raise _invalid_plan(exc) from exc
+
+
+def _user_model_failed(recorded: Sequence[str]) -> str | None:
+    """The infra error of an episode whose people's model failed on one of its ``recorded``
+    steps (UserModelUnavailable refused the write it was to answer), else None."""
+    for raw in recorded:
+        step = orjson.loads(raw)
+        if step.get("error_code") == UserModelUnavailable.code:
+            said = step.get("response_body")
+            detail = said.get("description") if isinstance(said, dict) else None
+            return f"user model unavailable: {detail or 'at step ' + str(step.get('index'))}"
+    return None
 
 
 # Instances tried for one new episode before giving up (a dead one is evicted and skipped).
@@ -175,7 +188,8 @@ class EpisodeService:
         identity = self.registry.new_identity(ttl)
         placed: dict[str, str] = {}
         try:
-            bound = await self._world(task, identity.episode_id, body.seed, ttl, placed)
+            bound = await self._world(task, identity.episode_id, body.seed, ttl, placed,
+                                      body.user)
             # The quotas are checked as the record is written (one call): a refused episode's
             # worlds are dropped.
             record, held = await self.registry.create(
@@ -241,15 +255,17 @@ class EpisodeService:
         task.add_done_callback(self._reclaiming.discard)
 
     async def _world(self, task: Task, episode_id: str, seed: int, ttl: int,
-                     placed: dict[str, str]) -> dict[str, dict[str, Any]]:
+                     placed: dict[str, str], user: str | None) -> dict[str, dict[str, Any]]:
         """One replica episode per app of the task, in its order, each set up with the rows
         the apps before it bound (``$app.name.field``); filled into ``placed`` as they are
-        made (so a failure can drop them). Returns app -> its bound rows."""
+        made (so a failure can drop them). Returns app -> its bound rows. ``user``: the
+        model wording its people (EpisodeCreate.user), told to every app."""
         bound: dict[str, dict[str, Any]] = {}
         for app in task.apps:
             placed[app], created = await self._place(
                 app, episode_id=episode_id, seed=seed, setup=task.setup_of(app),
-                script=task.actors_of(app), others=dict(bound), ttl_s=ttl, apps=task.apps)
+                script=task.actors_of(app), others=dict(bound), ttl_s=ttl, apps=task.apps,
+                user=user)
             bound[app] = created["vars"]
         return bound
 
@@ -395,8 +411,8 @@ class EpisodeService:
             raise await self._lost(record, error) from error
         # Everything the scorer needs but initial states it lacks is gathered: a failure of
         # its own is on this episode's state, which no retry changes. The episode ends with a
-        # report that says so.
-        infra_error = None
+        # report that says so; as does one whose people's model failed (a write refused).
+        infra_error = _user_model_failed(recorded)
         with obs.span(spans.REWARD_SCORE, {spans.EPISODE_ID: record.id}):
             try:
                 report = await self.scorer.score(
@@ -406,7 +422,7 @@ class EpisodeService:
             except ScoringFailed as failed:
                 log.error("scoring %s (%s, seed %s) failed", record.id, record.task,
                           record.seed, exc_info=failed.__cause__)
-                infra_error = str(failed)
+                infra_error = infra_error or str(failed)
                 report = Report(success=False, reward=0.0, signals={}, assertions=[],
                                 steps=len(recorded), final_state_hash="")
         result: dict[str, Any] = {"episode_id": record.id, "task": record.task,
