@@ -33,8 +33,10 @@ if [ ! -x "$PREFIX/bin/python3.13" ]; then
   "$PREFIX/bin/python3.13" -c 'import ssl, sqlite3, zlib, bz2, lzma, ctypes' \
     || { log "CPython built without a module harbor needs (missing -dev package?)"; exit 1; }
 fi
-if [ ! -x "$VENV/bin/harbor" ] \
-  || ! "$VENV/bin/python" -m pip show harbor 2>/dev/null | grep -qx "Version: $HARBOR_VERSION"; then
+# (sed reads pip's whole output: `grep -q` would stop early and, under pipefail, the check
+# would fail on pip's broken pipe and reinstall every time)
+installed=$("$VENV/bin/python" -m pip show harbor 2>/dev/null | sed -n 's/^Version: //p' || true)
+if [ ! -x "$VENV/bin/harbor" ] || [ "$installed" != "$HARBOR_VERSION" ]; then
   log "installing harbor==$HARBOR_VERSION into $VENV"
   rm -rf "$VENV"
   "$PREFIX/bin/python3.13" -m venv "$VENV"
