@@ -16,8 +16,15 @@ has() { [ -f .env ] && grep -q "^$1=" .env; }
 umask 077
 if [ ! -s "$config/api-key" ]; then
   mkdir -p "$config"
-  echo "wgk_$(token)" > "$config/api-key"
-  echo "compose-env: wrote this machine's API key to $config/api-key" >&2
+  # Written aside and linked into place, as workgym_core.credentials.load_or_create does: a
+  # server that made the key first (between the test above and this write) keeps its own,
+  # which a plain `>` would have overwritten under it (every later call to it a 401).
+  aside=$(mktemp "$config/.api-key.XXXXXX")
+  echo "wgk_$(token)" > "$aside"
+  if ln "$aside" "$config/api-key" 2>/dev/null; then
+    echo "compose-env: wrote this machine's API key to $config/api-key" >&2
+  fi
+  rm -f "$aside"
 fi
 wrote=""
 for secret in WORKGYM_INTERNAL_SECRET WORKGYM_TOKEN_SECRET WORKGYM_REDIS_PASSWORD; do

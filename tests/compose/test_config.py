@@ -66,6 +66,31 @@ def test_compose_env_writes_every_secret_the_file_requires(tmp_path: Path) -> No
     assert all(re.fullmatch(r"[\w-]{20,}", v) for v in written.values())  # safe in a URL
 
 
+def test_compose_env_keeps_a_key_another_process_made_first(tmp_path: Path) -> None:
+    """A server started beside `make compose-env` (the tests do: compose's and the others at
+    once) may create this machine's API key between the script's look and its write: the
+    script keeps that key, as the server holds it, and writes it to .env. Here the other
+    process is a stand-in python3 that makes the key as the script asks for a token."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    config = tmp_path / "cfg"
+    (fake / "python3").write_text(
+        "#!/bin/sh\n"
+        f"[ -e {config}/api-key ] || {{ mkdir -p {config}; echo wgk_made_first > "
+        f"{config}/api-key; chmod 600 {config}/api-key; }}\n"
+        'exec /usr/bin/python3 "$@"\n')
+    (fake / "python3").chmod(0o755)
+    checkout = tmp_path / "checkout"
+    (checkout / ".ci").mkdir(parents=True)
+    script = checkout / ".ci" / "compose-env.sh"
+    script.write_text((ROOT / ".ci" / "compose-env.sh").read_text())
+    subprocess.run(["bash", str(script)], check=True, capture_output=True,
+                   env={"PATH": f"{fake}:/usr/bin:/bin", "WORKGYM_CONFIG_DIR": str(config)})
+    assert (config / "api-key").read_text() == "wgk_made_first\n"
+    assert "WORKGYM_API_KEY=wgk_made_first\n" in (checkout / ".env").read_text()
+    assert [p.name for p in config.iterdir()] == ["api-key"]  # nothing left aside
+
+
 def test_each_checkout_is_its_own_compose_project(tmp_path: Path) -> None:
     """Two checkouts of one name on one engine: two projects (compose reads .env's
     COMPOSE_PROJECT_NAME; one set in the environment wins), so neither's `make down` or
